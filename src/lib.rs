@@ -1,0 +1,11 @@
+//! compactd: tells LLM agents when to compact their conversation or roll it
+//! over into a new one, and keeps every conversation's state and history in
+//! Postgres.
+
+pub mod config;
+pub mod domain;
+pub mod http;
+pub mod policy;
+pub mod private_postgres;
+pub mod startup;
+pub mod store;

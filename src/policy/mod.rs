@@ -1,0 +1,21 @@
+//! The decision policy of SPEC §2 and the keep rules of §4, as pure functions
+//! over plain structs: no I/O, no clock (time is always the caller's `at`).
+
+pub mod cache_life;
+pub mod config;
+pub mod conversation;
+pub mod decision;
+pub mod guard;
+mod idle;
+pub mod keep;
+mod next_message;
+pub mod reason;
+pub mod trigger;
+
+pub use cache_life::{CacheLife, CacheLifeSetting};
+pub use config::PolicyConfig;
+pub use conversation::{Conversation, TurnEnd, UsageReport};
+pub use decision::{Decision, DecisionKind, Moment, decide};
+pub use guard::Guard;
+pub use keep::KEEP_INSTRUCTIONS;
+pub use trigger::Trigger;
