@@ -1,0 +1,99 @@
+-- compactd's core schema: conversations, their append-only event log, their
+-- stored turns, and idempotency keys. Every table is keyed by tenant and
+-- conversation first, so the schema can be distributed by conversation.
+-- Never edit a migration once applied; add a new one.
+
+-- One row per conversation: the state of SPEC §1.
+CREATE TABLE conversations (
+    tenant                            text        NOT NULL,
+    conversation_id                   text        NOT NULL,
+    used                              bigint      NOT NULL CHECK (used >= 0),
+    size                              bigint      NOT NULL CHECK (size >= 0),
+    -- NULL with source 'default': the server's configured default applies.
+    cache_life                        text        CHECK (cache_life IN ('five_minutes', 'one_hour')),
+    cache_life_source                 text        NOT NULL CHECK (cache_life_source IN ('default', 'declared', 'observed')),
+    context_pressure_tokens           bigint      CHECK (context_pressure_tokens > 0),
+    created_at                        timestamptz NOT NULL,
+    last_turn_at                      timestamptz,
+    turns_since_compaction            bigint      NOT NULL CHECK (turns_since_compaction >= 0),
+    compactions                       bigint      NOT NULL CHECK (compactions >= 0),
+    host_compactions_24h              timestamptz[] NOT NULL,
+    used_after_compaction             bigint,
+    idle_compacted                    boolean     NOT NULL,
+    rollover_declined                 boolean     NOT NULL,
+    total_user_messages               bigint      NOT NULL,
+    user_messages_since_boundary      bigint      NOT NULL,
+    runs_completed_since_boundary     bigint      NOT NULL,
+    user_messages_since_run_completed bigint      NOT NULL,
+    failed_compactions_in_row         bigint      NOT NULL,
+    -- The latest successful summary (the anchor) and its compaction's seq.
+    summary                           text,
+    summary_seq                       bigint,
+    predecessor_id                    text,
+    successor_id                      text,
+    -- The latest non-keep decision, as the /decide answer described it.
+    pending_decision                  jsonb,
+    -- Token counts of the last model call a usage report described.
+    last_call                         jsonb,
+    -- Counters that number this conversation's events and turns without gaps.
+    last_event_seq                    bigint      NOT NULL,
+    last_turn_seq                     bigint      NOT NULL,
+    updated_at                        timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant, conversation_id)
+) WITH (fillfactor = 80);  -- room for HOT updates: most requests update a row
+
+-- /due?moment=idle and next_message scan by the time of the last turn.
+CREATE INDEX conversations_by_last_turn ON conversations (tenant, last_turn_at)
+    WHERE last_turn_at IS NOT NULL;
+
+-- The append-only log of everything that changed a conversation.
+CREATE TABLE events (
+    tenant          text        NOT NULL,
+    conversation_id text        NOT NULL,
+    seq             bigint      NOT NULL,
+    at              timestamptz NOT NULL,
+    kind            text        NOT NULL CHECK (kind IN ('usage', 'turn_ended', 'decision', 'compaction',
+                                                         'handoff', 'rollover_declined', 'scored', 'audited',
+                                                         'skipped')),
+    payload         jsonb       NOT NULL,
+    recorded_at     timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant, conversation_id, seq)
+);
+
+-- What the user and the agent said, turn by turn; never deleted.
+CREATE TABLE turns (
+    tenant          text        NOT NULL,
+    conversation_id text        NOT NULL,
+    seq             bigint      NOT NULL,
+    at              timestamptz NOT NULL,
+    user_messages   bigint      NOT NULL,
+    user_text       text,
+    assistant_text  text,
+    PRIMARY KEY (tenant, conversation_id, seq)
+);
+
+-- The first answer to each Idempotency-Key, replayed byte for byte.
+CREATE TABLE idempotency_keys (
+    tenant       text        NOT NULL,
+    key          text        NOT NULL,
+    -- SHA-256 of the method, path and canonical body: another body is a 422.
+    fingerprint  bytea       NOT NULL,
+    status       smallint    NOT NULL,
+    body         bytea       NOT NULL,
+    created_at   timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant, key)
+);
+CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
+
+-- What a usage report shows about the cache (SPEC §2, "Cache life"), for the
+-- statement that applies /usage. Mirrors policy::CacheLife::observed.
+CREATE FUNCTION compactd_observed_cache_life(gap interval, input bigint, cached_read bigint,
+                                             min_gap interval, max_gap interval)
+RETURNS text LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE
+        WHEN gap IS NULL OR input IS NULL OR cached_read IS NULL OR input <= 0
+             OR gap <= min_gap OR gap >= max_gap THEN NULL
+        WHEN cached_read::numeric * 2 >= input THEN 'one_hour'
+        ELSE 'five_minutes'
+    END
+$$;

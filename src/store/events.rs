@@ -1,0 +1,52 @@
+//! Reading a conversation's append-only event log.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use sqlx::{PgConnection, Row};
+
+use super::StoreResult;
+use crate::domain::{ConversationId, TenantId};
+
+/// One entry of the log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// 1, 2, 3… within the conversation, without gaps.
+    pub seq: i64,
+    pub at: DateTime<Utc>,
+    pub kind: String,
+    pub payload: Value,
+    /// When the service wrote it (`at` is when it happened).
+    pub recorded_at: DateTime<Utc>,
+}
+
+/// Events with `seq > after`, oldest first, at most `limit`.
+pub async fn list(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    after: i64,
+    limit: i64,
+) -> StoreResult<Vec<Event>> {
+    let rows = sqlx::query(
+        "SELECT seq, at, kind, payload, recorded_at FROM events
+          WHERE tenant = $1 AND conversation_id = $2 AND seq > $3
+          ORDER BY seq LIMIT $4",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(after)
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(Event {
+                seq: row.try_get("seq")?,
+                at: row.try_get("at")?,
+                kind: row.try_get("kind")?,
+                payload: row.try_get("payload")?,
+                recorded_at: row.try_get("recorded_at")?,
+            })
+        })
+        .collect()
+}

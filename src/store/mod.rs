@@ -1,0 +1,77 @@
+//! Everything that touches SQL. Each request on the hot path is one statement
+//! (or one transaction) with the conversation's row locked, so concurrent
+//! reports on one conversation never lose an update.
+
+pub mod conversations;
+pub mod due;
+pub mod events;
+pub mod idempotency;
+mod row;
+
+use std::time::Duration;
+
+use sqlx::PgPool;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+pub use row::StoredConversation;
+
+/// What went wrong below the HTTP layer.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database could not be reached in time: worth retrying.
+    #[error("the database is unavailable")]
+    Unavailable(#[source] sqlx::Error),
+    /// A row holds a value this version cannot read: a bug or a hand edit.
+    #[error("stored data is inconsistent: {0}")]
+    Corrupt(String),
+    #[error("database error")]
+    Other(#[source] sqlx::Error),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(err: sqlx::Error) -> Self {
+        match err {
+            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_) => {
+                Self::Unavailable(err)
+            }
+            other => Self::Other(other),
+        }
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Embedded migrations: the binary carries its schema.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// A pool sized for the hot path: a connection per in-flight request, no
+/// round trip to test a connection before each use.
+pub fn pool(options: PgConnectOptions, max_connections: u32) -> PgPool {
+    PgPoolOptions::new()
+        .max_connections(max_connections)
+        .min_connections(1)
+        .acquire_timeout(Duration::from_secs(3))
+        .test_before_acquire(false)
+        .connect_lazy_with(options)
+}
+
+pub async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
+    MIGRATOR.run(pool).await
+}
+
+/// Whether the database answers.
+pub async fn ping(pool: &PgPool) -> StoreResult<()> {
+    sqlx::query("SELECT 1").execute(pool).await?;
+    Ok(())
+}
+
+/// A count for a `bigint` column. Counts reach the store through
+/// `domain::Count` (at most 2^63 - 1); policy arithmetic saturates, so clamp.
+pub(crate) fn db_count(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A count read back from a `bigint` column (checked non-negative there).
+pub(crate) fn count_of(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}

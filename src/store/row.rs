@@ -1,0 +1,68 @@
+//! A `conversations` row and its mapping to the policy's state.
+
+use chrono::{DateTime, Utc};
+use sqlx::Row;
+use sqlx::postgres::PgRow;
+
+use super::{StoreError, count_of};
+use crate::policy::{CacheLifeSetting, Conversation};
+
+/// A conversation as stored: the policy's state plus what the service keeps
+/// beside it.
+#[derive(Debug, Clone)]
+pub struct StoredConversation {
+    pub conversation_id: String,
+    pub state: Conversation,
+    /// The anchor summary and the seq of the compaction that wrote it.
+    pub summary: Option<(String, i64)>,
+    pub predecessor_id: Option<String>,
+    pub successor_id: Option<String>,
+    pub pending_decision: Option<serde_json::Value>,
+    pub last_call: Option<serde_json::Value>,
+    pub last_event_seq: i64,
+    pub last_turn_seq: i64,
+    pub updated_at: DateTime<Utc>,
+}
+
+impl StoredConversation {
+    pub(super) fn from_row(row: &PgRow) -> Result<Self, StoreError> {
+        let source: String = row.try_get("cache_life_source")?;
+        let life: Option<String> = row.try_get("cache_life")?;
+        let cache_life = CacheLifeSetting::from_parts(&source, life.as_deref())
+            .ok_or_else(|| StoreError::Corrupt(format!("cache life {life:?} from {source:?}")))?;
+        let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
+        let optional_count = |column: &str| row.try_get::<Option<i64>, _>(column).map(|n| n.map(count_of));
+        let summary: Option<String> = row.try_get("summary")?;
+        let summary_seq: Option<i64> = row.try_get("summary_seq")?;
+        Ok(Self {
+            conversation_id: row.try_get("conversation_id")?,
+            state: Conversation {
+                used: count("used")?,
+                size: count("size")?,
+                cache_life,
+                context_pressure_tokens: optional_count("context_pressure_tokens")?,
+                created_at: row.try_get("created_at")?,
+                last_turn_at: row.try_get("last_turn_at")?,
+                turns_since_compaction: count("turns_since_compaction")?,
+                compactions: count("compactions")?,
+                host_compactions_24h: row.try_get("host_compactions_24h")?,
+                used_after_compaction: optional_count("used_after_compaction")?,
+                idle_compacted: row.try_get("idle_compacted")?,
+                rollover_declined: row.try_get("rollover_declined")?,
+                total_user_messages: count("total_user_messages")?,
+                user_messages_since_boundary: count("user_messages_since_boundary")?,
+                runs_completed_since_boundary: count("runs_completed_since_boundary")?,
+                user_messages_since_run_completed: count("user_messages_since_run_completed")?,
+                failed_compactions_in_row: count("failed_compactions_in_row")?,
+            },
+            summary: summary.zip(summary_seq),
+            predecessor_id: row.try_get("predecessor_id")?,
+            successor_id: row.try_get("successor_id")?,
+            pending_decision: row.try_get("pending_decision")?,
+            last_call: row.try_get("last_call")?,
+            last_event_seq: row.try_get("last_event_seq")?,
+            last_turn_seq: row.try_get("last_turn_seq")?,
+            updated_at: row.try_get("updated_at")?,
+        })
+    }
+}
