@@ -1,0 +1,134 @@
+//! GET /conversations/{id} and its event log (SPEC §3, reads).
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sqlx::PgConnection;
+use utoipa::{IntoParams, ToSchema};
+
+use super::AppState;
+use super::error::{ApiError, ApiResult, Problem};
+use super::extract::{Caller, ConversationPath, QueryParams};
+use super::views::ConversationState;
+use crate::domain::{ConversationId, Count, InvalidValue, TenantId};
+use crate::store::{StoreError, StoredConversation, conversations, events};
+
+/// The most events one page holds.
+pub const MAX_EVENTS_PAGE: u32 = 1_000;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/conversations/{id}", get(show))
+        .route("/conversations/{id}/events", get(list_events))
+}
+
+async fn find(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> ApiResult<StoredConversation> {
+    conversations::find(conn, tenant, id)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no conversation {id:?}")))
+}
+
+/// A conversation's state
+///
+/// Its state, summary, pending decision and lineage.
+#[utoipa::path(
+    get,
+    path = "/conversations/{id}",
+    tag = "conversations",
+    params(("id" = String, Path, description = "The conversation's id (percent-encoded).")),
+    responses(
+        (status = 200, description = "The conversation.", body = ConversationState),
+        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The id is invalid.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn show(
+    State(app): State<AppState>,
+    caller: Caller,
+    ConversationPath(id): ConversationPath,
+) -> ApiResult<Json<ConversationState>> {
+    let mut conn = app.pool.acquire().await.map_err(StoreError::from)?;
+    let stored = find(&mut conn, &caller.tenant, &id).await?;
+    Ok(Json(ConversationState::new(stored, &app.policy)?))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// At most this many events (1–1000, default 100).
+    pub limit: Option<u32>,
+    /// Only events after this seq (default 0: from the first).
+    pub after: Option<u64>,
+}
+
+/// One entry of a conversation's append-only log.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventView {
+    /// 1, 2, 3… within the conversation, without gaps.
+    pub seq: i64,
+    /// When it happened.
+    pub at: DateTime<Utc>,
+    /// `usage`, `turn_ended`, `decision`, `compaction`, `handoff`, `rollover_declined`, `scored`, `audited` or `skipped`.
+    pub kind: String,
+    pub payload: serde_json::Value,
+    /// When the service wrote it.
+    pub recorded_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct EventsPage {
+    pub conversation_id: String,
+    pub events: Vec<EventView>,
+    /// Pass as `after` for the next page; null when this page is the last.
+    pub next_after: Option<i64>,
+}
+
+/// A conversation's event log
+///
+/// Oldest first, from `after`.
+#[utoipa::path(
+    get,
+    path = "/conversations/{id}/events",
+    tag = "conversations",
+    params(("id" = String, Path, description = "The conversation's id (percent-encoded)."), EventsQuery),
+    responses(
+        (status = 200, description = "A page of events.", body = EventsPage),
+        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_events(
+    State(app): State<AppState>,
+    caller: Caller,
+    ConversationPath(id): ConversationPath,
+    QueryParams(query): QueryParams<EventsQuery>,
+) -> ApiResult<Json<EventsPage>> {
+    let limit = query.limit.unwrap_or(100);
+    if !(1..=MAX_EVENTS_PAGE).contains(&limit) {
+        return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_EVENTS_PAGE}")).into());
+    }
+    let after = Count::parse("after", query.after.unwrap_or(0))?.to_i64();
+    let mut conn = app.pool.acquire().await.map_err(StoreError::from)?;
+    let stored = find(&mut conn, &caller.tenant, &id).await?;
+    let page = events::list(&mut conn, &caller.tenant, &id, after, i64::from(limit)).await?;
+    let next_after = (page.len() == limit as usize)
+        .then(|| page.last().map(|e| e.seq))
+        .flatten();
+    Ok(Json(EventsPage {
+        conversation_id: stored.conversation_id,
+        events: page
+            .into_iter()
+            .map(|e| EventView {
+                seq: e.seq,
+                at: e.at,
+                kind: e.kind,
+                payload: e.payload,
+                recorded_at: e.recorded_at,
+            })
+            .collect(),
+        next_after,
+    }))
+}

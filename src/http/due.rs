@@ -1,0 +1,134 @@
+//! GET /due (SPEC §3): the conversations for which `/decide` at a moment would
+//! not answer `keep` now — what a caller polls instead of asking about each.
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::AppState;
+use super::error::{ApiResult, Problem};
+use super::extract::{Caller, QueryParams};
+use crate::domain::{At, InvalidValue};
+use crate::policy::{self, CacheLife, DecisionKind, Guard, Moment, Trigger};
+use crate::store::StoreError;
+use crate::store::due::{self, Position};
+
+/// The most conversations one answer lists.
+pub const MAX_DUE: u32 = 1_000;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/due", get(list_due))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct DueQuery {
+    /// `idle` (default) or `next_message`; `turn_end` is decided at each turn's end.
+    #[param(value_type = Option<String>)]
+    pub moment: Option<Moment>,
+    /// The moment to decide for (RFC 3339); the server's clock when absent.
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub at: Option<String>,
+    /// At most this many conversations (1–1000, default 100).
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DueConversation {
+    pub conversation_id: String,
+    pub decision: DecisionKind,
+    pub trigger: Option<Trigger>,
+    pub guard: Option<Guard>,
+    pub reason: String,
+    pub last_turn_at: Option<DateTime<Utc>>,
+    pub used: u64,
+    pub cache_life: CacheLife,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct DueResponse {
+    pub moment: Moment,
+    pub at: DateTime<Utc>,
+    /// Oldest last turn first.
+    pub conversations: Vec<DueConversation>,
+}
+
+/// Conversations due now
+///
+/// For `idle`: whose one-hour cache is about to expire and would be compacted.
+/// For `next_message`: whose next user message should start a new conversation.
+#[utoipa::path(
+    get,
+    path = "/due",
+    tag = "decisions",
+    params(DueQuery),
+    responses(
+        (status = 200, description = "The conversations due, with each decision.", body = DueResponse),
+        (status = 422, description = "A parameter is invalid.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_due(
+    State(app): State<AppState>,
+    caller: Caller,
+    QueryParams(query): QueryParams<DueQuery>,
+) -> ApiResult<Json<DueResponse>> {
+    let moment = query.moment.unwrap_or(Moment::Idle);
+    if moment == Moment::TurnEnd {
+        return Err(InvalidValue::new(
+            "moment",
+            "must be idle or next_message; turn_end is decided at each turn's end",
+        )
+        .into());
+    }
+    let limit = query.limit.unwrap_or(100);
+    if !(1..=MAX_DUE).contains(&limit) {
+        return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_DUE}")).into());
+    }
+    let at = At::parse_or_now("at", query.at.as_deref())?.get();
+    let mut conn = app.pool.acquire().await.map_err(StoreError::from)?;
+    let mut due_now = Vec::new();
+    let mut after: Option<Position> = None;
+    // The scan over-approximates (the loop guards are the policy's); page on
+    // until enough are due or the candidates run out.
+    loop {
+        let (tenant, policy, page_after) = (&caller.tenant, &app.policy, after.as_ref());
+        let batch = match moment {
+            Moment::Idle => due::idle_candidates(&mut conn, tenant, at, policy, page_after, limit.into()).await?,
+            _ => due::next_message_candidates(&mut conn, tenant, at, policy, page_after, limit.into()).await?,
+        };
+        let exhausted = batch.len() < limit as usize;
+        after = batch.last().and_then(|last| {
+            Some(Position {
+                last_turn_at: last.state.last_turn_at?,
+                conversation_id: last.conversation_id.clone(),
+            })
+        });
+        for stored in batch {
+            let decision = policy::decide(&stored.state, moment, at, &app.policy);
+            if decision.kind != DecisionKind::Keep && due_now.len() < limit as usize {
+                due_now.push(DueConversation {
+                    conversation_id: stored.conversation_id,
+                    decision: decision.kind,
+                    trigger: decision.trigger,
+                    guard: decision.guard,
+                    reason: decision.reason,
+                    last_turn_at: stored.state.last_turn_at,
+                    used: stored.state.used,
+                    cache_life: stored.state.effective_cache_life(&app.policy),
+                });
+            }
+        }
+        if exhausted || after.is_none() || due_now.len() >= limit as usize {
+            break;
+        }
+    }
+    Ok(Json(DueResponse {
+        moment,
+        at,
+        conversations: due_now,
+    }))
+}

@@ -1,0 +1,143 @@
+//! The one HTTP error type, and the only place problem+json is rendered
+//! (RFC 9457).
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::domain::InvalidValue;
+use crate::store::StoreError;
+
+pub type ApiResult<T, E = ApiError> = Result<T, E>;
+
+/// Everything a request can fail with, and the status each one gets.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// The body is not JSON at all.
+    #[error("the body is not valid JSON: {0}")]
+    MalformedJson(String),
+    /// A value is the wrong type, out of range, unknown or missing.
+    #[error("{0}")]
+    InvalidValue(#[from] InvalidValue),
+    #[error("send the body as JSON, with Content-Type: application/json")]
+    UnsupportedMediaType,
+    #[error("the body is larger than the {0} bytes this server accepts")]
+    PayloadTooLarge(usize),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("this resource does not answer that method")]
+    MethodNotAllowed,
+    #[error("this Idempotency-Key was already used for a different request")]
+    IdempotencyKeyReused,
+    #[error("a request with this Idempotency-Key is still being processed; retry shortly")]
+    IdempotencyKeyInFlight,
+    #[error("the database is unavailable; retry shortly")]
+    Unavailable,
+    /// A bug or a broken dependency. The text is logged, never shown.
+    #[error("internal error")]
+    Internal(String),
+}
+
+/// An RFC 9457 problem detail.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Problem {
+    /// A URI reference naming the kind of problem; stable, so clients can branch on it.
+    #[serde(rename = "type")]
+    #[schema(example = "/problems/invalid-value")]
+    pub kind: String,
+    /// A short summary of the kind of problem.
+    pub title: String,
+    pub status: u16,
+    /// What went wrong with this request, for a person.
+    pub detail: String,
+    /// The request field at fault, for invalid values.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+/// The text of an internal error, for the logging middleware to find.
+#[derive(Debug, Clone)]
+pub struct InternalErrorText(pub String);
+
+impl ApiError {
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
+            Self::InvalidValue(_) | Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::IdempotencyKeyInFlight => StatusCode::CONFLICT,
+            Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn kind_and_title(&self) -> (&'static str, &'static str) {
+        match self {
+            Self::MalformedJson(_) => ("malformed-json", "Malformed JSON"),
+            Self::InvalidValue(_) => ("invalid-value", "Invalid value"),
+            Self::UnsupportedMediaType => ("unsupported-media-type", "Unsupported media type"),
+            Self::PayloadTooLarge(_) => ("payload-too-large", "Payload too large"),
+            Self::NotFound(_) => ("not-found", "Not found"),
+            Self::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
+            Self::IdempotencyKeyReused => ("idempotency-key-reused", "Idempotency-Key reused"),
+            Self::IdempotencyKeyInFlight => ("idempotency-key-in-flight", "Request in flight"),
+            Self::Unavailable => ("unavailable", "Service unavailable"),
+            Self::Internal(_) => ("internal", "Internal error"),
+        }
+    }
+
+    pub fn problem(&self) -> Problem {
+        let (kind, title) = self.kind_and_title();
+        let (detail, field) = match self {
+            Self::InvalidValue(invalid) => (invalid.to_string(), Some(invalid.field.clone())),
+            other => (other.to_string(), None),
+        };
+        Problem {
+            kind: format!("/problems/{kind}"),
+            title: title.to_owned(),
+            status: self.status().as_u16(),
+            detail,
+            field,
+        }
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(err: StoreError) -> Self {
+        match err {
+            StoreError::Unavailable(_) => Self::Unavailable,
+            other => Self::Internal(format!("{other}: {:?}", std::error::Error::source(&other))),
+        }
+    }
+}
+
+/// Renders any problem; also used for errors raised outside a handler.
+pub fn problem_response(status: StatusCode, problem: &Problem) -> Response {
+    let body = serde_json::to_vec(problem).unwrap_or_default();
+    let mut response = (status, body).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/problem+json"),
+    );
+    response
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let mut response = problem_response(status, &self.problem());
+        if matches!(self, Self::Unavailable | Self::IdempotencyKeyInFlight) {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        }
+        if let Self::Internal(text) = self {
+            response.extensions_mut().insert(InternalErrorText(text));
+        }
+        response
+    }
+}

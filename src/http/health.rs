@@ -1,0 +1,48 @@
+//! GET /healthz (the process is up) and GET /readyz (the database answers).
+
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::AppState;
+use super::error::{ApiError, ApiResult, Problem};
+use crate::store;
+
+/// How long readiness waits for the database before saying no.
+const READY_TIMEOUT: Duration = Duration::from_secs(2);
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Health {
+    #[schema(example = "ok")]
+    pub status: &'static str,
+}
+
+/// Liveness
+#[utoipa::path(get, path = "/healthz", tag = "operations",
+    responses((status = 200, description = "The process is up.", body = Health)))]
+pub async fn healthz() -> Json<Health> {
+    Json(Health { status: "ok" })
+}
+
+/// Readiness
+#[utoipa::path(get, path = "/readyz", tag = "operations",
+    responses(
+        (status = 200, description = "The database answers.", body = Health),
+        (status = 503, description = "The database does not answer.", body = Problem, content_type = "application/problem+json"),
+    ))]
+pub async fn readyz(State(app): State<AppState>) -> ApiResult<Json<Health>> {
+    match tokio::time::timeout(READY_TIMEOUT, store::ping(&app.pool)).await {
+        Ok(Ok(())) => Ok(Json(Health { status: "ready" })),
+        _ => Err(ApiError::Unavailable),
+    }
+}

@@ -1,0 +1,147 @@
+//! Runs a POST's effect once per Idempotency-Key (SPEC §3): the first answer
+//! is kept with the effect, in one transaction, and replayed byte for byte.
+
+use std::future::Future;
+
+use axum::body::Body;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use sqlx::PgConnection;
+
+use super::AppState;
+use super::error::{ApiError, ApiResult};
+use super::extract::{Caller, IdempotencyKey};
+use crate::store::idempotency::{self, Claim};
+
+/// A finished JSON answer, as bytes, so a replay can repeat it exactly.
+pub struct Reply {
+    pub status: StatusCode,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn ok(value: &impl Serialize) -> ApiResult<Self> {
+        let body = serde_json::to_vec(value).map_err(|err| ApiError::Internal(format!("serializing: {err}")))?;
+        Ok(Self {
+            status: StatusCode::OK,
+            body,
+        })
+    }
+}
+
+impl IntoResponse for Reply {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, Body::from(self.body)).into_response();
+        response
+            .headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        response
+    }
+}
+
+/// What a POST does, given a connection: inside the key's transaction when
+/// the caller sent one, else on its own.
+pub trait Effect: Send {
+    fn apply<'a>(
+        self,
+        app: &'a AppState,
+        conn: &'a mut PgConnection,
+    ) -> impl Future<Output = ApiResult<Reply>> + Send + 'a;
+}
+
+/// Runs `effect` as the request with `body` at `route` asks, honouring its key.
+pub async fn run(
+    app: &AppState,
+    caller: &Caller,
+    key: IdempotencyKey,
+    route: &str,
+    body: &[u8],
+    effect: impl Effect,
+) -> ApiResult<Response> {
+    let Some(key) = key.0 else {
+        let mut conn = app.pool.acquire().await.map_err(crate::store::StoreError::from)?;
+        return Ok(effect.apply(app, &mut conn).await?.into_response());
+    };
+    let fingerprint = fingerprint(route, body);
+    let mut tx = app.pool.begin().await.map_err(crate::store::StoreError::from)?;
+    match idempotency::claim(&mut tx, &caller.tenant, &key, &fingerprint).await? {
+        Claim::InFlight => Err(ApiError::IdempotencyKeyInFlight),
+        Claim::Mismatch => Err(ApiError::IdempotencyKeyReused),
+        Claim::Replay { status, body } => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+            let mut response = Reply { status, body }.into_response();
+            response
+                .headers_mut()
+                .insert("idempotent-replayed", HeaderValue::from_static("true"));
+            Ok(response)
+        }
+        Claim::Fresh => {
+            let reply = effect.apply(app, &mut tx).await?;
+            idempotency::save(
+                &mut tx,
+                &caller.tenant,
+                &key,
+                &fingerprint,
+                reply.status.as_u16(),
+                &reply.body,
+            )
+            .await?;
+            tx.commit().await.map_err(crate::store::StoreError::from)?;
+            Ok(reply.into_response())
+        }
+    }
+}
+
+/// SHA-256 of the route and the body's JSON with object keys sorted, so the
+/// same request spelled with other whitespace or key order is the same.
+fn fingerprint(route: &str, body: &[u8]) -> Vec<u8> {
+    let canonical = serde_json::from_slice::<Value>(body)
+        .map(|value| canonical_json(&value))
+        .unwrap_or_else(|_| String::from_utf8_lossy(body).into_owned());
+    let mut hasher = Sha256::new();
+    hasher.update(route.as_bytes());
+    hasher.update([0]);
+    hasher.update(canonical.as_bytes());
+    hasher.finalize().to_vec()
+}
+
+fn canonical_json(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<_> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let fields: Vec<String> = entries
+                .into_iter()
+                .map(|(key, value)| format!("{}:{}", Value::String(key.clone()), canonical_json(value)))
+                .collect();
+            format!("{{{}}}", fields.join(","))
+        }
+        Value::Array(items) => format!("[{}]", items.iter().map(canonical_json).collect::<Vec<_>>().join(",")),
+        scalar => scalar.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_request_spelled_differently_has_one_fingerprint() {
+        let a = fingerprint(
+            "/usage",
+            br#"{"used": 5, "conversation_id": "c", "x": {"b": 1, "a": [2, 3]}}"#,
+        );
+        let b = fingerprint("/usage", br#"{"conversation_id":"c","x":{"a":[2,3],"b":1},"used":5}"#);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn another_body_or_route_has_another_fingerprint() {
+        let usage = fingerprint("/usage", br#"{"conversation_id":"c","used":5}"#);
+        assert_ne!(usage, fingerprint("/usage", br#"{"conversation_id":"c","used":6}"#));
+        assert_ne!(usage, fingerprint("/decide", br#"{"conversation_id":"c","used":5}"#));
+    }
+}

@@ -1,0 +1,143 @@
+//! POST /turn-ended (SPEC §3): a turn ended; its text, when sent, is stored.
+
+use axum::Router;
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::post;
+use serde::{Deserialize, Serialize};
+use sqlx::PgConnection;
+use utoipa::ToSchema;
+
+use super::AppState;
+use super::error::{ApiResult, Problem};
+use super::extract::{Caller, IdempotencyKey, JsonBody};
+use super::idempotency::{self, Effect, Reply};
+use super::views::ConversationState;
+use crate::domain::{At, ConversationId, InvalidValue, TenantId};
+use crate::policy::TurnEnd;
+use crate::store::conversations::{self, TurnText};
+
+/// The most user messages one turn may report.
+pub const MAX_USER_MESSAGES: u64 = 1_000_000;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/turn-ended", post(end_turn))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TurnEndedRequest {
+    #[schema(example = "support-4711")]
+    pub conversation_id: String,
+    /// User messages in this turn (default 1, at most 1,000,000).
+    #[schema(example = 1)]
+    pub user_messages: Option<u64>,
+    /// The agent's run finished cleanly (default true).
+    pub run_completed: Option<bool>,
+    /// What the user said; stored as the conversation's next turn.
+    pub user: Option<String>,
+    /// What the agent answered; stored with it.
+    pub assistant: Option<String>,
+    /// When the turn ended (RFC 3339); the server's clock when absent.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub at: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TurnEndedResponse {
+    /// The stored turn's id (its bookmark), when `user` or `assistant` was sent.
+    pub turn_id: Option<i64>,
+    pub state: ConversationState,
+}
+
+pub struct EndTurn {
+    tenant: TenantId,
+    id: ConversationId,
+    turn: TurnEnd,
+    text: TurnText,
+    at: At,
+}
+
+impl EndTurn {
+    fn parse(tenant: TenantId, request: TurnEndedRequest) -> Result<Self, InvalidValue> {
+        let user_messages = request.user_messages.unwrap_or(1);
+        if user_messages > MAX_USER_MESSAGES {
+            return Err(InvalidValue::new(
+                "user_messages",
+                format!("must be at most {MAX_USER_MESSAGES}"),
+            ));
+        }
+        Ok(Self {
+            tenant,
+            id: ConversationId::parse("conversation_id", request.conversation_id)?,
+            turn: TurnEnd {
+                user_messages,
+                run_completed: request.run_completed.unwrap_or(true),
+            },
+            text: TurnText {
+                user: request.user.map(storable),
+                assistant: request.assistant.map(storable),
+            },
+            at: At::parse_or_now("at", request.at.as_deref())?,
+        })
+    }
+}
+
+/// Postgres text cannot hold NUL; a transcript that has one keeps its place
+/// with U+FFFD rather than losing the whole turn.
+fn storable(text: String) -> String {
+    if text.contains('\0') {
+        text.replace('\0', "\u{FFFD}")
+    } else {
+        text
+    }
+}
+
+impl Effect for EndTurn {
+    async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
+        let (stored, turn_id) =
+            conversations::end_turn(conn, &self.tenant, &self.id, &self.turn, self.text, self.at.get()).await?;
+        Reply::ok(&TurnEndedResponse {
+            turn_id,
+            state: ConversationState::new(stored, &app.policy)?,
+        })
+    }
+}
+
+/// End a turn
+///
+/// Counts the turn and its user messages, clears the quiet-spell flags, and
+/// stores `user`/`assistant` as the conversation's next turn when given.
+#[utoipa::path(
+    post,
+    path = "/turn-ended",
+    tag = "reports",
+    request_body = TurnEndedRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the first answer is replayed.")),
+    responses(
+        (status = 200, description = "The stored turn's id and the state after it.", body = TurnEndedResponse),
+        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A request with this Idempotency-Key is in flight.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn end_turn(
+    State(app): State<AppState>,
+    caller: Caller,
+    key: IdempotencyKey,
+    body: JsonBody<TurnEndedRequest>,
+) -> ApiResult<Response> {
+    let command = EndTurn::parse(caller.tenant.clone(), body.value)?;
+    idempotency::run(&app, &caller, key, "POST /turn-ended", &body.raw, command).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nul_in_a_transcript_keeps_its_place() {
+        assert_eq!(storable("a\0b".to_owned()), "a\u{FFFD}b");
+        assert_eq!(storable("plain".to_owned()), "plain");
+    }
+}

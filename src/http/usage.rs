@@ -1,0 +1,116 @@
+//! POST /usage (SPEC §3): the agent reports its context use after a model call.
+
+use axum::Router;
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::post;
+use serde::Deserialize;
+use sqlx::PgConnection;
+use utoipa::ToSchema;
+
+use super::AppState;
+use super::error::{ApiResult, Problem};
+use super::extract::{Caller, IdempotencyKey, JsonBody};
+use super::idempotency::{self, Effect, Reply};
+use super::views::ConversationState;
+use crate::domain::{At, ConversationId, Count, InvalidValue, TenantId};
+use crate::policy::{CacheLife, UsageReport};
+use crate::store::conversations;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/usage", post(record_usage))
+}
+
+/// A usage report: what the last model call used.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UsageRequest {
+    /// 1–200 printable characters, chosen by the caller.
+    #[schema(example = "support-4711")]
+    pub conversation_id: String,
+    /// Context tokens in use now.
+    #[schema(example = 120_000)]
+    pub used: u64,
+    /// The context window's size; 0 or absent leaves the known size.
+    #[schema(example = 200_000)]
+    pub size: Option<u64>,
+    /// Input tokens of the model call.
+    pub input: Option<u64>,
+    /// Of those, read from the prompt cache.
+    pub cached_read: Option<u64>,
+    /// Tokens written to the prompt cache.
+    pub cache_written: Option<u64>,
+    /// Output tokens of the model call.
+    pub output: Option<u64>,
+    /// Declares the cache life; a declaration is never overridden by an observation.
+    pub cache_life: Option<CacheLife>,
+    /// This conversation's context-pressure threshold; 0 clears it.
+    pub context_pressure_tokens: Option<u64>,
+    /// When it happened (RFC 3339); the server's clock when absent.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub at: Option<String>,
+}
+
+/// A checked usage report.
+pub struct RecordUsage {
+    tenant: TenantId,
+    id: ConversationId,
+    report: UsageReport,
+    at: At,
+}
+
+impl RecordUsage {
+    fn parse(tenant: TenantId, request: UsageRequest) -> Result<Self, InvalidValue> {
+        let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
+        Ok(Self {
+            tenant,
+            id: ConversationId::parse("conversation_id", request.conversation_id)?,
+            report: UsageReport {
+                used: Count::parse("used", request.used)?.get(),
+                size: count("size", request.size)?,
+                input: count("input", request.input)?,
+                cached_read: count("cached_read", request.cached_read)?,
+                cache_written: count("cache_written", request.cache_written)?,
+                output: count("output", request.output)?,
+                cache_life: request.cache_life,
+                context_pressure_tokens: count("context_pressure_tokens", request.context_pressure_tokens)?,
+            },
+            at: At::parse_or_now("at", request.at.as_deref())?,
+        })
+    }
+}
+
+impl Effect for RecordUsage {
+    async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
+        let stored =
+            conversations::record_usage(conn, &self.tenant, &self.id, &self.report, self.at.get(), &app.policy).await?;
+        Reply::ok(&ConversationState::new(stored, &app.policy)?)
+    }
+}
+
+/// Report context use
+///
+/// Creates the conversation on first sight, records the model call's token
+/// counts, observes the cache life, and answers the state.
+#[utoipa::path(
+    post,
+    path = "/usage",
+    tag = "reports",
+    request_body = UsageRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the first answer is replayed.")),
+    responses(
+        (status = 200, description = "The conversation's state after the report.", body = ConversationState),
+        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A request with this Idempotency-Key is in flight.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn record_usage(
+    State(app): State<AppState>,
+    caller: Caller,
+    key: IdempotencyKey,
+    body: JsonBody<UsageRequest>,
+) -> ApiResult<Response> {
+    let command = RecordUsage::parse(caller.tenant.clone(), body.value)?;
+    idempotency::run(&app, &caller, key, "POST /usage", &body.raw, command).await
+}
