@@ -1,0 +1,224 @@
+//! The command line (SPEC §6): subcommands, and every setting as a flag with
+//! an environment variable (flags win).
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use chrono::Duration;
+use clap::{Args, Parser, Subcommand};
+
+use crate::policy::{CacheLife, PolicyConfig};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "compactd",
+    version,
+    about = "Tells LLM agents when to compact or roll over their conversations."
+)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// With no subcommand, `compactd` serves.
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run migrations, then serve the API (the default).
+    Serve(ServeArgs),
+    /// Run the migrations and exit.
+    Migrate(DatabaseArgs),
+    /// Print the OpenAPI document (the one committed at openapi/openapi.json).
+    Openapi,
+}
+
+#[derive(Clone, Args)]
+pub struct DatabaseArgs {
+    /// Postgres to use; unset, a private Postgres runs in the data folder.
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+    /// The private Postgres's folder.
+    #[arg(long, env = "COMPACTD_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+}
+
+/// The URL may carry a password: never print it.
+impl fmt::Debug for DatabaseArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DatabaseArgs")
+            .field("database_url", &self.database_url.as_ref().map(|_| "[redacted]"))
+            .field("data_dir", &self.data_dir)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    /// Address to listen on.
+    #[arg(long, env = "COMPACTD_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// Database connections in the pool: about one per request in flight.
+    #[arg(long, env = "COMPACTD_MAX_CONNECTIONS", default_value_t = 16,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub max_connections: u32,
+    /// The largest request body accepted (413 past it).
+    #[arg(long, env = "COMPACTD_MAX_BODY_BYTES", default_value_t = 4 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+}
+
+fn default_policy() -> PolicyConfig {
+    PolicyConfig::default()
+}
+
+/// The thresholds of SPEC §2, named after their terms.
+#[derive(Debug, Clone, Args)]
+pub struct PolicyArgs {
+    /// Context-pressure trigger (§2 trigger 2): off unless set.
+    #[arg(long, env = "COMPACTD_CONTEXT_PRESSURE_TOKENS", value_parser = clap::value_parser!(u64).range(1..=i64::MAX as u64))]
+    pub context_pressure_tokens: Option<u64>,
+    /// Cache life of conversations that neither declared nor showed one.
+    #[arg(long, env = "COMPACTD_DEFAULT_CACHE_LIFE", default_value = "five_minutes", value_parser = parse_cache_life)]
+    pub default_cache_life: CacheLife,
+    /// The turn-end trigger is three quarters of the window, at most this.
+    #[arg(long, env = "COMPACTD_TRIGGER_CAP_TOKENS", default_value_t = default_policy().trigger_cap_tokens)]
+    pub trigger_cap_tokens: u64,
+    /// Context use (percent of the window) that is an emergency.
+    #[arg(long, env = "COMPACTD_EMERGENCY_PERCENT", default_value_t = default_policy().emergency_percent,
+          value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub emergency_percent: u64,
+    /// User messages after the last clean run completion that trigger.
+    #[arg(long, env = "COMPACTD_UNFINISHED_TURNS", default_value_t = default_policy().unfinished_turns)]
+    pub unfinished_turns: u64,
+    /// Whole days of age that, with enough user messages, trigger.
+    #[arg(long, env = "COMPACTD_AGE_DAYS", default_value_t = default_policy().age_days,
+          value_parser = clap::value_parser!(i64).range(0..=36_500))]
+    pub age_days: i64,
+    /// User messages that, with enough age, trigger.
+    #[arg(long, env = "COMPACTD_AGE_USER_MESSAGES", default_value_t = default_policy().age_user_messages)]
+    pub age_user_messages: u64,
+    /// Loop guard `too_many_today`: host compactions within 24 hours.
+    #[arg(long, env = "COMPACTD_GUARD_HOST_COMPACTIONS_PER_DAY",
+          default_value_t = default_policy().guard_host_compactions_per_day)]
+    pub guard_host_compactions_per_day: usize,
+    /// Loop guard `too_little_gained`: context left after a compaction, percent of the trigger.
+    #[arg(long, env = "COMPACTD_GUARD_GAIN_PERCENT", default_value_t = default_policy().guard_gain_percent)]
+    pub guard_gain_percent: u64,
+    /// Loop guard `too_soon`: turns since the last compaction below which it holds.
+    #[arg(long, env = "COMPACTD_GUARD_MIN_TURNS", default_value_t = default_policy().guard_min_turns)]
+    pub guard_min_turns: u64,
+    /// Loop guard `failing`: consecutive failed compaction attempts.
+    #[arg(long, env = "COMPACTD_GUARD_FAILED_ATTEMPTS", default_value_t = default_policy().guard_failed_attempts)]
+    pub guard_failed_attempts: u64,
+    /// Idle compaction and rollover pay off past this many tokens.
+    #[arg(long, env = "COMPACTD_LARGE_CONTEXT_TOKENS", default_value_t = default_policy().large_context_tokens)]
+    pub large_context_tokens: u64,
+    /// Minutes before a one-hour cache expires that an idle conversation compacts.
+    #[arg(long, env = "COMPACTD_IDLE_LEAD_MINUTES", default_value_t = default_policy().idle_lead.num_minutes(),
+          value_parser = clap::value_parser!(i64).range(1..=59))]
+    pub idle_lead_minutes: i64,
+    /// Hours away after which a many-times-compacted conversation rolls over.
+    #[arg(long, env = "COMPACTD_LONG_AWAY_HOURS", default_value_t = default_policy().long_away.num_hours(),
+          value_parser = clap::value_parser!(i64).range(1..=87_600))]
+    pub long_away_hours: i64,
+    /// Compactions behind a conversation for a long absence to roll it over.
+    #[arg(long, env = "COMPACTD_LONG_AWAY_COMPACTIONS", default_value_t = default_policy().long_away_compactions)]
+    pub long_away_compactions: u64,
+    /// A pause must exceed this many minutes to show the cache life.
+    #[arg(long, env = "COMPACTD_OBSERVE_MIN_GAP_MINUTES", default_value_t = default_policy().observe_min_gap.num_minutes(),
+          value_parser = clap::value_parser!(i64).range(0..=1440))]
+    pub observe_min_gap_minutes: i64,
+    /// A pause must be shorter than this many minutes to show the cache life.
+    #[arg(long, env = "COMPACTD_OBSERVE_MAX_GAP_MINUTES", default_value_t = default_policy().observe_max_gap.num_minutes(),
+          value_parser = clap::value_parser!(i64).range(1..=1440))]
+    pub observe_max_gap_minutes: i64,
+}
+
+fn parse_cache_life(name: &str) -> Result<CacheLife, String> {
+    CacheLife::parse(name).ok_or_else(|| format!("`{name}` is not five_minutes or one_hour"))
+}
+
+impl PolicyArgs {
+    pub fn to_config(&self) -> PolicyConfig {
+        PolicyConfig {
+            trigger_cap_tokens: self.trigger_cap_tokens,
+            emergency_percent: self.emergency_percent,
+            context_pressure_tokens: self.context_pressure_tokens,
+            unfinished_turns: self.unfinished_turns,
+            age_days: self.age_days,
+            age_user_messages: self.age_user_messages,
+            guard_host_compactions_per_day: self.guard_host_compactions_per_day,
+            guard_gain_percent: self.guard_gain_percent,
+            guard_min_turns: self.guard_min_turns,
+            guard_failed_attempts: self.guard_failed_attempts,
+            large_context_tokens: self.large_context_tokens,
+            idle_lead: Duration::minutes(self.idle_lead_minutes),
+            long_away: Duration::hours(self.long_away_hours),
+            long_away_compactions: self.long_away_compactions,
+            observe_min_gap: Duration::minutes(self.observe_min_gap_minutes),
+            observe_max_gap: Duration::minutes(self.observe_max_gap_minutes),
+            default_cache_life: self.default_cache_life,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_the_spec_policy() {
+        let cli = Cli::try_parse_from(["compactd"]).unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(cli.serve.policy.to_config(), PolicyConfig::default());
+        assert_eq!(cli.serve.addr.to_string(), "127.0.0.1:8080");
+    }
+
+    #[test]
+    fn flags_set_thresholds() {
+        let cli = Cli::try_parse_from([
+            "compactd",
+            "serve",
+            "--context-pressure-tokens",
+            "90000",
+            "--default-cache-life",
+            "one_hour",
+            "--idle-lead-minutes",
+            "10",
+        ])
+        .unwrap();
+        let Some(Command::Serve(args)) = cli.command else {
+            panic!("serve")
+        };
+        let config = args.policy.to_config();
+        assert_eq!(config.context_pressure_tokens, Some(90_000));
+        assert_eq!(config.default_cache_life, CacheLife::OneHour);
+        assert_eq!(config.idle_lead, Duration::minutes(10));
+    }
+
+    #[test]
+    fn nonsense_is_refused_at_start() {
+        for args in [
+            ["compactd", "--emergency-percent", "0"],
+            ["compactd", "--default-cache-life", "forever"],
+            ["compactd", "--context-pressure-tokens", "0"],
+        ] {
+            assert!(Cli::try_parse_from(args).is_err(), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn the_database_url_is_never_printed() {
+        let args = DatabaseArgs {
+            database_url: Some("postgres://u:secret@h/db".into()),
+            data_dir: "d".into(),
+        };
+        assert!(!format!("{args:?}").contains("secret"));
+    }
+}

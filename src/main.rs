@@ -1,0 +1,83 @@
+//! The `compactd` binary: parse the command line, set up logging, and hand
+//! over to the library.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use compactd::config::{Cli, Command, DatabaseArgs, ServeArgs};
+use compactd::private_postgres::PrivatePostgres;
+use compactd::startup::{Application, Settings, shutdown_signal};
+use compactd::{http, store};
+use sqlx::postgres::PgConnectOptions;
+use tracing_subscriber::EnvFilter;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
+    let result = match cli.command {
+        Some(Command::Openapi) => {
+            print!("{}", http::openapi::document());
+            Ok(())
+        }
+        Some(Command::Migrate(database)) => with_database(&database, |options| async move {
+            store::migrate(&store::pool(options, 1)).await?;
+            tracing::info!("migrations are up to date");
+            Ok(())
+        }),
+        Some(Command::Serve(args)) => serve(args),
+        None => serve(cli.serve),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            tracing::error!("{err}");
+            eprintln!("compactd: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+type AnyError = Box<dyn std::error::Error + Send + Sync>;
+
+fn serve(args: ServeArgs) -> Result<(), AnyError> {
+    let settings = Settings {
+        addr: args.addr,
+        max_body_bytes: args.max_body_bytes,
+        policy: args.policy.to_config(),
+    };
+    let max_connections = args.max_connections;
+    with_database(&args.database, move |options| async move {
+        let app = Application::build(settings, store::pool(options, max_connections)).await?;
+        // Tests and scripts wait for this line instead of polling.
+        println!("compactd listening on http://{}", app.local_addr());
+        tracing::info!(addr = %app.local_addr(), "compactd is serving");
+        app.run_until(shutdown_signal()).await?;
+        Ok(())
+    })
+}
+
+/// Runs `work` against the configured database, or a private one started
+/// here on the main thread and stopped when `work` ends.
+fn with_database<F, Fut>(database: &DatabaseArgs, work: F) -> Result<(), AnyError>
+where
+    F: FnOnce(PgConnectOptions) -> Fut,
+    Fut: Future<Output = Result<(), AnyError>>,
+{
+    let mut private = None;
+    let options = match &database.database_url {
+        Some(url) => url.parse::<PgConnectOptions>()?,
+        None => {
+            let server = PrivatePostgres::start(&database.data_dir)?;
+            let options = server.connect_options();
+            private = Some(server);
+            options
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let result = runtime.block_on(work(options));
+    drop(runtime);
+    drop(private);
+    result
+}

@@ -1,0 +1,115 @@
+//! Building and running the service: bind first (so tests can ask for port 0
+//! and read the port), migrate, then serve until told to stop.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use sqlx::PgPool;
+use tokio::net::TcpListener;
+
+use crate::http::{self, AppState};
+use crate::policy::PolicyConfig;
+use crate::store;
+
+/// How often expired idempotency keys are swept.
+const SWEEP_EVERY: Duration = Duration::from_secs(15 * 60);
+
+/// What the service needs besides a database.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub addr: SocketAddr,
+    pub max_body_bytes: usize,
+    pub policy: PolicyConfig,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("could not listen on {addr}: {source}")]
+    Bind { addr: SocketAddr, source: io::Error },
+    #[error("migrations failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+}
+
+/// A bound, migrated service, ready to run.
+pub struct Application {
+    listener: TcpListener,
+    router: Router,
+    pool: PgPool,
+}
+
+impl Application {
+    pub async fn build(settings: Settings, pool: PgPool) -> Result<Self, StartupError> {
+        let listener = TcpListener::bind(settings.addr)
+            .await
+            .map_err(|source| StartupError::Bind {
+                addr: settings.addr,
+                source,
+            })?;
+        store::migrate(&pool).await?;
+        let state = AppState {
+            pool: pool.clone(),
+            policy: Arc::new(settings.policy),
+        };
+        let router = http::router(state, settings.max_body_bytes);
+        Ok(Self { listener, router, pool })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.listener
+            .local_addr()
+            .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    pub fn port(&self) -> u16 {
+        self.local_addr().port()
+    }
+
+    /// Serves until `shutdown` resolves, then finishes the requests in flight.
+    pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
+        let sweeper = tokio::spawn(sweep_idempotency_keys(self.pool.clone()));
+        let served = axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(shutdown)
+            .await;
+        sweeper.abort();
+        self.pool.close().await;
+        served
+    }
+}
+
+async fn sweep_idempotency_keys(pool: PgPool) {
+    let mut every = tokio::time::interval(SWEEP_EVERY);
+    loop {
+        every.tick().await;
+        match store::idempotency::sweep(&pool).await {
+            Ok(0) => {}
+            Ok(swept) => tracing::debug!(swept, "expired idempotency keys removed"),
+            Err(err) => tracing::warn!(%err, "could not sweep idempotency keys"),
+        }
+    }
+}
+
+/// Resolves on Ctrl+C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down");
+}
