@@ -1,0 +1,178 @@
+//! Starts the real service on port 0 against a fresh database of its own, and
+//! talks to it over HTTP.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use compactd::policy::PolicyConfig;
+use compactd::startup::{Application, Settings};
+use compactd::store;
+use reqwest::{RequestBuilder, Response};
+use serde_json::Value;
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{ConnectOptions, Connection, PgConnection, PgPool};
+use tokio::sync::oneshot;
+
+/// The server the tests create their databases on: `DATABASE_URL`, else the
+/// machine's own Postgres.
+pub fn admin_options() -> PgConnectOptions {
+    let url = std::env::var("DATABASE_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    url.parse().expect("DATABASE_URL is a Postgres URL")
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    /// The app's own database, for arranging states HTTP cannot reach yet.
+    pub pool: PgPool,
+    database: String,
+    shutdown: Option<oneshot::Sender<()>>,
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(PolicyConfig::default()).await
+}
+
+pub async fn spawn_app_with(policy: PolicyConfig) -> TestApp {
+    spawn_app_with_limit(policy, 4 * 1024 * 1024).await
+}
+
+pub async fn spawn_app_with_limit(policy: PolicyConfig, max_body_bytes: usize) -> TestApp {
+    let database = unique_database_name();
+    let mut admin = admin_options().connect().await.expect("the test Postgres answers");
+    sqlx::query(&format!("CREATE DATABASE \"{database}\""))
+        .execute(&mut admin)
+        .await
+        .unwrap();
+    admin.close().await.ok();
+    let pool = store::pool(admin_options().database(&database), 20);
+    let settings = Settings {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        max_body_bytes,
+        policy,
+    };
+    let app = Application::build(settings, pool.clone())
+        .await
+        .expect("the app builds");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    let (shutdown, stopped) = oneshot::channel::<()>();
+    tokio::spawn(app.run_until(async {
+        stopped.await.ok();
+    }));
+    TestApp {
+        address,
+        client: reqwest::Client::new(),
+        pool,
+        database,
+        shutdown: Some(shutdown),
+    }
+}
+
+fn unique_database_name() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
+    format!(
+        "compactd_test_{}_{}_{}",
+        std::process::id(),
+        nanos,
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        // Drop the database from a thread of its own: this may run inside the
+        // test's runtime, which cannot be blocked on.
+        let database = self.database.clone();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                if let Ok(mut admin) = admin_options().connect().await {
+                    let drop = format!("DROP DATABASE IF EXISTS \"{database}\" WITH (FORCE)");
+                    let _ = sqlx::query(&drop).execute(&mut admin).await;
+                }
+            });
+        })
+        .join()
+        .ok();
+    }
+}
+
+impl TestApp {
+    pub fn post(&self, path: &str) -> RequestBuilder {
+        self.client.post(format!("{}{path}", self.address))
+    }
+
+    pub fn get(&self, path: &str) -> RequestBuilder {
+        self.client.get(format!("{}{path}", self.address))
+    }
+
+    /// POSTs JSON and answers the status and the parsed body.
+    pub async fn post_json(&self, path: &str, body: &Value) -> (u16, Value) {
+        read(self.post(path).json(body).send().await.expect("the request is sent")).await
+    }
+
+    pub async fn get_json(&self, path: &str) -> (u16, Value) {
+        read(self.get(path).send().await.expect("the request is sent")).await
+    }
+
+    /// A report that must succeed; answers its body.
+    pub async fn report(&self, path: &str, body: Value) -> Value {
+        let (status, answer) = self.post_json(path, &body).await;
+        assert_eq!(status, 200, "{path} {body} answered {answer}");
+        answer
+    }
+
+    pub async fn state(&self, id: &str) -> Value {
+        let (status, body) = self.get_json(&format!("/conversations/{}", encode(id))).await;
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    pub async fn events(&self, id: &str) -> Vec<Value> {
+        let (status, body) = self
+            .get_json(&format!("/conversations/{}/events?limit=1000", encode(id)))
+            .await;
+        assert_eq!(status, 200, "{body}");
+        body["events"].as_array().unwrap().clone()
+    }
+
+    pub async fn conversation_count(&self) -> i64 {
+        sqlx::query_scalar("SELECT count(*) FROM conversations")
+            .fetch_one(&self.pool)
+            .await
+            .unwrap()
+    }
+}
+
+pub async fn read(response: Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (status, body)
+}
+
+/// Percent-encodes a path segment.
+pub fn encode(segment: &str) -> String {
+    segment
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A connection of its own to the app's database, outside its pool (to hold
+/// a transaction open while the app works, say).
+pub async fn connect_to(app: &TestApp) -> PgConnection {
+    PgConnection::connect_with(&admin_options().database(&app.database))
+        .await
+        .unwrap()
+}

@@ -1,0 +1,174 @@
+use compactd::domain::TenantId;
+use compactd::store::idempotency::{self, Claim};
+use serde_json::json;
+use sqlx::Connection;
+
+use crate::helpers::{connect_to, spawn_app};
+
+#[tokio::test]
+async fn a_retry_with_the_same_key_replays_the_first_answer_and_changes_nothing() {
+    let app = spawn_app().await;
+    let body = json!({"conversation_id": "c1", "user": "hello"});
+    let send = || {
+        app.post("/turn-ended")
+            .header("Idempotency-Key", "turn-1")
+            .json(&body)
+            .send()
+    };
+
+    let first = send().await.unwrap();
+    let first_bytes = first.bytes().await.unwrap();
+    let retry = send().await.unwrap();
+    let replayed = retry.headers().get("idempotent-replayed").cloned();
+    let retry_bytes = retry.bytes().await.unwrap();
+
+    assert_eq!(retry_bytes, first_bytes, "byte for byte");
+    assert_eq!(replayed.unwrap(), "true");
+    let state = app.state("c1").await;
+    assert_eq!(state["turns_since_compaction"], 1);
+    assert_eq!(state["event_count"], 1);
+    assert_eq!(state["turn_count"], 1);
+}
+
+#[tokio::test]
+async fn the_same_request_spelled_differently_is_the_same_request() {
+    let app = spawn_app().await;
+    let send = |body: &'static str| {
+        app.post("/usage")
+            .header("Idempotency-Key", "u-1")
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+
+    let first = send(r#"{"conversation_id": "c1", "used": 5}"#).await.unwrap();
+    let second = send(r#"{"used":5,"conversation_id":"c1"}"#).await.unwrap();
+
+    assert_eq!(first.status(), 200);
+    assert_eq!(second.status(), 200);
+    assert_eq!(first.bytes().await.unwrap(), second.bytes().await.unwrap());
+    assert_eq!(app.state("c1").await["event_count"], 1);
+}
+
+#[tokio::test]
+async fn the_same_key_with_another_body_or_route_is_422() {
+    let app = spawn_app().await;
+    let key = ("Idempotency-Key", "k");
+    app.post("/usage")
+        .header(key.0, key.1)
+        .json(&json!({"conversation_id": "c1", "used": 5}))
+        .send()
+        .await
+        .unwrap();
+
+    let other_body = app
+        .post("/usage")
+        .header(key.0, key.1)
+        .json(&json!({"conversation_id": "c1", "used": 6}))
+        .send();
+    let other_route = app
+        .post("/decide")
+        .header(key.0, key.1)
+        .json(&json!({"conversation_id": "c1", "used": 5}))
+        .send();
+    let (other_body, other_route) = (other_body.await.unwrap(), other_route.await.unwrap());
+
+    assert_eq!(other_body.status(), 422);
+    assert_eq!(other_route.status(), 422);
+    let problem: serde_json::Value = other_body.json().await.unwrap();
+    assert_eq!(problem["type"], "/problems/idempotency-key-reused");
+    assert_eq!(app.state("c1").await["used"], 5);
+}
+
+#[tokio::test]
+async fn a_retry_while_the_first_is_in_flight_is_409() {
+    let app = spawn_app().await;
+    // Another request holding the key: its transaction is open.
+    let mut other = connect_to(&app).await;
+    let mut in_flight = other.begin().await.unwrap();
+    let claim = idempotency::claim(&mut in_flight, &TenantId::open(), "busy-key", b"fingerprint")
+        .await
+        .unwrap();
+    assert_eq!(claim, Claim::Fresh);
+
+    let response = app
+        .post("/usage")
+        .header("Idempotency-Key", "busy-key")
+        .json(&json!({"conversation_id": "c1", "used": 5}))
+        .send()
+        .await
+        .unwrap();
+
+    assert_eq!(response.status(), 409);
+    assert_eq!(response.headers()["retry-after"], "1");
+    assert_eq!(app.conversation_count().await, 0);
+    in_flight.rollback().await.unwrap();
+    let after = app
+        .post("/usage")
+        .header("Idempotency-Key", "busy-key")
+        .json(&json!({"conversation_id": "c1", "used": 5}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        after.status(),
+        200,
+        "the key is free once the first ends without an answer"
+    );
+}
+
+#[tokio::test]
+async fn a_rejected_request_does_not_use_up_its_key() {
+    let app = spawn_app().await;
+    let send = |used: i64| {
+        app.post("/usage")
+            .header("Idempotency-Key", "k")
+            .json(&json!({"conversation_id": "c1", "used": used}))
+            .send()
+    };
+
+    let rejected = send(-1).await.unwrap();
+    let accepted = send(5).await.unwrap();
+
+    assert_eq!(rejected.status(), 422);
+    assert_eq!(accepted.status(), 200);
+}
+
+#[tokio::test]
+async fn an_invalid_key_is_422() {
+    let app = spawn_app().await;
+
+    for key in ["", &"k".repeat(256), "has space", "naïve"] {
+        let response = app
+            .post("/usage")
+            .header("Idempotency-Key", key.as_bytes())
+            .json(&json!({"conversation_id": "c1", "used": 5}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 422, "{key:?}");
+    }
+    assert_eq!(app.conversation_count().await, 0);
+}
+
+#[tokio::test]
+async fn decisions_replay_too() {
+    let app = spawn_app().await;
+    app.report(
+        "/usage",
+        json!({"conversation_id": "c1", "used": 190000, "size": 200000}),
+    )
+    .await;
+    let send = || {
+        app.post("/decide")
+            .header("Idempotency-Key", "d")
+            .json(&json!({"conversation_id": "c1"}))
+            .send()
+    };
+
+    let first = send().await.unwrap().bytes().await.unwrap();
+    let second = send().await.unwrap().bytes().await.unwrap();
+
+    assert_eq!(first, second);
+    assert_eq!(app.events("c1").await.len(), 2, "one usage, one decision");
+}

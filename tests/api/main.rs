@@ -1,0 +1,15 @@
+//! Integration tests: the real service on port 0, real Postgres, over HTTP.
+
+mod bad_input;
+mod concurrency;
+mod conversations;
+mod decide;
+mod due;
+mod health;
+mod helpers;
+mod idempotency;
+mod openapi;
+mod private_postgres;
+mod transitions;
+mod turn_ended;
+mod usage;

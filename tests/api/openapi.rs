@@ -1,0 +1,42 @@
+use compactd::http::openapi::document;
+
+use crate::helpers::spawn_app;
+
+#[test]
+fn the_committed_openapi_document_matches_the_code() {
+    let committed =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json")).unwrap_or_default();
+    assert!(
+        committed == document(),
+        "openapi/openapi.json is stale: regenerate it with `cargo run -q -- openapi > openapi/openapi.json`"
+    );
+}
+
+#[test]
+fn the_document_is_openapi_3_1_and_describes_every_route() {
+    let spec: serde_json::Value = serde_json::from_str(&document()).unwrap();
+    assert!(spec["openapi"].as_str().unwrap().starts_with("3.1"));
+    for path in [
+        "/usage",
+        "/turn-ended",
+        "/decide",
+        "/due",
+        "/conversations/{id}",
+        "/conversations/{id}/events",
+        "/healthz",
+        "/readyz",
+        "/openapi.json",
+    ] {
+        assert!(spec["paths"].get(path).is_some(), "{path} is not documented");
+    }
+}
+
+#[tokio::test]
+async fn the_service_serves_its_document() {
+    let app = spawn_app().await;
+
+    let (status, served) = app.get_json("/openapi.json").await;
+
+    assert_eq!(status, 200);
+    assert_eq!(served, serde_json::from_str::<serde_json::Value>(&document()).unwrap());
+}
