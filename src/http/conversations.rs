@@ -13,7 +13,7 @@ use super::error::{ApiError, ApiResult, Problem};
 use super::extract::{Caller, ConversationPath, QueryParams};
 use super::views::ConversationState;
 use crate::domain::{ConversationId, Count, InvalidValue, TenantId};
-use crate::store::{StoreError, StoredConversation, conversations, events};
+use crate::store::{StoredConversation, conversations, events};
 
 /// The most events one page holds.
 pub const MAX_EVENTS_PAGE: u32 = 1_000;
@@ -49,7 +49,7 @@ pub async fn show(
     caller: Caller,
     ConversationPath(id): ConversationPath,
 ) -> ApiResult<Json<ConversationState>> {
-    let mut conn = app.pool.acquire().await.map_err(StoreError::from)?;
+    let mut conn = app.pool.acquire().await?;
     let stored = find(&mut conn, &caller.tenant, &id).await?;
     Ok(Json(ConversationState::new(stored, &app.policy)?))
 }
@@ -59,6 +59,7 @@ pub async fn show(
 #[into_params(parameter_in = Query)]
 pub struct EventsQuery {
     /// At most this many events (1–1000, default 100).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
     /// Only events after this seq (default 0: from the first).
     pub after: Option<u64>,
@@ -111,7 +112,7 @@ pub async fn list_events(
         return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_EVENTS_PAGE}")).into());
     }
     let after = Count::parse("after", query.after.unwrap_or(0))?.to_i64();
-    let mut conn = app.pool.acquire().await.map_err(StoreError::from)?;
+    let mut conn = app.pool.acquire().await?;
     let stored = find(&mut conn, &caller.tenant, &id).await?;
     let page = events::list(&mut conn, &caller.tenant, &id, after, i64::from(limit)).await?;
     let next_after = (page.len() == limit as usize)

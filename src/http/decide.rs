@@ -25,7 +25,7 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DecideRequest {
-    #[schema(example = "support-4711")]
+    #[schema(example = "support-4711", min_length = 1, max_length = 200)]
     pub conversation_id: String,
     /// When the caller asks (default `turn_end`).
     pub moment: Option<Moment>,

@@ -13,7 +13,6 @@ use super::error::{ApiResult, Problem};
 use super::extract::{Caller, QueryParams};
 use crate::domain::{At, InvalidValue};
 use crate::policy::{self, CacheLife, DecisionKind, Guard, Moment, Trigger};
-use crate::store::StoreError;
 use crate::store::due::{self, Position};
 
 /// The most conversations one answer lists.
@@ -28,13 +27,31 @@ pub fn router() -> Router<AppState> {
 #[into_params(parameter_in = Query)]
 pub struct DueQuery {
     /// `idle` (default) or `next_message`; `turn_end` is decided at each turn's end.
-    #[param(value_type = Option<String>)]
-    pub moment: Option<Moment>,
+    #[param(inline)]
+    pub moment: Option<DueMoment>,
     /// The moment to decide for (RFC 3339); the server's clock when absent.
     #[param(value_type = Option<String>, format = DateTime)]
     pub at: Option<String>,
     /// At most this many conversations (1–1000, default 100).
+    #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
+}
+
+/// The moments a caller polls for.
+#[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DueMoment {
+    Idle,
+    NextMessage,
+}
+
+impl From<DueMoment> for Moment {
+    fn from(moment: DueMoment) -> Self {
+        match moment {
+            DueMoment::Idle => Moment::Idle,
+            DueMoment::NextMessage => Moment::NextMessage,
+        }
+    }
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -76,29 +93,25 @@ pub async fn list_due(
     caller: Caller,
     QueryParams(query): QueryParams<DueQuery>,
 ) -> ApiResult<Json<DueResponse>> {
-    let moment = query.moment.unwrap_or(Moment::Idle);
-    if moment == Moment::TurnEnd {
-        return Err(InvalidValue::new(
-            "moment",
-            "must be idle or next_message; turn_end is decided at each turn's end",
-        )
-        .into());
-    }
+    let due_moment = query.moment.unwrap_or(DueMoment::Idle);
+    let moment = Moment::from(due_moment);
     let limit = query.limit.unwrap_or(100);
     if !(1..=MAX_DUE).contains(&limit) {
         return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_DUE}")).into());
     }
     let at = At::parse_or_now("at", query.at.as_deref())?.get();
-    let mut conn = app.pool.acquire().await.map_err(StoreError::from)?;
+    let mut conn = app.pool.acquire().await?;
     let mut due_now = Vec::new();
     let mut after: Option<Position> = None;
     // The scan over-approximates (the loop guards are the policy's); page on
     // until enough are due or the candidates run out.
     loop {
         let (tenant, policy, page_after) = (&caller.tenant, &app.policy, after.as_ref());
-        let batch = match moment {
-            Moment::Idle => due::idle_candidates(&mut conn, tenant, at, policy, page_after, limit.into()).await?,
-            _ => due::next_message_candidates(&mut conn, tenant, at, policy, page_after, limit.into()).await?,
+        let batch = match due_moment {
+            DueMoment::Idle => due::idle_candidates(&mut conn, tenant, at, policy, page_after, limit.into()).await?,
+            DueMoment::NextMessage => {
+                due::next_message_candidates(&mut conn, tenant, at, policy, page_after, limit.into()).await?
+            }
         };
         let exhausted = batch.len() < limit as usize;
         after = batch.last().and_then(|last| {

@@ -115,6 +115,12 @@ impl From<StoreError> for ApiError {
     }
 }
 
+impl From<sqlx::Error> for ApiError {
+    fn from(err: sqlx::Error) -> Self {
+        StoreError::from(err).into()
+    }
+}
+
 /// Renders any problem; also used for errors raised outside a handler.
 pub fn problem_response(status: StatusCode, problem: &Problem) -> Response {
     let body = serde_json::to_vec(problem).unwrap_or_default();

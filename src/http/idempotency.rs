@@ -62,11 +62,11 @@ pub async fn run(
     effect: impl Effect,
 ) -> ApiResult<Response> {
     let Some(key) = key.0 else {
-        let mut conn = app.pool.acquire().await.map_err(crate::store::StoreError::from)?;
+        let mut conn = app.pool.acquire().await?;
         return Ok(effect.apply(app, &mut conn).await?.into_response());
     };
     let fingerprint = fingerprint(route, body);
-    let mut tx = app.pool.begin().await.map_err(crate::store::StoreError::from)?;
+    let mut tx = app.pool.begin().await?;
     match idempotency::claim(&mut tx, &caller.tenant, &key, &fingerprint).await? {
         Claim::InFlight => Err(ApiError::IdempotencyKeyInFlight),
         Claim::Mismatch => Err(ApiError::IdempotencyKeyReused),
@@ -89,7 +89,7 @@ pub async fn run(
                 &reply.body,
             )
             .await?;
-            tx.commit().await.map_err(crate::store::StoreError::from)?;
+            tx.commit().await?;
             Ok(reply.into_response())
         }
     }

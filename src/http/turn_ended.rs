@@ -27,10 +27,10 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TurnEndedRequest {
-    #[schema(example = "support-4711")]
+    #[schema(example = "support-4711", min_length = 1, max_length = 200)]
     pub conversation_id: String,
     /// User messages in this turn (default 1, at most 1,000,000).
-    #[schema(example = 1)]
+    #[schema(example = 1, maximum = 1_000_000)]
     pub user_messages: Option<u64>,
     /// The agent's run finished cleanly (default true).
     pub run_completed: Option<bool>,

@@ -26,7 +26,7 @@ pub fn router() -> Router<AppState> {
 #[serde(deny_unknown_fields)]
 pub struct UsageRequest {
     /// 1–200 printable characters, chosen by the caller.
-    #[schema(example = "support-4711")]
+    #[schema(example = "support-4711", min_length = 1, max_length = 200)]
     pub conversation_id: String,
     /// Context tokens in use now.
     #[schema(example = 120_000)]
