@@ -4,12 +4,17 @@
 pub mod cache_life;
 pub mod config;
 pub mod conversation;
+pub mod cut;
 pub mod decision;
 pub mod guard;
+pub mod handoff;
 mod idle;
 pub mod keep;
+pub mod must_keep;
 mod next_message;
+pub mod prompt;
 pub mod reason;
+pub mod transcript;
 pub mod trigger;
 
 pub use cache_life::{CacheLife, CacheLifeSetting};
