@@ -5,6 +5,7 @@
 pub mod config;
 pub mod domain;
 pub mod http;
+pub mod llm;
 pub mod policy;
 pub mod private_postgres;
 pub mod startup;

@@ -146,7 +146,8 @@ pub fn prohibitions(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut start = 0;
     for end in SENTENCE_END.find_iter(text).map(|m| m.end()).chain([text.len()]) {
-        let sentence = text[start..end].trim();
+        // A list item's marker is not part of what was said.
+        let sentence = text[start..end].trim().trim_start_matches(['-', '*', '•', ' ']).trim();
         if !sentence.is_empty() && PROHIBITION.is_match(sentence) {
             out.push(clip(sentence, 600));
         }
@@ -183,8 +184,15 @@ pub fn extract(prior: Option<&str>, messages: &[Message]) -> Vec<KeepItem> {
             text: quote(&latest.content),
         });
     }
-    for message in messages.iter().filter(|m| m.role == Role::User) {
-        items.extend(prohibitions(&message.content).into_iter().map(|text| KeepItem {
+    // The anchor's prohibitions first: it holds the oldest ones.
+    let user_texts = prior.into_iter().chain(
+        messages
+            .iter()
+            .filter(|m| m.role == Role::User)
+            .map(|m| m.content.as_str()),
+    );
+    for text in user_texts {
+        items.extend(prohibitions(text).into_iter().map(|text| KeepItem {
             kind: KeepKind::Prohibition,
             text,
         }));
@@ -205,7 +213,27 @@ pub fn extract(prior: Option<&str>, messages: &[Message]) -> Vec<KeepItem> {
     }
     let mut seen = HashSet::new();
     items.retain(|item| seen.insert(item.clone()));
+    drop_restatements(items)
+}
+
+/// A prohibition that merely quotes another one (an earlier summary's
+/// `user: Don't touch prod.` next to `Don't touch prod.`) is dropped, so
+/// summaries of summaries do not pile up copies.
+fn drop_restatements(items: Vec<KeepItem>) -> Vec<KeepItem> {
+    let prohibitions: Vec<String> = items
+        .iter()
+        .filter(|i| i.kind == KeepKind::Prohibition)
+        .map(|i| i.text.clone())
+        .collect();
     items
+        .into_iter()
+        .filter(|item| {
+            item.kind != KeepKind::Prohibition
+                || !prohibitions
+                    .iter()
+                    .any(|other| other.len() < item.text.len() && item.text.contains(other.as_str()))
+        })
+        .collect()
 }
 
 fn squeezed(text: &str) -> String {
@@ -303,11 +331,14 @@ mod tests {
             },
             Message::new(Role::User, "Fix the error in job_77aa1."),
         ];
-        let items = extract(Some("Earlier: ticket OPS-9."), &messages);
+        let items = extract(Some("Earlier: ticket OPS-9. Never email the CEO."), &messages);
         assert_eq!(texts(&items, KeepKind::LatestRequest), ["Fix the error in job_77aa1."]);
         assert_eq!(
             texts(&items, KeepKind::Prohibition),
-            ["Look at /var/log/app.log but do not restart anything."]
+            [
+                "Never email the CEO.",
+                "Look at /var/log/app.log but do not restart anything."
+            ]
         );
         assert_eq!(texts(&items, KeepKind::Path), ["/var/log/app.log"]);
         assert_eq!(texts(&items, KeepKind::Id), ["job_77aa1", "E1234", "OPS-9"]);

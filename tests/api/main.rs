@@ -8,6 +8,7 @@ mod due;
 mod health;
 mod helpers;
 mod idempotency;
+mod llm_client;
 mod openapi;
 mod private_postgres;
 mod transitions;

@@ -1,0 +1,169 @@
+//! The upstream LLM client: one non-streaming completion, with one deadline
+//! across every attempt, retries on 429/5xx/transport errors that honour
+//! `Retry-After`, and a bound on calls in flight.
+
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+
+use super::error::{LlmError, excerpt};
+use super::retry::{RetryPolicy, retry_after};
+use super::wire::{Completion, CompletionRequest, Provider};
+
+/// The most of an answer read: a summary is a few KiB; more is a broken or
+/// hostile upstream.
+pub const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
+const ANTHROPIC_VERSION: &str = "2023-06-01";
+
+#[derive(Clone)]
+pub struct LlmConfig {
+    pub provider: Provider,
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub retry: RetryPolicy,
+    /// Upstream calls in flight at once; more wait their turn (within the deadline).
+    pub max_concurrent: usize,
+}
+
+/// The key is a secret: never printed.
+impl fmt::Debug for LlmConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LlmConfig")
+            .field("provider", &self.provider)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("retry", &self.retry)
+            .field("max_concurrent", &self.max_concurrent)
+            .finish()
+    }
+}
+
+pub struct LlmClient {
+    http: reqwest::Client,
+    provider: Provider,
+    endpoint: String,
+    api_key: Option<String>,
+    retry: RetryPolicy,
+    permits: Arc<Semaphore>,
+}
+
+impl fmt::Debug for LlmClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LlmClient")
+            .field("provider", &self.provider)
+            .field("endpoint", &self.endpoint)
+            .finish()
+    }
+}
+
+/// A failed attempt, and how long the server asked us to wait.
+type AttemptError = (LlmError, Option<Duration>);
+
+impl LlmClient {
+    pub fn new(config: LlmConfig) -> Result<Self, LlmError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .user_agent(concat!("compactd/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|err| LlmError::Transport(err.to_string()))?;
+        Ok(Self {
+            http,
+            provider: config.provider,
+            endpoint: config.provider.endpoint(&config.base_url),
+            api_key: config.api_key,
+            retry: config.retry,
+            permits: Arc::new(Semaphore::new(config.max_concurrent.max(1))),
+        })
+    }
+
+    /// One completion, retried as the policy allows, within its deadline.
+    pub async fn complete(&self, request: &CompletionRequest) -> Result<Completion, LlmError> {
+        let deadline = Instant::now() + self.retry.deadline;
+        let attempts = AtomicU32::new(0);
+        let run = async {
+            let _permit = self.permits.acquire().await.map_err(|_| LlmError::NotConfigured)?;
+            loop {
+                let attempt = attempts.fetch_add(1, Ordering::Relaxed);
+                let remaining = deadline.saturating_duration_since(Instant::now());
+                let (error, asked) = match self.attempt(request, remaining).await {
+                    Ok(completion) => return Ok(completion),
+                    // The attempt was given what remained of the deadline.
+                    Err((LlmError::Deadline { .. }, _)) => return Err(LlmError::Deadline { attempts: attempt + 1 }),
+                    Err(failed) => failed,
+                };
+                if !error.is_retryable() {
+                    return Err(error);
+                }
+                let remaining = deadline.saturating_duration_since(Instant::now());
+                match self.retry.wait(attempt, asked, remaining, fastrand::f64()) {
+                    Some(wait) => {
+                        tracing::debug!(attempt, ?wait, %error, "upstream call failed; retrying");
+                        tokio::time::sleep(wait).await;
+                    }
+                    None => return Err(error),
+                }
+            }
+        };
+        let outcome = tokio::time::timeout_at(deadline, run).await.unwrap_or_else(|_| {
+            Err(LlmError::Deadline {
+                attempts: attempts.load(Ordering::Relaxed),
+            })
+        });
+        if let Err(error) = &outcome {
+            tracing::warn!(%error, attempts = attempts.load(Ordering::Relaxed), "upstream call failed");
+        }
+        outcome
+    }
+
+    async fn attempt(&self, request: &CompletionRequest, remaining: Duration) -> Result<Completion, AttemptError> {
+        let mut call = self
+            .http
+            .post(&self.endpoint)
+            .timeout(remaining)
+            .json(&self.provider.body(request));
+        call = match (self.provider, &self.api_key) {
+            (Provider::OpenAi, Some(key)) => call.bearer_auth(key),
+            (Provider::Anthropic, Some(key)) => call.header("x-api-key", key),
+            (_, None) => call,
+        };
+        if self.provider == Provider::Anthropic {
+            call = call.header("anthropic-version", ANTHROPIC_VERSION);
+        }
+        let mut response = call.send().await.map_err(|err| (transport(err), None))?;
+        let status = response.status();
+        let asked = retry_after(response.headers(), SystemTime::now());
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|err| (transport(err), None))? {
+            if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                return Err((
+                    LlmError::Malformed(format!("the answer is larger than {MAX_ANSWER_BYTES} bytes")),
+                    None,
+                ));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        if !status.is_success() {
+            let text = excerpt(&String::from_utf8_lossy(&body));
+            return Err((
+                LlmError::Status {
+                    status: status.as_u16(),
+                    body: text,
+                },
+                asked,
+            ));
+        }
+        self.provider.parse(&body, &request.model).map_err(|err| (err, None))
+    }
+}
+
+fn transport(err: reqwest::Error) -> LlmError {
+    if err.is_timeout() {
+        return LlmError::Deadline { attempts: 0 };
+    }
+    // The URL is ours and carries no secret; the key travels in a header.
+    LlmError::Transport(err.to_string())
+}

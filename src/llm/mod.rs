@@ -1,0 +1,17 @@
+//! The upstream LLM (SPEC §6): an OpenAI-compatible or Anthropic client with
+//! deadlines, retries and a concurrency bound; the summarizer built on it; the
+//! extractive summarizer that needs no model; and the tokenizer.
+
+pub mod client;
+pub mod error;
+pub mod extractive;
+pub mod retry;
+pub mod summarizer;
+pub mod tokens;
+pub mod wire;
+
+pub use client::{LlmClient, LlmConfig};
+pub use error::LlmError;
+pub use retry::RetryPolicy;
+pub use summarizer::{Draft, SummaryModel, Via, Writer};
+pub use wire::{Completion, CompletionRequest, Provider};

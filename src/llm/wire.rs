@@ -1,0 +1,212 @@
+//! The two upstream APIs' request and response shapes: OpenAI-compatible chat
+//! completions (OpenAI, vLLM, llama.cpp's server, Ollama, OpenRouter) and
+//! Anthropic Messages. Pure functions, so the shapes are tested without a
+//! server.
+
+use serde_json::{Value, json};
+
+use super::error::LlmError;
+
+/// One non-streaming completion: a system prompt and one user message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompletionRequest {
+    pub model: String,
+    pub system: String,
+    pub user: String,
+    pub max_tokens: u32,
+    pub temperature: f32,
+}
+
+/// What came back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    pub text: String,
+    /// The model that answered, as the upstream names it.
+    pub model: String,
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    OpenAi,
+    Anthropic,
+}
+
+impl Provider {
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Self::OpenAi => "https://api.openai.com/v1",
+            Self::Anthropic => "https://api.anthropic.com",
+        }
+    }
+
+    /// The endpoint under `base_url` (a trailing slash or `/v1` is tolerated).
+    pub fn endpoint(self, base_url: &str) -> String {
+        let base = base_url.trim_end_matches('/');
+        match self {
+            Self::OpenAi => format!("{base}/chat/completions"),
+            Self::Anthropic if base.ends_with("/v1") => format!("{base}/messages"),
+            Self::Anthropic => format!("{base}/v1/messages"),
+        }
+    }
+
+    pub fn body(self, request: &CompletionRequest) -> Value {
+        match self {
+            Self::OpenAi => json!({
+                "model": request.model,
+                "messages": [
+                    {"role": "system", "content": request.system},
+                    {"role": "user", "content": request.user},
+                ],
+                "max_tokens": request.max_tokens,
+                "temperature": request.temperature,
+                "stream": false,
+            }),
+            Self::Anthropic => json!({
+                "model": request.model,
+                "system": request.system,
+                "messages": [{"role": "user", "content": request.user}],
+                "max_tokens": request.max_tokens,
+                "temperature": request.temperature,
+            }),
+        }
+    }
+
+    pub fn parse(self, body: &[u8], requested_model: &str) -> Result<Completion, LlmError> {
+        let value: Value =
+            serde_json::from_slice(body).map_err(|err| LlmError::Malformed(format!("not JSON: {err}")))?;
+        let (text, input, output) = match self {
+            Self::OpenAi => {
+                let choice = value
+                    .pointer("/choices/0/message")
+                    .ok_or_else(|| LlmError::Malformed("no choices[0].message".into()))?;
+                (
+                    text_of(&choice["content"]),
+                    &value["usage"]["prompt_tokens"],
+                    &value["usage"]["completion_tokens"],
+                )
+            }
+            Self::Anthropic => {
+                let content = value
+                    .get("content")
+                    .ok_or_else(|| LlmError::Malformed("no content".into()))?;
+                (
+                    text_of(content),
+                    &value["usage"]["input_tokens"],
+                    &value["usage"]["output_tokens"],
+                )
+            }
+        };
+        let text = text.ok_or_else(|| LlmError::Malformed("the content is not text".into()))?;
+        if text.trim().is_empty() {
+            return Err(LlmError::Empty);
+        }
+        Ok(Completion {
+            text: text.trim().to_owned(),
+            model: value["model"].as_str().unwrap_or(requested_model).to_owned(),
+            input_tokens: input.as_u64(),
+            output_tokens: output.as_u64(),
+        })
+    }
+}
+
+/// A string, or the text parts of a list of content blocks; `None` when it is
+/// neither (null content counts as empty text).
+fn text_of(content: &Value) -> Option<String> {
+    match content {
+        Value::Null => Some(String::new()),
+        Value::String(text) => Some(text.clone()),
+        Value::Array(parts) => Some(
+            parts
+                .iter()
+                .filter(|part| part["type"].as_str().is_none_or(|kind| kind == "text"))
+                .filter_map(|part| part["text"].as_str())
+                .collect::<Vec<_>>()
+                .join(""),
+        ),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> CompletionRequest {
+        CompletionRequest {
+            model: "small".into(),
+            system: "sys".into(),
+            user: "hello".into(),
+            max_tokens: 100,
+            temperature: 0.2,
+        }
+    }
+
+    #[test]
+    fn openai_requests_carry_the_system_prompt_and_the_caps() {
+        let body = Provider::OpenAi.body(&request());
+        assert_eq!(body["messages"][0], json!({"role": "system", "content": "sys"}));
+        assert_eq!(body["messages"][1], json!({"role": "user", "content": "hello"}));
+        assert_eq!(body["max_tokens"], 100);
+        assert_eq!(body["stream"], false);
+    }
+
+    #[test]
+    fn anthropic_requests_put_the_system_prompt_apart() {
+        let body = Provider::Anthropic.body(&request());
+        assert_eq!(body["system"], "sys");
+        assert_eq!(body["messages"], json!([{"role": "user", "content": "hello"}]));
+    }
+
+    #[test]
+    fn endpoints_tolerate_slashes_and_versions() {
+        assert_eq!(
+            Provider::OpenAi.endpoint("http://h/v1/"),
+            "http://h/v1/chat/completions"
+        );
+        assert_eq!(
+            Provider::Anthropic.endpoint("https://api.anthropic.com"),
+            "https://api.anthropic.com/v1/messages"
+        );
+        assert_eq!(Provider::Anthropic.endpoint("http://h/v1"), "http://h/v1/messages");
+    }
+
+    #[test]
+    fn answers_are_parsed_with_their_token_counts() {
+        let openai = br#"{"model":"m-1","choices":[{"message":{"role":"assistant","content":"  Sum.  "}}],"usage":{"prompt_tokens":12,"completion_tokens":3}}"#;
+        let completion = Provider::OpenAi.parse(openai, "small").unwrap();
+        assert_eq!(
+            completion,
+            Completion {
+                text: "Sum.".into(),
+                model: "m-1".into(),
+                input_tokens: Some(12),
+                output_tokens: Some(3)
+            }
+        );
+        let anthropic = br#"{"content":[{"type":"text","text":"A"},{"type":"text","text":"B"}],"usage":{"input_tokens":5,"output_tokens":2}}"#;
+        let completion = Provider::Anthropic.parse(anthropic, "small").unwrap();
+        assert_eq!((completion.text.as_str(), completion.model.as_str()), ("AB", "small"));
+    }
+
+    #[test]
+    fn empty_and_malformed_answers_are_errors() {
+        let empty = br#"{"choices":[{"message":{"content":"   "}}]}"#;
+        assert_eq!(Provider::OpenAi.parse(empty, "m"), Err(LlmError::Empty));
+        let null = br#"{"choices":[{"message":{"content":null}}]}"#;
+        assert_eq!(Provider::OpenAi.parse(null, "m"), Err(LlmError::Empty));
+        assert!(matches!(
+            Provider::OpenAi.parse(b"<html>", "m"),
+            Err(LlmError::Malformed(_))
+        ));
+        assert!(matches!(
+            Provider::OpenAi.parse(br#"{"choices":[]}"#, "m"),
+            Err(LlmError::Malformed(_))
+        ));
+        assert!(matches!(
+            Provider::Anthropic.parse(br#"{"content":7}"#, "m"),
+            Err(LlmError::Malformed(_))
+        ));
+    }
+}

@@ -1,0 +1,291 @@
+//! The upstream client against a fake upstream (wiremock).
+
+use std::time::{Duration, Instant};
+
+use compactd::llm::{CompletionRequest, LlmClient, LlmConfig, LlmError, Provider, RetryPolicy};
+use serde_json::json;
+use wiremock::matchers::{header, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+fn client(server: &MockServer, provider: Provider, deadline: Duration) -> LlmClient {
+    LlmClient::new(LlmConfig {
+        provider,
+        base_url: format!("{}/v1", server.uri()),
+        api_key: Some("sk-test-secret".into()),
+        retry: RetryPolicy {
+            deadline,
+            base: Duration::from_millis(20),
+            cap: Duration::from_millis(100),
+            ..RetryPolicy::default()
+        },
+        max_concurrent: 4,
+    })
+    .unwrap()
+}
+
+fn request() -> CompletionRequest {
+    CompletionRequest {
+        model: "small".into(),
+        system: "sys".into(),
+        user: "hi".into(),
+        max_tokens: 50,
+        temperature: 0.2,
+    }
+}
+
+pub fn openai_answer(text: &str) -> serde_json::Value {
+    json!({"model": "small-2026", "choices": [{"message": {"role": "assistant", "content": text}}],
+           "usage": {"prompt_tokens": 40, "completion_tokens": 7}})
+}
+
+#[tokio::test]
+async fn a_completion_comes_back_with_its_token_counts() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(header("authorization", "Bearer sk-test-secret"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer("  The summary.  ")))
+        .expect(1)
+        .mount(&server)
+        .await;
+
+    let completion = client(&server, Provider::OpenAi, Duration::from_secs(5))
+        .complete(&request())
+        .await
+        .unwrap();
+
+    assert_eq!(completion.text, "The summary.");
+    assert_eq!(completion.model, "small-2026");
+    assert_eq!((completion.input_tokens, completion.output_tokens), (Some(40), Some(7)));
+    let sent: serde_json::Value = server.received_requests().await.unwrap()[0].body_json().unwrap();
+    assert_eq!(sent["model"], "small");
+    assert_eq!(sent["max_tokens"], 50);
+}
+
+#[tokio::test]
+async fn anthropic_gets_its_own_headers_and_shape() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/messages"))
+        .and(header("x-api-key", "sk-test-secret"))
+        .and(header("anthropic-version", "2023-06-01"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"content": [{"type": "text", "text": "Summary."}], "usage": {"input_tokens": 3, "output_tokens": 1}}),
+        ))
+        .expect(1)
+        .mount(&server)
+        .await;
+
+    let completion = client(&server, Provider::Anthropic, Duration::from_secs(5))
+        .complete(&request())
+        .await
+        .unwrap();
+
+    assert_eq!(completion.text, "Summary.");
+    let sent: serde_json::Value = server.received_requests().await.unwrap()[0].body_json().unwrap();
+    assert_eq!(sent["system"], "sys");
+}
+
+#[tokio::test]
+async fn a_500_is_retried_within_the_attempt_budget_then_reported() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500).set_body_string("upstream broke"))
+        .expect(4)
+        .mount(&server)
+        .await;
+
+    let error = client(&server, Provider::OpenAi, Duration::from_secs(5))
+        .complete(&request())
+        .await
+        .unwrap_err();
+
+    assert_eq!(
+        error,
+        LlmError::Status {
+            status: 500,
+            body: "upstream broke".into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_500_then_success_succeeds() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer("ok")))
+        .mount(&server)
+        .await;
+
+    let completion = client(&server, Provider::OpenAi, Duration::from_secs(5))
+        .complete(&request())
+        .await
+        .unwrap();
+
+    assert_eq!(completion.text, "ok");
+    assert_eq!(server.received_requests().await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_429_with_retry_after_is_honoured() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "1"))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer("after the wait")))
+        .mount(&server)
+        .await;
+    let started = Instant::now();
+
+    let completion = client(&server, Provider::OpenAi, Duration::from_secs(5))
+        .complete(&request())
+        .await
+        .unwrap();
+
+    assert_eq!(completion.text, "after the wait");
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "waited {:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_retry_after_past_the_deadline_gives_up_at_once() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "20"))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let started = Instant::now();
+
+    let error = client(&server, Provider::OpenAi, Duration::from_secs(3))
+        .complete(&request())
+        .await
+        .unwrap_err();
+
+    assert!(matches!(error, LlmError::Status { status: 429, .. }), "{error}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[tokio::test]
+async fn a_hanging_upstream_is_cut_off_at_the_deadline() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(openai_answer("late"))
+                .set_delay(Duration::from_secs(30)),
+        )
+        .mount(&server)
+        .await;
+    let started = Instant::now();
+
+    let error = client(&server, Provider::OpenAi, Duration::from_millis(800))
+        .complete(&request())
+        .await
+        .unwrap_err();
+
+    assert!(matches!(error, LlmError::Deadline { .. }), "{error}");
+    assert!(
+        started.elapsed() < Duration::from_millis(1500),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn empty_content_is_an_error_and_not_retried() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer("   ")))
+        .expect(1)
+        .mount(&server)
+        .await;
+
+    let error = client(&server, Provider::OpenAi, Duration::from_secs(5))
+        .complete(&request())
+        .await
+        .unwrap_err();
+
+    assert_eq!(error, LlmError::Empty);
+}
+
+#[tokio::test]
+async fn malformed_json_is_an_error() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("{\"choices\": [oops"))
+        .expect(1)
+        .mount(&server)
+        .await;
+
+    let error = client(&server, Provider::OpenAi, Duration::from_secs(5))
+        .complete(&request())
+        .await
+        .unwrap_err();
+
+    assert!(matches!(error, LlmError::Malformed(_)), "{error}");
+}
+
+#[tokio::test]
+async fn calls_in_flight_are_bounded() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(openai_answer("ok"))
+                .set_delay(Duration::from_millis(300)),
+        )
+        .mount(&server)
+        .await;
+    let client = std::sync::Arc::new(client(&server, Provider::OpenAi, Duration::from_secs(10)));
+    let started = Instant::now();
+
+    let calls: Vec<_> = (0..8)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move { client.complete(&request()).await })
+        })
+        .collect();
+    for call in calls {
+        call.await.unwrap().unwrap();
+    }
+
+    // Four at a time: two rounds of 300 ms, not one.
+    assert!(
+        started.elapsed() >= Duration::from_millis(600),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn the_key_never_appears_in_an_error() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(401).set_body_string("bad key"))
+        .mount(&server)
+        .await;
+
+    let error = client(&server, Provider::OpenAi, Duration::from_secs(5))
+        .complete(&request())
+        .await
+        .unwrap_err();
+
+    assert!(!error.to_string().contains("sk-test-secret"));
+    assert_eq!(
+        server.received_requests().await.unwrap().len(),
+        1,
+        "a 401 is not retried"
+    );
+}
