@@ -85,8 +85,9 @@ CREATE TABLE idempotency_keys (
     key          text        NOT NULL,
     -- SHA-256 of the method, path and canonical body: another body is a 422.
     fingerprint  bytea       NOT NULL,
-    status       smallint    NOT NULL,
-    body         bytea       NOT NULL,
+    -- NULL while the first request with the key runs.
+    status       smallint,
+    body         bytea,
     created_at   timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (tenant, key)
 );

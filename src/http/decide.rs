@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
 use super::extract::{Caller, IdempotencyKey, JsonBody};
-use super::idempotency::{self, Effect, Reply};
+use super::idempotency::{self, Effect, Ready, Reply};
 use super::views::{ConversationState, PendingDecision};
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
 use crate::policy::{self, Decision, DecisionKind, Guard, KEEP_INSTRUCTIONS, Moment, Trigger};
@@ -83,6 +83,14 @@ impl Decide {
 }
 
 impl Effect for Decide {
+    type Ready = Self;
+
+    async fn prepare(self, _: &AppState) -> ApiResult<Self> {
+        Ok(self)
+    }
+}
+
+impl Ready for Decide {
     async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
         let Some(stored) = conversations::find(conn, &self.tenant, &self.id).await? else {
             return Reply::ok(&self.answer(Decision::no_usage_yet(), None));

@@ -42,9 +42,16 @@ impl IntoResponse for Reply {
     }
 }
 
-/// What a POST does, given a connection: inside the key's transaction when
-/// the caller sent one, else on its own.
+/// What a POST does. Its slow part ([`Effect::prepare`]: reads, upstream
+/// calls) runs with no transaction open; its writes ([`Ready::apply`]) run in
+/// one transaction with the key's answer when the caller sent a key.
 pub trait Effect: Send {
+    type Ready: Ready;
+
+    fn prepare(self, app: &AppState) -> impl Future<Output = ApiResult<Self::Ready>> + Send;
+}
+
+pub trait Ready: Send {
     fn apply<'a>(
         self,
         app: &'a AppState,
@@ -62,12 +69,13 @@ pub async fn run(
     effect: impl Effect,
 ) -> ApiResult<Response> {
     let Some(key) = key.0 else {
+        let ready = effect.prepare(app).await?;
         let mut conn = app.pool.acquire().await?;
-        return Ok(effect.apply(app, &mut conn).await?.into_response());
+        return Ok(ready.apply(app, &mut conn).await?.into_response());
     };
     let fingerprint = fingerprint(route, body);
-    let mut tx = app.pool.begin().await?;
-    match idempotency::claim(&mut tx, &caller.tenant, &key, &fingerprint).await? {
+    let tenant = &caller.tenant;
+    match idempotency::begin(&app.pool, tenant, &key, &fingerprint).await? {
         Claim::InFlight => Err(ApiError::IdempotencyKeyInFlight),
         Claim::Mismatch => Err(ApiError::IdempotencyKeyReused),
         Claim::Replay { status, body } => {
@@ -79,25 +87,30 @@ pub async fn run(
             Ok(response)
         }
         Claim::Fresh => {
-            let reply = effect.apply(app, &mut tx).await?;
-            idempotency::save(
-                &mut tx,
-                &caller.tenant,
-                &key,
-                &fingerprint,
-                reply.status.as_u16(),
-                &reply.body,
-            )
-            .await?;
-            tx.commit().await?;
-            Ok(reply.into_response())
+            let outcome = async {
+                let ready = effect.prepare(app).await?;
+                let mut tx = app.pool.begin().await?;
+                let reply = ready.apply(app, &mut tx).await?;
+                if !idempotency::finish(&mut tx, tenant, &key, &fingerprint, reply.status.as_u16(), &reply.body).await?
+                {
+                    return Err(ApiError::IdempotencyKeyInFlight);
+                }
+                tx.commit().await?;
+                Ok(reply)
+            }
+            .await;
+            if outcome.is_err() {
+                // Best effort: an abandoned claim also expires by itself.
+                let _ = idempotency::abandon(&app.pool, tenant, &key, &fingerprint).await;
+            }
+            Ok(outcome?.into_response())
         }
     }
 }
 
 /// SHA-256 of the route and the body's JSON with object keys sorted, so the
 /// same request spelled with other whitespace or key order is the same.
-fn fingerprint(route: &str, body: &[u8]) -> Vec<u8> {
+pub fn fingerprint(route: &str, body: &[u8]) -> Vec<u8> {
     let canonical = serde_json::from_slice::<Value>(body)
         .map(|value| canonical_json(&value))
         .unwrap_or_else(|_| String::from_utf8_lossy(body).into_owned());

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use super::AppState;
 use super::error::{ApiResult, Problem};
 use super::extract::{Caller, IdempotencyKey, JsonBody};
-use super::idempotency::{self, Effect, Reply};
+use super::idempotency::{self, Effect, Ready, Reply};
 use super::views::ConversationState;
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
 use crate::policy::TurnEnd;
@@ -94,6 +94,14 @@ fn storable(text: String) -> String {
 }
 
 impl Effect for EndTurn {
+    type Ready = Self;
+
+    async fn prepare(self, _: &AppState) -> ApiResult<Self> {
+        Ok(self)
+    }
+}
+
+impl Ready for EndTurn {
     async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
         let (stored, turn_id) =
             conversations::end_turn(conn, &self.tenant, &self.id, &self.turn, self.text, self.at.get()).await?;

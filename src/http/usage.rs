@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 use super::AppState;
 use super::error::{ApiResult, Problem};
 use super::extract::{Caller, IdempotencyKey, JsonBody};
-use super::idempotency::{self, Effect, Reply};
+use super::idempotency::{self, Effect, Ready, Reply};
 use super::views::ConversationState;
 use crate::domain::{At, ConversationId, Count, InvalidValue, TenantId};
 use crate::policy::{CacheLife, UsageReport};
@@ -81,6 +81,14 @@ impl RecordUsage {
 }
 
 impl Effect for RecordUsage {
+    type Ready = Self;
+
+    async fn prepare(self, _: &AppState) -> ApiResult<Self> {
+        Ok(self)
+    }
+}
+
+impl Ready for RecordUsage {
     async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
         let stored =
             conversations::record_usage(conn, &self.tenant, &self.id, &self.report, self.at.get(), &app.policy).await?;

@@ -14,20 +14,19 @@ use sqlx::postgres::PgArguments;
 use sqlx::query::Query;
 use sqlx::{PgConnection, Postgres};
 
+use super::state::{STATE_COLUMNS, bind_state};
 use super::{StoreResult, StoredConversation, db_count};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::{CacheLife, Conversation, PolicyConfig, TurnEnd, UsageReport};
 
 /// The columns of a fresh row, bound as `$1..=$23` by [`bind_fresh`].
-const INSERT_FRESH: &str = "INSERT INTO conversations AS c (
-    tenant, conversation_id, used, size, cache_life, cache_life_source, context_pressure_tokens,
-    created_at, last_turn_at, turns_since_compaction, compactions, host_compactions_24h,
-    used_after_compaction, idle_compacted, rollover_declined, total_user_messages,
-    user_messages_since_boundary, runs_completed_since_boundary, user_messages_since_run_completed,
-    failed_compactions_in_row, last_call, last_event_seq, last_turn_seq)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
-          $21, $22, $23)
-  ON CONFLICT (tenant, conversation_id) DO UPDATE SET";
+static INSERT_FRESH: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT INTO conversations AS c (tenant, conversation_id, {STATE_COLUMNS}, last_call, last_event_seq, last_turn_seq)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+  ON CONFLICT (tenant, conversation_id) DO UPDATE SET"
+    )
+});
 
 /// The row a conversation's first event creates: `state` after that event,
 /// numbered as its first event (and first turn, when one is stored).
@@ -39,28 +38,7 @@ fn bind_fresh<'q>(
     last_call: Option<Value>,
     first_turn: bool,
 ) -> Query<'q, Postgres, PgArguments> {
-    let count = |n: u64| db_count(n);
-    sqlx::query(sql)
-        .bind(tenant.as_str())
-        .bind(id.as_str())
-        .bind(count(state.used))
-        .bind(count(state.size))
-        .bind(state.cache_life.life().map(CacheLife::as_str))
-        .bind(state.cache_life.source())
-        .bind(state.context_pressure_tokens.map(count))
-        .bind(state.created_at)
-        .bind(state.last_turn_at)
-        .bind(count(state.turns_since_compaction))
-        .bind(count(state.compactions))
-        .bind(&state.host_compactions_24h)
-        .bind(state.used_after_compaction.map(count))
-        .bind(state.idle_compacted)
-        .bind(state.rollover_declined)
-        .bind(count(state.total_user_messages))
-        .bind(count(state.user_messages_since_boundary))
-        .bind(count(state.runs_completed_since_boundary))
-        .bind(count(state.user_messages_since_run_completed))
-        .bind(count(state.failed_compactions_in_row))
+    bind_state(sqlx::query(sql).bind(tenant.as_str()).bind(id.as_str()), state)
         .bind(last_call)
         .bind(1_i64)
         .bind(i64::from(first_turn))
@@ -71,7 +49,7 @@ fn bind_fresh<'q>(
 /// window, `$32` context_pressure_tokens (0 clears), `$33` the event payload.
 static RECORD_USAGE: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "WITH c AS ({INSERT_FRESH}
+        "WITH c AS ({}
     used_after_compaction = CASE
         WHEN c.compactions > 0 AND c.used_after_compaction IS NULL AND c.turns_since_compaction = 0 THEN $24
         ELSE c.used_after_compaction END,
@@ -97,7 +75,8 @@ static RECORD_USAGE: LazyLock<String> = LazyLock::new(|| {
   INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
   SELECT tenant, conversation_id, last_event_seq, $27, 'usage', $33 FROM c
 )
-SELECT * FROM c"
+SELECT * FROM c",
+        *INSERT_FRESH
     )
 });
 
@@ -151,7 +130,7 @@ pub async fn record_usage(
 /// whether a turn's text is stored, `$28`/`$29` the texts, `$30` the payload.
 static END_TURN: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "WITH c AS ({INSERT_FRESH}
+        "WITH c AS ({}
     last_turn_at = $24,
     turns_since_compaction = c.turns_since_compaction + 1,
     idle_compacted = false,
@@ -173,7 +152,8 @@ static END_TURN: LazyLock<String> = LazyLock::new(|| {
          $30::jsonb || jsonb_build_object('turn_id', CASE WHEN $27 THEN last_turn_seq END)
   FROM c
 )
-SELECT * FROM c"
+SELECT * FROM c",
+        *INSERT_FRESH
     )
 });
 

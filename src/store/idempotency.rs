@@ -1,10 +1,11 @@
 //! Idempotency keys (SPEC §3): the first answer to a key is kept and replayed.
 //!
-//! A request with a key runs in one transaction that first takes a
-//! transaction-scoped advisory lock on the key: a second request with the key
-//! while the first runs cannot take it and is told so (409), and the first's
-//! effect and its stored answer commit together, so a crash between them
-//! leaves neither.
+//! A key is claimed by a committed in-flight row, so a retry that arrives
+//! while the first request runs (however long its upstream call takes) sees it
+//! and is told so, without any connection held meanwhile. The effect and its
+//! answer then commit in one transaction ([`finish`]): a crash between them
+//! leaves neither, and the in-flight row, once abandoned long enough, is taken
+//! over by the next retry.
 
 use std::time::Duration;
 
@@ -15,11 +16,14 @@ use crate::domain::TenantId;
 
 /// How long a key's answer is kept; the spec asks for at least a day.
 pub const RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
+/// After this long without an answer a claim was abandoned (its process
+/// died): longer than any request may run.
+pub const ABANDONED_AFTER: Duration = Duration::from_secs(10 * 60);
 
 /// What an earlier use of the key says about this request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Claim {
-    /// First use (or the last use expired): run it, then [`save`] its answer.
+    /// Ours now: run it, then [`finish`] with its answer (or [`abandon`]).
     Fresh,
     /// Same request again: answer exactly what was answered.
     Replay { status: u16, body: Vec<u8> },
@@ -29,53 +33,62 @@ pub enum Claim {
     InFlight,
 }
 
-/// Claims `key` inside the caller's open transaction.
-pub async fn claim(tx: &mut PgConnection, tenant: &TenantId, key: &str, fingerprint: &[u8]) -> StoreResult<Claim> {
-    let locked: bool = sqlx::query_scalar("SELECT pg_try_advisory_xact_lock(hashtextextended($1 || ':' || $2, 0))")
-        .bind(tenant.as_str())
-        .bind(key)
-        .fetch_one(&mut *tx)
-        .await?;
-    if !locked {
-        return Ok(Claim::InFlight);
-    }
-    // A new statement, so its snapshot sees whatever the lock's last holder
-    // committed.
-    let row = sqlx::query(
-        "SELECT fingerprint, status, body FROM idempotency_keys
-          WHERE tenant = $1 AND key = $2 AND created_at > now() - $3::interval",
+/// Claims `key` for a request with `fingerprint`, or says why not.
+pub async fn begin(pool: &PgPool, tenant: &TenantId, key: &str, fingerprint: &[u8]) -> StoreResult<Claim> {
+    let claimed = sqlx::query(
+        "INSERT INTO idempotency_keys AS k (tenant, key, fingerprint, status, body) VALUES ($1, $2, $3, NULL, NULL)
+         ON CONFLICT (tenant, key) DO UPDATE
+            SET fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL, created_at = now()
+          WHERE k.created_at <= now() - $4::interval
+             OR (k.status IS NULL AND k.created_at <= now() - $5::interval)
+         RETURNING 1",
     )
     .bind(tenant.as_str())
     .bind(key)
+    .bind(fingerprint)
     .bind(RETENTION)
-    .fetch_optional(&mut *tx)
+    .bind(ABANDONED_AFTER)
+    .fetch_optional(pool)
     .await?;
-    let Some(row) = row else { return Ok(Claim::Fresh) };
+    if claimed.is_some() {
+        return Ok(Claim::Fresh);
+    }
+    let row = sqlx::query("SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = $1 AND key = $2")
+        .bind(tenant.as_str())
+        .bind(key)
+        .fetch_optional(pool)
+        .await?;
+    // Gone between the two statements (abandoned and swept): a retry will claim it.
+    let Some(row) = row else { return Ok(Claim::InFlight) };
     let stored: Vec<u8> = row.try_get("fingerprint")?;
     if stored != fingerprint {
         return Ok(Claim::Mismatch);
     }
-    let status: i16 = row.try_get("status")?;
-    Ok(Claim::Replay {
-        status: u16::try_from(status).unwrap_or(200),
-        body: row.try_get("body")?,
+    let status: Option<i16> = row.try_get("status")?;
+    let body: Option<Vec<u8>> = row.try_get("body")?;
+    Ok(match status.zip(body) {
+        Some((status, body)) => Claim::Replay {
+            status: u16::try_from(status).unwrap_or(200),
+            body,
+        },
+        None => Claim::InFlight,
     })
 }
 
-/// Keeps the answer to a fresh claim, in the same transaction as its effect.
-pub async fn save(
+/// Keeps the answer, in the transaction that made the effect. `false` when
+/// the claim is no longer ours (it was taken over as abandoned): the caller
+/// must roll back.
+pub async fn finish(
     tx: &mut PgConnection,
     tenant: &TenantId,
     key: &str,
     fingerprint: &[u8],
     status: u16,
     body: &[u8],
-) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO idempotency_keys (tenant, key, fingerprint, status, body) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (tenant, key) DO UPDATE
-            SET fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status, body = EXCLUDED.body,
-                created_at = now()",
+) -> StoreResult<bool> {
+    let done = sqlx::query(
+        "UPDATE idempotency_keys SET status = $4, body = $5
+          WHERE tenant = $1 AND key = $2 AND fingerprint = $3 AND status IS NULL",
     )
     .bind(tenant.as_str())
     .bind(key)
@@ -84,6 +97,17 @@ pub async fn save(
     .bind(body)
     .execute(&mut *tx)
     .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Gives up a claim whose request failed, so a retry may run at once.
+pub async fn abandon(pool: &PgPool, tenant: &TenantId, key: &str, fingerprint: &[u8]) -> StoreResult<()> {
+    sqlx::query("DELETE FROM idempotency_keys WHERE tenant = $1 AND key = $2 AND fingerprint = $3 AND status IS NULL")
+        .bind(tenant.as_str())
+        .bind(key)
+        .bind(fingerprint)
+        .execute(pool)
+        .await?;
     Ok(())
 }
 

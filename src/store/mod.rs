@@ -2,11 +2,15 @@
 //! (or one transaction) with the conversation's row locked, so concurrent
 //! reports on one conversation never lose an update.
 
+pub mod compactions;
 pub mod conversations;
 pub mod due;
 pub mod events;
+pub mod handoffs;
 pub mod idempotency;
 mod row;
+mod state;
+pub mod turns;
 
 use std::time::Duration;
 

@@ -21,6 +21,10 @@ pub struct StoredConversation {
     pub last_call: Option<serde_json::Value>,
     pub last_event_seq: i64,
     pub last_turn_seq: i64,
+    /// The seq of its latest compaction attempt.
+    pub last_compaction_seq: i64,
+    /// Stored turns up to this one are behind the latest boundary.
+    pub boundary_turn_seq: i64,
     pub updated_at: DateTime<Utc>,
 }
 
@@ -62,6 +66,8 @@ impl StoredConversation {
             last_call: row.try_get("last_call")?,
             last_event_seq: row.try_get("last_event_seq")?,
             last_turn_seq: row.try_get("last_turn_seq")?,
+            last_compaction_seq: row.try_get("last_compaction_seq")?,
+            boundary_turn_seq: row.try_get("boundary_turn_seq")?,
             updated_at: row.try_get("updated_at")?,
         })
     }

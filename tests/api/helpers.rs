@@ -10,7 +10,7 @@ use compactd::store;
 use reqwest::{RequestBuilder, Response};
 use serde_json::Value;
 use sqlx::postgres::PgConnectOptions;
-use sqlx::{ConnectOptions, Connection, PgConnection, PgPool};
+use sqlx::{ConnectOptions, Connection, PgPool};
 use tokio::sync::oneshot;
 
 /// The server the tests create their databases on: `DATABASE_URL`, else the
@@ -167,12 +167,4 @@ pub fn encode(segment: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
-}
-
-/// A connection of its own to the app's database, outside its pool (to hold
-/// a transaction open while the app works, say).
-pub async fn connect_to(app: &TestApp) -> PgConnection {
-    PgConnection::connect_with(&admin_options().database(&app.database))
-        .await
-        .unwrap()
 }

@@ -1,9 +1,9 @@
 use compactd::domain::TenantId;
+use compactd::http::idempotency::fingerprint;
 use compactd::store::idempotency::{self, Claim};
 use serde_json::json;
-use sqlx::Connection;
 
-use crate::helpers::{connect_to, spawn_app};
+use crate::helpers::spawn_app;
 
 #[tokio::test]
 async fn a_retry_with_the_same_key_replays_the_first_answer_and_changes_nothing() {
@@ -83,38 +83,55 @@ async fn the_same_key_with_another_body_or_route_is_422() {
 #[tokio::test]
 async fn a_retry_while_the_first_is_in_flight_is_409() {
     let app = spawn_app().await;
-    // Another request holding the key: its transaction is open.
-    let mut other = connect_to(&app).await;
-    let mut in_flight = other.begin().await.unwrap();
-    let claim = idempotency::claim(&mut in_flight, &TenantId::open(), "busy-key", b"fingerprint")
+    let body = json!({"conversation_id": "c1", "used": 5});
+    let send = || {
+        app.post("/usage")
+            .header("Idempotency-Key", "busy-key")
+            .json(&body)
+            .send()
+    };
+    // The same request holds the key: it claimed it and has not answered yet.
+    let fingerprint = &fingerprint("POST /usage", body.to_string().as_bytes());
+    let claim = idempotency::begin(&app.pool, &TenantId::open(), "busy-key", fingerprint)
         .await
         .unwrap();
     assert_eq!(claim, Claim::Fresh);
 
+    let in_flight = send().await.unwrap();
+
+    assert_eq!(in_flight.status(), 409);
+    assert_eq!(in_flight.headers()["retry-after"], "1");
+    assert_eq!(app.conversation_count().await, 0);
+    idempotency::abandon(&app.pool, &TenantId::open(), "busy-key", fingerprint)
+        .await
+        .unwrap();
+    assert_eq!(
+        send().await.unwrap().status(),
+        200,
+        "the key is free once the first gives up"
+    );
+}
+
+#[tokio::test]
+async fn an_abandoned_claim_is_taken_over() {
+    let app = spawn_app().await;
+    idempotency::begin(&app.pool, &TenantId::open(), "stale", b"dead process")
+        .await
+        .unwrap();
+    sqlx::query("UPDATE idempotency_keys SET created_at = now() - interval '11 minutes'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+
     let response = app
         .post("/usage")
-        .header("Idempotency-Key", "busy-key")
+        .header("Idempotency-Key", "stale")
         .json(&json!({"conversation_id": "c1", "used": 5}))
         .send()
         .await
         .unwrap();
 
-    assert_eq!(response.status(), 409);
-    assert_eq!(response.headers()["retry-after"], "1");
-    assert_eq!(app.conversation_count().await, 0);
-    in_flight.rollback().await.unwrap();
-    let after = app
-        .post("/usage")
-        .header("Idempotency-Key", "busy-key")
-        .json(&json!({"conversation_id": "c1", "used": 5}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(
-        after.status(),
-        200,
-        "the key is free once the first ends without an answer"
-    );
+    assert_eq!(response.status(), 200);
 }
 
 #[tokio::test]

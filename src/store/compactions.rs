@@ -1,0 +1,350 @@
+//! The compaction ledger: claiming a conversation while its summary is
+//! written, recording every attempt with the state change it makes, and
+//! reading the history back.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, Row};
+
+use super::state::{STATE_COLUMNS, bind_state};
+use super::{StoreResult, StoredConversation, count_of, db_count};
+use crate::domain::{ConversationId, TenantId};
+use crate::policy::Trigger;
+
+/// Why a conversation could not be claimed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unclaimed {
+    Missing,
+    /// Another /summarize of it is running.
+    Busy,
+}
+
+/// Claims the conversation for one summary; a claim older than `stale_after`
+/// was abandoned (its process died) and is taken over.
+pub async fn claim(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    stale_after: Duration,
+) -> StoreResult<Result<StoredConversation, Unclaimed>> {
+    let claimed = sqlx::query(
+        "UPDATE conversations SET compacting_since = now()
+          WHERE tenant = $1 AND conversation_id = $2
+            AND (compacting_since IS NULL OR compacting_since < now() - $3::interval)
+         RETURNING *",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(stale_after)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if let Some(row) = claimed {
+        return Ok(Ok(StoredConversation::from_row(&row)?));
+    }
+    let exists: bool =
+        sqlx::query_scalar("SELECT EXISTS (SELECT FROM conversations WHERE tenant = $1 AND conversation_id = $2)")
+            .bind(tenant.as_str())
+            .bind(id.as_str())
+            .fetch_one(&mut *conn)
+            .await?;
+    Ok(Err(if exists { Unclaimed::Busy } else { Unclaimed::Missing }))
+}
+
+/// Gives a claim back without recording anything (the request was refused).
+pub async fn release(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<()> {
+    sqlx::query("UPDATE conversations SET compacting_since = NULL WHERE tenant = $1 AND conversation_id = $2")
+        .bind(tenant.as_str())
+        .bind(id.as_str())
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// One attempt, as the ledger keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attempt {
+    pub at: DateTime<Utc>,
+    pub trigger: Trigger,
+    pub by_host: bool,
+    pub idle: bool,
+    pub summarizer: &'static str,
+    pub model: Option<String>,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub total_messages: u64,
+    pub user_messages: u64,
+    pub assistant_messages: u64,
+    pub tool_messages: u64,
+    pub kept_from: Option<u64>,
+    pub duration_ms: u64,
+    pub upstream_input_tokens: Option<u64>,
+    pub upstream_output_tokens: Option<u64>,
+    /// The new summary, or why there is none.
+    pub outcome: Result<String, String>,
+    pub prompt_version: Option<&'static str>,
+    /// Stored turns up to this one are now behind the boundary.
+    pub boundary_turn_seq: i64,
+}
+
+impl Attempt {
+    pub fn tokens_saved(&self) -> u64 {
+        self.tokens_before.saturating_sub(self.tokens_after)
+    }
+
+    pub fn percent_saved(&self) -> u64 {
+        if self.tokens_before == 0 {
+            0
+        } else {
+            (u128::from(self.tokens_saved()) * 100 / u128::from(self.tokens_before)) as u64
+        }
+    }
+}
+
+/// A row of the ledger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    pub id: i64,
+    pub conversation_id: String,
+    pub seq: i64,
+    pub at: DateTime<Utc>,
+    pub trigger: String,
+    pub by_host: bool,
+    pub idle: bool,
+    pub summarizer: String,
+    pub model: Option<String>,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub tokens_saved: u64,
+    pub percent_saved: u64,
+    pub total_messages: u64,
+    pub user_messages: u64,
+    pub assistant_messages: u64,
+    pub tool_messages: u64,
+    pub kept_from: Option<u64>,
+    pub duration_ms: u64,
+    pub upstream_input_tokens: Option<u64>,
+    pub upstream_output_tokens: Option<u64>,
+    pub success: bool,
+    pub error: Option<String>,
+    pub summary: Option<String>,
+    pub recorded_at: DateTime<Utc>,
+}
+
+fn recorded(row: &PgRow) -> sqlx::Result<Recorded> {
+    let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
+    let optional = |column: &str| row.try_get::<Option<i64>, _>(column).map(|n| n.map(count_of));
+    let small = |column: &str| row.try_get::<i32, _>(column).map(|n| count_of(n.into()));
+    Ok(Recorded {
+        id: row.try_get("id")?,
+        conversation_id: row.try_get("conversation_id")?,
+        seq: row.try_get("seq")?,
+        at: row.try_get("at")?,
+        trigger: row.try_get("trigger")?,
+        by_host: row.try_get("by_host")?,
+        idle: row.try_get("idle")?,
+        summarizer: row.try_get("summarizer")?,
+        model: row.try_get("model")?,
+        tokens_before: count("tokens_before")?,
+        tokens_after: count("tokens_after")?,
+        tokens_saved: count("tokens_saved")?,
+        percent_saved: count_of(row.try_get::<i16, _>("percent_saved")?.into()),
+        total_messages: small("total_messages")?,
+        user_messages: small("user_messages")?,
+        assistant_messages: small("assistant_messages")?,
+        tool_messages: small("tool_messages")?,
+        kept_from: row.try_get::<Option<i32>, _>("kept_from")?.map(|n| count_of(n.into())),
+        duration_ms: count("duration_ms")?,
+        upstream_input_tokens: optional("upstream_input_tokens")?,
+        upstream_output_tokens: optional("upstream_output_tokens")?,
+        success: row.try_get("success")?,
+        error: row.try_get("error")?,
+        summary: row.try_get("summary")?,
+        recorded_at: row.try_get("recorded_at")?,
+    })
+}
+
+fn small_count(n: u64) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+/// Records `attempt` and applies it to the conversation, which the caller
+/// claimed: on success it is compacted (the policy's transition) and the
+/// summary becomes the anchor; on failure only the failure counts. The claim
+/// ends. Runs inside the caller's transaction.
+pub async fn record(
+    tx: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    attempt: &Attempt,
+) -> StoreResult<(Recorded, StoredConversation)> {
+    let row = sqlx::query("SELECT * FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
+        .bind(tenant.as_str())
+        .bind(id.as_str())
+        .fetch_one(&mut *tx)
+        .await?;
+    let stored = StoredConversation::from_row(&row)?;
+    let mut state = stored.state.clone();
+    let seq = stored.last_compaction_seq + 1;
+    let (summary, summary_seq, boundary) = match &attempt.outcome {
+        Ok(summary) => {
+            state.compacted(attempt.by_host, attempt.idle, attempt.at);
+            (stored_summary_text(summary), Some(seq), attempt.boundary_turn_seq)
+        }
+        Err(_) => {
+            state.compaction_failed();
+            (
+                stored.summary.as_ref().map(|(text, _)| text.clone()),
+                stored.summary.as_ref().map(|(_, s)| *s),
+                stored.boundary_turn_seq,
+            )
+        }
+    };
+    let success = attempt.outcome.is_ok();
+    let updated = bind_state(
+        sqlx::query(&format!(
+            "UPDATE conversations SET ({STATE_COLUMNS}) = ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20),
+                    summary = $21, summary_seq = $22, boundary_turn_seq = $23, last_compaction_seq = $24,
+                    pending_decision = CASE WHEN $25 THEN NULL ELSE pending_decision END,
+                    compacting_since = NULL, last_event_seq = last_event_seq + 1, updated_at = now()
+              WHERE tenant = $1 AND conversation_id = $2
+             RETURNING *"
+        ))
+        .bind(tenant.as_str())
+        .bind(id.as_str()),
+        &state,
+    )
+    .bind(summary)
+    .bind(summary_seq)
+    .bind(boundary)
+    .bind(seq)
+    .bind(success)
+    .fetch_one(&mut *tx)
+    .await?;
+    let after = StoredConversation::from_row(&updated)?;
+    let ledger = sqlx::query(
+        "INSERT INTO compactions (tenant, conversation_id, seq, at, trigger, by_host, idle, summarizer, model,
+                tokens_before, tokens_after, tokens_saved, percent_saved, total_messages, user_messages,
+                assistant_messages, tool_messages, kept_from, duration_ms, upstream_input_tokens,
+                upstream_output_tokens, success, error, summary, prompt_version)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+                 $22, $23, $24, $25)
+         RETURNING *",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(seq)
+    .bind(attempt.at)
+    .bind(attempt.trigger.as_str())
+    .bind(attempt.by_host)
+    .bind(attempt.idle)
+    .bind(attempt.summarizer)
+    .bind(&attempt.model)
+    .bind(db_count(attempt.tokens_before))
+    .bind(db_count(attempt.tokens_after))
+    .bind(db_count(attempt.tokens_saved()))
+    .bind(i16::try_from(attempt.percent_saved()).unwrap_or(100))
+    .bind(small_count(attempt.total_messages))
+    .bind(small_count(attempt.user_messages))
+    .bind(small_count(attempt.assistant_messages))
+    .bind(small_count(attempt.tool_messages))
+    .bind(attempt.kept_from.map(small_count))
+    .bind(db_count(attempt.duration_ms))
+    .bind(attempt.upstream_input_tokens.map(db_count))
+    .bind(attempt.upstream_output_tokens.map(db_count))
+    .bind(success)
+    .bind(attempt.outcome.as_ref().err())
+    .bind(attempt.outcome.as_ref().ok())
+    .bind(attempt.prompt_version)
+    .fetch_one(&mut *tx)
+    .await?;
+    let ledger = recorded(&ledger)?;
+    sqlx::query(
+        "INSERT INTO events (tenant, conversation_id, seq, at, kind, payload) VALUES ($1, $2, $3, $4, 'compaction', $5)",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(after.last_event_seq)
+    .bind(attempt.at)
+    .bind(json!({
+        "compaction_id": ledger.id,
+        "seq": seq,
+        "trigger": ledger.trigger,
+        "success": success,
+        "error": ledger.error,
+        "summarizer": ledger.summarizer,
+        "tokens_before": ledger.tokens_before,
+        "tokens_after": ledger.tokens_after,
+    }))
+    .execute(&mut *tx)
+    .await?;
+    Ok((ledger, after))
+}
+
+/// An empty anchor is no anchor.
+fn stored_summary_text(summary: &str) -> Option<String> {
+    (!summary.trim().is_empty()).then(|| summary.to_owned())
+}
+
+/// A conversation's attempts, newest first, before `before_seq`.
+pub async fn of_conversation(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    before_seq: Option<i64>,
+    limit: i64,
+) -> StoreResult<Vec<Recorded>> {
+    let rows = sqlx::query(
+        "SELECT * FROM compactions WHERE tenant = $1 AND conversation_id = $2 AND seq < COALESCE($3, 9223372036854775807)
+          ORDER BY seq DESC LIMIT $4",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(before_seq)
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.iter().map(recorded).collect::<sqlx::Result<_>>()?)
+}
+
+/// Filters on the fleet's history.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FleetFilter {
+    pub trigger: Option<Trigger>,
+    pub success: Option<bool>,
+    pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
+    /// Only attempts with an id below this one (the previous page's last).
+    pub before_id: Option<i64>,
+}
+
+/// The tenant's attempts across conversations, newest first.
+pub async fn of_fleet(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    filter: &FleetFilter,
+    limit: i64,
+) -> StoreResult<Vec<Recorded>> {
+    let rows = sqlx::query(
+        "SELECT * FROM compactions
+          WHERE tenant = $1
+            AND ($2::text IS NULL OR trigger = $2)
+            AND ($3::boolean IS NULL OR success = $3)
+            AND ($4::timestamptz IS NULL OR at >= $4)
+            AND ($5::timestamptz IS NULL OR at < $5)
+            AND ($6::bigint IS NULL OR id < $6)
+          ORDER BY id DESC LIMIT $7",
+    )
+    .bind(tenant.as_str())
+    .bind(filter.trigger.map(Trigger::as_str))
+    .bind(filter.success)
+    .bind(filter.since)
+    .bind(filter.until)
+    .bind(filter.before_id)
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.iter().map(recorded).collect::<sqlx::Result<_>>()?)
+}

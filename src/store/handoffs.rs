@@ -1,0 +1,119 @@
+//! Rollovers (SPEC §3, /handoff): the successor is created with its lineage,
+//! the predecessor points at it, and both logs say so; or the user declined.
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use sqlx::PgConnection;
+
+use super::state::{STATE_COLUMNS, bind_state};
+use super::{StoreResult, StoredConversation};
+use crate::domain::{ConversationId, TenantId};
+use crate::policy::Conversation;
+
+/// Why a rollover could not be recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotRolled {
+    Missing,
+    /// The successor id names a conversation that is not this one's successor.
+    SuccessorTaken,
+}
+
+/// The user carried on over a rollover; `None` when there is no such conversation.
+pub async fn decline(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    at: DateTime<Utc>,
+) -> StoreResult<Option<StoredConversation>> {
+    let row = sqlx::query(
+        "WITH c AS (
+           UPDATE conversations SET rollover_declined = true, last_event_seq = last_event_seq + 1, updated_at = now()
+            WHERE tenant = $1 AND conversation_id = $2
+           RETURNING *
+         ), event AS (
+           INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
+           SELECT tenant, conversation_id, last_event_seq, $3, 'rollover_declined', '{}'::jsonb FROM c
+         )
+         SELECT * FROM c",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(at)
+    .fetch_optional(&mut *conn)
+    .await?;
+    row.as_ref().map(StoredConversation::from_row).transpose()
+}
+
+/// Records the rollover of `id` into `successor`, inside the caller's
+/// transaction; answers the predecessor as it is now.
+pub async fn roll_over(
+    tx: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    successor: &ConversationId,
+    at: DateTime<Utc>,
+    text: &str,
+    bookmark: Option<&str>,
+) -> StoreResult<Result<StoredConversation, NotRolled>> {
+    let exists = sqlx::query("SELECT 1 FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
+        .bind(tenant.as_str())
+        .bind(id.as_str())
+        .fetch_optional(&mut *tx)
+        .await?;
+    if exists.is_none() {
+        return Ok(Err(NotRolled::Missing));
+    }
+    let fresh = Conversation::new(at);
+    let created = bind_state(
+        sqlx::query(&format!(
+            "INSERT INTO conversations (tenant, conversation_id, {STATE_COLUMNS}, predecessor_id, last_event_seq, last_turn_seq)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, 1, 0)
+             ON CONFLICT (tenant, conversation_id) DO NOTHING
+             RETURNING conversation_id"
+        ))
+        .bind(tenant.as_str())
+        .bind(successor.as_str()),
+        &fresh,
+    )
+    .bind(id.as_str())
+    .fetch_optional(&mut *tx)
+    .await?;
+    if created.is_some() {
+        sqlx::query("INSERT INTO events (tenant, conversation_id, seq, at, kind, payload) VALUES ($1, $2, 1, $3, 'handoff', $4)")
+            .bind(tenant.as_str())
+            .bind(successor.as_str())
+            .bind(at)
+            .bind(json!({"predecessor_id": id.as_str(), "role": "successor"}))
+            .execute(&mut *tx)
+            .await?;
+    } else {
+        let predecessor: Option<String> =
+            sqlx::query_scalar("SELECT predecessor_id FROM conversations WHERE tenant = $1 AND conversation_id = $2")
+                .bind(tenant.as_str())
+                .bind(successor.as_str())
+                .fetch_one(&mut *tx)
+                .await?;
+        if predecessor.as_deref() != Some(id.as_str()) {
+            return Ok(Err(NotRolled::SuccessorTaken));
+        }
+    }
+    let row = sqlx::query(
+        "WITH c AS (
+           UPDATE conversations SET successor_id = $3, last_event_seq = last_event_seq + 1, updated_at = now()
+            WHERE tenant = $1 AND conversation_id = $2
+           RETURNING *
+         ), event AS (
+           INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
+           SELECT tenant, conversation_id, last_event_seq, $4, 'handoff', $5 FROM c
+         )
+         SELECT * FROM c",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(successor.as_str())
+    .bind(at)
+    .bind(json!({"successor_id": successor.as_str(), "bookmark": bookmark, "text": text, "role": "predecessor"}))
+    .fetch_one(&mut *tx)
+    .await?;
+    Ok(Ok(StoredConversation::from_row(&row)?))
+}

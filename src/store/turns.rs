@@ -1,0 +1,134 @@
+//! Reading stored turns: since the boundary (what /summarize summarizes),
+//! the latest ones (what /handoff quotes), and from a bookmark or by search
+//! (what an agent's `search_history` reads).
+
+use chrono::{DateTime, Utc};
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, Row};
+
+use super::{StoreResult, count_of};
+use crate::domain::{ConversationId, TenantId};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turn {
+    /// Its id: 1, 2, 3… within the conversation (the bookmark).
+    pub seq: i64,
+    pub at: DateTime<Utc>,
+    pub user_messages: u64,
+    pub user: Option<String>,
+    pub assistant: Option<String>,
+}
+
+fn turn(row: &PgRow) -> sqlx::Result<Turn> {
+    Ok(Turn {
+        seq: row.try_get("seq")?,
+        at: row.try_get("at")?,
+        user_messages: count_of(row.try_get("user_messages")?),
+        user: row.try_get("user_text")?,
+        assistant: row.try_get("assistant_text")?,
+    })
+}
+
+const COLUMNS: &str = "seq, at, user_messages, user_text, assistant_text";
+
+/// The turns after `boundary`, oldest first.
+pub async fn since(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    boundary: i64,
+) -> StoreResult<Vec<Turn>> {
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM turns WHERE tenant = $1 AND conversation_id = $2 AND seq > $3 ORDER BY seq"
+    ))
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(boundary)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+}
+
+/// The newest turns at or before `from` (all when `None`), newest first.
+pub async fn back_from(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    from: Option<i64>,
+    limit: i64,
+) -> StoreResult<Vec<Turn>> {
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM turns
+          WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($3, 9223372036854775807)
+          ORDER BY seq DESC LIMIT $4"
+    ))
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(from)
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+}
+
+/// The newest turns whose user (or assistant) text is present, newest first.
+pub async fn latest_with(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    column: Said,
+    limit: i64,
+) -> StoreResult<Vec<Turn>> {
+    let present = match column {
+        Said::User => "user_text IS NOT NULL AND btrim(user_text) <> ''",
+        Said::Assistant => "assistant_text IS NOT NULL AND btrim(assistant_text) <> ''",
+    };
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM turns WHERE tenant = $1 AND conversation_id = $2 AND {present}
+          ORDER BY seq DESC LIMIT $3"
+    ))
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum Said {
+    User,
+    Assistant,
+}
+
+/// Turns matching `query`, best first: Postgres's own text search (the
+/// `simple` configuration, so every language is at least split into words),
+/// and a plain substring match for scripts written without spaces.
+pub async fn search(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    query: &str,
+    from: Option<i64>,
+    limit: i64,
+) -> StoreResult<Vec<Turn>> {
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM (
+           SELECT *, to_tsvector('simple', coalesce(user_text, '') || ' ' || coalesce(assistant_text, '')) AS document
+             FROM turns
+            WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($4, 9223372036854775807)
+         ) t
+          WHERE document @@ websearch_to_tsquery('simple', $3)
+             OR strpos(lower(coalesce(user_text, '') || ' ' || coalesce(assistant_text, '')), lower($3)) > 0
+          ORDER BY ts_rank(document, websearch_to_tsquery('simple', $3)) DESC, seq DESC
+          LIMIT $5"
+    ))
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(query)
+    .bind(from)
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+}
