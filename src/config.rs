@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use chrono::Duration;
 use clap::{Args, Parser, Subcommand};
 
+use std::time::Duration as StdDuration;
+
+use crate::llm::{LlmConfig, Provider, RetryPolicy};
 use crate::policy::{CacheLife, PolicyConfig};
+use crate::startup::SummarizerSettings;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -28,7 +32,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run migrations, then serve the API (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Run the migrations and exit.
     Migrate(DatabaseArgs),
     /// Print the OpenAPI document (the one committed at openapi/openapi.json).
@@ -71,6 +75,94 @@ pub struct ServeArgs {
     pub max_body_bytes: usize,
     #[command(flatten)]
     pub policy: PolicyArgs,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+/// The upstream LLM (SPEC §6). With no provider, summaries are extractive.
+#[derive(Clone, Args)]
+pub struct LlmArgs {
+    /// `openai` (any OpenAI-compatible server), `anthropic` or `none`.
+    #[arg(long, env = "COMPACTD_LLM_PROVIDER", default_value = "none", value_parser = ["openai", "anthropic", "none"])]
+    pub llm_provider: String,
+    /// Upstream base URL (`…/v1` for OpenAI-compatible); the provider's own when unset.
+    #[arg(long, env = "COMPACTD_LLM_BASE_URL")]
+    pub llm_base_url: Option<String>,
+    /// Upstream API key.
+    #[arg(long, env = "COMPACTD_LLM_API_KEY", hide_env_values = true)]
+    pub llm_api_key: Option<String>,
+    /// The model that writes summaries (required with a provider).
+    #[arg(long, env = "COMPACTD_SUMMARY_MODEL")]
+    pub summary_model: Option<String>,
+    /// Output tokens a summary may take.
+    #[arg(long, env = "COMPACTD_SUMMARY_MAX_TOKENS", default_value_t = 1500,
+          value_parser = clap::value_parser!(u32).range(64..=32_000))]
+    pub summary_max_tokens: u32,
+    /// One deadline across every attempt of an upstream call, in seconds.
+    #[arg(long, env = "COMPACTD_LLM_DEADLINE_SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub llm_deadline_secs: u64,
+    /// Attempts of one upstream call (retries on 429, 5xx and transport errors).
+    #[arg(long, env = "COMPACTD_LLM_MAX_ATTEMPTS", default_value_t = 4,
+          value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub llm_max_attempts: u32,
+    /// The longest `Retry-After` honoured, in seconds; a longer one gives up.
+    #[arg(long, env = "COMPACTD_LLM_RETRY_AFTER_CAP_SECS", default_value_t = 30)]
+    pub llm_retry_after_cap_secs: u64,
+    /// Upstream calls in flight at once.
+    #[arg(long, env = "COMPACTD_LLM_MAX_CONCURRENT", default_value_t = 32,
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub llm_max_concurrent: u64,
+}
+
+/// The key is a secret: never printed.
+impl fmt::Debug for LlmArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LlmArgs")
+            .field("llm_provider", &self.llm_provider)
+            .field("llm_base_url", &self.llm_base_url)
+            .field("llm_api_key", &self.llm_api_key.as_ref().map(|_| "[redacted]"))
+            .field("summary_model", &self.summary_model)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LlmArgs {
+    /// The summarizer's upstream, `None` when there is none; an error names
+    /// what is missing.
+    pub fn to_summarizer(&self) -> Result<Option<SummarizerSettings>, String> {
+        let provider = match self.llm_provider.as_str() {
+            "openai" => Provider::OpenAi,
+            "anthropic" => Provider::Anthropic,
+            _ => return Ok(None),
+        };
+        let model = self.summary_model.clone().ok_or_else(|| {
+            format!(
+                "COMPACTD_SUMMARY_MODEL (--summary-model) is required with the {} provider",
+                self.llm_provider
+            )
+        })?;
+        let retry = RetryPolicy {
+            deadline: StdDuration::from_secs(self.llm_deadline_secs),
+            max_attempts: self.llm_max_attempts,
+            retry_after_cap: StdDuration::from_secs(self.llm_retry_after_cap_secs),
+            ..RetryPolicy::default()
+        };
+        Ok(Some(SummarizerSettings {
+            llm: LlmConfig {
+                provider,
+                base_url: self
+                    .llm_base_url
+                    .clone()
+                    .unwrap_or_else(|| provider.default_base_url().to_owned()),
+                api_key: self.llm_api_key.clone(),
+                retry,
+                max_concurrent: usize::try_from(self.llm_max_concurrent).unwrap_or(usize::MAX),
+            },
+            model,
+            max_output_tokens: self.summary_max_tokens,
+        }))
+    }
 }
 
 fn default_policy() -> PolicyConfig {
@@ -211,6 +303,29 @@ mod tests {
         ] {
             assert!(Cli::try_parse_from(args).is_err(), "{args:?}");
         }
+    }
+
+    #[test]
+    fn a_provider_needs_a_summary_model() {
+        let cli = Cli::try_parse_from(["compactd", "--llm-provider", "openai"]).unwrap();
+        assert!(
+            cli.serve
+                .llm
+                .to_summarizer()
+                .unwrap_err()
+                .contains("COMPACTD_SUMMARY_MODEL")
+        );
+        let cli = Cli::try_parse_from(["compactd", "--llm-provider", "anthropic", "--summary-model", "m"]).unwrap();
+        let settings = cli.serve.llm.to_summarizer().unwrap().unwrap();
+        assert_eq!(settings.llm.base_url, "https://api.anthropic.com");
+        let none = Cli::try_parse_from(["compactd"]).unwrap();
+        assert!(none.serve.llm.to_summarizer().unwrap().is_none());
+    }
+
+    #[test]
+    fn the_upstream_key_is_never_printed() {
+        let cli = Cli::try_parse_from(["compactd", "--llm-api-key", "sk-secret"]).unwrap();
+        assert!(!format!("{cli:?}").contains("sk-secret"));
     }
 
     #[test]

@@ -26,7 +26,7 @@ fn main() -> ExitCode {
             tracing::info!("migrations are up to date");
             Ok(())
         }),
-        Some(Command::Serve(args)) => serve(args),
+        Some(Command::Serve(args)) => serve(*args),
         None => serve(cli.serve),
     };
     match result {
@@ -46,6 +46,7 @@ fn serve(args: ServeArgs) -> Result<(), AnyError> {
         addr: args.addr,
         max_body_bytes: args.max_body_bytes,
         policy: args.policy.to_config(),
+        summarizer: args.llm.to_summarizer()?,
     };
     let max_connections = args.max_connections;
     with_database(&args.database, move |options| async move {

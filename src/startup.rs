@@ -12,6 +12,7 @@ use sqlx::PgPool;
 use tokio::net::TcpListener;
 
 use crate::http::{self, AppState};
+use crate::llm::{LlmClient, LlmConfig, LlmError, SummaryModel, tokens};
 use crate::policy::PolicyConfig;
 use crate::store;
 
@@ -24,6 +25,15 @@ pub struct Settings {
     pub addr: SocketAddr,
     pub max_body_bytes: usize,
     pub policy: PolicyConfig,
+    /// The upstream that writes summaries; `None`: extractive summaries.
+    pub summarizer: Option<SummarizerSettings>,
+}
+
+#[derive(Debug, Clone)]
+pub struct SummarizerSettings {
+    pub llm: LlmConfig,
+    pub model: String,
+    pub max_output_tokens: u32,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -32,6 +42,8 @@ pub enum StartupError {
     Bind { addr: SocketAddr, source: io::Error },
     #[error("migrations failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("the upstream LLM client could not be built: {0}")]
+    Llm(#[from] LlmError),
 }
 
 /// A bound, migrated service, ready to run.
@@ -50,9 +62,20 @@ impl Application {
                 source,
             })?;
         store::migrate(&pool).await?;
+        let summary_model = match settings.summarizer {
+            Some(upstream) => Some(SummaryModel {
+                client: Arc::new(LlmClient::new(upstream.llm)?),
+                model: upstream.model,
+                max_output_tokens: upstream.max_output_tokens,
+            }),
+            None => None,
+        };
+        // The tokenizer's vocabulary loads once, now, not in the first request.
+        tokio::task::spawn_blocking(tokens::warm_up);
         let state = AppState {
             pool: pool.clone(),
             policy: Arc::new(settings.policy),
+            summary_model,
         };
         let router = http::router(state, settings.max_body_bytes);
         Ok(Self { listener, router, pool })

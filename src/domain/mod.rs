@@ -6,6 +6,7 @@ mod at;
 mod conversation_id;
 mod count;
 mod tenant;
+pub mod text;
 
 pub use at::At;
 pub use conversation_id::ConversationId;

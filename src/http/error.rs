@@ -26,6 +26,9 @@ pub enum ApiError {
     PayloadTooLarge(usize),
     #[error("{0}")]
     NotFound(String),
+    /// The request is valid but collides with the resource's current state.
+    #[error("{0}")]
+    Conflict(String),
     #[error("this resource does not answer that method")]
     MethodNotAllowed,
     #[error("this Idempotency-Key was already used for a different request")]
@@ -69,7 +72,7 @@ impl ApiError {
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Self::IdempotencyKeyInFlight => StatusCode::CONFLICT,
+            Self::IdempotencyKeyInFlight | Self::Conflict(_) => StatusCode::CONFLICT,
             Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -82,6 +85,7 @@ impl ApiError {
             Self::UnsupportedMediaType => ("unsupported-media-type", "Unsupported media type"),
             Self::PayloadTooLarge(_) => ("payload-too-large", "Payload too large"),
             Self::NotFound(_) => ("not-found", "Not found"),
+            Self::Conflict(_) => ("conflict", "Conflict"),
             Self::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
             Self::IdempotencyKeyReused => ("idempotency-key-reused", "Idempotency-Key reused"),
             Self::IdempotencyKeyInFlight => ("idempotency-key-in-flight", "Request in flight"),

@@ -1,15 +1,20 @@
 //! The HTTP API (SPEC §3): one module per resource, each with its own
 //! `router()`, merged here with the layers every request passes through.
 
+mod compactions;
 mod conversations;
 mod decide;
 mod due;
 pub mod error;
 pub mod extract;
+mod handoff;
 mod health;
 pub mod idempotency;
+mod ledger;
 pub mod openapi;
+mod summarize;
 mod turn_ended;
+mod turns;
 mod usage;
 mod views;
 mod wire;
@@ -28,6 +33,7 @@ use tower_http::trace::TraceLayer;
 
 use self::error::{ApiError, InternalErrorText, problem_response};
 use self::extract::BodyLimit;
+use crate::llm::SummaryModel;
 use crate::policy::PolicyConfig;
 
 /// What every handler can reach.
@@ -35,6 +41,8 @@ use crate::policy::PolicyConfig;
 pub struct AppState {
     pub pool: PgPool,
     pub policy: Arc<PolicyConfig>,
+    /// Who writes summaries; `None`: the extractive summarizer.
+    pub summary_model: Option<SummaryModel>,
 }
 
 /// The whole API, ready to serve.
@@ -45,6 +53,10 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .merge(decide::router())
         .merge(due::router())
         .merge(conversations::router())
+        .merge(summarize::router())
+        .merge(handoff::router())
+        .merge(compactions::router())
+        .merge(turns::router())
         .merge(health::router())
         .merge(openapi::router())
         .fallback(|| async { ApiError::NotFound("no such resource".to_owned()) })

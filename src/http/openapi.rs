@@ -18,6 +18,11 @@ use super::AppState;
         super::usage::record_usage,
         super::turn_ended::end_turn,
         super::decide::decide,
+        super::summarize::summarize,
+        super::handoff::handoff,
+        super::compactions::of_conversation,
+        super::compactions::of_fleet,
+        super::turns::list_turns,
         super::due::list_due,
         super::conversations::show,
         super::conversations::list_events,
@@ -28,6 +33,7 @@ use super::AppState;
     tags(
         (name = "reports", description = "What the agent reports after each model call and turn."),
         (name = "decisions", description = "What to do with a conversation now."),
+        (name = "compactions", description = "Summaries, handoffs and the compaction ledger."),
         (name = "conversations", description = "What the service knows about a conversation."),
         (name = "operations", description = "Health and this document."),
     )

@@ -13,6 +13,7 @@ use super::error::{ApiResult, Problem};
 use super::extract::{Caller, IdempotencyKey, JsonBody};
 use super::idempotency::{self, Effect, Ready, Reply};
 use super::views::ConversationState;
+use crate::domain::text::storable;
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
 use crate::policy::TurnEnd;
 use crate::store::conversations::{self, TurnText};
@@ -83,16 +84,6 @@ impl EndTurn {
     }
 }
 
-/// Postgres text cannot hold NUL; a transcript that has one keeps its place
-/// with U+FFFD rather than losing the whole turn.
-fn storable(text: String) -> String {
-    if text.contains('\0') {
-        text.replace('\0', "\u{FFFD}")
-    } else {
-        text
-    }
-}
-
 impl Effect for EndTurn {
     type Ready = Self;
 
@@ -137,15 +128,4 @@ pub async fn end_turn(
 ) -> ApiResult<Response> {
     let command = EndTurn::parse(caller.tenant.clone(), body.value)?;
     idempotency::run(&app, &caller, key, "POST /turn-ended", &body.raw, command).await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_nul_in_a_transcript_keeps_its_place() {
-        assert_eq!(storable("a\0b".to_owned()), "a\u{FFFD}b");
-        assert_eq!(storable("plain".to_owned()), "plain");
-    }
 }

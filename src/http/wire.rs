@@ -9,6 +9,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
+use crate::llm::Writer;
+use crate::policy::transcript::Role;
 use crate::policy::{CacheLife, DecisionKind, Guard, Moment, Trigger};
 
 macro_rules! wire_name {
@@ -65,6 +67,11 @@ wire_name!(
     "When the caller asks: at a turn's end, while idle, or before the next user message."
 );
 wire_name!(CacheLife, "How long the provider keeps the prompt cached.");
+wire_name!(Role, "Who a transcript message is from.");
+wire_name!(
+    Writer,
+    "Who wrote a summary: the upstream LLM, compactd's extractive summarizer, or the caller's harness."
+);
 
 #[cfg(test)]
 mod tests {

@@ -37,6 +37,12 @@ pub enum Writer {
 }
 
 impl Writer {
+    pub const ALL: [Self; 3] = [Self::Llm, Self::Extractive, Self::Harness];
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|writer| writer.as_str() == name)
+    }
+
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Llm => "llm",

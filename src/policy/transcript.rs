@@ -52,6 +52,8 @@ pub struct ToolCall {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     pub role: Role,
+    /// Who spoke, where several people share the conversation (group chats).
+    pub name: Option<String>,
     pub content: String,
     /// The calls an assistant message makes.
     pub tool_calls: Vec<ToolCall>,
@@ -63,6 +65,7 @@ impl Message {
     pub fn new(role: Role, content: impl Into<String>) -> Self {
         Self {
             role,
+            name: None,
             content: content.into(),
             tool_calls: Vec::new(),
             tool_call_id: None,
@@ -140,7 +143,14 @@ pub fn render(messages: &[Message]) -> String {
                 push_indented(&mut out, &clip(&message.content, TOOL_RESULT_CLIP_BYTES));
             }
             _ => {
-                let _ = writeln!(out, "[{}] {role}:", i + 1);
+                match &message.name {
+                    Some(name) => {
+                        let _ = writeln!(out, "[{}] {role} {}:", i + 1, neutralize(name).replace('\n', " "));
+                    }
+                    None => {
+                        let _ = writeln!(out, "[{}] {role}:", i + 1);
+                    }
+                }
                 push_indented(&mut out, &message.content);
             }
         }
@@ -262,6 +272,15 @@ mod tests {
             (open, close),
             "deterministic: prompts are reproducible"
         );
+    }
+
+    #[test]
+    fn who_said_it_is_shown_in_group_chats() {
+        let said = Message {
+            name: Some("alice".into()),
+            ..Message::new(Role::User, "ship it")
+        };
+        assert_eq!(render(&[said]), "[1] user alice:\n    ship it\n");
     }
 
     #[test]

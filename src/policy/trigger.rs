@@ -63,6 +63,12 @@ impl Trigger {
         Self::ALL.into_iter().find(|trigger| trigger.as_str() == name)
     }
 
+    /// What a compaction may be recorded as (`cache_cold` and `long_away`
+    /// only ever explain a rollover).
+    pub const fn is_compaction_trigger(self) -> bool {
+        !matches!(self, Self::CacheCold | Self::LongAway)
+    }
+
     /// The context will overflow: with a guard, the way out is a new
     /// conversation, not waiting.
     pub const fn is_size_trigger(self) -> bool {

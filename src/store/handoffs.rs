@@ -3,7 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use sqlx::PgConnection;
+use sqlx::{Connection, PgConnection};
 
 use super::state::{STATE_COLUMNS, bind_state};
 use super::{StoreResult, StoredConversation};
@@ -44,10 +44,10 @@ pub async fn decline(
     row.as_ref().map(StoredConversation::from_row).transpose()
 }
 
-/// Records the rollover of `id` into `successor`, inside the caller's
-/// transaction; answers the predecessor as it is now.
+/// Records the rollover of `id` into `successor` in one transaction (a
+/// savepoint inside the caller's); answers the predecessor as it is now.
 pub async fn roll_over(
-    tx: &mut PgConnection,
+    conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
     successor: &ConversationId,
@@ -55,6 +55,7 @@ pub async fn roll_over(
     text: &str,
     bookmark: Option<&str>,
 ) -> StoreResult<Result<StoredConversation, NotRolled>> {
+    let mut tx = conn.begin().await?;
     let exists = sqlx::query("SELECT 1 FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
         .bind(tenant.as_str())
         .bind(id.as_str())
@@ -115,5 +116,7 @@ pub async fn roll_over(
     .bind(json!({"successor_id": successor.as_str(), "bookmark": bookmark, "text": text, "role": "predecessor"}))
     .fetch_one(&mut *tx)
     .await?;
-    Ok(Ok(StoredConversation::from_row(&row)?))
+    let predecessor = StoredConversation::from_row(&row)?;
+    tx.commit().await?;
+    Ok(Ok(predecessor))
 }

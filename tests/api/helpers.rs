@@ -5,7 +5,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use compactd::policy::PolicyConfig;
-use compactd::startup::{Application, Settings};
+use std::time::Duration;
+
+use compactd::llm::{LlmConfig, Provider, RetryPolicy};
+use compactd::startup::{Application, Settings, SummarizerSettings};
 use compactd::store;
 use reqwest::{RequestBuilder, Response};
 use serde_json::Value;
@@ -30,14 +33,62 @@ pub struct TestApp {
 }
 
 pub async fn spawn_app() -> TestApp {
-    spawn_app_with(PolicyConfig::default()).await
+    spawn(test_settings()).await
 }
 
 pub async fn spawn_app_with(policy: PolicyConfig) -> TestApp {
-    spawn_app_with_limit(policy, 4 * 1024 * 1024).await
+    spawn(Settings {
+        policy,
+        ..test_settings()
+    })
+    .await
 }
 
 pub async fn spawn_app_with_limit(policy: PolicyConfig, max_body_bytes: usize) -> TestApp {
+    spawn(Settings {
+        policy,
+        max_body_bytes,
+        ..test_settings()
+    })
+    .await
+}
+
+/// The app with `upstream` (a wiremock server) as its OpenAI-compatible summarizer.
+pub async fn spawn_app_with_upstream(upstream: &str, deadline: Duration) -> TestApp {
+    let llm = LlmConfig {
+        provider: Provider::OpenAi,
+        base_url: format!("{upstream}/v1"),
+        api_key: Some("sk-test".into()),
+        retry: RetryPolicy {
+            deadline,
+            base: Duration::from_millis(10),
+            cap: Duration::from_millis(50),
+            ..RetryPolicy::default()
+        },
+        max_concurrent: 32,
+    };
+    let summarizer = SummarizerSettings {
+        llm,
+        model: "summary-model".into(),
+        max_output_tokens: 800,
+    };
+    spawn(Settings {
+        summarizer: Some(summarizer),
+        ..test_settings()
+    })
+    .await
+}
+
+fn test_settings() -> Settings {
+    Settings {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        max_body_bytes: 4 * 1024 * 1024,
+        policy: PolicyConfig::default(),
+        summarizer: None,
+    }
+}
+
+pub async fn spawn(settings: Settings) -> TestApp {
     let database = unique_database_name();
     let mut admin = admin_options().connect().await.expect("the test Postgres answers");
     sqlx::query(&format!("CREATE DATABASE \"{database}\""))
@@ -46,11 +97,6 @@ pub async fn spawn_app_with_limit(policy: PolicyConfig, max_body_bytes: usize) -
         .unwrap();
     admin.close().await.ok();
     let pool = store::pool(admin_options().database(&database), 20);
-    let settings = Settings {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        max_body_bytes,
-        policy,
-    };
     let app = Application::build(settings, pool.clone())
         .await
         .expect("the app builds");

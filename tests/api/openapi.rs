@@ -26,6 +26,11 @@ fn the_document_is_openapi_3_1_and_describes_every_route() {
         "/healthz",
         "/readyz",
         "/openapi.json",
+        "/summarize",
+        "/handoff",
+        "/compactions",
+        "/conversations/{id}/compactions",
+        "/conversations/{id}/turns",
     ] {
         assert!(spec["paths"].get(path).is_some(), "{path} is not documented");
     }

@@ -1,0 +1,219 @@
+//! One compaction, from request to ledger row (SPEC §3, /summarize): claim the
+//! conversation, gather the transcript since its boundary, cut off what stays
+//! verbatim, have the summary written, and record the attempt with the state
+//! change it makes. Used by /summarize, and by anything else that compacts.
+
+mod transcript;
+
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use sqlx::{Connection, PgConnection, PgPool};
+
+use crate::domain::{ConversationId, TenantId};
+use crate::llm::{self, SummaryModel, Via, summarizer, tokens};
+use crate::policy::prompt::PROMPT_VERSION;
+use crate::policy::transcript::{Message, Role};
+use crate::policy::{Trigger, cut};
+use crate::store::compactions::{self, Attempt, Recorded, Unclaimed};
+use crate::store::{StoreError, StoreResult, StoredConversation};
+
+/// How long a claim lasts before it counts as abandoned: past any upstream
+/// deadline the service allows, with room to record.
+pub const CLAIM_ABANDONED_AFTER: Duration = Duration::from_secs(11 * 60);
+
+/// Why no summary was written.
+pub const NO_UPSTREAM: &str = "no upstream LLM is configured";
+
+/// What the caller asks for.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub tenant: TenantId,
+    pub id: ConversationId,
+    /// The transcript since the boundary; `None`: the stored turns.
+    pub messages: Option<Vec<Message>>,
+    /// A summary the harness wrote itself: recorded, no model called.
+    pub summary: Option<String>,
+    /// `None`: the pending decision's trigger, else `manual`.
+    pub trigger: Option<Trigger>,
+    pub by_host: bool,
+    pub idle: bool,
+    pub tokens_before: Option<u64>,
+    pub keep_recent_tokens: Option<u64>,
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    #[error("no conversation {0:?}: report usage or a turn first")]
+    Missing(String),
+    #[error("a compaction of this conversation is already running; retry when it ends")]
+    Busy,
+    #[error(
+        "nothing to summarize: no messages were sent, none are stored since the last boundary, and there is no summary yet"
+    )]
+    Empty,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A written (or failed) summary, ready to be recorded.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub tenant: TenantId,
+    pub id: ConversationId,
+    pub attempt: Attempt,
+    /// The anchor before this attempt (what a failure leaves in place).
+    pub prior: Option<String>,
+    /// The window's size when known, for the overflow check.
+    pub size: u64,
+}
+
+/// Claims the conversation and writes its summary. No connection is held
+/// while the summary is written; a refusal gives the claim back.
+pub async fn prepare(
+    pool: &PgPool,
+    summary_model: Option<&SummaryModel>,
+    request: Request,
+) -> Result<Prepared, Refused> {
+    let started = Instant::now();
+    let stored = {
+        let mut conn = pool.acquire().await.map_err(StoreError::from)?;
+        match compactions::claim(&mut conn, &request.tenant, &request.id, CLAIM_ABANDONED_AFTER).await? {
+            Ok(stored) => stored,
+            Err(Unclaimed::Missing) => return Err(Refused::Missing(request.id.to_string())),
+            Err(Unclaimed::Busy) => return Err(Refused::Busy),
+        }
+    };
+    let (tenant, id) = (request.tenant.clone(), request.id.clone());
+    let prepared = write(pool, summary_model, request, stored, started).await;
+    if prepared.is_err()
+        && let Ok(mut conn) = pool.acquire().await
+    {
+        let _ = compactions::release(&mut conn, &tenant, &id).await;
+    }
+    prepared
+}
+
+async fn write(
+    pool: &PgPool,
+    summary_model: Option<&SummaryModel>,
+    request: Request,
+    stored: StoredConversation,
+    started: Instant,
+) -> Result<Prepared, Refused> {
+    let gathered = {
+        let mut conn = pool.acquire().await.map_err(StoreError::from)?;
+        transcript::gather(&mut conn, &request.tenant, &request.id, &stored, request.messages).await?
+    };
+    let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
+    let trigger = request.trigger.unwrap_or_else(|| pending_trigger(&stored));
+    let harness_summary = match (trigger, request.summary) {
+        (Trigger::ManualRecovery, summary) => Some(summary.unwrap_or_default()),
+        (_, summary) => summary,
+    };
+    if gathered.messages.is_empty() && prior.is_none() && harness_summary.is_none() {
+        return Err(Refused::Empty);
+    }
+    let counted = count_tokens(gathered.messages.clone(), prior.clone()).await;
+    let kept_from = request
+        .keep_recent_tokens
+        .map(|keep| cut::kept_from(&gathered.messages, &counted.per_message, keep));
+    let cut_at = kept_from.unwrap_or(gathered.messages.len());
+    let delta = &gathered.messages[..cut_at];
+    let written = match harness_summary {
+        Some(text) => Ok(summarizer::from_harness(&text)),
+        None => {
+            let via = summary_model.map_or(Via::Extractive(NO_UPSTREAM), Via::Upstream);
+            llm::summarizer::write(via, prior.as_deref(), delta).await
+        }
+    };
+    let kept_tokens: u64 = counted.per_message[cut_at..].iter().sum();
+    let tokens_before = request
+        .tokens_before
+        .unwrap_or_else(|| counted.prior + counted.per_message.iter().sum::<u64>());
+    let role_count = |role: Role| gathered.messages.iter().filter(|m| m.role == role).count() as u64;
+    let mut attempt = Attempt {
+        at: request.at,
+        trigger,
+        by_host: request.by_host,
+        idle: request.idle,
+        summarizer: "llm",
+        model: None,
+        tokens_before,
+        tokens_after: tokens_before,
+        total_messages: gathered.messages.len() as u64,
+        user_messages: role_count(Role::User),
+        assistant_messages: role_count(Role::Assistant),
+        tool_messages: role_count(Role::Tool),
+        kept_from: kept_from.map(|k| k as u64),
+        duration_ms: 0,
+        upstream_input_tokens: None,
+        upstream_output_tokens: None,
+        outcome: Err(String::new()),
+        prompt_version: None,
+        boundary_turn_seq: gathered.boundary(cut_at),
+    };
+    match written {
+        Ok(draft) => {
+            attempt.tokens_after = tokens::count(&draft.text) + kept_tokens;
+            attempt.summarizer = draft.writer.as_str();
+            attempt.prompt_version = (draft.writer == llm::Writer::Llm).then_some(PROMPT_VERSION);
+            attempt.model = draft.model;
+            attempt.upstream_input_tokens = draft.upstream_input_tokens;
+            attempt.upstream_output_tokens = draft.upstream_output_tokens;
+            attempt.outcome = Ok(draft.text);
+        }
+        Err(error) => {
+            attempt.model = summary_model.map(|m| m.model.clone());
+            attempt.outcome = Err(error.to_string());
+        }
+    }
+    attempt.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    Ok(Prepared {
+        tenant: request.tenant,
+        id: request.id,
+        attempt,
+        prior,
+        size: stored.state.size,
+    })
+}
+
+/// The pending decision's trigger when it names a compaction, else `manual`.
+fn pending_trigger(stored: &StoredConversation) -> Trigger {
+    stored
+        .pending_decision
+        .as_ref()
+        .and_then(|pending| pending["trigger"].as_str())
+        .and_then(Trigger::parse)
+        .filter(|trigger| trigger.is_compaction_trigger())
+        .unwrap_or(Trigger::Manual)
+}
+
+struct Counted {
+    per_message: Vec<u64>,
+    prior: u64,
+}
+
+/// Token counts off the async threads: a long transcript takes a while.
+async fn count_tokens(messages: Vec<Message>, prior: Option<String>) -> Counted {
+    let len = messages.len();
+    let count = move || Counted {
+        per_message: messages.iter().map(|m| tokens::count(&m.text_for_counting())).collect(),
+        prior: prior.as_deref().map_or(0, tokens::count),
+    };
+    // Should the tokenizer ever fail, the counts are unknown, not the request.
+    tokio::task::spawn_blocking(count).await.unwrap_or(Counted {
+        per_message: vec![0; len],
+        prior: 0,
+    })
+}
+
+/// Records the attempt and applies it, in a transaction of its own (or a
+/// savepoint of the caller's); the claim ends.
+pub async fn record(conn: &mut PgConnection, prepared: &Prepared) -> StoreResult<(Recorded, StoredConversation)> {
+    let mut tx = conn.begin().await?;
+    let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, &prepared.attempt).await?;
+    tx.commit().await?;
+    Ok(recorded)
+}

@@ -1,0 +1,172 @@
+//! The ledger's reads (SPEC §3): one conversation's compactions, and the
+//! fleet's history with filters and a cursor.
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::AppState;
+use super::error::{ApiError, ApiResult, Problem};
+use super::extract::{Caller, ConversationPath, QueryParams};
+use super::ledger::Compaction;
+use crate::domain::{At, Count, InvalidValue};
+use crate::policy::Trigger;
+use crate::store::compactions::{self, FleetFilter};
+use crate::store::conversations;
+
+/// The most compactions one page holds.
+pub const MAX_PAGE: u32 = 500;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/conversations/{id}/compactions", get(of_conversation))
+        .route("/compactions", get(of_fleet))
+}
+
+fn page_size(limit: Option<u32>) -> Result<u32, InvalidValue> {
+    let limit = limit.unwrap_or(50);
+    if !(1..=MAX_PAGE).contains(&limit) {
+        return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_PAGE}")));
+    }
+    Ok(limit)
+}
+
+fn views(rows: Vec<compactions::Recorded>) -> ApiResult<Vec<Compaction>> {
+    rows.into_iter().map(Compaction::try_from).collect()
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct ConversationCompactionsQuery {
+    /// At most this many (1–500, default 50).
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<u32>,
+    /// Only compactions with a seq below this one (the previous page's last).
+    pub before_seq: Option<u64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ConversationCompactions {
+    pub conversation_id: String,
+    /// Newest first.
+    pub compactions: Vec<Compaction>,
+    /// Pass as `before_seq` for the next page; null on the last.
+    pub next_before_seq: Option<i64>,
+}
+
+/// A conversation's compactions
+#[utoipa::path(
+    get,
+    path = "/conversations/{id}/compactions",
+    tag = "compactions",
+    params(("id" = String, Path, description = "The conversation's id (percent-encoded)."), ConversationCompactionsQuery),
+    responses(
+        (status = 200, description = "Its compaction attempts, newest first.", body = ConversationCompactions),
+        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn of_conversation(
+    State(app): State<AppState>,
+    caller: Caller,
+    ConversationPath(id): ConversationPath,
+    QueryParams(query): QueryParams<ConversationCompactionsQuery>,
+) -> ApiResult<Json<ConversationCompactions>> {
+    let limit = page_size(query.limit)?;
+    let before = query
+        .before_seq
+        .map(|seq| Count::parse("before_seq", seq).map(Count::to_i64))
+        .transpose()?;
+    let mut conn = app.pool.acquire().await?;
+    if conversations::find(&mut conn, &caller.tenant, &id).await?.is_none() {
+        return Err(ApiError::NotFound(format!("no conversation {:?}", id.as_str())));
+    }
+    let rows = compactions::of_conversation(&mut conn, &caller.tenant, &id, before, limit.into()).await?;
+    let next_before_seq = (rows.len() == limit as usize)
+        .then(|| rows.last().map(|r| r.seq))
+        .flatten();
+    Ok(Json(ConversationCompactions {
+        conversation_id: id.to_string(),
+        compactions: views(rows)?,
+        next_before_seq,
+    }))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct FleetQuery {
+    /// Only this trigger.
+    #[param(inline)]
+    pub trigger: Option<Trigger>,
+    /// Only successful (true) or failed (false) attempts.
+    pub success: Option<bool>,
+    /// Only attempts at or after this time (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub since: Option<String>,
+    /// Only attempts before this time (RFC 3339).
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub until: Option<String>,
+    /// At most this many (1–500, default 50).
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<u32>,
+    /// The previous page's `next_cursor`.
+    pub cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FleetCompactions {
+    /// Newest first.
+    pub compactions: Vec<Compaction>,
+    /// Pass as `cursor` for the next page; null on the last.
+    pub next_cursor: Option<String>,
+}
+
+/// The fleet's compaction history
+#[utoipa::path(
+    get,
+    path = "/compactions",
+    tag = "compactions",
+    params(FleetQuery),
+    responses(
+        (status = 200, description = "Compaction attempts across the tenant's conversations, newest first.", body = FleetCompactions),
+        (status = 422, description = "A parameter is invalid.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn of_fleet(
+    State(app): State<AppState>,
+    caller: Caller,
+    QueryParams(query): QueryParams<FleetQuery>,
+) -> ApiResult<Json<FleetCompactions>> {
+    let limit = page_size(query.limit)?;
+    let time = |field: &str, raw: Option<String>| raw.map(|raw| At::parse(field, &raw).map(At::get)).transpose();
+    let before_id = query
+        .cursor
+        .map(|cursor| {
+            cursor
+                .parse::<i64>()
+                .ok()
+                .filter(|id| *id > 0)
+                .ok_or_else(|| InvalidValue::new("cursor", "is not a cursor this service gave"))
+        })
+        .transpose()?;
+    let filter = FleetFilter {
+        trigger: query.trigger,
+        success: query.success,
+        since: time("since", query.since)?,
+        until: time("until", query.until)?,
+        before_id,
+    };
+    let mut conn = app.pool.acquire().await?;
+    let rows = compactions::of_fleet(&mut conn, &caller.tenant, &filter, limit.into()).await?;
+    let next_cursor = (rows.len() == limit as usize)
+        .then(|| rows.last().map(|r| r.id.to_string()))
+        .flatten();
+    Ok(Json(FleetCompactions {
+        compactions: views(rows)?,
+        next_cursor,
+    }))
+}

@@ -1,0 +1,278 @@
+//! POST /handoff (SPEC §3): start a new conversation from an old one, or
+//! record that the user carried on.
+
+use axum::Router;
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::post;
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use sqlx::PgConnection;
+use utoipa::ToSchema;
+
+use super::AppState;
+use super::error::{ApiError, ApiResult, Problem};
+use super::extract::{Caller, IdempotencyKey, JsonBody};
+use super::idempotency::{self, Effect, Ready, Reply};
+use crate::domain::text::storable;
+use crate::domain::{At, ConversationId, InvalidValue, TenantId};
+use crate::policy::handoff::{Handoff, Request};
+use crate::store::conversations;
+use crate::store::handoffs::{self, NotRolled};
+use crate::store::turns::{self, Said};
+
+/// How many of the user's latest messages a handoff quotes by default.
+pub const DEFAULT_REQUESTS: i64 = 3;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/handoff", post(handoff))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HandoffRequest {
+    #[schema(example = "support-4711", min_length = 1, max_length = 200)]
+    pub conversation_id: String,
+    /// The user's latest messages, oldest first; absent: the last 3 stored.
+    pub requests: Option<Vec<QuotedRequest>>,
+    /// The agent's last reply; absent: the last one stored.
+    pub reply: Option<String>,
+    /// The plan the agent was working through.
+    pub plan: Option<String>,
+    /// Where `search_history` reads back from; absent: the last stored turn's id.
+    pub bookmark: Option<String>,
+    /// The new conversation's id; absent: a new UUID.
+    #[schema(min_length = 1, max_length = 200)]
+    pub successor_id: Option<String>,
+    /// The user chose to carry on: record it and render nothing.
+    pub declined: Option<bool>,
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub at: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QuotedRequest {
+    /// `YYYY-MM-DD`.
+    #[schema(example = "2026-10-18")]
+    pub date: String,
+    pub text: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HandoffResponse {
+    /// The text that starts the new conversation (null when declined).
+    pub text: Option<String>,
+    /// The new conversation (null when declined).
+    pub successor_id: Option<String>,
+    pub declined: bool,
+}
+
+pub enum HandoffCommand {
+    Decline {
+        tenant: TenantId,
+        id: ConversationId,
+        at: At,
+    },
+    RollOver {
+        tenant: TenantId,
+        id: ConversationId,
+        successor: ConversationId,
+        at: At,
+        given: Handoff,
+    },
+}
+
+impl HandoffCommand {
+    fn parse(tenant: TenantId, request: HandoffRequest) -> Result<Self, InvalidValue> {
+        let id = ConversationId::parse("conversation_id", request.conversation_id)?;
+        let at = At::parse_or_now("at", request.at.as_deref())?;
+        if request.declined.unwrap_or(false) {
+            return Ok(Self::Decline { tenant, id, at });
+        }
+        let successor = match request.successor_id {
+            Some(raw) => ConversationId::parse("successor_id", raw)?,
+            None => ConversationId::parse("successor_id", uuid::Uuid::new_v4().to_string())?,
+        };
+        if successor == id {
+            return Err(InvalidValue::new("successor_id", "must differ from conversation_id"));
+        }
+        let requests = request
+            .requests
+            .map(|requests| {
+                requests
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, quoted)| {
+                        NaiveDate::parse_from_str(&quoted.date, "%Y-%m-%d").map_err(|_| {
+                            InvalidValue::new(format!("requests[{i}].date"), "must be a date as YYYY-MM-DD")
+                        })?;
+                        Ok(Request {
+                            date: quoted.date,
+                            text: storable(quoted.text),
+                        })
+                    })
+                    .collect::<Result<Vec<_>, InvalidValue>>()
+            })
+            .transpose()?;
+        let given = Handoff {
+            summary: None,
+            requests: requests.unwrap_or_default(),
+            reply: request.reply.map(storable),
+            plan: request.plan.map(storable),
+            bookmark: request.bookmark.map(storable),
+        };
+        Ok(Self::RollOver {
+            tenant,
+            id,
+            successor,
+            at,
+            given,
+        })
+    }
+}
+
+/// A handoff with its defaults filled in from what is stored.
+pub struct Rendered {
+    tenant: TenantId,
+    id: ConversationId,
+    successor: ConversationId,
+    at: At,
+    handoff: Handoff,
+}
+
+pub enum HandoffReady {
+    Decline {
+        tenant: TenantId,
+        id: ConversationId,
+        at: At,
+    },
+    RollOver(Box<Rendered>),
+}
+
+impl Effect for HandoffCommand {
+    type Ready = HandoffReady;
+
+    async fn prepare(self, app: &AppState) -> ApiResult<HandoffReady> {
+        let (tenant, id, successor, at, mut handoff) = match self {
+            Self::Decline { tenant, id, at } => return Ok(HandoffReady::Decline { tenant, id, at }),
+            Self::RollOver {
+                tenant,
+                id,
+                successor,
+                at,
+                given,
+            } => (tenant, id, successor, at, given),
+        };
+        let mut conn = app.pool.acquire().await?;
+        let stored = conversations::find(&mut conn, &tenant, &id)
+            .await?
+            .ok_or_else(|| ApiError::NotFound(format!("no conversation {:?}", id.as_str())))?;
+        handoff.summary = stored.summary.map(|(text, _)| text);
+        if handoff.requests.is_empty() {
+            let latest = turns::latest_with(&mut conn, &tenant, &id, Said::User, DEFAULT_REQUESTS).await?;
+            handoff.requests = latest
+                .into_iter()
+                .rev()
+                .filter_map(|turn| {
+                    Some(Request {
+                        date: turn.at.format("%Y-%m-%d").to_string(),
+                        text: turn.user?,
+                    })
+                })
+                .collect();
+        }
+        if handoff.reply.is_none() {
+            let last = turns::latest_with(&mut conn, &tenant, &id, Said::Assistant, 1).await?;
+            handoff.reply = last.into_iter().next().and_then(|turn| turn.assistant);
+        }
+        if handoff.bookmark.is_none() && stored.last_turn_seq > 0 {
+            handoff.bookmark = Some(stored.last_turn_seq.to_string());
+        }
+        Ok(HandoffReady::RollOver(Box::new(Rendered {
+            tenant,
+            id,
+            successor,
+            at,
+            handoff,
+        })))
+    }
+}
+
+impl Ready for HandoffReady {
+    async fn apply(self, _: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
+        match self {
+            Self::Decline { tenant, id, at } => {
+                handoffs::decline(conn, &tenant, &id, at.get())
+                    .await?
+                    .ok_or_else(|| ApiError::NotFound(format!("no conversation {:?}", id.as_str())))?;
+                Reply::ok(&HandoffResponse {
+                    text: None,
+                    successor_id: None,
+                    declined: true,
+                })
+            }
+            Self::RollOver(rendered) => {
+                let Rendered {
+                    tenant,
+                    id,
+                    successor,
+                    at,
+                    handoff,
+                } = *rendered;
+                let text = handoff.render();
+                let rolled = handoffs::roll_over(
+                    conn,
+                    &tenant,
+                    &id,
+                    &successor,
+                    at.get(),
+                    &text,
+                    handoff.bookmark.as_deref(),
+                )
+                .await?;
+                match rolled {
+                    Ok(_) => Reply::ok(&HandoffResponse {
+                        text: Some(text),
+                        successor_id: Some(successor.to_string()),
+                        declined: false,
+                    }),
+                    Err(NotRolled::Missing) => Err(ApiError::NotFound(format!("no conversation {:?}", id.as_str()))),
+                    Err(NotRolled::SuccessorTaken) => Err(ApiError::Conflict(format!(
+                        "conversation {:?} already exists and does not continue this one",
+                        successor.as_str()
+                    ))),
+                }
+            }
+        }
+    }
+}
+
+/// Hand off to a new conversation
+///
+/// Renders the text that starts the new conversation (SPEC §3, byte for byte)
+/// and records the rollover: the successor is created with its lineage. With
+/// `declined: true`, records that the user carried on instead.
+#[utoipa::path(
+    post,
+    path = "/handoff",
+    tag = "compactions",
+    request_body = HandoffRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the first answer is replayed.")),
+    responses(
+        (status = 200, description = "The handoff text and the successor, or the recorded decline.", body = HandoffResponse),
+        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such conversation.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "The successor id is taken, or a request with this Idempotency-Key is running.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn handoff(
+    State(app): State<AppState>,
+    caller: Caller,
+    key: IdempotencyKey,
+    body: JsonBody<HandoffRequest>,
+) -> ApiResult<Response> {
+    let command = HandoffCommand::parse(caller.tenant.clone(), body.value)?;
+    idempotency::run(&app, &caller, key, "POST /handoff", &body.raw, command).await
+}

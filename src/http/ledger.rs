@@ -1,0 +1,82 @@
+//! How the ledger reads: one compaction attempt, as /summarize answers it and
+//! as the history lists it.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::error::ApiError;
+use crate::llm::Writer;
+use crate::policy::Trigger;
+use crate::store::compactions::Recorded;
+
+/// One compaction attempt, successful or not.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Compaction {
+    /// Fleet-wide, increasing: the fleet history's cursor.
+    pub id: i64,
+    /// 1, 2, 3… within the conversation.
+    pub seq: i64,
+    pub conversation_id: String,
+    pub at: DateTime<Utc>,
+    pub trigger: Trigger,
+    /// The caller asked for it (it counts toward `too_many_today`).
+    pub by_host: bool,
+    pub idle: bool,
+    pub summarizer: Writer,
+    pub model: Option<String>,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub tokens_saved: u64,
+    /// 0–100.
+    pub percent_saved: u64,
+    pub total_messages: u64,
+    pub user_messages: u64,
+    pub assistant_messages: u64,
+    pub tool_messages: u64,
+    /// The index of the first message kept verbatim (with `keep_recent_tokens`).
+    pub kept_from: Option<u64>,
+    pub duration_ms: u64,
+    pub upstream_input_tokens: Option<u64>,
+    pub upstream_output_tokens: Option<u64>,
+    pub success: bool,
+    pub error: Option<String>,
+    /// The summary it wrote (null when it failed).
+    pub summary: Option<String>,
+    pub recorded_at: DateTime<Utc>,
+}
+
+impl TryFrom<Recorded> for Compaction {
+    type Error = ApiError;
+
+    fn try_from(row: Recorded) -> Result<Self, ApiError> {
+        let unknown = |what: &str, name: &str| ApiError::Internal(format!("stored {what} {name:?} is unknown"));
+        Ok(Self {
+            trigger: Trigger::parse(&row.trigger).ok_or_else(|| unknown("trigger", &row.trigger))?,
+            summarizer: Writer::parse(&row.summarizer).ok_or_else(|| unknown("summarizer", &row.summarizer))?,
+            id: row.id,
+            seq: row.seq,
+            conversation_id: row.conversation_id,
+            at: row.at,
+            by_host: row.by_host,
+            idle: row.idle,
+            model: row.model,
+            tokens_before: row.tokens_before,
+            tokens_after: row.tokens_after,
+            tokens_saved: row.tokens_saved,
+            percent_saved: row.percent_saved,
+            total_messages: row.total_messages,
+            user_messages: row.user_messages,
+            assistant_messages: row.assistant_messages,
+            tool_messages: row.tool_messages,
+            kept_from: row.kept_from,
+            duration_ms: row.duration_ms,
+            upstream_input_tokens: row.upstream_input_tokens,
+            upstream_output_tokens: row.upstream_output_tokens,
+            success: row.success,
+            error: row.error,
+            summary: row.summary,
+            recorded_at: row.recorded_at,
+        })
+    }
+}

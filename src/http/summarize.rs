@@ -1,0 +1,236 @@
+//! POST /summarize (SPEC §3, §4): compact a conversation — write its new
+//! summary on top of the anchor, record the attempt, and apply it.
+
+use axum::Router;
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::post;
+use serde::{Deserialize, Serialize};
+use sqlx::PgConnection;
+use utoipa::ToSchema;
+
+use super::AppState;
+use super::error::{ApiError, ApiResult, Problem};
+use super::extract::{Caller, IdempotencyKey, JsonBody};
+use super::idempotency::{self, Effect, Ready, Reply};
+use super::ledger::Compaction;
+use super::views::ConversationState;
+use crate::compaction::{self, Prepared, Refused};
+use crate::domain::text::storable;
+use crate::domain::{At, ConversationId, Count, InvalidValue, TenantId};
+use crate::policy::transcript::{Message, Role, ToolCall};
+use crate::policy::{KEEP_INSTRUCTIONS, Trigger};
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/summarize", post(summarize))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SummarizeRequest {
+    #[schema(example = "support-4711", min_length = 1, max_length = 200)]
+    pub conversation_id: String,
+    /// The transcript since the last boundary; absent: the turns stored since it.
+    pub messages: Option<Vec<TranscriptMessage>>,
+    /// A summary the harness wrote itself: recorded as is, no LLM is called.
+    pub summary: Option<String>,
+    /// What to record it as; absent: the pending decision's trigger, else `manual`.
+    pub trigger: Option<Trigger>,
+    /// The caller asked for it (default true); counts toward `too_many_today`.
+    pub by_host: Option<bool>,
+    /// Compacted while idle (default false).
+    pub idle: Option<bool>,
+    /// The context's size before; absent: counted with a real tokenizer.
+    pub tokens_before: Option<u64>,
+    /// Keep about this many tokens of the newest messages verbatim.
+    pub keep_recent_tokens: Option<u64>,
+    /// When it happened (RFC 3339); the server's clock when absent.
+    #[schema(value_type = Option<String>, format = DateTime)]
+    pub at: Option<String>,
+}
+
+/// One message in the common chat shape.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TranscriptMessage {
+    pub role: Role,
+    /// The text (null for an assistant message that only calls tools).
+    pub content: Option<String>,
+    /// Who spoke, in group chats.
+    pub name: Option<String>,
+    pub tool_calls: Option<Vec<TranscriptToolCall>>,
+    /// The call a `tool` message answers.
+    pub tool_call_id: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TranscriptToolCall {
+    pub id: String,
+    pub name: String,
+    /// The arguments: a JSON string as the model wrote it, or any JSON value.
+    #[schema(value_type = Object)]
+    pub arguments: Option<serde_json::Value>,
+}
+
+impl TranscriptMessage {
+    fn into_message(self) -> Message {
+        let arguments = |value: Option<serde_json::Value>| match value {
+            Some(serde_json::Value::String(text)) => storable(text),
+            Some(value) => value.to_string(),
+            None => "{}".to_owned(),
+        };
+        Message {
+            role: self.role,
+            name: self.name.map(storable),
+            content: storable(self.content.unwrap_or_default()),
+            tool_calls: self
+                .tool_calls
+                .unwrap_or_default()
+                .into_iter()
+                .map(|call| ToolCall {
+                    id: storable(call.id),
+                    name: storable(call.name),
+                    arguments: arguments(call.arguments),
+                })
+                .collect(),
+            tool_call_id: self.tool_call_id.map(storable),
+        }
+    }
+}
+
+/// What an upstream would need to fit the compacted result (seed 002's
+/// terminal condition): the caller should roll over.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Overflow {
+    pub tokens_used: u64,
+    pub context_window: u64,
+    pub overflow: u64,
+    /// `tokens_used / context_window`.
+    pub utilization: f64,
+    pub message_count: u64,
+    pub trigger: Trigger,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SummarizeResponse {
+    pub success: bool,
+    /// The new summary; on failure, the prior one, unchanged.
+    pub summary: Option<String>,
+    pub error: Option<String>,
+    pub keep_instructions: String,
+    pub compaction: Compaction,
+    /// Present when even the compacted result does not fit the window.
+    pub overflow: Option<Overflow>,
+    pub state: ConversationState,
+}
+
+pub struct Summarize(compaction::Request);
+
+impl Summarize {
+    fn parse(tenant: TenantId, request: SummarizeRequest) -> Result<Self, InvalidValue> {
+        let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
+        if let Some(trigger) = request.trigger.filter(|t| !t.is_compaction_trigger()) {
+            return Err(InvalidValue::new(
+                "trigger",
+                format!("`{}` explains a rollover, not a compaction", trigger.as_str()),
+            ));
+        }
+        Ok(Self(compaction::Request {
+            tenant,
+            id: ConversationId::parse("conversation_id", request.conversation_id)?,
+            messages: request
+                .messages
+                .map(|messages| messages.into_iter().map(TranscriptMessage::into_message).collect()),
+            summary: request.summary.map(storable),
+            trigger: request.trigger,
+            by_host: request.by_host.unwrap_or(true),
+            idle: request.idle.unwrap_or(false),
+            tokens_before: count("tokens_before", request.tokens_before)?,
+            keep_recent_tokens: count("keep_recent_tokens", request.keep_recent_tokens)?,
+            at: At::parse_or_now("at", request.at.as_deref())?.get(),
+        }))
+    }
+}
+
+impl From<Refused> for ApiError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::Missing(_) => ApiError::NotFound(refused.to_string()),
+            Refused::Busy => ApiError::Conflict(refused.to_string()),
+            Refused::Empty => InvalidValue::new("messages", refused.to_string()).into(),
+            Refused::Store(err) => err.into(),
+        }
+    }
+}
+
+impl Effect for Summarize {
+    type Ready = Prepared;
+
+    async fn prepare(self, app: &AppState) -> ApiResult<Prepared> {
+        Ok(compaction::prepare(&app.pool, app.summary_model.as_ref(), self.0).await?)
+    }
+}
+
+impl Ready for Prepared {
+    async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
+        let (recorded, stored) = compaction::record(conn, &self).await?;
+        let success = recorded.success;
+        let overflow = (success && self.size > 0 && recorded.tokens_after > self.size).then(|| Overflow {
+            tokens_used: recorded.tokens_after,
+            context_window: self.size,
+            overflow: recorded.tokens_after - self.size,
+            utilization: recorded.tokens_after as f64 / self.size as f64,
+            message_count: recorded
+                .total_messages
+                .saturating_sub(recorded.kept_from.unwrap_or(recorded.total_messages))
+                + 1,
+            trigger: self.attempt.trigger,
+        });
+        let summary = if success {
+            recorded.summary.clone()
+        } else {
+            self.prior.clone()
+        };
+        Reply::ok(&SummarizeResponse {
+            success,
+            summary,
+            error: recorded.error.clone(),
+            keep_instructions: KEEP_INSTRUCTIONS.to_owned(),
+            compaction: Compaction::try_from(recorded)?,
+            overflow,
+            state: ConversationState::new(stored, &app.policy)?,
+        })
+    }
+}
+
+/// Compact a conversation
+///
+/// Writes the new summary by anchored iterative summarization (the prior
+/// summary is the anchor, the transcript since the boundary the delta), checks
+/// that it kept every must-keep item, records the attempt in the ledger and,
+/// on success, applies the compaction. An upstream failure still answers 200,
+/// with `success: false` and the prior summary unchanged.
+#[utoipa::path(
+    post,
+    path = "/summarize",
+    tag = "compactions",
+    request_body = SummarizeRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the first answer is replayed.")),
+    responses(
+        (status = 200, description = "The attempt, successful or not, and the state after it.", body = SummarizeResponse),
+        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such conversation.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A compaction of it, or a request with this Idempotency-Key, is running.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A value is invalid, there is nothing to summarize, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn summarize(
+    State(app): State<AppState>,
+    caller: Caller,
+    key: IdempotencyKey,
+    body: JsonBody<SummarizeRequest>,
+) -> ApiResult<Response> {
+    let command = Summarize::parse(caller.tenant.clone(), body.value)?;
+    idempotency::run(&app, &caller, key, "POST /summarize", &body.raw, command).await
+}

@@ -1,0 +1,131 @@
+//! GET /conversations/{id}/turns (SPEC §3): stored turns read back from a
+//! bookmark, or found by full-text search — what an agent's `search_history`
+//! tool calls. Turns evicted from the live context are still here.
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::AppState;
+use super::error::{ApiError, ApiResult, Problem};
+use super::extract::{Caller, ConversationPath, QueryParams};
+use crate::domain::{Count, InvalidValue};
+use crate::store::conversations;
+use crate::store::turns::{self, Turn};
+
+/// The most turns one page holds.
+pub const MAX_TURNS: u32 = 200;
+/// The longest search accepted.
+pub const MAX_QUERY_CHARS: usize = 500;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/conversations/{id}/turns", get(list_turns))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct TurnsQuery {
+    /// A turn id (a bookmark): read back from it, it included. Absent: from the newest.
+    pub from: Option<u64>,
+    /// Search the turns' text (words, "quoted phrases", -excluded); best matches first.
+    pub q: Option<String>,
+    /// At most this many (1–200, default 20).
+    #[param(minimum = 1, maximum = 200)]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TurnView {
+    /// Its id: the bookmark to read back from.
+    pub id: i64,
+    pub at: DateTime<Utc>,
+    pub user_messages: u64,
+    pub user: Option<String>,
+    pub assistant: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TurnsPage {
+    pub conversation_id: String,
+    /// Newest first when reading back; best first when searching.
+    pub turns: Vec<TurnView>,
+    /// Pass as `from` to read further back; null when there is no more.
+    pub next_from: Option<i64>,
+}
+
+impl From<Turn> for TurnView {
+    fn from(turn: Turn) -> Self {
+        Self {
+            id: turn.seq,
+            at: turn.at,
+            user_messages: turn.user_messages,
+            user: turn.user,
+            assistant: turn.assistant,
+        }
+    }
+}
+
+/// A conversation's stored turns
+#[utoipa::path(
+    get,
+    path = "/conversations/{id}/turns",
+    tag = "conversations",
+    params(("id" = String, Path, description = "The conversation's id (percent-encoded)."), TurnsQuery),
+    responses(
+        (status = 200, description = "Turns read back from the bookmark, or the search's best matches.", body = TurnsPage),
+        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_turns(
+    State(app): State<AppState>,
+    caller: Caller,
+    ConversationPath(id): ConversationPath,
+    QueryParams(query): QueryParams<TurnsQuery>,
+) -> ApiResult<Json<TurnsPage>> {
+    let limit = query.limit.unwrap_or(20);
+    if !(1..=MAX_TURNS).contains(&limit) {
+        return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_TURNS}")).into());
+    }
+    let from = query
+        .from
+        .map(|from| Count::parse("from", from).map(Count::to_i64))
+        .transpose()?;
+    let search = query.q.map(|q| q.trim().to_owned()).filter(|q| !q.is_empty());
+    if let Some(q) = &search
+        && (q.chars().count() > MAX_QUERY_CHARS || q.contains('\0'))
+    {
+        return Err(InvalidValue::new(
+            "q",
+            format!("must be at most {MAX_QUERY_CHARS} characters, without NUL"),
+        )
+        .into());
+    }
+    let mut conn = app.pool.acquire().await?;
+    if conversations::find(&mut conn, &caller.tenant, &id).await?.is_none() {
+        return Err(ApiError::NotFound(format!("no conversation {:?}", id.as_str())));
+    }
+    let (found, next_from) = match &search {
+        Some(q) => (
+            turns::search(&mut conn, &caller.tenant, &id, q, from, limit.into()).await?,
+            None,
+        ),
+        None => {
+            let page = turns::back_from(&mut conn, &caller.tenant, &id, from, limit.into()).await?;
+            let next = page
+                .last()
+                .map(|turn| turn.seq - 1)
+                .filter(|next| *next > 0 && page.len() == limit as usize);
+            (page, next)
+        }
+    };
+    Ok(Json(TurnsPage {
+        conversation_id: id.to_string(),
+        turns: found.into_iter().map(TurnView::from).collect(),
+        next_from,
+    }))
+}
