@@ -7,6 +7,8 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock rustfmt.toml ./
 COPY src ./src
 COPY migrations ./migrations
+# The manifest names the benchmark examples; cargo wants their files present.
+COPY bench ./bench
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
     cargo build --release --locked && cp target/release/compactd /usr/local/bin/compactd

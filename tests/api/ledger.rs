@@ -141,3 +141,24 @@ async fn turns_are_found_by_full_text_search_in_any_script() {
         .await;
     assert_eq!(status, 422);
 }
+
+#[tokio::test]
+async fn dashboards_can_read_the_ledger_view_with_its_reader_role() {
+    let app = spawn_app().await;
+    app.report("/usage", json!({"conversation_id": "c1", "used": 10})).await;
+    app.report("/summarize", json!({"conversation_id": "c1", "summary": "s"}))
+        .await;
+
+    let rows: Vec<(String, String, bool)> = sqlx::query_as("SELECT tenant, trigger, success FROM compactd_ledger")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    let readable: bool =
+        sqlx::query_scalar("SELECT has_table_privilege('compactd_ledger_reader', 'compactd_ledger', 'SELECT')")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+
+    assert_eq!(rows, [("default".to_owned(), "manual".to_owned(), true)]);
+    assert!(readable);
+}
