@@ -76,8 +76,9 @@ impl Application {
             pool: pool.clone(),
             policy: Arc::new(settings.policy),
             summary_model,
+            max_body_bytes: settings.max_body_bytes,
         };
-        let router = http::router(state, settings.max_body_bytes);
+        let router = http::router(state);
         Ok(Self { listener, router, pool })
     }
 

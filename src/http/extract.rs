@@ -9,6 +9,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 use serde_json::error::Category;
 
+use super::AppState;
 use super::error::ApiError;
 use crate::domain::{ConversationId, InvalidValue, TenantId};
 
@@ -18,10 +19,10 @@ pub struct JsonBody<T> {
     pub raw: Bytes,
 }
 
-impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, Self::Rejection> {
         if let Some(content_type) = req.headers().get(header::CONTENT_TYPE) {
             let essence = content_type.to_str().unwrap_or_default();
             let essence = essence
@@ -34,18 +35,13 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
                 return Err(ApiError::UnsupportedMediaType);
             }
         }
-        let limit = req.extensions().get::<BodyLimit>().map_or(0, |limit| limit.0);
         let raw = Bytes::from_request(req, state)
             .await
-            .map_err(|rejection| body_rejection(rejection, limit))?;
+            .map_err(|rejection| body_rejection(rejection, state.max_body_bytes))?;
         let value = parse_json(&raw)?;
         Ok(Self { value, raw })
     }
 }
-
-/// The body size the server accepts, put where extractors can say it.
-#[derive(Debug, Clone, Copy)]
-pub struct BodyLimit(pub usize);
 
 fn body_rejection(rejection: BytesRejection, limit: usize) -> ApiError {
     if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {

@@ -22,17 +22,18 @@ mod wire;
 use std::any::Any;
 use std::sync::Arc;
 
-use axum::extract::{DefaultBodyLimit, Request};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
-use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::{Extension, Router};
 use sqlx::PgPool;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
+use tracing::Span;
 
 use self::error::{ApiError, InternalErrorText, problem_response};
-use self::extract::BodyLimit;
 use crate::llm::SummaryModel;
 use crate::policy::PolicyConfig;
 
@@ -43,10 +44,13 @@ pub struct AppState {
     pub policy: Arc<PolicyConfig>,
     /// Who writes summaries; `None`: the extractive summarizer.
     pub summary_model: Option<SummaryModel>,
+    /// The largest body accepted, for the 413 to say.
+    pub max_body_bytes: usize,
 }
 
 /// The whole API, ready to serve.
-pub fn router(state: AppState, max_body_bytes: usize) -> Router {
+pub fn router(state: AppState) -> Router {
+    let max_body_bytes = state.max_body_bytes;
     Router::new()
         .merge(usage::router())
         .merge(turn_ended::router())
@@ -63,26 +67,25 @@ pub fn router(state: AppState, max_body_bytes: usize) -> Router {
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .with_state(state)
         .layer(DefaultBodyLimit::max(max_body_bytes))
-        .layer(Extension(BodyLimit(max_body_bytes)))
-        .layer(middleware::from_fn(log_server_errors))
         .layer(CatchPanicLayer::custom(panic_response))
-        .layer(TraceLayer::new_for_http())
+        .layer(TraceLayer::new_for_http().on_response(log_server_errors))
 }
 
 /// Logs what a 5xx hid from the caller; responses themselves have no side effects.
-async fn log_server_errors(request: Request, next: Next) -> Response {
-    let method = request.method().clone();
-    let path = request.uri().path().to_owned();
-    let response = next.run(request).await;
+fn log_server_errors(response: &Response, latency: Duration, _: &Span) {
     if response.status().is_server_error() {
         let text = response
             .extensions()
             .get::<InternalErrorText>()
             .map(|t| t.0.as_str())
             .unwrap_or("");
-        tracing::error!(%method, %path, status = response.status().as_u16(), error = text, "request failed");
+        tracing::error!(
+            status = response.status().as_u16(),
+            ?latency,
+            error = text,
+            "request failed"
+        );
     }
-    response
 }
 
 /// A panic is a bug: answer 500 in our shape and keep serving.
