@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 use std::time::Duration as StdDuration;
 
+use crate::http::Timeouts;
 use crate::llm::{LlmConfig, Provider, RetryPolicy};
 use crate::policy::{CacheLife, PolicyConfig};
 use crate::startup::SummarizerSettings;
@@ -37,6 +38,33 @@ pub enum Command {
     Migrate(DatabaseArgs),
     /// Print the OpenAPI document (the one committed at openapi/openapi.json).
     Openapi,
+    /// Manage API keys.
+    Keys {
+        #[command(subcommand)]
+        action: KeysAction,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysAction {
+    /// Create a key and print it, once: only its hash is kept.
+    Create {
+        /// The tenant the key acts for (letters, digits, '.', '_', '-').
+        #[arg(long)]
+        tenant: String,
+        /// `agent` (read and write), `reader` (read only) or `admin` (also manual_recovery).
+        #[arg(long, default_value = "agent")]
+        role: String,
+        /// What the key is for, shown by `keys list`.
+        #[arg(long)]
+        note: Option<String>,
+    },
+    /// List the keys (never their secrets).
+    List,
+    /// Revoke a key by its id (the part after `cpk_`, before the second `_`).
+    Revoke { id: String },
 }
 
 #[derive(Clone, Args)]
@@ -70,6 +98,17 @@ pub struct ServeArgs {
     #[arg(long, env = "COMPACTD_MAX_CONNECTIONS", default_value_t = 16,
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub max_connections: u32,
+    /// How long a request may take before it is abandoned with a 503
+    /// (/summarize: the upstream deadline plus 15 s).
+    #[arg(long, env = "COMPACTD_REQUEST_TIMEOUT_SECS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub request_timeout_secs: u64,
+    /// Requests a second each API key may make (0: no limit; none in open mode).
+    #[arg(long, env = "COMPACTD_RATE_PER_SECOND", default_value_t = 1000)]
+    pub rate_per_second: u32,
+    /// The burst above that rate a key may send at once.
+    #[arg(long, env = "COMPACTD_RATE_BURST", default_value_t = 2000)]
+    pub rate_burst: u32,
     /// The largest request body accepted (413 past it).
     #[arg(long, env = "COMPACTD_MAX_BODY_BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_body_bytes: usize,
@@ -124,6 +163,15 @@ impl fmt::Debug for LlmArgs {
             .field("llm_api_key", &self.llm_api_key.as_ref().map(|_| "[redacted]"))
             .field("summary_model", &self.summary_model)
             .finish_non_exhaustive()
+    }
+}
+
+impl ServeArgs {
+    pub fn timeouts(&self) -> Timeouts {
+        Timeouts {
+            request: StdDuration::from_secs(self.request_timeout_secs),
+            summarize: StdDuration::from_secs(self.llm.llm_deadline_secs + 15),
+        }
     }
 }
 

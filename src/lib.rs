@@ -2,6 +2,7 @@
 //! over into a new one, and keeps every conversation's state and history in
 //! Postgres.
 
+pub mod auth;
 pub mod compaction;
 pub mod config;
 pub mod domain;

@@ -4,7 +4,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use compactd::config::{Cli, Command, DatabaseArgs, ServeArgs};
+use compactd::auth::admin;
+use compactd::config::{Cli, Command, DatabaseArgs, KeysAction, ServeArgs};
 use compactd::private_postgres::PrivatePostgres;
 use compactd::startup::{Application, Settings, shutdown_signal};
 use compactd::{http, store};
@@ -33,6 +34,7 @@ fn main() -> ExitCode {
             Ok(())
         }),
         Some(Command::Serve(args)) => serve(*args),
+        Some(Command::Keys { action, database }) => with_database(&database, |options| manage_keys(action, options)),
         None => serve(cli.serve),
     };
     match result {
@@ -53,6 +55,9 @@ fn serve(args: ServeArgs) -> Result<(), AnyError> {
         max_body_bytes: args.max_body_bytes,
         policy: args.policy.to_config(),
         summarizer: args.llm.to_summarizer()?,
+        rate_per_second: args.rate_per_second,
+        rate_burst: args.rate_burst,
+        timeouts: args.timeouts(),
     };
     let max_connections = args.max_connections;
     with_database(&args.database, move |options| async move {
@@ -63,6 +68,44 @@ fn serve(args: ServeArgs) -> Result<(), AnyError> {
         app.run_until(shutdown_signal()).await?;
         Ok(())
     })
+}
+
+async fn manage_keys(action: KeysAction, options: PgConnectOptions) -> Result<(), AnyError> {
+    let pool = store::pool(options, 1);
+    store::migrate(&pool).await?;
+    match action {
+        KeysAction::Create { tenant, role, note } => {
+            let (id, key) = admin::create(&pool, &tenant, &role, note.as_deref()).await?;
+            eprintln!("Created key {id} for tenant {tenant} ({role}). Store it now: it is not shown again.");
+            println!("{key}");
+        }
+        KeysAction::List => {
+            println!(
+                "{:<16}  {:<20}  {:<6}  {:<20}  {:<20}  note",
+                "id", "tenant", "role", "created", "revoked"
+            );
+            for key in admin::list(&pool).await? {
+                let when = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M:%S").to_string();
+                println!(
+                    "{:<16}  {:<20}  {:<6}  {:<20}  {:<20}  {}",
+                    key.id,
+                    key.tenant,
+                    key.role,
+                    when(key.created_at),
+                    key.revoked_at.map(when).unwrap_or_else(|| "-".into()),
+                    key.note.unwrap_or_default()
+                );
+            }
+        }
+        KeysAction::Revoke { id } => {
+            if !admin::revoke(&pool, &id).await? {
+                return Err(format!("no live key {id}").into());
+            }
+            eprintln!("Revoked key {id}; running services stop accepting it at once.");
+        }
+    }
+    pool.close().await;
+    Ok(())
 }
 
 /// Runs `work` against the configured database, or a private one started

@@ -11,10 +11,12 @@ use axum::Router;
 use sqlx::PgPool;
 use tokio::net::TcpListener;
 
-use crate::http::{self, AppState};
+use crate::auth::{KeyRegistry, RateLimits};
+use crate::http::{self, AppState, Timeouts};
 use crate::llm::{LlmClient, LlmConfig, LlmError, SummaryModel, tokens};
 use crate::policy::PolicyConfig;
 use crate::store;
+use crate::store::StoreError;
 
 /// How often expired idempotency keys are swept.
 const SWEEP_EVERY: Duration = Duration::from_secs(15 * 60);
@@ -27,6 +29,10 @@ pub struct Settings {
     pub policy: PolicyConfig,
     /// The upstream that writes summaries; `None`: extractive summaries.
     pub summarizer: Option<SummarizerSettings>,
+    /// Requests a second each key may make, and its burst (0: no limit).
+    pub rate_per_second: u32,
+    pub rate_burst: u32,
+    pub timeouts: Timeouts,
 }
 
 #[derive(Debug, Clone)]
@@ -44,6 +50,8 @@ pub enum StartupError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("the upstream LLM client could not be built: {0}")]
     Llm(#[from] LlmError),
+    #[error("the API keys could not be read: {0}")]
+    Keys(#[from] StoreError),
 }
 
 /// A bound, migrated service, ready to run.
@@ -51,6 +59,7 @@ pub struct Application {
     listener: TcpListener,
     router: Router,
     pool: PgPool,
+    keys: Arc<KeyRegistry>,
 }
 
 impl Application {
@@ -70,6 +79,14 @@ impl Application {
             }),
             None => None,
         };
+        let keys = KeyRegistry::load(pool.clone()).await?;
+        if keys.is_open() {
+            tracing::warn!(
+                "NO API KEYS EXIST: compactd runs OPEN, as tenant `default`, and anyone who can reach it can read \
+                 and write everything. Create a key (`compactd keys create --tenant T --role agent`) before exposing it."
+            );
+        }
+        tokio::spawn(keys.clone().follow_changes());
         // The tokenizer's vocabulary loads once, now, not in the first request.
         tokio::task::spawn_blocking(tokens::warm_up);
         let state = AppState {
@@ -77,15 +94,28 @@ impl Application {
             policy: Arc::new(settings.policy),
             summary_model,
             max_body_bytes: settings.max_body_bytes,
+            keys: keys.clone(),
+            rate_limits: Arc::new(RateLimits::new(settings.rate_per_second, settings.rate_burst)),
+            timeouts: settings.timeouts,
         };
         let router = http::router(state);
-        Ok(Self { listener, router, pool })
+        Ok(Self {
+            listener,
+            router,
+            pool,
+            keys,
+        })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
         self.listener
             .local_addr()
             .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    /// The service's copy of the API keys.
+    pub fn keys(&self) -> Arc<KeyRegistry> {
+        self.keys.clone()
     }
 
     pub fn port(&self) -> u16 {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use axum::routing;
 use axum::{Json, Router};
+use compactd::http::Timeouts;
 use compactd::llm::{LlmConfig, Provider, RetryPolicy, tokens};
 use compactd::policy::PolicyConfig;
 use compactd::startup::{Application, Settings, SummarizerSettings};
@@ -71,6 +72,12 @@ pub async fn compactd(name: &str, upstream: &str, pool_size: u32) -> String {
             model: "fake-summarizer".into(),
             max_output_tokens: 1500,
         }),
+        rate_per_second: 0,
+        rate_burst: 0,
+        timeouts: Timeouts {
+            request: Duration::from_secs(10),
+            summarize: Duration::from_secs(90),
+        },
     };
     let pool = compactd::store::pool(admin.database(name), pool_size);
     let app = Application::build(settings, pool).await.expect("compactd builds");

@@ -5,12 +5,14 @@
 mod at;
 mod conversation_id;
 mod count;
+mod role;
 mod tenant;
 pub mod text;
 
 pub use at::At;
 pub use conversation_id::ConversationId;
 pub use count::Count;
+pub use role::Role;
 pub use tenant::TenantId;
 
 /// Why a value was refused: said to the caller as a 422 naming the field.

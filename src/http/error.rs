@@ -6,6 +6,9 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use std::time::Duration;
+
+use crate::auth::Denied;
 use crate::domain::InvalidValue;
 use crate::store::StoreError;
 
@@ -25,6 +28,12 @@ pub enum ApiError {
     #[error("the body is larger than the {0} bytes this server accepts")]
     PayloadTooLarge(usize),
     #[error("{0}")]
+    Unauthorized(#[from] Denied),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("this key is sending requests too fast; retry after the time given")]
+    RateLimited(Duration),
+    #[error("{0}")]
     NotFound(String),
     /// The request is valid but collides with the resource's current state.
     #[error("{0}")]
@@ -37,6 +46,8 @@ pub enum ApiError {
     IdempotencyKeyInFlight,
     #[error("the database is unavailable; retry shortly")]
     Unavailable,
+    #[error("the request took longer than {0:?} and was abandoned; retry shortly")]
+    Timeout(Duration),
     /// A bug or a broken dependency. The text is logged, never shown.
     #[error("internal error")]
     Internal(String),
@@ -71,9 +82,12 @@ impl ApiError {
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) => StatusCode::FORBIDDEN,
+            Self::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::IdempotencyKeyInFlight | Self::Conflict(_) => StatusCode::CONFLICT,
-            Self::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Unavailable | Self::Timeout(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -85,11 +99,15 @@ impl ApiError {
             Self::UnsupportedMediaType => ("unsupported-media-type", "Unsupported media type"),
             Self::PayloadTooLarge(_) => ("payload-too-large", "Payload too large"),
             Self::NotFound(_) => ("not-found", "Not found"),
+            Self::Unauthorized(_) => ("unauthorized", "Unauthorized"),
+            Self::Forbidden(_) => ("forbidden", "Forbidden"),
+            Self::RateLimited(_) => ("rate-limited", "Too many requests"),
             Self::Conflict(_) => ("conflict", "Conflict"),
             Self::MethodNotAllowed => ("method-not-allowed", "Method not allowed"),
             Self::IdempotencyKeyReused => ("idempotency-key-reused", "Idempotency-Key reused"),
             Self::IdempotencyKeyInFlight => ("idempotency-key-in-flight", "Request in flight"),
             Self::Unavailable => ("unavailable", "Service unavailable"),
+            Self::Timeout(_) => ("timeout", "Request timed out"),
             Self::Internal(_) => ("internal", "Internal error"),
         }
     }
@@ -140,10 +158,23 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
         let mut response = problem_response(status, &self.problem());
-        if matches!(self, Self::Unavailable | Self::IdempotencyKeyInFlight) {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        let headers = response.headers_mut();
+        match &self {
+            Self::Unavailable | Self::Timeout(_) | Self::IdempotencyKeyInFlight => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            }
+            Self::RateLimited(wait) => {
+                // Whole seconds, rounded up: never tell a client to retry too soon.
+                let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+            }
+            Self::Unauthorized(_) => {
+                headers.insert(
+                    header::WWW_AUTHENTICATE,
+                    HeaderValue::from_static("Bearer realm=\"compactd\""),
+                );
+            }
+            _ => {}
         }
         if let Self::Internal(text) = self {
             response.extensions_mut().insert(InternalErrorText(text));

@@ -4,14 +4,15 @@
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request};
-use axum::http::header;
 use axum::http::request::Parts;
+use axum::http::{Method, header};
 use serde::de::DeserializeOwned;
 use serde_json::error::Category;
 
 use super::AppState;
 use super::error::ApiError;
-use crate::domain::{ConversationId, InvalidValue, TenantId};
+use crate::auth;
+use crate::domain::{ConversationId, InvalidValue};
 
 /// A JSON body parsed into `T`, with its raw bytes kept for idempotency.
 pub struct JsonBody<T> {
@@ -138,18 +139,34 @@ impl<S: Send + Sync> FromRequestParts<S> for ConversationPath {
     }
 }
 
-/// Who is asking. Until API keys exist every caller is the open tenant.
-pub struct Caller {
-    pub tenant: TenantId,
+/// Who is asking: their key's tenant and role (or anyone, in open mode),
+/// within their key's rate, allowed to use this method.
+pub struct Caller(pub auth::Caller);
+
+impl std::ops::Deref for Caller {
+    type Target = auth::Caller;
+
+    fn deref(&self) -> &auth::Caller {
+        &self.0
+    }
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for Caller {
+impl FromRequestParts<AppState> for Caller {
     type Rejection = ApiError;
 
-    async fn from_request_parts(_: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(Self {
-            tenant: TenantId::open(),
-        })
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let caller = state
+            .keys
+            .authenticate(parts.headers.get(header::AUTHORIZATION))
+            .await?;
+        if let Some(key_id) = &caller.key_id {
+            state.rate_limits.check(key_id).map_err(ApiError::RateLimited)?;
+        }
+        let reads = matches!(parts.method, Method::GET | Method::HEAD);
+        if !reads && !caller.role.may_write() {
+            return Err(ApiError::Forbidden("a reader key may only read".to_owned()));
+        }
+        Ok(Self(caller))
     }
 }
 

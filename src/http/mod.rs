@@ -3,6 +3,7 @@
 
 mod compactions;
 mod conversations;
+mod deadline;
 mod decide;
 mod due;
 pub mod error;
@@ -33,7 +34,9 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 use tracing::Span;
 
+use self::deadline::DeadlineLayer;
 use self::error::{ApiError, InternalErrorText, problem_response};
+use crate::auth::{KeyRegistry, RateLimits};
 use crate::llm::SummaryModel;
 use crate::policy::PolicyConfig;
 
@@ -46,29 +49,44 @@ pub struct AppState {
     pub summary_model: Option<SummaryModel>,
     /// The largest body accepted, for the 413 to say.
     pub max_body_bytes: usize,
+    pub keys: Arc<KeyRegistry>,
+    pub rate_limits: Arc<RateLimits>,
+    pub timeouts: Timeouts,
 }
 
 /// The whole API, ready to serve.
 pub fn router(state: AppState) -> Router {
     let max_body_bytes = state.max_body_bytes;
-    Router::new()
+    let quick = Router::new()
         .merge(usage::router())
         .merge(turn_ended::router())
         .merge(decide::router())
         .merge(due::router())
         .merge(conversations::router())
-        .merge(summarize::router())
         .merge(handoff::router())
         .merge(compactions::router())
         .merge(turns::router())
         .merge(health::router())
         .merge(openapi::router())
+        .layer(DeadlineLayer(state.timeouts.request));
+    // A summary waits for the upstream, within the upstream's own deadline.
+    let slow = summarize::router().layer(DeadlineLayer(state.timeouts.summarize));
+    quick
+        .merge(slow)
         .fallback(|| async { ApiError::NotFound("no such resource".to_owned()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .with_state(state)
         .layer(DefaultBodyLimit::max(max_body_bytes))
         .layer(CatchPanicLayer::custom(panic_response))
         .layer(TraceLayer::new_for_http().on_response(log_server_errors))
+}
+
+/// How long requests may take before they are answered 503.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    pub request: Duration,
+    /// /summarize, which waits for the upstream LLM.
+    pub summarize: Duration,
 }
 
 /// Logs what a 5xx hid from the caller; responses themselves have no side effects.

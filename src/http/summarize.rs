@@ -15,9 +15,10 @@ use super::extract::{Caller, IdempotencyKey, JsonBody};
 use super::idempotency::{self, Effect, Ready, Reply};
 use super::ledger::Compaction;
 use super::views::ConversationState;
+use crate::auth;
 use crate::compaction::{self, Prepared, Refused};
 use crate::domain::text::storable;
-use crate::domain::{At, ConversationId, Count, InvalidValue, TenantId};
+use crate::domain::{self, At, ConversationId, Count, InvalidValue};
 use crate::policy::transcript::{Message, Role, ToolCall};
 use crate::policy::{KEEP_INSTRUCTIONS, Trigger};
 
@@ -128,16 +129,19 @@ pub struct SummarizeResponse {
 pub struct Summarize(compaction::Request);
 
 impl Summarize {
-    fn parse(tenant: TenantId, request: SummarizeRequest) -> Result<Self, InvalidValue> {
+    fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<Self, ApiError> {
         let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
         if let Some(trigger) = request.trigger.filter(|t| !t.is_compaction_trigger()) {
-            return Err(InvalidValue::new(
-                "trigger",
-                format!("`{}` explains a rollover, not a compaction", trigger.as_str()),
+            let why = format!("`{}` explains a rollover, not a compaction", trigger.as_str());
+            return Err(InvalidValue::new("trigger", why).into());
+        }
+        if request.trigger == Some(Trigger::ManualRecovery) && caller.role != domain::Role::Admin {
+            return Err(ApiError::Forbidden(
+                "manual_recovery boundaries take an admin key".to_owned(),
             ));
         }
         Ok(Self(compaction::Request {
-            tenant,
+            tenant: caller.tenant.clone(),
             id: ConversationId::parse("conversation_id", request.conversation_id)?,
             messages: request
                 .messages
@@ -231,6 +235,6 @@ pub async fn summarize(
     key: IdempotencyKey,
     body: JsonBody<SummarizeRequest>,
 ) -> ApiResult<Response> {
-    let command = Summarize::parse(caller.tenant.clone(), body.value)?;
+    let command = Summarize::parse(&caller, body.value)?;
     idempotency::run(&app, &caller, key, "POST /summarize", &body.raw, command).await
 }

@@ -8,6 +8,7 @@ pub mod due;
 pub mod events;
 pub mod handoffs;
 pub mod idempotency;
+pub mod keys;
 mod row;
 mod state;
 pub mod turns;

@@ -7,6 +7,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use compactd::policy::PolicyConfig;
 use std::time::Duration;
 
+use std::sync::Arc;
+
+use compactd::auth::KeyRegistry;
+use compactd::http::Timeouts;
 use compactd::llm::{LlmConfig, Provider, RetryPolicy};
 use compactd::startup::{Application, Settings, SummarizerSettings};
 use compactd::store;
@@ -19,8 +23,11 @@ use tokio::sync::oneshot;
 /// The server the tests create their databases on: `DATABASE_URL`, else the
 /// machine's own Postgres.
 pub fn admin_options() -> PgConnectOptions {
-    let url = std::env::var("DATABASE_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
-    url.parse().expect("DATABASE_URL is a Postgres URL")
+    admin_url().parse().expect("DATABASE_URL is a Postgres URL")
+}
+
+fn admin_url() -> String {
+    std::env::var("DATABASE_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
 }
 
 pub struct TestApp {
@@ -28,6 +35,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     /// The app's own database, for arranging states HTTP cannot reach yet.
     pub pool: PgPool,
+    /// The app's copy of the API keys.
+    pub keys: Arc<KeyRegistry>,
     database: String,
     shutdown: Option<oneshot::Sender<()>>,
 }
@@ -55,6 +64,10 @@ pub async fn spawn_app_with_limit(policy: PolicyConfig, max_body_bytes: usize) -
 
 /// The app with `upstream` (a wiremock server) as its OpenAI-compatible summarizer.
 pub async fn spawn_app_with_upstream(upstream: &str, deadline: Duration) -> TestApp {
+    spawn(upstream_settings(upstream, deadline)).await
+}
+
+pub fn upstream_settings(upstream: &str, deadline: Duration) -> Settings {
     let llm = LlmConfig {
         provider: Provider::OpenAi,
         base_url: format!("{upstream}/v1"),
@@ -72,19 +85,24 @@ pub async fn spawn_app_with_upstream(upstream: &str, deadline: Duration) -> Test
         model: "summary-model".into(),
         max_output_tokens: 800,
     };
-    spawn(Settings {
+    Settings {
         summarizer: Some(summarizer),
         ..test_settings()
-    })
-    .await
+    }
 }
 
-fn test_settings() -> Settings {
+pub fn test_settings() -> Settings {
     Settings {
         addr: "127.0.0.1:0".parse().unwrap(),
         max_body_bytes: 4 * 1024 * 1024,
         policy: PolicyConfig::default(),
         summarizer: None,
+        rate_per_second: 1000,
+        rate_burst: 2000,
+        timeouts: Timeouts {
+            request: Duration::from_secs(10),
+            summarize: Duration::from_secs(30),
+        },
     }
 }
 
@@ -101,6 +119,7 @@ pub async fn spawn(settings: Settings) -> TestApp {
         .await
         .expect("the app builds");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let keys = app.keys();
     let (shutdown, stopped) = oneshot::channel::<()>();
     tokio::spawn(app.run_until(async {
         stopped.await.ok();
@@ -109,8 +128,49 @@ pub async fn spawn(settings: Settings) -> TestApp {
         address,
         client: reqwest::Client::new(),
         pool,
+        keys,
         database,
         shutdown: Some(shutdown),
+    }
+}
+
+/// A fresh, migrated database of its own, dropped with the guard; for tests
+/// that run the binary instead of the library.
+pub struct Database {
+    pub name: String,
+    pub pool: PgPool,
+}
+
+impl Database {
+    pub async fn create() -> Self {
+        let name = unique_database_name();
+        let mut admin = admin_options().connect().await.expect("the test Postgres answers");
+        sqlx::query(&format!("CREATE DATABASE \"{name}\""))
+            .execute(&mut admin)
+            .await
+            .unwrap();
+        let pool = store::pool(admin_options().database(&name), 4);
+        store::migrate(&pool).await.unwrap();
+        Self { name, pool }
+    }
+
+    /// A URL for the binary's `DATABASE_URL`: the test server's, this database.
+    pub fn url(&self) -> String {
+        let base = admin_url();
+        let (head, query) = base.split_once('?').map_or((base.as_str(), ""), |(h, q)| (h, q));
+        let server = head.rsplit_once('/').map_or(head, |(server, _)| server);
+        let query = if query.is_empty() {
+            String::new()
+        } else {
+            format!("?{query}")
+        };
+        format!("{server}/{}{query}", self.name)
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        drop_database(self.name.clone());
     }
 }
 
@@ -130,24 +190,27 @@ impl Drop for TestApp {
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }
-        // Drop the database from a thread of its own: this may run inside the
-        // test's runtime, which cannot be blocked on.
-        let database = self.database.clone();
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            runtime.block_on(async {
-                if let Ok(mut admin) = admin_options().connect().await {
-                    let drop = format!("DROP DATABASE IF EXISTS \"{database}\" WITH (FORCE)");
-                    let _ = sqlx::query(&drop).execute(&mut admin).await;
-                }
-            });
-        })
-        .join()
-        .ok();
+        drop_database(self.database.clone());
     }
+}
+
+/// Drops a test database from a thread of its own: this may run inside the
+/// test's runtime, which cannot be blocked on.
+fn drop_database(name: String) {
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            if let Ok(mut admin) = admin_options().connect().await {
+                let drop = format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
+                let _ = sqlx::query(&drop).execute(&mut admin).await;
+            }
+        });
+    })
+    .join()
+    .ok();
 }
 
 impl TestApp {

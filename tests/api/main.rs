@@ -1,6 +1,8 @@
 //! Integration tests: the real service on port 0, real Postgres, over HTTP.
 
+mod auth;
 mod bad_input;
+mod binary;
 mod concurrency;
 mod conversations;
 mod decide;
@@ -11,6 +13,7 @@ mod helpers;
 mod idempotency;
 mod ledger;
 mod llm_client;
+mod logs;
 mod openapi;
 mod private_postgres;
 mod summarize;

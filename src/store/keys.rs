@@ -1,0 +1,65 @@
+//! API keys as stored: the id, tenant, role, the secret's hash, revocation.
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgConnection, Row};
+
+use super::StoreResult;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredKey {
+    pub id: String,
+    pub tenant: String,
+    pub role: String,
+    pub secret_hash: Vec<u8>,
+    pub note: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+pub async fn insert(
+    conn: &mut PgConnection,
+    id: &str,
+    tenant: &str,
+    role: &str,
+    secret_hash: &[u8],
+    note: Option<&str>,
+) -> StoreResult<()> {
+    sqlx::query("INSERT INTO api_keys (id, tenant, role, secret_hash, note) VALUES ($1, $2, $3, $4, $5)")
+        .bind(id)
+        .bind(tenant)
+        .bind(role)
+        .bind(secret_hash)
+        .bind(note)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Every key, revoked ones too, oldest first.
+pub async fn all(conn: &mut PgConnection) -> StoreResult<Vec<StoredKey>> {
+    let rows = sqlx::query("SELECT * FROM api_keys ORDER BY created_at, id")
+        .fetch_all(&mut *conn)
+        .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(StoredKey {
+                id: row.try_get("id")?,
+                tenant: row.try_get("tenant")?,
+                role: row.try_get("role")?,
+                secret_hash: row.try_get("secret_hash")?,
+                note: row.try_get("note")?,
+                created_at: row.try_get("created_at")?,
+                revoked_at: row.try_get("revoked_at")?,
+            })
+        })
+        .collect()
+}
+
+/// Revokes a key; `false` when there is no such key or it was revoked already.
+pub async fn revoke(conn: &mut PgConnection, id: &str) -> StoreResult<bool> {
+    let done = sqlx::query("UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL")
+        .bind(id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
