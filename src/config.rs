@@ -148,6 +148,10 @@ pub struct LlmArgs {
     /// The longest `Retry-After` honoured, in seconds; a longer one gives up.
     #[arg(long, env = "COMPACTD_LLM_RETRY_AFTER_CAP_SECS", default_value_t = 30)]
     pub llm_retry_after_cap_secs: u64,
+    /// Upstream tokens (input and output) each tenant may spend a day, UTC;
+    /// past it, summaries are extractive and say so. 0: no limit.
+    #[arg(long, env = "COMPACTD_TENANT_DAILY_TOKEN_BUDGET", default_value_t = 0)]
+    pub tenant_daily_token_budget: u64,
     /// Upstream calls in flight at once.
     #[arg(long, env = "COMPACTD_LLM_MAX_CONCURRENT", default_value_t = 32,
           value_parser = clap::value_parser!(u64).range(1..=1024))]

@@ -33,6 +33,8 @@ pub struct Settings {
     pub rate_per_second: u32,
     pub rate_burst: u32,
     pub timeouts: Timeouts,
+    /// Upstream tokens a tenant may spend a day; `None`: no limit.
+    pub daily_token_budget: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -97,6 +99,7 @@ impl Application {
             keys: keys.clone(),
             rate_limits: Arc::new(RateLimits::new(settings.rate_per_second, settings.rate_burst)),
             timeouts: settings.timeouts,
+            daily_token_budget: settings.daily_token_budget,
         };
         let router = http::router(state);
         Ok(Self {

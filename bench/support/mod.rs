@@ -78,6 +78,7 @@ pub async fn compactd(name: &str, upstream: &str, pool_size: u32) -> String {
             request: Duration::from_secs(10),
             summarize: Duration::from_secs(90),
         },
+        daily_token_budget: None,
     };
     let pool = compactd::store::pool(admin.database(name), pool_size);
     let app = Application::build(settings, pool).await.expect("compactd builds");

@@ -15,6 +15,7 @@ use crate::llm::{self, SummaryModel, Via, summarizer, tokens};
 use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::{Message, Role};
 use crate::policy::{Trigger, cut};
+use crate::store::budget;
 use crate::store::compactions::{self, Attempt, Recorded, Unclaimed};
 use crate::store::{StoreError, StoreResult, StoredConversation};
 
@@ -22,8 +23,17 @@ use crate::store::{StoreError, StoreResult, StoredConversation};
 /// deadline the service allows, with room to record.
 pub const CLAIM_ABANDONED_AFTER: Duration = Duration::from_secs(11 * 60);
 
-/// Why no summary was written.
+/// Why no model wrote a summary.
 pub const NO_UPSTREAM: &str = "no upstream LLM is configured";
+
+/// Who may write summaries.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Writers<'a> {
+    /// The upstream; `None`: extractive summaries.
+    pub model: Option<&'a SummaryModel>,
+    /// Upstream tokens a tenant may spend a day; past it, extractive summaries.
+    pub daily_budget: Option<u64>,
+}
 
 /// What the caller asks for.
 #[derive(Debug, Clone)]
@@ -71,11 +81,7 @@ pub struct Prepared {
 
 /// Claims the conversation and writes its summary. No connection is held
 /// while the summary is written; a refusal gives the claim back.
-pub async fn prepare(
-    pool: &PgPool,
-    summary_model: Option<&SummaryModel>,
-    request: Request,
-) -> Result<Prepared, Refused> {
+pub async fn prepare(pool: &PgPool, writers: Writers<'_>, request: Request) -> Result<Prepared, Refused> {
     let started = Instant::now();
     let stored = {
         let mut conn = pool.acquire().await.map_err(StoreError::from)?;
@@ -86,7 +92,7 @@ pub async fn prepare(
         }
     };
     let (tenant, id) = (request.tenant.clone(), request.id.clone());
-    let prepared = write(pool, summary_model, request, stored, started).await;
+    let prepared = write(pool, writers, request, stored, started).await;
     if prepared.is_err()
         && let Ok(mut conn) = pool.acquire().await
     {
@@ -97,14 +103,19 @@ pub async fn prepare(
 
 async fn write(
     pool: &PgPool,
-    summary_model: Option<&SummaryModel>,
+    writers: Writers<'_>,
     request: Request,
     stored: StoredConversation,
     started: Instant,
 ) -> Result<Prepared, Refused> {
-    let gathered = {
+    let (gathered, spent) = {
         let mut conn = pool.acquire().await.map_err(StoreError::from)?;
-        transcript::gather(&mut conn, &request.tenant, &request.id, &stored, request.messages).await?
+        let gathered = transcript::gather(&mut conn, &request.tenant, &request.id, &stored, request.messages).await?;
+        let spent = match writers.daily_budget {
+            Some(_) => budget::spent_today(&mut conn, &request.tenant).await?,
+            None => 0,
+        };
+        (gathered, spent)
     };
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
     let trigger = request.trigger.unwrap_or_else(|| pending_trigger(&stored));
@@ -124,7 +135,15 @@ async fn write(
     let written = match harness_summary {
         Some(text) => Ok(summarizer::from_harness(&text)),
         None => {
-            let via = summary_model.map_or(Via::Extractive(NO_UPSTREAM), Via::Upstream);
+            let over_budget = writers
+                .daily_budget
+                .filter(|budget| spent >= *budget)
+                .map(|budget| format!("the tenant's daily upstream budget of {budget} tokens is spent"));
+            let via = match (writers.model, &over_budget) {
+                (_, Some(why)) => Via::Extractive(why),
+                (Some(model), None) => Via::Upstream(model),
+                (None, None) => Via::Extractive(NO_UPSTREAM),
+            };
             llm::summarizer::write(via, prior.as_deref(), delta).await
         }
     };
@@ -165,7 +184,7 @@ async fn write(
             attempt.outcome = Ok(draft.text);
         }
         Err(error) => {
-            attempt.model = summary_model.map(|m| m.model.clone());
+            attempt.model = writers.model.map(|m| m.model.clone());
             attempt.outcome = Err(error.to_string());
         }
     }
@@ -214,6 +233,10 @@ async fn count_tokens(messages: Vec<Message>, prior: Option<String>) -> Counted 
 pub async fn record(conn: &mut PgConnection, prepared: &Prepared) -> StoreResult<(Recorded, StoredConversation)> {
     let mut tx = conn.begin().await?;
     let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, &prepared.attempt).await?;
+    let attempt = &prepared.attempt;
+    if let (Some(input), output) = (attempt.upstream_input_tokens, attempt.upstream_output_tokens) {
+        budget::spend(&mut tx, &prepared.tenant, input, output.unwrap_or(0)).await?;
+    }
     tx.commit().await?;
     Ok(recorded)
 }

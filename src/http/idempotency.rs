@@ -45,13 +45,17 @@ impl IntoResponse for Reply {
 /// What a POST does. Its slow part ([`Effect::prepare`]: reads, upstream
 /// calls) runs with no transaction open; its writes ([`Ready::apply`]) run in
 /// one transaction with the key's answer when the caller sent a key.
-pub trait Effect: Send {
+pub trait Effect: Send + 'static {
     type Ready: Ready;
+
+    /// It claims something that must be given back (a conversation being
+    /// compacted): it runs to the end even when the client goes away.
+    const RUN_TO_COMPLETION: bool = false;
 
     fn prepare(self, app: &AppState) -> impl Future<Output = ApiResult<Self::Ready>> + Send;
 }
 
-pub trait Ready: Send {
+pub trait Ready: Send + 'static {
     fn apply<'a>(
         self,
         app: &'a AppState,
@@ -60,52 +64,74 @@ pub trait Ready: Send {
 }
 
 /// Runs `effect` as the request with `body` at `route` asks, honouring its key.
-pub async fn run(
+pub async fn run<E: Effect>(
     app: &AppState,
     caller: &Caller,
     key: IdempotencyKey,
     route: &str,
     body: &[u8],
-    effect: impl Effect,
+    effect: E,
 ) -> ApiResult<Response> {
     let Some(key) = key.0 else {
-        let ready = effect.prepare(app).await?;
-        let mut conn = app.pool.acquire().await?;
-        return Ok(ready.apply(app, &mut conn).await?.into_response());
+        let app = app.clone();
+        let work = async move {
+            let ready = effect.prepare(&app).await?;
+            let mut conn = app.pool.acquire().await?;
+            ready.apply(&app, &mut conn).await
+        };
+        let reply = if E::RUN_TO_COMPLETION {
+            to_completion(work).await?
+        } else {
+            work.await?
+        };
+        return Ok(reply.into_response());
     };
-    let fingerprint = fingerprint(route, body);
-    let tenant = &caller.tenant;
-    match idempotency::begin(&app.pool, tenant, &key, &fingerprint).await? {
-        Claim::InFlight => Err(ApiError::IdempotencyKeyInFlight),
-        Claim::Mismatch => Err(ApiError::IdempotencyKeyReused),
-        Claim::Replay { status, body } => {
-            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-            let mut response = Reply { status, body }.into_response();
-            response
-                .headers_mut()
-                .insert("idempotent-replayed", HeaderValue::from_static("true"));
-            Ok(response)
-        }
-        Claim::Fresh => {
-            let outcome = async {
-                let ready = effect.prepare(app).await?;
-                let mut tx = app.pool.begin().await?;
-                let reply = ready.apply(app, &mut tx).await?;
-                if !idempotency::finish(&mut tx, tenant, &key, &fingerprint, reply.status.as_u16(), &reply.body).await?
-                {
-                    return Err(ApiError::IdempotencyKeyInFlight);
+    // From the claim on, everything runs to the end even if the client gives
+    // up: a claimed key must be answered or given back, so its retry finds
+    // the answer instead of a claim nobody holds.
+    let (app, tenant, fingerprint) = (app.clone(), caller.tenant.clone(), fingerprint(route, body));
+    to_completion(async move {
+        match idempotency::begin(&app.pool, &tenant, &key, &fingerprint).await? {
+            Claim::InFlight => Err(ApiError::IdempotencyKeyInFlight),
+            Claim::Mismatch => Err(ApiError::IdempotencyKeyReused),
+            Claim::Replay { status, body } => {
+                let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+                let mut response = Reply { status, body }.into_response();
+                response
+                    .headers_mut()
+                    .insert("idempotent-replayed", HeaderValue::from_static("true"));
+                Ok(response)
+            }
+            Claim::Fresh => {
+                let outcome = async {
+                    let ready = effect.prepare(&app).await?;
+                    let mut tx = app.pool.begin().await?;
+                    let reply = ready.apply(&app, &mut tx).await?;
+                    let status = reply.status.as_u16();
+                    if !idempotency::finish(&mut tx, &tenant, &key, &fingerprint, status, &reply.body).await? {
+                        return Err(ApiError::IdempotencyKeyInFlight);
+                    }
+                    tx.commit().await?;
+                    Ok(reply)
                 }
-                tx.commit().await?;
-                Ok(reply)
+                .await;
+                if outcome.is_err() {
+                    // Best effort: an abandoned claim also expires by itself.
+                    let _ = idempotency::abandon(&app.pool, &tenant, &key, &fingerprint).await;
+                }
+                Ok(outcome?.into_response())
             }
-            .await;
-            if outcome.is_err() {
-                // Best effort: an abandoned claim also expires by itself.
-                let _ = idempotency::abandon(&app.pool, tenant, &key, &fingerprint).await;
-            }
-            Ok(outcome?.into_response())
         }
-    }
+    })
+    .await
+}
+
+/// Runs `work` on a task of its own, so that it finishes even when the
+/// request that started it is dropped (the client hung up).
+async fn to_completion<T: Send + 'static>(work: impl Future<Output = ApiResult<T>> + Send + 'static) -> ApiResult<T> {
+    tokio::spawn(work)
+        .await
+        .unwrap_or_else(|err| Err(ApiError::Internal(format!("the request's task failed: {err}"))))
 }
 
 /// SHA-256 of the route and the body's JSON with object keys sorted, so the

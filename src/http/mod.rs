@@ -52,6 +52,8 @@ pub struct AppState {
     pub keys: Arc<KeyRegistry>,
     pub rate_limits: Arc<RateLimits>,
     pub timeouts: Timeouts,
+    /// Upstream tokens a tenant may spend a day; `None`: no limit.
+    pub daily_token_budget: Option<u64>,
 }
 
 /// The whole API, ready to serve.

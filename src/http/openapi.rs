@@ -3,7 +3,9 @@
 
 use axum::routing::get;
 use axum::{Json, Router};
-use utoipa::OpenApi;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
+use utoipa::{Modify, OpenApi};
 
 use super::AppState;
 
@@ -30,6 +32,7 @@ use super::AppState;
         super::health::readyz,
         openapi_json,
     ),
+    modifiers(&Guarded),
     tags(
         (name = "reports", description = "What the agent reports after each model call and turn."),
         (name = "decisions", description = "What to do with a conversation now."),
@@ -39,6 +42,67 @@ use super::AppState;
     )
 )]
 pub struct ApiDoc;
+
+/// The answers every guarded operation may give, said once here rather than
+/// on every handler: the key scheme, and 401/403/429/503 (and 413/415 for a
+/// body), all problems.
+struct Guarded;
+
+/// Paths anyone may call: health and this document.
+const PUBLIC: [&str; 3] = ["/healthz", "/readyz", "/openapi.json"];
+
+fn problem(description: &str) -> RefOr<Response> {
+    let content = ContentBuilder::new()
+        .schema(Some(Ref::from_schema_name("Problem")))
+        .build();
+    ResponseBuilder::new()
+        .description(description)
+        .content("application/problem+json", content)
+        .build()
+        .into()
+}
+
+impl Modify for Guarded {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("cpk_<id>_<secret>")
+                    .description(Some(
+                        "An API key from `compactd keys create`. A service with no keys runs open and ignores it.",
+                    ))
+                    .build(),
+            ),
+        );
+        for (path, item) in openapi.paths.paths.iter_mut() {
+            if PUBLIC.contains(&path.as_str()) {
+                continue;
+            }
+            for (operation, writes) in [(&mut item.get, false), (&mut item.post, true)] {
+                let Some(operation) = operation else { continue };
+                operation.security = Some(vec![SecurityRequirement::new("api_key", Vec::<String>::new())]);
+                let responses = &mut operation.responses.responses;
+                responses.insert("401".into(), problem("No API key, or not a valid one."));
+                responses.insert("429".into(), problem("This key sends too fast; see Retry-After."));
+                responses.insert(
+                    "503".into(),
+                    problem("The database is unreachable or the request ran out of time; see Retry-After."),
+                );
+                if writes {
+                    responses.insert(
+                        "403".into(),
+                        problem("A reader key may not write (or a non-admin key asked for manual_recovery)."),
+                    );
+                    responses.insert("413".into(), problem("The body is larger than the server accepts."));
+                    responses.insert("415".into(), problem("The body is not sent as JSON."));
+                }
+            }
+        }
+    }
+}
 
 /// The document as committed: pretty JSON with a final newline.
 pub fn document() -> String {

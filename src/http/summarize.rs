@@ -16,7 +16,7 @@ use super::idempotency::{self, Effect, Ready, Reply};
 use super::ledger::Compaction;
 use super::views::ConversationState;
 use crate::auth;
-use crate::compaction::{self, Prepared, Refused};
+use crate::compaction::{self, Prepared, Refused, Writers};
 use crate::domain::text::storable;
 use crate::domain::{self, At, ConversationId, Count, InvalidValue};
 use crate::policy::transcript::{Message, Role, ToolCall};
@@ -171,8 +171,15 @@ impl From<Refused> for ApiError {
 impl Effect for Summarize {
     type Ready = Prepared;
 
+    /// The conversation is claimed while its summary is written.
+    const RUN_TO_COMPLETION: bool = true;
+
     async fn prepare(self, app: &AppState) -> ApiResult<Prepared> {
-        Ok(compaction::prepare(&app.pool, app.summary_model.as_ref(), self.0).await?)
+        let writers = Writers {
+            model: app.summary_model.as_ref(),
+            daily_budget: app.daily_token_budget,
+        };
+        Ok(compaction::prepare(&app.pool, writers, self.0).await?)
     }
 }
 

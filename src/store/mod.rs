@@ -2,6 +2,7 @@
 //! (or one transaction) with the conversation's row locked, so concurrent
 //! reports on one conversation never lose an update.
 
+pub mod budget;
 pub mod compactions;
 pub mod conversations;
 pub mod due;

@@ -1,0 +1,177 @@
+//! The upstream misbehaving every way it can: the deadline holds, retries stay
+//! within their budget, and no partial summary is ever stored.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::helpers::{TestApp, spawn, spawn_app_with_upstream, upstream_settings};
+use crate::llm_client::openai_answer;
+
+const DEADLINE: Duration = Duration::from_millis(1500);
+
+async fn conversation_with_a_summary(app: &TestApp) {
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "c", "user": "Deploy build 4711."}),
+    )
+    .await;
+    app.report(
+        "/summarize",
+        json!({"conversation_id": "c", "summary": "The anchor: build 4711.", "trigger": "harness"}),
+    )
+    .await;
+    app.report("/turn-ended", json!({"conversation_id": "c", "user": "And now?"}))
+        .await;
+}
+
+/// An upstream that sends its headers, then one byte every 200 ms, forever.
+async fn slow_drip() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = vec![0_u8; 64 * 1024];
+                let _ = socket.read(&mut request).await;
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n";
+                let _ = socket.write_all(head.as_bytes()).await;
+                let body = br#"{"choices":[{"message":{"content":"partial summary that never ends"#;
+                for byte in body.iter().cycle() {
+                    if socket.write_all(&[*byte]).await.is_err() {
+                        return;
+                    }
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+            });
+        }
+    });
+    address
+}
+
+#[tokio::test]
+async fn every_upstream_fault_fails_soft_within_the_deadline() {
+    let faults: Vec<(&str, ResponseTemplate, u64)> = vec![
+        ("500", ResponseTemplate::new(500).set_body_string("boom"), 4),
+        (
+            "429 with Retry-After",
+            ResponseTemplate::new(429).insert_header("retry-after", "0"),
+            4,
+        ),
+        (
+            "hang",
+            ResponseTemplate::new(200)
+                .set_body_json(openai_answer("late"))
+                .set_delay(Duration::from_secs(30)),
+            1,
+        ),
+        ("empty", ResponseTemplate::new(200).set_body_json(openai_answer("")), 1),
+        (
+            "malformed",
+            ResponseTemplate::new(200).set_body_string("{\"choices\": [{\"message\": "),
+            1,
+        ),
+        (
+            "not JSON",
+            ResponseTemplate::new(200).set_body_string("<html>busy</html>"),
+            1,
+        ),
+    ];
+    for (name, fault, most_calls) in faults {
+        let upstream = MockServer::start().await;
+        Mock::given(method("POST")).respond_with(fault).mount(&upstream).await;
+        let app = spawn_app_with_upstream(&upstream.uri(), DEADLINE).await;
+        conversation_with_a_summary(&app).await;
+        let started = Instant::now();
+
+        let answer = app.report("/summarize", json!({"conversation_id": "c"})).await;
+
+        let took = started.elapsed();
+        assert_eq!(answer["success"], false, "{name}");
+        assert_eq!(answer["summary"], "The anchor: build 4711.", "{name}: the anchor stays");
+        assert!(answer["compaction"]["summary"].is_null(), "{name}: no partial summary");
+        assert!(took < DEADLINE + Duration::from_millis(700), "{name}: took {took:?}");
+        let calls = upstream.received_requests().await.unwrap().len() as u64;
+        assert!((1..=most_calls).contains(&calls), "{name}: {calls} calls");
+        let state = app.state("c").await;
+        assert_eq!(
+            (
+                state["compactions"].as_u64(),
+                state["failed_compactions_in_row"].as_u64()
+            ),
+            (Some(1), Some(1)),
+            "{name}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_slow_drip_is_cut_off_at_the_deadline() {
+    let upstream = slow_drip().await;
+    let app = spawn_app_with_upstream(&upstream, DEADLINE).await;
+    conversation_with_a_summary(&app).await;
+    let started = Instant::now();
+
+    let answer = app.report("/summarize", json!({"conversation_id": "c"})).await;
+
+    assert_eq!(answer["success"], false);
+    assert!(
+        answer["error"].as_str().unwrap().contains("deadline"),
+        "{}",
+        answer["error"]
+    );
+    assert!(
+        started.elapsed() < DEADLINE + Duration::from_millis(700),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(app.state("c").await["summary"]["text"], "The anchor: build 4711.");
+}
+
+#[tokio::test]
+async fn past_its_daily_budget_a_tenant_gets_extractive_summaries_that_say_so() {
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer("Summary.")))
+        .mount(&upstream)
+        .await;
+    let settings = upstream_settings(&upstream.uri(), Duration::from_secs(5));
+    let app = spawn(compactd::startup::Settings {
+        daily_token_budget: Some(60),
+        ..settings
+    })
+    .await;
+    app.report("/turn-ended", json!({"conversation_id": "c", "user": "hello"}))
+        .await;
+
+    let mut writers = Vec::new();
+    for turn in 0..3 {
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "c", "user": format!("turn {turn}")}),
+        )
+        .await;
+        let answer = app.report("/summarize", json!({"conversation_id": "c"})).await;
+        writers.push(answer["compaction"]["summarizer"].as_str().unwrap().to_owned());
+        if turn == 2 {
+            assert!(
+                answer["summary"]
+                    .as_str()
+                    .unwrap()
+                    .contains("daily upstream budget of 60 tokens is spent")
+            );
+        }
+    }
+
+    // Each upstream call reports 40 + 7 tokens: the second passes 60.
+    assert_eq!(writers, ["llm", "llm", "extractive"]);
+    assert_eq!(upstream.received_requests().await.unwrap().len(), 2);
+    let spent: i64 = sqlx::query_scalar("SELECT input_tokens + output_tokens FROM upstream_usage")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(spent, 94);
+}
