@@ -13,6 +13,7 @@ mod health;
 mod helpers;
 mod history;
 mod idempotency;
+mod injection;
 mod ledger;
 mod llm_client;
 mod logs;
