@@ -71,6 +71,12 @@ impl PrivatePostgres {
     /// Call this from the thread that lives as long as the process (the main
     /// thread): the server is told to shut down when its parent thread exits.
     pub fn start(data_dir: &Path) -> Result<Self, PrivatePostgresError> {
+        Self::start_on(data_dir, None)
+    }
+
+    /// As [`start`](Self::start), on `port` when given (a restart that
+    /// clients must find where they left it).
+    pub fn start_on(data_dir: &Path, port: Option<u16>) -> Result<Self, PrivatePostgresError> {
         fs::create_dir_all(data_dir).map_err(io_error(format!("creating {}", data_dir.display())))?;
         let data_dir = data_dir.canonicalize().map_err(io_error("resolving the data folder"))?;
         let initdb = find_binary("initdb")?;
@@ -88,7 +94,11 @@ impl PrivatePostgres {
             .map_err(io_error(format!("reading {}", password_file.display())))?
             .trim()
             .to_owned();
-        let port = free_port()?;
+        let port = match port {
+            Some(port) => port,
+            None => free_port()?,
+        };
+        remove_stale_pid_file(&cluster)?;
         let log_path = data_dir.join("postgres.log");
         let log = fs::OpenOptions::new()
             .create(true)
@@ -123,6 +133,10 @@ impl PrivatePostgres {
         server.wait_until_ready(&log_path)?;
         tracing::info!(port, "private Postgres is ready");
         Ok(server)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
     }
 
     pub fn connect_options(&self) -> PgConnectOptions {
@@ -164,8 +178,18 @@ impl PrivatePostgres {
         }
     }
 
+    /// Immediate shutdown, as in a crash: no checkpoint, recovery from the
+    /// WAL on the next start (for fault tests).
+    pub fn crash(&mut self) {
+        self.signal_and_wait(libc::SIGQUIT);
+    }
+
     /// Fast shutdown: connections are closed, the data is safe.
     pub fn stop(&mut self) {
+        self.signal_and_wait(libc::SIGINT);
+    }
+
+    fn signal_and_wait(&mut self, signal: libc::c_int) {
         let Some(mut child) = self.child.take() else { return };
         // The server's own pid: under runuser our child is only its parent.
         let server_pid = fs::read_to_string(self.cluster.join("postmaster.pid"))
@@ -173,7 +197,7 @@ impl PrivatePostgres {
             .and_then(|text| text.lines().next().and_then(|pid| pid.trim().parse::<i32>().ok()));
         let pid = server_pid.unwrap_or(child.id() as i32);
         // SAFETY: kill(2) with a pid we read and a constant signal; no memory is shared.
-        unsafe { libc::kill(pid, libc::SIGINT) };
+        unsafe { libc::kill(pid, signal) };
         let deadline = Instant::now() + STOP_TIMEOUT;
         while Instant::now() < deadline {
             if matches!(child.try_wait(), Ok(Some(_))) {
@@ -351,6 +375,23 @@ fn chown_to_postgres(dir: &Path) -> Result<(), PrivatePostgresError> {
         )));
     }
     fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(io_error("restricting the data folder"))
+}
+
+/// A pid file left by a server that died (a crash, a kill) still says
+/// "ready": it must go before a new start is awaited. One whose server lives
+/// is left alone, and the start fails on it with Postgres's own message.
+fn remove_stale_pid_file(cluster: &Path) -> Result<(), PrivatePostgresError> {
+    let pid_file = cluster.join("postmaster.pid");
+    let Ok(text) = fs::read_to_string(&pid_file) else {
+        return Ok(());
+    };
+    let pid = text.lines().next().and_then(|pid| pid.trim().parse::<i32>().ok());
+    // SAFETY: kill(2) with signal 0 only asks whether the process exists.
+    let alive = pid.is_some_and(|pid| pid > 0 && unsafe { libc::kill(pid, 0) } == 0);
+    if !alive {
+        fs::remove_file(&pid_file).map_err(io_error("removing a stale postmaster.pid"))?;
+    }
+    Ok(())
 }
 
 fn free_port() -> Result<u16, PrivatePostgresError> {

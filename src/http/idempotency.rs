@@ -9,11 +9,14 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use sqlx::PgConnection;
+use std::time::{Duration, Instant};
+
+use sqlx::{PgConnection, PgPool};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult};
 use super::extract::{Caller, IdempotencyKey};
+use crate::domain::TenantId;
 use crate::store::idempotency::{self, Claim};
 
 /// A finished JSON answer, as bytes, so a replay can repeat it exactly.
@@ -116,14 +119,31 @@ pub async fn run<E: Effect>(
                 }
                 .await;
                 if outcome.is_err() {
-                    // Best effort: an abandoned claim also expires by itself.
-                    let _ = idempotency::abandon(&app.pool, &tenant, &key, &fingerprint).await;
+                    give_back(app.pool.clone(), tenant, key, fingerprint);
                 }
                 Ok(outcome?.into_response())
             }
         }
     })
     .await
+}
+
+/// Gives a failed request's claim back, so its retry can run: at once, or,
+/// when the database is what failed, as soon as it answers again (a claim
+/// left behind would turn every retry away for minutes).
+fn give_back(pool: PgPool, tenant: TenantId, key: String, fingerprint: Vec<u8>) {
+    tokio::spawn(async move {
+        let mut wait = Duration::from_millis(100);
+        let started = Instant::now();
+        while let Err(err) = idempotency::abandon(&pool, &tenant, &key, &fingerprint).await {
+            if started.elapsed() > idempotency::ABANDONED_AFTER {
+                tracing::warn!(%err, "an idempotency claim could not be given back; it expires by itself");
+                return;
+            }
+            tokio::time::sleep(wait).await;
+            wait = (wait * 2).min(Duration::from_secs(5));
+        }
+    });
 }
 
 /// Runs `work` on a task of its own, so that it finishes even when the

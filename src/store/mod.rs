@@ -50,13 +50,17 @@ pub type StoreResult<T> = Result<T, StoreError>;
 /// Embedded migrations: the binary carries its schema.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
+/// How long a request waits for a connection: past it the database is down or
+/// overloaded, and the caller gets a fast 503 rather than a hang.
+pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// A pool sized for the hot path: a connection per in-flight request, no
 /// round trip to test a connection before each use.
 pub fn pool(options: PgConnectOptions, max_connections: u32) -> PgPool {
     PgPoolOptions::new()
         .max_connections(max_connections)
         .min_connections(1)
-        .acquire_timeout(Duration::from_secs(3))
+        .acquire_timeout(ACQUIRE_TIMEOUT)
         .test_before_acquire(false)
         .connect_lazy_with(options.options([("plan_cache_mode", "force_generic_plan")]))
 }
