@@ -20,8 +20,11 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Logs go to stderr: stdout carries what a command answers (a new key,
+    // the OpenAPI document, the address it listens on).
     tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .with_writer(std::io::stderr)
         .init();
     let result = match cli.command {
         Some(Command::Openapi) => {

@@ -9,7 +9,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, ConversationPath, QueryParams};
+use super::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use super::ledger::Compaction;
 use crate::domain::{At, Count, InvalidValue};
 use crate::policy::Trigger;
@@ -62,7 +62,7 @@ pub struct ConversationCompactions {
     get,
     path = "/conversations/{id}/compactions",
     tag = "compactions",
-    params(("id" = String, Path, description = "The conversation's id (percent-encoded)."), ConversationCompactionsQuery),
+    params(ConversationIdParam, ConversationCompactionsQuery),
     responses(
         (status = 200, description = "Its compaction attempts, newest first.", body = ConversationCompactions),
         (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
@@ -114,6 +114,7 @@ pub struct FleetQuery {
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
     /// The previous page's `next_cursor`.
+    #[param(pattern = "^[1-9][0-9]{0,17}$")]
     pub cursor: Option<String>,
 }
 

@@ -10,7 +10,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, ConversationPath, QueryParams};
+use super::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use super::views::ConversationState;
 use crate::domain::{ConversationId, Count, InvalidValue, TenantId};
 use crate::store::{StoredConversation, conversations, events};
@@ -37,7 +37,7 @@ async fn find(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -
     get,
     path = "/conversations/{id}",
     tag = "conversations",
-    params(("id" = String, Path, description = "The conversation's id (percent-encoded).")),
+    params(ConversationIdParam),
     responses(
         (status = 200, description = "The conversation.", body = ConversationState),
         (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
@@ -94,7 +94,7 @@ pub struct EventsPage {
     get,
     path = "/conversations/{id}/events",
     tag = "conversations",
-    params(("id" = String, Path, description = "The conversation's id (percent-encoded)."), EventsQuery),
+    params(ConversationIdParam, EventsQuery),
     responses(
         (status = 200, description = "A page of events.", body = EventsPage),
         (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, IdempotencyKey, JsonBody};
+use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
 use super::idempotency::{self, Effect, Ready, Reply};
 use super::views::{ConversationState, PendingDecision};
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
@@ -25,7 +25,12 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DecideRequest {
-    #[schema(example = "support-4711", min_length = 1, max_length = 200)]
+    #[schema(
+        example = "support-4711",
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]{1,200}$"
+    )]
     pub conversation_id: String,
     /// When the caller asks (default `turn_end`).
     pub moment: Option<Moment>,
@@ -127,7 +132,7 @@ impl Ready for Decide {
     path = "/decide",
     tag = "decisions",
     request_body = DecideRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the first answer is replayed.")),
+    params(IdempotencyKeyParam),
     responses(
         (status = 200, description = "The decision, why, and the state it was made on.", body = DecideResponse),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),

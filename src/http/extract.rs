@@ -125,6 +125,33 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T>
     }
 }
 
+/// The `{id}` of a `/conversations/{id}` path, as documented: 1–200
+/// characters, none of them a control character (Unicode's Cc).
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Path)]
+#[allow(dead_code)]
+pub struct ConversationIdParam {
+    /// The conversation's id (percent-encoded).
+    #[param(pattern = r"^[^\x00-\x1F\x7F-\x9F]{1,200}$", min_length = 1, max_length = 200)]
+    id: String,
+}
+
+/// The `Idempotency-Key` header, as documented.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)]
+pub struct IdempotencyKeyParam {
+    /// Makes a retry safe: the first answer to the key is replayed, byte for
+    /// byte, for 24 hours; the same key with another body is a 422.
+    #[param(
+        rename = "Idempotency-Key",
+        pattern = r"^[\x21-\x7E]{1,255}$",
+        min_length = 1,
+        max_length = 255
+    )]
+    idempotency_key: Option<String>,
+}
+
 /// The `{id}` of a `/conversations/{id}` path.
 pub struct ConversationPath(pub ConversationId);
 

@@ -12,7 +12,7 @@ use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, IdempotencyKey, JsonBody};
+use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
 use super::idempotency::{self, Effect, Ready, Reply};
 use crate::domain::text::storable;
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
@@ -31,7 +31,12 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HandoffRequest {
-    #[schema(example = "support-4711", min_length = 1, max_length = 200)]
+    #[schema(
+        example = "support-4711",
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]{1,200}$"
+    )]
     pub conversation_id: String,
     /// The user's latest messages, oldest first; absent: the last 3 stored.
     pub requests: Option<Vec<QuotedRequest>>,
@@ -42,7 +47,7 @@ pub struct HandoffRequest {
     /// Where `search_history` reads back from; absent: the last stored turn's id.
     pub bookmark: Option<String>,
     /// The new conversation's id; absent: a new UUID.
-    #[schema(min_length = 1, max_length = 200)]
+    #[schema(min_length = 1, max_length = 200, pattern = r"^[^\x00-\x1F\x7F-\x9F]{1,200}$")]
     pub successor_id: Option<String>,
     /// The user chose to carry on: record it and render nothing.
     pub declined: Option<bool>,
@@ -54,7 +59,7 @@ pub struct HandoffRequest {
 #[serde(deny_unknown_fields)]
 pub struct QuotedRequest {
     /// `YYYY-MM-DD`.
-    #[schema(example = "2026-10-18")]
+    #[schema(example = "2026-10-18", format = Date, pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")]
     pub date: String,
     pub text: String,
 }
@@ -84,7 +89,7 @@ pub enum HandoffCommand {
 }
 
 impl HandoffCommand {
-    fn parse(tenant: TenantId, request: HandoffRequest) -> Result<Self, InvalidValue> {
+    fn parse(tenant: TenantId, request: HandoffRequest) -> Result<Self, ApiError> {
         let id = ConversationId::parse("conversation_id", request.conversation_id)?;
         let at = At::parse_or_now("at", request.at.as_deref())?;
         if request.declined.unwrap_or(false) {
@@ -95,7 +100,9 @@ impl HandoffCommand {
             None => ConversationId::parse("successor_id", uuid::Uuid::new_v4().to_string())?,
         };
         if successor == id {
-            return Err(InvalidValue::new("successor_id", "must differ from conversation_id"));
+            return Err(ApiError::Conflict(
+                "a conversation cannot continue itself: pick another successor_id".to_owned(),
+            ));
         }
         let requests = request
             .requests
@@ -258,7 +265,7 @@ impl Ready for HandoffReady {
     path = "/handoff",
     tag = "compactions",
     request_body = HandoffRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the first answer is replayed.")),
+    params(IdempotencyKeyParam),
     responses(
         (status = 200, description = "The handoff text and the successor, or the recorded decline.", body = HandoffResponse),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),

@@ -18,6 +18,7 @@ mod turn_ended;
 mod turns;
 mod usage;
 mod views;
+mod whole;
 mod wire;
 
 use std::any::Any;

@@ -8,13 +8,15 @@ use axum::routing::post;
 use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
 use utoipa::ToSchema;
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, IdempotencyKey, JsonBody};
+use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
 use super::idempotency::{self, Effect, Ready, Reply};
 use super::ledger::Compaction;
 use super::views::ConversationState;
+use super::wire::CompactionTrigger;
 use crate::auth;
 use crate::compaction::{self, Prepared, Refused, Writers};
 use crate::domain::text::storable;
@@ -29,21 +31,28 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SummarizeRequest {
-    #[schema(example = "support-4711", min_length = 1, max_length = 200)]
+    #[schema(
+        example = "support-4711",
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]{1,200}$"
+    )]
     pub conversation_id: String,
     /// The transcript since the last boundary; absent: the turns stored since it.
     pub messages: Option<Vec<TranscriptMessage>>,
     /// A summary the harness wrote itself: recorded as is, no LLM is called.
     pub summary: Option<String>,
     /// What to record it as; absent: the pending decision's trigger, else `manual`.
-    pub trigger: Option<Trigger>,
+    pub trigger: Option<CompactionTrigger>,
     /// The caller asked for it (default true); counts toward `too_many_today`.
     pub by_host: Option<bool>,
     /// Compacted while idle (default false).
     pub idle: Option<bool>,
     /// The context's size before; absent: counted with a real tokenizer.
+    #[serde(default, deserialize_with = "super::whole::optional")]
     pub tokens_before: Option<u64>,
     /// Keep about this many tokens of the newest messages verbatim.
+    #[serde(default, deserialize_with = "super::whole::optional")]
     pub keep_recent_tokens: Option<u64>,
     /// When it happened (RFC 3339); the server's clock when absent.
     #[schema(value_type = Option<String>, format = DateTime)]
@@ -69,34 +78,51 @@ pub struct TranscriptMessage {
 pub struct TranscriptToolCall {
     pub id: String,
     pub name: String,
-    /// The arguments: a JSON string as the model wrote it, or any JSON value.
-    #[schema(value_type = Object)]
+    /// The arguments: the JSON string the model wrote, or the object itself.
+    #[schema(schema_with = arguments_schema)]
     pub arguments: Option<serde_json::Value>,
 }
 
+fn arguments_schema() -> Schema {
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::String))
+        .item(ObjectBuilder::new().schema_type(Type::Object))
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .into()
+}
+
 impl TranscriptMessage {
-    fn into_message(self) -> Message {
-        let arguments = |value: Option<serde_json::Value>| match value {
-            Some(serde_json::Value::String(text)) => storable(text),
-            Some(value) => value.to_string(),
-            None => "{}".to_owned(),
-        };
-        Message {
+    /// The message, its texts storable; `at` names it in errors.
+    fn into_message(self, at: usize) -> Result<Message, InvalidValue> {
+        let tool_calls = self
+            .tool_calls
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .map(|(i, call)| {
+                let arguments = match call.arguments {
+                    Some(serde_json::Value::String(text)) => storable(text),
+                    Some(object @ serde_json::Value::Object(_)) => object.to_string(),
+                    None | Some(serde_json::Value::Null) => "{}".to_owned(),
+                    Some(_) => {
+                        let field = format!("messages[{at}].tool_calls[{i}].arguments");
+                        return Err(InvalidValue::new(field, "must be a JSON string or an object"));
+                    }
+                };
+                Ok(ToolCall {
+                    id: storable(call.id),
+                    name: storable(call.name),
+                    arguments,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Message {
             role: self.role,
             name: self.name.map(storable),
             content: storable(self.content.unwrap_or_default()),
-            tool_calls: self
-                .tool_calls
-                .unwrap_or_default()
-                .into_iter()
-                .map(|call| ToolCall {
-                    id: storable(call.id),
-                    name: storable(call.name),
-                    arguments: arguments(call.arguments),
-                })
-                .collect(),
+            tool_calls,
             tool_call_id: self.tool_call_id.map(storable),
-        }
+        })
     }
 }
 
@@ -131,11 +157,8 @@ pub struct Summarize(compaction::Request);
 impl Summarize {
     fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<Self, ApiError> {
         let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
-        if let Some(trigger) = request.trigger.filter(|t| !t.is_compaction_trigger()) {
-            let why = format!("`{}` explains a rollover, not a compaction", trigger.as_str());
-            return Err(InvalidValue::new("trigger", why).into());
-        }
-        if request.trigger == Some(Trigger::ManualRecovery) && caller.role != domain::Role::Admin {
+        let trigger = request.trigger.map(|CompactionTrigger(trigger)| trigger);
+        if trigger == Some(Trigger::ManualRecovery) && caller.role != domain::Role::Admin {
             return Err(ApiError::Forbidden(
                 "manual_recovery boundaries take an admin key".to_owned(),
             ));
@@ -145,9 +168,16 @@ impl Summarize {
             id: ConversationId::parse("conversation_id", request.conversation_id)?,
             messages: request
                 .messages
-                .map(|messages| messages.into_iter().map(TranscriptMessage::into_message).collect()),
+                .map(|messages| {
+                    messages
+                        .into_iter()
+                        .enumerate()
+                        .map(|(at, message)| message.into_message(at))
+                        .collect()
+                })
+                .transpose()?,
             summary: request.summary.map(storable),
-            trigger: request.trigger,
+            trigger,
             by_host: request.by_host.unwrap_or(true),
             idle: request.idle.unwrap_or(false),
             tokens_before: count("tokens_before", request.tokens_before)?,
@@ -162,7 +192,7 @@ impl From<Refused> for ApiError {
         match refused {
             Refused::Missing(_) => ApiError::NotFound(refused.to_string()),
             Refused::Busy => ApiError::Conflict(refused.to_string()),
-            Refused::Empty => InvalidValue::new("messages", refused.to_string()).into(),
+            Refused::Empty => ApiError::Conflict(refused.to_string()),
             Refused::Store(err) => err.into(),
         }
     }
@@ -227,13 +257,13 @@ impl Ready for Prepared {
     path = "/summarize",
     tag = "compactions",
     request_body = SummarizeRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the first answer is replayed.")),
+    params(IdempotencyKeyParam),
     responses(
         (status = 200, description = "The attempt, successful or not, and the state after it.", body = SummarizeResponse),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such conversation.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "A compaction of it, or a request with this Idempotency-Key, is running.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A value is invalid, there is nothing to summarize, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
+                (status = 409, description = "A compaction of it, or a request with this Idempotency-Key, is running; or there is nothing to summarize.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub async fn summarize(

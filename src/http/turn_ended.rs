@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::{ApiResult, Problem};
-use super::extract::{Caller, IdempotencyKey, JsonBody};
+use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
 use super::idempotency::{self, Effect, Ready, Reply};
 use super::views::ConversationState;
 use crate::domain::text::storable;
@@ -28,10 +28,16 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TurnEndedRequest {
-    #[schema(example = "support-4711", min_length = 1, max_length = 200)]
+    #[schema(
+        example = "support-4711",
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]{1,200}$"
+    )]
     pub conversation_id: String,
     /// User messages in this turn (default 1, at most 1,000,000).
     #[schema(example = 1, maximum = 1_000_000)]
+    #[serde(default, deserialize_with = "super::whole::optional")]
     pub user_messages: Option<u64>,
     /// The agent's run finished cleanly (default true).
     pub run_completed: Option<bool>,
@@ -112,7 +118,7 @@ impl Ready for EndTurn {
     path = "/turn-ended",
     tag = "reports",
     request_body = TurnEndedRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the first answer is replayed.")),
+    params(IdempotencyKeyParam),
     responses(
         (status = 200, description = "The stored turn's id and the state after it.", body = TurnEndedResponse),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),

@@ -11,7 +11,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, ConversationPath, QueryParams};
+use super::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::domain::{Count, InvalidValue};
 use crate::store::conversations;
 use crate::store::turns::{self, Turn};
@@ -74,7 +74,7 @@ impl From<Turn> for TurnView {
     get,
     path = "/conversations/{id}/turns",
     tag = "conversations",
-    params(("id" = String, Path, description = "The conversation's id (percent-encoded)."), TurnsQuery),
+    params(ConversationIdParam, TurnsQuery),
     responses(
         (status = 200, description = "Turns read back from the bookmark, or the search's best matches.", body = TurnsPage),
         (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),

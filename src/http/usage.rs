@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::{ApiResult, Problem};
-use super::extract::{Caller, IdempotencyKey, JsonBody};
+use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
 use super::idempotency::{self, Effect, Ready, Reply};
 use super::views::ConversationState;
 use crate::domain::{At, ConversationId, Count, InvalidValue, TenantId};
@@ -26,25 +26,37 @@ pub fn router() -> Router<AppState> {
 #[serde(deny_unknown_fields)]
 pub struct UsageRequest {
     /// 1–200 printable characters, chosen by the caller.
-    #[schema(example = "support-4711", min_length = 1, max_length = 200)]
+    #[schema(
+        example = "support-4711",
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\x00-\x1F\x7F-\x9F]{1,200}$"
+    )]
     pub conversation_id: String,
     /// Context tokens in use now.
     #[schema(example = 120_000)]
+    #[serde(deserialize_with = "super::whole::required")]
     pub used: u64,
     /// The context window's size; 0 or absent leaves the known size.
     #[schema(example = 200_000)]
+    #[serde(default, deserialize_with = "super::whole::optional")]
     pub size: Option<u64>,
     /// Input tokens of the model call.
+    #[serde(default, deserialize_with = "super::whole::optional")]
     pub input: Option<u64>,
     /// Of those, read from the prompt cache.
+    #[serde(default, deserialize_with = "super::whole::optional")]
     pub cached_read: Option<u64>,
     /// Tokens written to the prompt cache.
+    #[serde(default, deserialize_with = "super::whole::optional")]
     pub cache_written: Option<u64>,
     /// Output tokens of the model call.
+    #[serde(default, deserialize_with = "super::whole::optional")]
     pub output: Option<u64>,
     /// Declares the cache life; a declaration is never overridden by an observation.
     pub cache_life: Option<CacheLife>,
     /// This conversation's context-pressure threshold; 0 clears it.
+    #[serde(default, deserialize_with = "super::whole::optional")]
     pub context_pressure_tokens: Option<u64>,
     /// When it happened (RFC 3339); the server's clock when absent.
     #[schema(value_type = Option<String>, format = DateTime)]
@@ -105,7 +117,7 @@ impl Ready for RecordUsage {
     path = "/usage",
     tag = "reports",
     request_body = UsageRequest,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a retry safe: the first answer is replayed.")),
+    params(IdempotencyKeyParam),
     responses(
         (status = 200, description = "The conversation's state after the report.", body = ConversationState),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),

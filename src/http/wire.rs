@@ -73,6 +73,47 @@ wire_name!(
     "Who wrote a summary: the upstream LLM, compactd's extractive summarizer, or the caller's harness."
 );
 
+/// A trigger a compaction may be recorded as: any but the two that only
+/// explain a rollover (`cache_cold`, `long_away`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompactionTrigger(pub Trigger);
+
+fn compaction_triggers() -> impl Iterator<Item = Trigger> {
+    Trigger::ALL
+        .into_iter()
+        .filter(|trigger| trigger.is_compaction_trigger())
+}
+
+impl<'de> Deserialize<'de> for CompactionTrigger {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = Cow::<str>::deserialize(deserializer)?;
+        compaction_triggers()
+            .find(|trigger| trigger.as_str() == name)
+            .map(CompactionTrigger)
+            .ok_or_else(|| {
+                let names: Vec<_> = compaction_triggers().map(Trigger::as_str).collect();
+                D::Error::custom(format!("unknown value `{name}`, expected one of: {}", names.join(", ")))
+            })
+    }
+}
+
+impl utoipa::PartialSchema for CompactionTrigger {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some("What a compaction is recorded as (the ledger's trigger names)."))
+            .enum_values(Some(compaction_triggers().map(Trigger::as_str)))
+            .build()
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for CompactionTrigger {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("CompactionTrigger")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

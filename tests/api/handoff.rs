@@ -161,7 +161,7 @@ async fn bad_handoffs_are_problems() {
     let cases = [
         (json!({"conversation_id": "nobody"}), 404),
         (json!({"conversation_id": "old", "successor_id": "taken"}), 409),
-        (json!({"conversation_id": "old", "successor_id": "old"}), 422),
+        (json!({"conversation_id": "old", "successor_id": "old"}), 409),
         (
             json!({"conversation_id": "old", "requests": [{"date": "18.10.2026", "text": "x"}]}),
             422,

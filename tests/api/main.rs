@@ -19,6 +19,7 @@ mod llm_client;
 mod logs;
 mod openapi;
 mod private_postgres;
+mod schemathesis;
 mod summarize;
 mod transitions;
 mod turn_ended;

@@ -358,8 +358,8 @@ async fn refusals_are_problems_that_change_nothing() {
         )
         .await;
 
-    assert_eq!((missing, empty, rollover, role), (404, 422, 422, 422));
-    assert_eq!(problem["field"], "messages");
+    assert_eq!((missing, empty, rollover, role), (404, 409, 422, 422));
+    assert!(problem["detail"].as_str().unwrap().contains("nothing to summarize"));
     let state = app.state("empty").await;
     assert_eq!(state["event_count"], 1);
     let (second, _) = app
