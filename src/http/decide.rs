@@ -64,7 +64,7 @@ pub struct Decide {
 }
 
 impl Decide {
-    fn parse(tenant: TenantId, request: DecideRequest) -> Result<Self, InvalidValue> {
+    pub(crate) fn parse(tenant: TenantId, request: DecideRequest) -> Result<Self, InvalidValue> {
         Ok(Self {
             tenant,
             id: ConversationId::parse("conversation_id", request.conversation_id)?,

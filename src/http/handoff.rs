@@ -89,7 +89,7 @@ pub enum HandoffCommand {
 }
 
 impl HandoffCommand {
-    fn parse(tenant: TenantId, request: HandoffRequest) -> Result<Self, ApiError> {
+    pub(crate) fn parse(tenant: TenantId, request: HandoffRequest) -> Result<Self, ApiError> {
         let id = ConversationId::parse("conversation_id", request.conversation_id)?;
         let at = At::parse_or_now("at", request.at.as_deref())?;
         if request.declined.unwrap_or(false) {

@@ -8,6 +8,8 @@ mod decide;
 mod due;
 pub mod error;
 pub mod extract;
+#[doc(hidden)]
+pub mod fuzzing;
 mod handoff;
 mod health;
 pub mod idempotency;

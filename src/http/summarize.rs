@@ -155,7 +155,7 @@ pub struct SummarizeResponse {
 pub struct Summarize(compaction::Request);
 
 impl Summarize {
-    fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<Self, ApiError> {
+    pub(crate) fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<Self, ApiError> {
         let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
         let trigger = request.trigger.map(|CompactionTrigger(trigger)| trigger);
         if trigger == Some(Trigger::ManualRecovery) && caller.role != domain::Role::Admin {

@@ -66,7 +66,7 @@ pub struct EndTurn {
 }
 
 impl EndTurn {
-    fn parse(tenant: TenantId, request: TurnEndedRequest) -> Result<Self, InvalidValue> {
+    pub(crate) fn parse(tenant: TenantId, request: TurnEndedRequest) -> Result<Self, InvalidValue> {
         let user_messages = request.user_messages.unwrap_or(1);
         if user_messages > MAX_USER_MESSAGES {
             return Err(InvalidValue::new(

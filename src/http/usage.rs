@@ -72,7 +72,7 @@ pub struct RecordUsage {
 }
 
 impl RecordUsage {
-    fn parse(tenant: TenantId, request: UsageRequest) -> Result<Self, InvalidValue> {
+    pub(crate) fn parse(tenant: TenantId, request: UsageRequest) -> Result<Self, InvalidValue> {
         let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
         Ok(Self {
             tenant,
