@@ -189,3 +189,36 @@ async fn decisions_replay_too() {
     assert_eq!(first, second);
     assert_eq!(app.events("c1").await.len(), 2, "one usage, one decision");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_requests_with_one_key_have_one_effect_and_one_answer() {
+    let app = spawn_app().await;
+    let body = json!({"conversation_id": "c1", "user": "only once"});
+
+    let mut requests = tokio::task::JoinSet::new();
+    for _ in 0..20 {
+        let request = app.post("/turn-ended").header("Idempotency-Key", "same").json(&body);
+        requests.spawn(async move {
+            let response = request.send().await.unwrap();
+            (response.status().as_u16(), response.bytes().await.unwrap())
+        });
+    }
+    let answers = requests.join_all().await;
+
+    let bodies: std::collections::HashSet<_> = answers
+        .iter()
+        .filter(|(s, _)| *s == 200)
+        .map(|(_, b)| b.clone())
+        .collect();
+    assert!(
+        answers.iter().all(|(status, _)| matches!(status, 200 | 409)),
+        "{answers:?}"
+    );
+    assert_eq!(bodies.len(), 1, "every 200 is the same answer, byte for byte");
+    let state = app.state("c1").await;
+    assert_eq!(
+        (state["event_count"].as_i64(), state["turn_count"].as_i64()),
+        (Some(1), Some(1)),
+        "one effect"
+    );
+}
