@@ -94,6 +94,17 @@ impl PrivatePostgres {
             .map_err(io_error(format!("reading {}", password_file.display())))?
             .trim()
             .to_owned();
+        // Another compactd (a `keys` command beside a running service) may
+        // already run this cluster: share it, and leave its stopping to it.
+        if let Some(running) = live_server_port(&cluster) {
+            tracing::info!(port = running, "the private Postgres is already running; using it");
+            return Ok(Self {
+                child: None,
+                cluster,
+                port: running,
+                password,
+            });
+        }
         let port = match port {
             Some(port) => port,
             None => free_port()?,
@@ -375,6 +386,18 @@ fn chown_to_postgres(dir: &Path) -> Result<(), PrivatePostgresError> {
         )));
     }
     fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(io_error("restricting the data folder"))
+}
+
+/// The port of a live server on `cluster`, from its pid file (line 4), once
+/// it says it is ready.
+fn live_server_port(cluster: &Path) -> Option<u16> {
+    let text = fs::read_to_string(cluster.join("postmaster.pid")).ok()?;
+    let pid = text.lines().next()?.trim().parse::<i32>().ok()?;
+    // SAFETY: kill(2) with signal 0 only asks whether the process exists.
+    let alive = pid > 0 && unsafe { libc::kill(pid, 0) } == 0;
+    let ready = text.lines().nth(7).is_some_and(|status| status.trim() == "ready");
+    let port = text.lines().nth(3)?.trim().parse().ok()?;
+    (alive && ready).then_some(port)
 }
 
 /// A pid file left by a server that died (a crash, a kill) still says

@@ -1,5 +1,6 @@
 //! With no DATABASE_URL the binary runs a private Postgres in its data folder:
-//! it starts (as root too), serves, stops with the service, and is reused.
+//! it starts (as root too), serves, shares it with a `keys` command, stops
+//! with the service, and is reused.
 
 use std::path::PathBuf;
 
@@ -15,7 +16,7 @@ fn scratch_dir() -> PathBuf {
 }
 
 #[tokio::test]
-async fn without_a_database_url_a_private_postgres_is_started_stopped_and_reused() {
+async fn without_a_database_url_a_private_postgres_is_started_shared_stopped_and_reused() {
     let data_dir = scratch_dir();
     let data = data_dir.to_str().unwrap();
     let env = [("COMPACTD_DATA_DIR", data), ("RUST_LOG", "info")];
@@ -33,15 +34,34 @@ async fn without_a_database_url_a_private_postgres_is_started_stopped_and_reused
             .unwrap(),
     )
     .await;
+    // A `keys` command beside the running service shares its Postgres.
+    let created = tokio::process::Command::new(env!("CARGO_BIN_EXE_compactd"))
+        .args(["keys", "create", "--tenant", "default", "--role", "reader"])
+        .env_remove("DATABASE_URL")
+        .env("COMPACTD_DATA_DIR", data)
+        .output()
+        .await
+        .unwrap();
+    let key = String::from_utf8(created.stdout).unwrap().trim().to_owned();
+    let url = format!("{}/conversations/kept", first.address);
+    let (keyed, _) = read(client.get(&url).bearer_auth(&key).send().await.unwrap()).await;
+    let (open, _) = read(client.get(&url).send().await.unwrap()).await;
     let output = first.stop().await;
 
+    assert_eq!((ready, reported), (200, 200));
+    assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
+    assert!(key.starts_with("cpk_"), "{key}");
+    assert_eq!(
+        (keyed, open),
+        (200, 401),
+        "the new key works at once; no key no longer does"
+    );
     assert!(
         output
             .iter()
             .any(|line| line.contains("initializing the private Postgres")),
         "{output:#?}"
     );
-    assert_eq!((ready, reported), (200, 200));
     assert!(
         !data_dir.join("pgdata/postmaster.pid").exists(),
         "the server stopped with the service"
@@ -51,6 +71,7 @@ async fn without_a_database_url_a_private_postgres_is_started_stopped_and_reused
     let (status, state) = read(
         client
             .get(format!("{}/conversations/kept", second.address))
+            .bearer_auth(&key)
             .send()
             .await
             .unwrap(),
