@@ -1,6 +1,7 @@
 //! The decision policy of SPEC §2 and the keep rules of §4, as pure functions
 //! over plain structs: no I/O, no clock (time is always the caller's `at`).
 
+pub mod audit;
 pub mod cache_life;
 pub mod config;
 pub mod conversation;
@@ -14,6 +15,7 @@ pub mod must_keep;
 mod next_message;
 pub mod prompt;
 pub mod reason;
+pub mod score;
 pub mod transcript;
 pub mod trigger;
 

@@ -100,7 +100,7 @@ pub fn clip(text: &str, max_bytes: usize) -> String {
 
 /// Chat-template tokens a model may obey if it meets them in data.
 static TEMPLATE_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)<\|[a-z_]+\|>|\[/?INST\]|<</?SYS>>|</?transcript-[0-9a-f]+>|</?anchor-[0-9a-f]+>")
+    Regex::new(r"(?i)<\|[a-z_]+\|>|\[/?INST\]|<</?SYS>>|</?(?:transcript|anchor|turn|turns|memory)-[0-9a-f]+>")
         .expect("a valid pattern")
 });
 
