@@ -91,6 +91,7 @@ async fn main() {
             summarize: REQUEST_DEADLINE,
         },
         daily_token_budget: None,
+        background: None,
     };
     let pool = compactd::store::pool(database.connect_options(), 16);
     let app = Application::build(settings, pool).await.expect("compactd builds");

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 use std::time::Duration as StdDuration;
 
+use crate::background::BackgroundSettings;
 use crate::http::Timeouts;
 use crate::llm::{LlmConfig, Provider, RetryPolicy};
 use crate::policy::{CacheLife, PolicyConfig};
@@ -103,6 +104,16 @@ pub struct ServeArgs {
     #[arg(long, env = "COMPACTD_REQUEST_TIMEOUT_SECS", default_value_t = 10,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub request_timeout_secs: u64,
+    /// Run the background workers (scoring, audits, the idle sweep) in this process.
+    #[arg(long, env = "COMPACTD_BACKGROUND", default_value_t = true, action = clap::ArgAction::Set)]
+    pub background: bool,
+    /// Seconds between idle sweeps (0: none).
+    #[arg(long, env = "COMPACTD_IDLE_SWEEP_SECS", default_value_t = 60)]
+    pub idle_sweep_secs: u64,
+    /// Seconds after which a worker's claim counts as abandoned and is taken again.
+    #[arg(long, env = "COMPACTD_CLAIM_TIMEOUT_SECS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub claim_timeout_secs: u64,
     /// Requests a second each API key may make (0: no limit; none in open mode).
     #[arg(long, env = "COMPACTD_RATE_PER_SECOND", default_value_t = 1000)]
     pub rate_per_second: u32,
@@ -133,6 +144,9 @@ pub struct LlmArgs {
     /// The model that writes summaries (required with a provider).
     #[arg(long, env = "COMPACTD_SUMMARY_MODEL")]
     pub summary_model: Option<String>,
+    /// The model that scores turns (SPEC §5), on the same upstream; unset: the heuristic.
+    #[arg(long, env = "COMPACTD_SCORE_MODEL")]
+    pub score_model: Option<String>,
     /// Output tokens a summary may take.
     #[arg(long, env = "COMPACTD_SUMMARY_MAX_TOKENS", default_value_t = 1500,
           value_parser = clap::value_parser!(u32).range(64..=32_000))]
@@ -171,6 +185,14 @@ impl fmt::Debug for LlmArgs {
 }
 
 impl ServeArgs {
+    pub fn background(&self) -> Option<BackgroundSettings> {
+        self.background.then(|| BackgroundSettings {
+            idle_sweep_every: (self.idle_sweep_secs > 0).then(|| StdDuration::from_secs(self.idle_sweep_secs)),
+            abandoned_after: StdDuration::from_secs(self.claim_timeout_secs),
+            ..BackgroundSettings::default()
+        })
+    }
+
     pub fn timeouts(&self) -> Timeouts {
         Timeouts {
             request: StdDuration::from_secs(self.request_timeout_secs),
@@ -213,6 +235,7 @@ impl LlmArgs {
             },
             model,
             max_output_tokens: self.summary_max_tokens,
+            score_model: self.score_model.clone(),
         }))
     }
 }

@@ -3,6 +3,7 @@
 //! Postgres.
 
 pub mod auth;
+pub mod background;
 pub mod compaction;
 pub mod config;
 pub mod domain;

@@ -62,6 +62,7 @@ fn serve(args: ServeArgs) -> Result<(), AnyError> {
         rate_burst: args.rate_burst,
         timeouts: args.timeouts(),
         daily_token_budget: Some(args.llm.tenant_daily_token_budget).filter(|budget| *budget > 0),
+        background: args.background(),
     };
     let max_connections = args.max_connections;
     with_database(&args.database, move |options| async move {

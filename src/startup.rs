@@ -12,6 +12,7 @@ use sqlx::PgPool;
 use tokio::net::TcpListener;
 
 use crate::auth::{KeyRegistry, RateLimits};
+use crate::background::{BackgroundSettings, ScoreModel, Workers};
 use crate::http::{self, AppState, Timeouts};
 use crate::llm::{LlmClient, LlmConfig, LlmError, SummaryModel, tokens};
 use crate::policy::PolicyConfig;
@@ -35,6 +36,8 @@ pub struct Settings {
     pub timeouts: Timeouts,
     /// Upstream tokens a tenant may spend a day; `None`: no limit.
     pub daily_token_budget: Option<u64>,
+    /// Scoring, audits and the idle sweep; `None`: this process does none.
+    pub background: Option<BackgroundSettings>,
 }
 
 #[derive(Debug, Clone)]
@@ -42,6 +45,8 @@ pub struct SummarizerSettings {
     pub llm: LlmConfig,
     pub model: String,
     pub max_output_tokens: u32,
+    /// The model that scores turns, on the same upstream; `None`: the heuristic.
+    pub score_model: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -62,6 +67,7 @@ pub struct Application {
     router: Router,
     pool: PgPool,
     keys: Arc<KeyRegistry>,
+    workers: Option<Workers>,
 }
 
 impl Application {
@@ -73,13 +79,22 @@ impl Application {
                 source,
             })?;
         store::migrate(&pool).await?;
-        let summary_model = match settings.summarizer {
-            Some(upstream) => Some(SummaryModel {
-                client: Arc::new(LlmClient::new(upstream.llm)?),
-                model: upstream.model,
-                max_output_tokens: upstream.max_output_tokens,
-            }),
-            None => None,
+        let (summary_model, score_model) = match settings.summarizer {
+            Some(upstream) => {
+                // One client, so one bound on calls in flight, for both models.
+                let client = Arc::new(LlmClient::new(upstream.llm)?);
+                let score_model = upstream.score_model.map(|model| ScoreModel {
+                    client: client.clone(),
+                    model,
+                });
+                let summary_model = SummaryModel {
+                    client,
+                    model: upstream.model,
+                    max_output_tokens: upstream.max_output_tokens,
+                };
+                (Some(summary_model), score_model)
+            }
+            None => (None, None),
         };
         let keys = KeyRegistry::load(pool.clone()).await?;
         if keys.is_open() {
@@ -101,12 +116,21 @@ impl Application {
             timeouts: settings.timeouts,
             daily_token_budget: settings.daily_token_budget,
         };
+        let workers = settings.background.map(|background| Workers {
+            pool: pool.clone(),
+            settings: background,
+            score_model,
+            summary_model: state.summary_model.clone(),
+            daily_token_budget: state.daily_token_budget,
+            policy: state.policy.clone(),
+        });
         let router = http::router(state);
         Ok(Self {
             listener,
             router,
             pool,
             keys,
+            workers,
         })
     }
 
@@ -127,11 +151,14 @@ impl Application {
 
     /// Serves until `shutdown` resolves, then finishes the requests in flight.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
-        let sweeper = tokio::spawn(sweep_idempotency_keys(self.pool.clone()));
+        let mut background = vec![tokio::spawn(sweep_idempotency_keys(self.pool.clone()))];
+        background.extend(self.workers.map(Workers::spawn).unwrap_or_default());
         let served = axum::serve(self.listener, self.router)
             .with_graceful_shutdown(shutdown)
             .await;
-        sweeper.abort();
+        for task in background {
+            task.abort();
+        }
         self.pool.close().await;
         served
     }

@@ -71,6 +71,7 @@ pub async fn compactd(name: &str, upstream: &str, pool_size: u32) -> String {
             llm,
             model: "fake-summarizer".into(),
             max_output_tokens: 1500,
+            score_model: None,
         }),
         rate_per_second: 0,
         rate_burst: 0,
@@ -79,6 +80,7 @@ pub async fn compactd(name: &str, upstream: &str, pool_size: u32) -> String {
             summarize: Duration::from_secs(90),
         },
         daily_token_budget: None,
+        background: None,
     };
     let pool = compactd::store::pool(admin.database(name), pool_size);
     let app = Application::build(settings, pool).await.expect("compactd builds");

@@ -144,7 +144,13 @@ async fn write(
                 (Some(model), None) => Via::Upstream(model),
                 (None, None) => Via::Extractive(NO_UPSTREAM),
             };
-            llm::summarizer::write(via, prior.as_deref(), delta).await
+            let pinned: Vec<String> = stored
+                .critical
+                .iter()
+                .flat_map(|critical| [critical.user.clone(), critical.assistant.clone()])
+                .flatten()
+                .collect();
+            llm::summarizer::write(via, prior.as_deref(), delta, &pinned).await
         }
     };
     let kept_tokens: u64 = counted.per_message[cut_at..].iter().sum();

@@ -108,7 +108,9 @@ pub async fn list_due(
     loop {
         let (tenant, policy, page_after) = (&caller.tenant, &app.policy, after.as_ref());
         let batch = match due_moment {
-            DueMoment::Idle => due::idle_candidates(&mut conn, tenant, at, policy, page_after, limit.into()).await?,
+            DueMoment::Idle => {
+                due::idle_candidates(&mut conn, Some(tenant), at, policy, page_after, limit.into()).await?
+            }
             DueMoment::NextMessage => {
                 due::next_message_candidates(&mut conn, tenant, at, policy, page_after, limit.into()).await?
             }

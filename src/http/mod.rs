@@ -2,6 +2,7 @@
 //! `router()`, merged here with the layers every request passes through.
 
 mod compactions;
+mod context;
 mod conversations;
 mod deadline;
 mod decide;
@@ -71,6 +72,7 @@ pub fn router(state: AppState) -> Router {
         .merge(handoff::router())
         .merge(compactions::router())
         .merge(turns::router())
+        .merge(context::router())
         .merge(health::router())
         .merge(openapi::router())
         .layer(DeadlineLayer(state.timeouts.request));

@@ -22,6 +22,11 @@ pub fn summarize(messages: &[Message], items: &[KeepItem], why: &str) -> String 
             .filter(move |item| item.kind == kind)
             .map(|item| item.text.as_str())
     };
+    let critical: Vec<&str> = of(KeepKind::Critical).collect();
+    if !critical.is_empty() {
+        lines.push("Critical, word for word:".to_owned());
+        lines.extend(critical.iter().map(|text| format!("- {text}")));
+    }
     if let Some(request) = of(KeepKind::LatestRequest).next() {
         lines.push(format!("The user's latest request: {request}"));
     }

@@ -10,7 +10,7 @@ use super::error::LlmError;
 use super::extractive;
 use super::wire::CompletionRequest;
 use crate::policy::handoff::defuse_handoff_tags;
-use crate::policy::must_keep::{complete, extract};
+use crate::policy::must_keep::{KeepItem, KeepKind, complete, extract};
 use crate::policy::prompt::{system_prompt, user_message};
 use crate::policy::transcript::{Message, clip};
 
@@ -72,10 +72,24 @@ pub enum Via<'a> {
     Extractive(&'a str),
 }
 
-/// The new summary of `messages` on top of `prior`; an upstream failure is
-/// the error, and the caller keeps the anchor.
-pub async fn write(via: Via<'_>, prior: Option<&str>, messages: &[Message]) -> Result<Draft, LlmError> {
-    let items = extract(prior, messages);
+/// The new summary of `messages` on top of `prior`, carrying every `pinned`
+/// text (the critical list) word for word; an upstream failure is the error,
+/// and the caller keeps the anchor.
+pub async fn write(
+    via: Via<'_>,
+    prior: Option<&str>,
+    messages: &[Message],
+    pinned: &[String],
+) -> Result<Draft, LlmError> {
+    let mut items: Vec<KeepItem> = pinned
+        .iter()
+        .filter(|text| !text.trim().is_empty())
+        .map(|text| KeepItem {
+            kind: KeepKind::Critical,
+            text: text.clone(),
+        })
+        .collect();
+    items.extend(extract(prior, messages));
     let (text, writer, model, input, output) = match via {
         Via::Upstream(summary_model) => {
             let request = CompletionRequest {

@@ -19,6 +19,8 @@ pub const MAX_IDENTIFIERS: usize = 48;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KeepKind {
+    /// A turn an audit scored 5 (SPEC §5): carried word for word always.
+    Critical,
     LatestRequest,
     Prohibition,
     Path,
@@ -29,6 +31,7 @@ pub enum KeepKind {
 impl KeepKind {
     fn label(self) -> &'static str {
         match self {
+            Self::Critical => "Critical, word for word",
             Self::LatestRequest => "The user's latest request",
             Self::Prohibition => "The user said",
             Self::Path => "Path",

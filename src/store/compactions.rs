@@ -278,8 +278,12 @@ pub async fn record(
         "tokens_before": ledger.tokens_before,
         "tokens_after": ledger.tokens_after,
     }))
-    .execute(&mut *tx)
+        .execute(&mut *tx)
     .await?;
+    sqlx::query("SELECT pg_notify('compactd_background', $1)")
+        .bind(format!("{}/{}/compaction", tenant.as_str(), id.as_str()))
+        .execute(&mut *tx)
+        .await?;
     Ok((ledger, after))
 }
 

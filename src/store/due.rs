@@ -17,9 +17,10 @@ pub struct Position {
 
 /// Conversations whose one-hour cache expires within the idle lead of `at`,
 /// large enough and not yet compacted while idle; oldest last turn first.
+/// `None` for the tenant: every tenant's (the idle sweep).
 pub async fn idle_candidates(
     conn: &mut PgConnection,
-    tenant: &TenantId,
+    tenant: Option<&TenantId>,
     at: DateTime<Utc>,
     config: &PolicyConfig,
     after: Option<&Position>,
@@ -28,7 +29,7 @@ pub async fn idle_candidates(
     let hour = CacheLife::OneHour.duration();
     let rows = sqlx::query(
         "SELECT * FROM conversations
-          WHERE tenant = $1
+                    WHERE ($1::text IS NULL OR tenant = $1)
             AND last_turn_at > $2 AND last_turn_at <= $3
             AND used >= $4 AND NOT idle_compacted
             AND COALESCE(cache_life, $5) = 'one_hour'
@@ -36,7 +37,7 @@ pub async fn idle_candidates(
           ORDER BY last_turn_at, conversation_id
           LIMIT $8",
     )
-    .bind(tenant.as_str())
+    .bind(tenant.map(TenantId::as_str))
     .bind(at - hour)
     .bind(at - (hour - config.idle_lead))
     .bind(db_count(config.large_context_tokens))

@@ -2,6 +2,7 @@
 //! (or one transaction) with the conversation's row locked, so concurrent
 //! reports on one conversation never lose an update.
 
+pub mod audits;
 pub mod budget;
 pub mod compactions;
 pub mod conversations;
@@ -11,6 +12,7 @@ pub mod handoffs;
 pub mod idempotency;
 pub mod keys;
 mod row;
+pub mod scoring;
 mod state;
 pub mod turns;
 

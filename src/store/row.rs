@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 
+use super::audits::Critical;
 use super::{StoreError, count_of};
 use crate::policy::{CacheLifeSetting, Conversation};
 
@@ -11,6 +12,7 @@ use crate::policy::{CacheLifeSetting, Conversation};
 /// beside it.
 #[derive(Debug, Clone)]
 pub struct StoredConversation {
+    pub tenant: String,
     pub conversation_id: String,
     pub state: Conversation,
     /// The anchor summary and the seq of the compaction that wrote it.
@@ -25,6 +27,10 @@ pub struct StoredConversation {
     pub last_compaction_seq: i64,
     /// Stored turns up to this one are behind the latest boundary.
     pub boundary_turn_seq: i64,
+    /// Turns scored 5, word for word (SPEC §5).
+    pub critical: Vec<Critical>,
+    /// The rolling memory.
+    pub memory: Option<String>,
     pub updated_at: DateTime<Utc>,
 }
 
@@ -39,6 +45,7 @@ impl StoredConversation {
         let summary: Option<String> = row.try_get("summary")?;
         let summary_seq: Option<i64> = row.try_get("summary_seq")?;
         Ok(Self {
+            tenant: row.try_get("tenant")?,
             conversation_id: row.try_get("conversation_id")?,
             state: Conversation {
                 used: count("used")?,
@@ -68,6 +75,9 @@ impl StoredConversation {
             last_turn_seq: row.try_get("last_turn_seq")?,
             last_compaction_seq: row.try_get("last_compaction_seq")?,
             boundary_turn_seq: row.try_get("boundary_turn_seq")?,
+            critical: serde_json::from_value(row.try_get("critical")?)
+                .map_err(|err| StoreError::Corrupt(format!("critical list: {err}")))?,
+            memory: row.try_get("memory")?,
             updated_at: row.try_get("updated_at")?,
         })
     }

@@ -132,3 +132,23 @@ pub async fn search(
     .await?;
     Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
 }
+
+/// The newest `limit` live (not evicted) turns, oldest first.
+pub async fn recent_live(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    limit: i64,
+) -> StoreResult<Vec<Turn>> {
+    let rows = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM (
+           SELECT * FROM turns WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted ORDER BY seq DESC LIMIT $3
+         ) newest ORDER BY seq"
+    ))
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+}

@@ -84,6 +84,7 @@ pub fn upstream_settings(upstream: &str, deadline: Duration) -> Settings {
         llm,
         model: "summary-model".into(),
         max_output_tokens: 800,
+        score_model: None,
     };
     Settings {
         summarizer: Some(summarizer),
@@ -104,6 +105,7 @@ pub fn test_settings() -> Settings {
             summarize: Duration::from_secs(30),
         },
         daily_token_budget: None,
+        background: None,
     }
 }
 

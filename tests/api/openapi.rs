@@ -31,6 +31,7 @@ fn the_document_is_openapi_3_1_and_describes_every_route() {
         "/compactions",
         "/conversations/{id}/compactions",
         "/conversations/{id}/turns",
+        "/conversations/{id}/context",
     ] {
         assert!(spec["paths"].get(path).is_some(), "{path} is not documented");
     }

@@ -1,0 +1,164 @@
+//! One audit (SPEC §5), when due: a batched re-score of unscored and weak
+//! turns, 5s hoisted word for word into the critical list, the rolling memory
+//! rebuilt from new 3s and 4s, 1s and 2s outside the newest few evicted.
+
+use std::collections::HashMap;
+
+use super::Workers;
+use super::scorer::{spend, upstream_for};
+use crate::llm::CompletionRequest;
+use crate::llm::error::excerpt;
+use crate::policy::audit::{self, LiveTurn};
+use crate::policy::score;
+use crate::store::audits::{self, Claimed, Critical, Outcome};
+
+/// Room for one `id: score` line per turn.
+const RESCORE_MAX_TOKENS: u32 = 1_024;
+const MEMORY_MAX_TOKENS: u32 = 1_024;
+
+/// Why an audit gave up.
+struct GaveUp {
+    reason: &'static str,
+    detail: String,
+}
+
+pub(super) async fn run_if_due(workers: &Workers, tenant: &str, conversation_id: &str) {
+    let settings = &workers.settings;
+    let claimed = audits::claim(
+        &workers.pool,
+        tenant,
+        conversation_id,
+        &settings.audit,
+        settings.abandoned_after,
+        settings.audit_retry_after,
+    )
+    .await;
+    let claimed = match claimed {
+        Ok(Some(claimed)) => claimed,
+        Ok(None) => return,
+        Err(err) => {
+            tracing::warn!(%err, "cannot claim an audit");
+            return;
+        }
+    };
+    let recorded = match decide(workers, &claimed).await {
+        Ok(outcome) => audits::finish(&workers.pool, &claimed, &outcome).await,
+        Err(gave_up) => audits::give_up(&workers.pool, &claimed, gave_up.reason, &gave_up.detail).await,
+    };
+    if let Err(err) = recorded {
+        // The claim lapses and the audit is taken again.
+        tracing::warn!(%err, "could not record an audit");
+    }
+}
+
+async fn decide(workers: &Workers, claimed: &Claimed) -> Result<Outcome, GaveUp> {
+    let model = upstream_for(workers, &claimed.tenant).await;
+    let asked: Vec<&LiveTurn> = claimed
+        .live
+        .iter()
+        .filter(|turn| claimed.to_rescore.contains(&turn.seq))
+        .collect();
+    let scores: HashMap<i64, u8> = match (model, asked.is_empty()) {
+        (_, true) => HashMap::new(),
+        (Some(model), false) => {
+            let request = CompletionRequest {
+                model: model.model.clone(),
+                system: audit::rescore_system_prompt(),
+                user: audit::rescore_user_message(&asked),
+                max_tokens: RESCORE_MAX_TOKENS,
+                temperature: 0.0,
+            };
+            let completion = model.client.complete(&request).await.map_err(|err| GaveUp {
+                reason: "audit-call",
+                detail: err.to_string(),
+            })?;
+            spend(
+                workers,
+                &claimed.tenant,
+                completion.input_tokens,
+                completion.output_tokens,
+            )
+            .await;
+            let seqs: Vec<i64> = asked.iter().map(|turn| turn.seq).collect();
+            audit::parse_rescore(&completion.text, &seqs).ok_or_else(|| GaveUp {
+                reason: "audit-parse",
+                detail: excerpt(&completion.text),
+            })?
+        }
+        (None, false) => asked
+            .iter()
+            .map(|turn| {
+                (
+                    turn.seq,
+                    score::heuristic(turn.user.as_deref(), turn.assistant.as_deref()),
+                )
+            })
+            .collect(),
+    };
+    let merged: Vec<LiveTurn> = claimed
+        .live
+        .iter()
+        .map(|turn| LiveTurn {
+            score: scores.get(&turn.seq).copied().or(turn.score),
+            ..turn.clone()
+        })
+        .collect();
+    let mut critical = claimed.critical.clone();
+    for turn in merged.iter().filter(|turn| turn.score == Some(5)) {
+        let hoisted = Critical {
+            turn_id: turn.seq,
+            user: turn.user.clone(),
+            assistant: turn.assistant.clone(),
+        };
+        if !critical
+            .iter()
+            .any(|kept| kept.user == hoisted.user && kept.assistant == hoisted.assistant)
+        {
+            critical.push(hoisted);
+        }
+    }
+    let facts: Vec<&LiveTurn> = merged
+        .iter()
+        .filter(|turn| matches!(turn.score, Some(3 | 4)) && turn.seq > claimed.memory_turn_seq)
+        .collect();
+    let memory = match facts.last() {
+        None => None,
+        Some(newest) => Some((rebuilt_memory(workers, claimed, &facts).await?, newest.seq)),
+    };
+    let evicted = audit::to_evict(&merged, &workers.settings.audit);
+    Ok(Outcome {
+        scores,
+        critical,
+        memory,
+        evicted,
+    })
+}
+
+async fn rebuilt_memory(workers: &Workers, claimed: &Claimed, facts: &[&LiveTurn]) -> Result<String, GaveUp> {
+    let Some(model) = upstream_for(workers, &claimed.tenant).await else {
+        return Ok(audit::heuristic_memory(
+            claimed.memory.as_deref(),
+            facts,
+            &workers.settings.audit,
+        ));
+    };
+    let request = CompletionRequest {
+        model: model.model.clone(),
+        system: audit::memory_system_prompt(),
+        user: audit::memory_user_message(claimed.memory.as_deref(), facts),
+        max_tokens: MEMORY_MAX_TOKENS,
+        temperature: 0.2,
+    };
+    let completion = model.client.complete(&request).await.map_err(|err| GaveUp {
+        reason: "audit-call",
+        detail: err.to_string(),
+    })?;
+    spend(
+        workers,
+        &claimed.tenant,
+        completion.input_tokens,
+        completion.output_tokens,
+    )
+    .await;
+    Ok(completion.text)
+}

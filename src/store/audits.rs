@@ -1,0 +1,215 @@
+//! Audits (SPEC §5): claiming a conversation whose audit is due, reading its
+//! live turns, and applying what the audit decided in one transaction.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sqlx::{Connection, PgPool, Row};
+
+use super::StoreResult;
+use super::scoring::append_event;
+use crate::policy::audit::{AuditConfig, LiveTurn};
+
+/// A turn scored 5, kept word for word.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Critical {
+    pub turn_id: i64,
+    pub user: Option<String>,
+    pub assistant: Option<String>,
+}
+
+/// A conversation claimed for its audit.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub tenant: String,
+    pub conversation_id: String,
+    /// The newest turn now: the audit covers up to it.
+    pub last_turn_seq: i64,
+    pub critical: Vec<Critical>,
+    pub memory: Option<String>,
+    pub memory_turn_seq: i64,
+    /// Live turns, oldest first.
+    pub live: Vec<LiveTurn>,
+    /// The unscored and weak turns it claimed to re-score.
+    pub to_rescore: Vec<i64>,
+}
+
+/// Claims the conversation's audit when one is due and no other worker runs
+/// it; also claims the turns it will re-score, so the scorer leaves them.
+pub async fn claim(
+    pool: &PgPool,
+    tenant: &str,
+    conversation_id: &str,
+    config: &AuditConfig,
+    abandoned_after: Duration,
+    retry_after: Duration,
+) -> StoreResult<Option<Claimed>> {
+    let mut conn = pool.acquire().await?;
+    let mut tx = conn.begin().await?;
+    let row = sqlx::query(
+        "UPDATE conversations c SET audit_claimed_at = now()
+          WHERE tenant = $1 AND conversation_id = $2
+            AND (audit_claimed_at IS NULL OR audit_claimed_at < now() - $3::interval)
+            AND (audit_attempted_at IS NULL OR audit_attempted_at < now() - $4::interval)
+            AND (last_turn_seq - audited_turn_seq >= $5
+                 OR (SELECT count(*) FROM turns t
+                      WHERE t.tenant = c.tenant AND t.conversation_id = c.conversation_id AND NOT t.evicted) > $6)
+         RETURNING last_turn_seq, critical, memory, memory_turn_seq",
+    )
+    .bind(tenant)
+    .bind(conversation_id)
+    .bind(abandoned_after)
+    .bind(retry_after)
+    .bind(i64::try_from(config.every_new_turns).unwrap_or(i64::MAX))
+    .bind(i64::try_from(config.live_turns).unwrap_or(i64::MAX))
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(row) = row else { return Ok(None) };
+    let critical: serde_json::Value = row.try_get("critical")?;
+    let critical = serde_json::from_value(critical).unwrap_or_default();
+    let to_rescore: Vec<i64> = sqlx::query_scalar(
+        "UPDATE turns SET score_claimed_at = now()
+          WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted
+            AND ((score IS NULL AND (score_claimed_at IS NULL OR score_claimed_at < now() - $3::interval))
+                 OR score <= 2)
+         RETURNING seq",
+    )
+    .bind(tenant)
+    .bind(conversation_id)
+    .bind(abandoned_after)
+    .fetch_all(&mut *tx)
+    .await?;
+    let live = sqlx::query(
+        "SELECT seq, score, user_text, assistant_text FROM turns
+          WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted ORDER BY seq",
+    )
+    .bind(tenant)
+    .bind(conversation_id)
+    .fetch_all(&mut *tx)
+    .await?
+    .iter()
+    .map(|row| {
+        Ok(LiveTurn {
+            seq: row.try_get("seq")?,
+            score: row
+                .try_get::<Option<i16>, _>("score")?
+                .and_then(|s| u8::try_from(s).ok()),
+            user: row.try_get("user_text")?,
+            assistant: row.try_get("assistant_text")?,
+        })
+    })
+    .collect::<sqlx::Result<Vec<_>>>()?;
+    tx.commit().await?;
+    Ok(Some(Claimed {
+        tenant: tenant.to_owned(),
+        conversation_id: conversation_id.to_owned(),
+        last_turn_seq: row.try_get("last_turn_seq")?,
+        critical,
+        memory: row.try_get("memory")?,
+        memory_turn_seq: row.try_get("memory_turn_seq")?,
+        live,
+        to_rescore,
+    }))
+}
+
+/// What an audit decided.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    pub scores: HashMap<i64, u8>,
+    pub critical: Vec<Critical>,
+    /// The rebuilt memory and the newest turn in it; `None`: unchanged.
+    pub memory: Option<(String, i64)>,
+    pub evicted: Vec<i64>,
+}
+
+/// Applies an audit's outcome and ends its claim, in one transaction.
+pub async fn finish(pool: &PgPool, claimed: &Claimed, outcome: &Outcome) -> StoreResult<()> {
+    let mut conn = pool.acquire().await?;
+    let mut tx = conn.begin().await?;
+    for (seq, score) in &outcome.scores {
+        sqlx::query(
+            "UPDATE turns SET score = $4, score_source = 'audit', scored_at = now(), score_claimed_at = NULL,
+                              score_failed = false
+              WHERE tenant = $1 AND conversation_id = $2 AND seq = $3",
+        )
+        .bind(&claimed.tenant)
+        .bind(&claimed.conversation_id)
+        .bind(seq)
+        .bind(i16::from(*score))
+        .execute(&mut *tx)
+        .await?;
+    }
+    release_turns(&mut tx, claimed).await?;
+    sqlx::query("UPDATE turns SET evicted = true WHERE tenant = $1 AND conversation_id = $2 AND seq = ANY($3)")
+        .bind(&claimed.tenant)
+        .bind(&claimed.conversation_id)
+        .bind(&outcome.evicted)
+        .execute(&mut *tx)
+        .await?;
+    let (memory, memory_seq) = match &outcome.memory {
+        Some((text, seq)) => (Some(text.clone()), *seq),
+        None => (claimed.memory.clone(), claimed.memory_turn_seq),
+    };
+    sqlx::query(
+        "UPDATE conversations SET critical = $3, memory = $4, memory_turn_seq = $5, audited_turn_seq = $6,
+                                  audit_claimed_at = NULL, audit_attempted_at = now()
+          WHERE tenant = $1 AND conversation_id = $2",
+    )
+    .bind(&claimed.tenant)
+    .bind(&claimed.conversation_id)
+    .bind(json!(outcome.critical))
+    .bind(memory)
+    .bind(memory_seq)
+    .bind(claimed.last_turn_seq)
+    .execute(&mut *tx)
+    .await?;
+    let payload = json!({
+        "rescored": outcome.scores.len(),
+        "critical": outcome.critical.len(),
+        "memory_rebuilt": outcome.memory.is_some(),
+        "evicted": outcome.evicted,
+        "through_turn": claimed.last_turn_seq,
+    });
+    append_event(&mut tx, &claimed.tenant, &claimed.conversation_id, "audited", payload).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Ends a claimed audit without applying anything, and says why.
+pub async fn give_up(pool: &PgPool, claimed: &Claimed, reason: &str, detail: &str) -> StoreResult<()> {
+    let mut conn = pool.acquire().await?;
+    let mut tx = conn.begin().await?;
+    release_turns(&mut tx, claimed).await?;
+    sqlx::query(
+        "UPDATE conversations SET audit_claimed_at = NULL, audit_attempted_at = now()
+          WHERE tenant = $1 AND conversation_id = $2",
+    )
+    .bind(&claimed.tenant)
+    .bind(&claimed.conversation_id)
+    .execute(&mut *tx)
+    .await?;
+    append_event(
+        &mut tx,
+        &claimed.tenant,
+        &claimed.conversation_id,
+        "skipped",
+        json!({"reason": reason, "detail": detail}),
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+async fn release_turns(tx: &mut sqlx::PgConnection, claimed: &Claimed) -> StoreResult<()> {
+    sqlx::query(
+        "UPDATE turns SET score_claimed_at = NULL WHERE tenant = $1 AND conversation_id = $2 AND seq = ANY($3)",
+    )
+    .bind(&claimed.tenant)
+    .bind(&claimed.conversation_id)
+    .bind(&claimed.to_rescore)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! Turn scores: claiming unscored turns so that any number of workers never
+//! score one twice (and a dead worker's claims are taken again), and
+//! recording a score or why there is none.
+
+use std::time::Duration;
+
+use serde_json::json;
+use sqlx::{Connection, PgConnection, PgPool, Row};
+
+use super::StoreResult;
+
+/// A turn a worker has claimed for scoring.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimedTurn {
+    pub tenant: String,
+    pub conversation_id: String,
+    pub seq: i64,
+    pub user: Option<String>,
+    pub assistant: Option<String>,
+}
+
+/// Claims up to `limit` unscored turns, oldest first, skipping those another
+/// worker holds; a claim older than `abandoned_after` is taken again.
+pub async fn claim(pool: &PgPool, limit: i64, abandoned_after: Duration) -> StoreResult<Vec<ClaimedTurn>> {
+    let rows = sqlx::query(
+        "UPDATE turns t SET score_claimed_at = now()
+           FROM (SELECT tenant, conversation_id, seq FROM turns
+                  WHERE score IS NULL AND NOT score_failed
+                    AND (score_claimed_at IS NULL OR score_claimed_at < now() - $2::interval)
+                  ORDER BY at
+                  LIMIT $1
+                  FOR UPDATE SKIP LOCKED) picked
+          WHERE (t.tenant, t.conversation_id, t.seq) = (picked.tenant, picked.conversation_id, picked.seq)
+         RETURNING t.tenant, t.conversation_id, t.seq, t.user_text, t.assistant_text",
+    )
+    .bind(limit)
+    .bind(abandoned_after)
+    .fetch_all(pool)
+    .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(ClaimedTurn {
+                tenant: row.try_get("tenant")?,
+                conversation_id: row.try_get("conversation_id")?,
+                seq: row.try_get("seq")?,
+                user: row.try_get("user_text")?,
+                assistant: row.try_get("assistant_text")?,
+            })
+        })
+        .collect()
+}
+
+/// Appends an event to a conversation's log and tells listeners that
+/// background work touched it.
+pub(crate) async fn append_event(
+    conn: &mut PgConnection,
+    tenant: &str,
+    conversation_id: &str,
+    kind: &str,
+    payload: serde_json::Value,
+) -> StoreResult<()> {
+    sqlx::query(
+        "WITH c AS (
+           UPDATE conversations SET last_event_seq = last_event_seq + 1
+            WHERE tenant = $1 AND conversation_id = $2
+           RETURNING tenant, conversation_id, last_event_seq
+         )
+         INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
+         SELECT tenant, conversation_id, last_event_seq, now(), $3, $4 FROM c",
+    )
+    .bind(tenant)
+    .bind(conversation_id)
+    .bind(kind)
+    .bind(&payload)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query("SELECT pg_notify('compactd_background', $1)")
+        .bind(format!("{tenant}/{conversation_id}/{kind}"))
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Records a claimed turn's score; `false` when the claim was lost (another
+/// worker took it as abandoned, or an audit scored it), and nothing is written.
+pub async fn record(pool: &PgPool, turn: &ClaimedTurn, score: u8, source: &str) -> StoreResult<bool> {
+    let mut conn = pool.acquire().await?;
+    let mut tx = conn.begin().await?;
+    let done = sqlx::query(
+        "UPDATE turns SET score = $4, score_source = $5, scored_at = now(), score_claimed_at = NULL
+          WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL",
+    )
+    .bind(&turn.tenant)
+    .bind(&turn.conversation_id)
+    .bind(turn.seq)
+    .bind(i16::from(score))
+    .bind(source)
+    .execute(&mut *tx)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Ok(false);
+    }
+    let payload = json!({"turn_id": turn.seq, "score": score, "source": source});
+    append_event(&mut tx, &turn.tenant, &turn.conversation_id, "scored", payload).await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// The score call failed: the turn stays unscored, left to the next audit.
+pub async fn record_failure(pool: &PgPool, turn: &ClaimedTurn, reason: &str, detail: &str) -> StoreResult<()> {
+    let mut conn = pool.acquire().await?;
+    let mut tx = conn.begin().await?;
+    let done = sqlx::query(
+        "UPDATE turns SET score_failed = true, score_claimed_at = NULL
+          WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL",
+    )
+    .bind(&turn.tenant)
+    .bind(&turn.conversation_id)
+    .bind(turn.seq)
+    .execute(&mut *tx)
+    .await?;
+    if done.rows_affected() == 1 {
+        let payload = json!({"reason": reason, "turn_id": turn.seq, "detail": detail});
+        append_event(&mut tx, &turn.tenant, &turn.conversation_id, "skipped", payload).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
