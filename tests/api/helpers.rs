@@ -280,3 +280,37 @@ pub fn encode(segment: &str) -> String {
         })
         .collect()
 }
+
+/// Waits, without polling, until `count_sql` (a scalar count over the app's
+/// database) reaches `at_least`: background workers NOTIFY on every piece of
+/// work they finish, and the count is looked at again after each.
+pub async fn wait_for_count(pool: &PgPool, count_sql: &str, at_least: i64) -> i64 {
+    let mut listener = sqlx::postgres::PgListener::connect_with(pool).await.unwrap();
+    listener.listen("compactd_background").await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let count: i64 = sqlx::query_scalar(count_sql).fetch_one(pool).await.unwrap();
+        if count >= at_least {
+            return count;
+        }
+        let notified = tokio::time::timeout_at(deadline, listener.recv()).await;
+        assert!(
+            notified.is_ok(),
+            "timed out waiting for `{count_sql}` to reach {at_least} (at {count})"
+        );
+    }
+}
+
+impl TestApp {
+    /// A second service on this app's database, as another replica would be.
+    pub async fn replica(&self, settings: Settings) -> (String, oneshot::Sender<()>) {
+        let pool = store::pool(admin_options().database(&self.database), 10);
+        let app = Application::build(settings, pool).await.expect("the replica builds");
+        let address = format!("http://127.0.0.1:{}", app.port());
+        let (shutdown, stopped) = oneshot::channel::<()>();
+        tokio::spawn(app.run_until(async {
+            stopped.await.ok();
+        }));
+        (address, shutdown)
+    }
+}

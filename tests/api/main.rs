@@ -1,6 +1,7 @@
 //! Integration tests: the real service on port 0, real Postgres, over HTTP.
 
 mod auth;
+mod background;
 mod bad_input;
 mod binary;
 mod concurrency;

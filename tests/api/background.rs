@@ -1,0 +1,238 @@
+//! Background work (SPEC §5): scores, audits, critical turns, memory,
+//! evictions and the idle sweep, over real Postgres.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use compactd::background::BackgroundSettings;
+use compactd::policy::must_keep::KEPT_HEADING;
+use compactd::startup::Settings;
+use serde_json::{Value, json};
+use wiremock::matchers::{body_string_contains, method};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::helpers::{TestApp, spawn, test_settings, upstream_settings, wait_for_count};
+use crate::llm_client::openai_answer;
+
+fn working() -> Option<BackgroundSettings> {
+    Some(BackgroundSettings {
+        poll: Duration::from_millis(50),
+        idle_sweep_every: None,
+        ..BackgroundSettings::default()
+    })
+}
+
+async fn events_of(app: &TestApp, kind: &str) -> Vec<Value> {
+    app.events("c")
+        .await
+        .into_iter()
+        .filter(|e| e["kind"] == kind)
+        .collect()
+}
+
+const TURNS: [(&str, &str); 8] = [
+    ("Never deploy on Fridays.", "Understood."),
+    ("thanks", "You're welcome."),
+    ("hello", "Hi."),
+    ("Use ticket OPS-42 for the release.", "Noted."),
+    ("Can you check the logs?", "Looking now."),
+    ("ok", "Done."),
+    ("thanks", "Any time."),
+    ("cool", "Yes."),
+];
+
+#[tokio::test]
+async fn the_heuristic_scores_audits_hoists_remembers_and_evicts() {
+    let app = spawn(Settings {
+        background: working(),
+        ..test_settings()
+    })
+    .await;
+    for (user, assistant) in TURNS {
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "c", "user": user, "assistant": assistant}),
+        )
+        .await;
+    }
+
+    wait_for_count(&app.pool, "SELECT count(*) FROM events WHERE kind = 'audited'", 1).await;
+
+    let scores: Vec<i16> = sqlx::query_scalar("SELECT score FROM turns ORDER BY seq")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(scores, [5, 1, 1, 4, 3, 1, 1, 1]);
+    let (_, context) = app.get_json("/conversations/c/context?recent=8").await;
+    assert_eq!(
+        context["critical"],
+        json!([{"turn_id": 1, "user": "Never deploy on Fridays.", "assistant": "Understood."}])
+    );
+    assert_eq!(
+        context["memory"],
+        "- Use ticket OPS-42 for the release.\n- Can you check the logs?"
+    );
+    let live: Vec<i64> = context["recent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(
+        live,
+        [1, 4, 5, 6, 7, 8],
+        "the 1s outside the newest four are out of the live context"
+    );
+    let messages = context["messages"].as_array().unwrap();
+    assert!(
+        messages[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("User (turn 1):\nNever deploy on Fridays.")
+    );
+    assert_eq!(messages[1]["role"], "system");
+    assert_eq!(
+        messages[2],
+        json!({"role": "user", "content": "Never deploy on Fridays."})
+    );
+    let (_, evicted) = app.get_json("/conversations/c/turns?from=2&limit=1").await;
+    assert_eq!(
+        evicted["turns"][0]["user"], "thanks",
+        "an evicted turn is still readable"
+    );
+    assert_eq!(events_of(&app, "audited").await.len(), 1);
+    assert!(
+        events_of(&app, "scored").await.len() <= 8,
+        "the scorer or the audit scored each turn, never both"
+    );
+}
+
+#[tokio::test]
+async fn failed_score_calls_leave_skipped_events_and_a_later_audit_scores_the_turns() {
+    let upstream = MockServer::start().await;
+    let answer = |text: &str| ResponseTemplate::new(200).set_body_json(openai_answer(text));
+    Mock::given(method("POST"))
+        .and(body_string_contains("Answer with the digit alone"))
+        .respond_with(ResponseTemplate::new(500))
+        .mount(&upstream)
+        .await;
+    let rescored = (1..=8)
+        .map(|seq| format!("{seq}: {}", if seq == 1 { 5 } else { 3 }))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Mock::given(method("POST"))
+        .and(body_string_contains("One line per turn"))
+        .respond_with(answer(&rescored))
+        .mount(&upstream)
+        .await;
+    Mock::given(method("POST"))
+        .and(body_string_contains("rolling memory"))
+        .respond_with(answer("- the release uses OPS-42"))
+        .mount(&upstream)
+        .await;
+    Mock::given(method("POST"))
+        .and(body_string_contains("PRIOR SUMMARY"))
+        .respond_with(answer("A summary that kept nothing."))
+        .mount(&upstream)
+        .await;
+    let mut settings = upstream_settings(&upstream.uri(), Duration::from_secs(3));
+    if let Some(summarizer) = settings.summarizer.as_mut() {
+        summarizer.score_model = Some("score-model".into());
+    }
+    let app = spawn(Settings {
+        background: working(),
+        ..settings
+    })
+    .await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "c", "user": "The launch codename is BLUEBIRD.", "assistant": "Got it."}),
+    )
+    .await;
+    for turn in 2..=4 {
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "c", "user": format!("step {turn}"), "assistant": "ok"}),
+        )
+        .await;
+    }
+    // The scorer tries the first four, fails, and leaves them unscored...
+    wait_for_count(&app.pool, "SELECT count(*) FROM events WHERE kind = 'skipped'", 4).await;
+    let unscored: i64 = sqlx::query_scalar("SELECT count(*) FROM turns WHERE score IS NULL")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(unscored, 4);
+    // ...until the audit that four more turns make due scores them all.
+    for turn in 5..=8 {
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "c", "user": format!("step {turn}"), "assistant": "ok"}),
+        )
+        .await;
+    }
+    wait_for_count(&app.pool, "SELECT count(*) FROM events WHERE kind = 'audited'", 1).await;
+
+    let skipped = events_of(&app, "skipped").await;
+    assert!(skipped.len() >= 4, "{skipped:?}");
+    assert!(skipped.iter().all(|e| e["payload"]["reason"] == "score-call"));
+    let sources: Vec<(i16, String)> = sqlx::query_as("SELECT score, score_source FROM turns ORDER BY seq")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert!(sources.iter().all(|(_, source)| source == "audit"), "{sources:?}");
+    assert_eq!(sources[0].0, 5);
+    let (_, context) = app.get_json("/conversations/c/context").await;
+    assert_eq!(context["critical"][0]["user"], "The launch codename is BLUEBIRD.");
+    assert_eq!(context["memory"], "- the release uses OPS-42");
+
+    let summarized = app.report("/summarize", json!({"conversation_id": "c"})).await;
+
+    let summary = summarized["summary"].as_str().unwrap();
+    assert!(summary.contains(KEPT_HEADING), "{summary}");
+    assert!(
+        summary.contains("- Critical, word for word: The launch codename is BLUEBIRD."),
+        "{summary}"
+    );
+}
+
+#[tokio::test]
+async fn the_idle_sweep_compacts_a_conversation_before_its_cache_expires_once_across_replicas() {
+    let background = Some(BackgroundSettings {
+        poll: Duration::from_secs(3600),
+        idle_sweep_every: Some(Duration::from_millis(200)),
+        ..BackgroundSettings::default()
+    });
+    let app = spawn(Settings {
+        background: background.clone(),
+        ..test_settings()
+    })
+    .await;
+    let (_other, _stop) = app
+        .replica(Settings {
+            background,
+            ..test_settings()
+        })
+        .await;
+    let last_turn = (Utc::now() - chrono::Duration::minutes(56)).to_rfc3339();
+    app.report(
+        "/usage",
+        json!({"conversation_id": "c", "used": 150000, "size": 1000000, "cache_life": "one_hour"}),
+    )
+    .await;
+    app.report("/turn-ended", json!({"conversation_id": "c", "user": "Plan the migration of db-7.", "assistant": "Planned.", "at": last_turn}))
+        .await;
+
+    wait_for_count(&app.pool, "SELECT count(*) FROM compactions", 1).await;
+
+    let (_, ledger) = app.get_json("/conversations/c/compactions").await;
+    let rows = ledger["compactions"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "one replica compacted it: {rows:?}");
+    assert_eq!(
+        (&rows[0]["trigger"], &rows[0]["idle"], &rows[0]["by_host"]),
+        (&json!("idle_cache_expiry"), &json!(true), &json!(false))
+    );
+    let state = app.state("c").await;
+    assert_eq!(state["idle_compacted"], true);
+    assert_eq!(state["compactions"], 1);
+}
