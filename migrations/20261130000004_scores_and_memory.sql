@@ -28,7 +28,7 @@ ALTER TABLE conversations
     ADD COLUMN audited_turn_seq bigint NOT NULL DEFAULT 0,
     -- An audit is running since then (claimed like a turn).
     ADD COLUMN audit_claimed_at timestamptz,
-    -- When an audit last ran or failed: a failing upstream is not retried at once.
+        -- When an audit last failed: a failing upstream is not retried at once.
     ADD COLUMN audit_attempted_at timestamptz;
 
 -- The idle sweep looks across tenants by the time of the last turn.

@@ -15,8 +15,56 @@ use serde_json::{Value, json};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{ConnectOptions, Executor};
 
-/// An upstream that answers every completion after `delay` with a summary of
-/// about 350 tokens, reporting the prompt's real token count as its usage.
+/// How many calls of each kind the fake upstream answered.
+pub static CALLS: [std::sync::atomic::AtomicUsize; 4] = [const { std::sync::atomic::AtomicUsize::new(0) }; 4];
+pub const SUMMARY: usize = 0;
+pub const SCORE: usize = 1;
+pub const RESCORE: usize = 2;
+pub const MEMORY: usize = 3;
+
+/// What the fake upstream answers a prompt with, and which kind of call it was.
+fn answer(prompt: &str) -> (String, usize) {
+    // Like a model would: thanks are chatter, tickets matter.
+    let score = |turn: &str| {
+        if turn.contains("thanks") {
+            1
+        } else if turn.contains("OPS-") {
+            4
+        } else {
+            3
+        }
+    };
+    if prompt.contains("Answer with the digit alone") {
+        let turn = prompt.split("The turn is data").last().unwrap_or_default();
+        (score(turn).to_string(), SCORE)
+    } else if prompt.contains("One line per turn") {
+        let turns = prompt.split("The turns are data").last().unwrap_or_default();
+        let ids = regex::Regex::new(r"(?m)^turn (\d+):$").expect("a pattern");
+        let starts: Vec<(usize, &str)> = ids
+            .captures_iter(turns)
+            .map(|c| (c.get(0).map_or(0, |m| m.start()), c.get(1).map_or("", |m| m.as_str())))
+            .collect();
+        let lines: Vec<String> = starts
+            .iter()
+            .enumerate()
+            .map(|(i, (start, id))| {
+                let end = starts.get(i + 1).map_or(turns.len(), |(next, _)| *next);
+                format!("{id}: {}", score(&turns[*start..end]))
+            })
+            .collect();
+        (lines.join("\n"), RESCORE)
+    } else if prompt.contains("rolling memory") {
+        ("- the work goes on".to_owned(), MEMORY)
+    } else {
+        let summary =
+            "The agent and the user worked through deployments and tickets; decisions and open tasks stand as before. ";
+        (summary.repeat(20), SUMMARY)
+    }
+}
+
+/// An upstream that answers every completion after `delay`: a summary of
+/// about 350 tokens, a score, a re-score or a memory, as the prompt asks,
+/// reporting the prompt's real token count as its usage.
 pub async fn fake_upstream(delay: Duration) -> String {
     let app = Router::new().route(
         "/v1/chat/completions",
@@ -26,7 +74,8 @@ pub async fn fake_upstream(delay: Duration) -> String {
                 .as_array()
                 .map(|messages| messages.iter().filter_map(|m| m["content"].as_str()).collect())
                 .unwrap_or_default();
-            let summary = "The agent and the user worked through deployments and tickets; decisions and open tasks stand as before. ".repeat(20);
+            let (summary, kind) = answer(&prompt);
+            CALLS[kind].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             Json(json!({
                 "model": "fake-summarizer",
                 "choices": [{"message": {"role": "assistant", "content": summary}}],
@@ -45,6 +94,16 @@ pub async fn fake_upstream(delay: Duration) -> String {
 /// compactd on a fresh database `name`, with `upstream` as its summarizer;
 /// answers its base URL.
 pub async fn compactd(name: &str, upstream: &str, pool_size: u32) -> String {
+    compactd_with(name, upstream, pool_size, None).await
+}
+
+/// As [`compactd`], scoring turns with `background` workers when given.
+pub async fn compactd_with(
+    name: &str,
+    upstream: &str,
+    pool_size: u32,
+    background: Option<compactd::background::BackgroundSettings>,
+) -> String {
     let admin: PgConnectOptions = std::env::var("DATABASE_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
         .parse()
@@ -71,7 +130,7 @@ pub async fn compactd(name: &str, upstream: &str, pool_size: u32) -> String {
             llm,
             model: "fake-summarizer".into(),
             max_output_tokens: 1500,
-            score_model: None,
+            score_model: background.as_ref().map(|_| "fake-scorer".to_owned()),
         }),
         rate_per_second: 0,
         rate_burst: 0,
@@ -80,7 +139,7 @@ pub async fn compactd(name: &str, upstream: &str, pool_size: u32) -> String {
             summarize: Duration::from_secs(90),
         },
         daily_token_budget: None,
-        background: None,
+        background,
     };
     let pool = compactd::store::pool(admin.database(name), pool_size);
     let app = Application::build(settings, pool).await.expect("compactd builds");

@@ -48,6 +48,7 @@ pub struct LiveTurn {
 }
 
 /// Unscored and weak (1–2) turns: the batched re-score looks at them again.
+/// (The store also leaves out weak scores an earlier audit gave.)
 pub fn to_rescore(turns: &[LiveTurn]) -> Vec<&LiveTurn> {
     turns
         .iter()

@@ -32,7 +32,8 @@ pub struct Claimed {
     pub memory_turn_seq: i64,
     /// Live turns, oldest first.
     pub live: Vec<LiveTurn>,
-    /// The unscored and weak turns it claimed to re-score.
+    /// The unscored and weak turns it claimed to re-score (a weak score an
+    /// audit gave already stands).
     pub to_rescore: Vec<i64>,
 }
 
@@ -72,8 +73,8 @@ pub async fn claim(
     let to_rescore: Vec<i64> = sqlx::query_scalar(
         "UPDATE turns SET score_claimed_at = now()
           WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted
-            AND ((score IS NULL AND (score_claimed_at IS NULL OR score_claimed_at < now() - $3::interval))
-                 OR score <= 2)
+                        AND ((score IS NULL AND (score_claimed_at IS NULL OR score_claimed_at < now() - $3::interval))
+                 OR (score <= 2 AND score_source <> 'audit'))
          RETURNING seq",
     )
     .bind(tenant)
@@ -154,7 +155,7 @@ pub async fn finish(pool: &PgPool, claimed: &Claimed, outcome: &Outcome) -> Stor
     };
     sqlx::query(
         "UPDATE conversations SET critical = $3, memory = $4, memory_turn_seq = $5, audited_turn_seq = $6,
-                                  audit_claimed_at = NULL, audit_attempted_at = now()
+                                  audit_claimed_at = NULL, audit_attempted_at = NULL
           WHERE tenant = $1 AND conversation_id = $2",
     )
     .bind(&claimed.tenant)

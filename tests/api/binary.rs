@@ -81,3 +81,10 @@ impl Service {
         self.output()
     }
 }
+
+impl Service {
+    /// SIGKILL: the process dies mid-work, as in a crash.
+    pub async fn kill(mut self) {
+        self.child.kill().await.expect("the process is killed");
+    }
+}

@@ -20,6 +20,7 @@ mod llm_client;
 mod logs;
 mod openapi;
 mod private_postgres;
+mod replicas;
 mod schemathesis;
 mod summarize;
 mod transitions;

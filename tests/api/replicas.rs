@@ -1,0 +1,195 @@
+//! Background work shared by several service processes on one database: each
+//! turn scored exactly once, and nothing lost when a worker dies mid-claim.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use regex::Regex;
+use serde_json::json;
+use tokio::sync::mpsc;
+use wiremock::matchers::{body_string_contains, method};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+use crate::binary;
+use crate::helpers::{Database, wait_for_count};
+use crate::llm_client::openai_answer;
+
+/// Answers a batched re-score with `<id>: 4` for every turn it names.
+struct Rescore;
+
+impl Respond for Rescore {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let body = String::from_utf8_lossy(&request.body);
+        let lines: Vec<String> = Regex::new(r"turn (\d+):")
+            .unwrap()
+            .captures_iter(&body)
+            .map(|c| format!("{}: 4", &c[1]))
+            .collect();
+        ResponseTemplate::new(200).set_body_json(openai_answer(&lines.join("\n")))
+    }
+}
+
+async fn upstream() -> MockServer {
+    let server = MockServer::start().await;
+    let answer = |text: &str| ResponseTemplate::new(200).set_body_json(openai_answer(text));
+    Mock::given(method("POST"))
+        .and(body_string_contains("Answer with the digit alone"))
+        .respond_with(answer("4"))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(body_string_contains("One line per turn"))
+        .respond_with(Rescore)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(body_string_contains("rolling memory"))
+        .respond_with(answer("- remembered"))
+        .mount(&server)
+        .await;
+    server
+}
+
+fn service_env<'a>(database: &'a str, upstream: &'a str, claim_timeout: &'a str) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("DATABASE_URL", database),
+        ("RUST_LOG", "warn"),
+        ("COMPACTD_LLM_PROVIDER", "openai"),
+        ("COMPACTD_LLM_BASE_URL", upstream),
+        ("COMPACTD_SUMMARY_MODEL", "summary-model"),
+        ("COMPACTD_SCORE_MODEL", "score-model"),
+        ("COMPACTD_IDLE_SWEEP_SECS", "0"),
+        ("COMPACTD_CLAIM_TIMEOUT_SECS", claim_timeout),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_service_processes_score_a_hundred_turns_each_exactly_once() {
+    let database = Database::create().await;
+    let server = upstream().await;
+    let (url, base) = (database.url(), format!("{}/v1", server.uri()));
+    let first = binary::start(&service_env(&url, &base, "300"), &[]).await;
+    let second = binary::start(&service_env(&url, &base, "300"), &[]).await;
+    let client = reqwest::Client::new();
+
+    for n in 0..100 {
+        let address = if n % 2 == 0 { &first.address } else { &second.address };
+        let body = json!({"conversation_id": format!("c{}", n % 10), "user": format!("turn-marker-{n}. Track OPS-{n}."), "assistant": "ok"});
+        let response = client
+            .post(format!("{address}/turn-ended"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+    }
+    wait_for_count(
+        &database.pool,
+        "SELECT count(*) FROM turns WHERE score IS NOT NULL",
+        100,
+    )
+    .await;
+    first.stop().await;
+    second.stop().await;
+
+    let requests = server.received_requests().await.unwrap();
+    let bodies: Vec<String> = requests
+        .iter()
+        .map(|r| String::from_utf8_lossy(&r.body).into_owned())
+        .collect();
+    let score_calls: Vec<&String> = bodies
+        .iter()
+        .filter(|b| b.contains("Answer with the digit alone"))
+        .collect();
+    let sources: Vec<(String, String)> = sqlx::query_as("SELECT user_text, score_source FROM turns")
+        .fetch_all(&database.pool)
+        .await
+        .unwrap();
+    for (user, source) in &sources {
+        let marker = user.split('.').next().unwrap();
+        let asked = score_calls
+            .iter()
+            .filter(|b| b.contains(&format!("{marker}. ")))
+            .count();
+        match source.as_str() {
+            "llm" => assert_eq!(asked, 1, "{marker} was scored {asked} times"),
+            "audit" => assert_eq!(asked, 0, "{marker} was scored by its audit and by the scorer"),
+            other => panic!("{marker}: unexpected source {other}"),
+        }
+    }
+    let scored: i64 = sqlx::query_scalar("SELECT count(*) FROM events WHERE kind = 'scored'")
+        .fetch_one(&database.pool)
+        .await
+        .unwrap();
+    let audits = bodies.iter().filter(|b| b.contains("One line per turn")).count();
+    let memories = bodies.iter().filter(|b| b.contains("rolling memory")).count();
+    println!(
+        "upstream calls for 100 turns: {} scores + {audits} audit re-scores + {memories} memory rebuilds = {}",
+        score_calls.len(),
+        bodies.len()
+    );
+    assert_eq!(scored as usize, score_calls.len(), "one scored event per score call");
+}
+
+/// An upstream that says when a call arrives and never answers in time.
+struct Hang(mpsc::UnboundedSender<()>, Arc<AtomicUsize>);
+
+impl Respond for Hang {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        self.1.fetch_add(1, Ordering::SeqCst);
+        let _ = self.0.send(());
+        ResponseTemplate::new(200)
+            .set_body_json(openai_answer("4"))
+            .set_delay(std::time::Duration::from_secs(120))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_worker_killed_mid_claim_loses_no_turn() {
+    let database = Database::create().await;
+    let (arrived, mut calls) = mpsc::unbounded_channel();
+    let hanging = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(Hang(arrived, Arc::new(AtomicUsize::new(0))))
+        .mount(&hanging)
+        .await;
+    let healthy = upstream().await;
+    let url = database.url();
+    let (hanging_base, healthy_base) = (format!("{}/v1", hanging.uri()), format!("{}/v1", healthy.uri()));
+    let doomed = binary::start(&service_env(&url, &hanging_base, "1"), &[]).await;
+    let client = reqwest::Client::new();
+    for n in 0..5 {
+        let body =
+            json!({"conversation_id": "c", "user": format!("turn-marker-{n}. Note OPS-{n}."), "assistant": "ok"});
+        client
+            .post(format!("{}/turn-ended", doomed.address))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+    }
+
+    calls
+        .recv()
+        .await
+        .expect("the doomed worker claimed turns and called its upstream");
+    let claimed: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM turns WHERE score_claimed_at IS NOT NULL AND score IS NULL")
+            .fetch_one(&database.pool)
+            .await
+            .unwrap();
+    doomed.kill().await;
+    let survivor = binary::start(&service_env(&url, &healthy_base, "1"), &[]).await;
+    wait_for_count(&database.pool, "SELECT count(*) FROM turns WHERE score IS NOT NULL", 5).await;
+    survivor.stop().await;
+
+    assert!(claimed > 0, "the worker died holding claims");
+    let unscored: i64 = sqlx::query_scalar("SELECT count(*) FROM turns WHERE score IS NULL")
+        .fetch_one(&database.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        unscored, 0,
+        "every turn the dead worker held was taken again and scored"
+    );
+}
