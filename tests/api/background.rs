@@ -236,3 +236,63 @@ async fn the_idle_sweep_compacts_a_conversation_before_its_cache_expires_once_ac
     assert_eq!(state["idle_compacted"], true);
     assert_eq!(state["compactions"], 1);
 }
+
+#[tokio::test]
+async fn unreadable_answers_are_skipped_as_parse_failures_and_change_nothing() {
+    let upstream = MockServer::start().await;
+    let answer = |text: &str| ResponseTemplate::new(200).set_body_json(openai_answer(text));
+    Mock::given(method("POST"))
+        .and(body_string_contains("Answer with the digit alone"))
+        .respond_with(answer("Maybe a four?"))
+        .mount(&upstream)
+        .await;
+    Mock::given(method("POST"))
+        .and(body_string_contains("One line per turn"))
+        .respond_with(answer("I would rather not say."))
+        .mount(&upstream)
+        .await;
+    let mut settings = upstream_settings(&upstream.uri(), Duration::from_secs(3));
+    if let Some(summarizer) = settings.summarizer.as_mut() {
+        summarizer.score_model = Some("score-model".into());
+    }
+    let app = spawn(Settings {
+        background: working(),
+        ..settings
+    })
+    .await;
+    for turn in 1..=8 {
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "c", "user": format!("step {turn}"), "assistant": "ok"}),
+        )
+        .await;
+    }
+
+    wait_for_count(
+        &app.pool,
+        "SELECT count(*) FROM events WHERE kind = 'skipped' AND payload->>'reason' = 'audit-parse'",
+        1,
+    )
+    .await;
+
+    let reasons: Vec<String> = events_of(&app, "skipped")
+        .await
+        .iter()
+        .map(|e| e["payload"]["reason"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(reasons.iter().any(|r| r == "score-parse"), "{reasons:?}");
+    assert!(
+        reasons.iter().all(|r| r == "score-parse" || r == "audit-parse"),
+        "{reasons:?}"
+    );
+    let unscored: i64 = sqlx::query_scalar("SELECT count(*) FROM turns WHERE score IS NULL")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(unscored, 8, "nothing was scored from an answer that could not be read");
+    let state = app.state("c").await;
+    assert!(state["event_count"].as_i64().unwrap() > 8);
+    let (_, context) = app.get_json("/conversations/c/context").await;
+    assert_eq!(context["critical"], json!([]));
+    assert!(context["memory"].is_null());
+}
