@@ -103,7 +103,9 @@ impl Application {
                  and write everything. Create a key (`compactd keys create --tenant T --role agent`) before exposing it."
             );
         }
-        tokio::spawn(keys.clone().follow_changes());
+        keys.clone().follow_changes().await;
+        // Recording starts before the first request.
+        crate::telemetry::metrics();
         // The tokenizer's vocabulary loads once, now, not in the first request.
         tokio::task::spawn_blocking(tokens::warm_up);
         let state = AppState {

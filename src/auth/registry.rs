@@ -162,21 +162,46 @@ impl KeyRegistry {
     }
 
     /// Keeps the copy fresh: on every notification, and every [`BACKSTOP`].
-    pub async fn follow_changes(self: Arc<Self>) {
-        loop {
-            let mut listener = match PgListener::connect_with(&self.pool).await {
-                Ok(listener) => listener,
-                Err(err) => {
-                    tracing::warn!(%err, "cannot listen for key changes; retrying");
-                    tokio::time::sleep(BACKSTOP).await;
-                    continue;
+    /// The first LISTEN is in place when this returns, so no change made
+    /// after startup can slip past; each (re)subscription re-reads the keys,
+    /// because changes made while nobody listened sent their NOTIFY to no one.
+    pub async fn follow_changes(self: Arc<Self>) -> tokio::task::JoinHandle<()> {
+        let first = self.subscribe().await;
+        tokio::spawn(self.keep_following(first))
+    }
+
+    async fn subscribe(&self) -> Option<PgListener> {
+        let listener = async {
+            let mut listener = PgListener::connect_with(&self.pool).await?;
+            listener.listen("compactd_keys").await?;
+            Ok::<_, sqlx::Error>(listener)
+        };
+        match listener.await {
+            Ok(listener) => {
+                if let Err(err) = self.reload().await {
+                    tracing::warn!(%err, "could not re-read the API keys");
                 }
-            };
-            if let Err(err) = listener.listen("compactd_keys").await {
-                tracing::warn!(%err, "cannot listen for key changes; retrying");
-                tokio::time::sleep(BACKSTOP).await;
-                continue;
+                Some(listener)
             }
+            Err(err) => {
+                tracing::warn!(%err, "cannot listen for key changes; retrying");
+                None
+            }
+        }
+    }
+
+    async fn keep_following(self: Arc<Self>, mut first: Option<PgListener>) {
+        loop {
+            let mut listener = match first.take() {
+                Some(listener) => listener,
+                None => match self.subscribe().await {
+                    Some(listener) => listener,
+                    None => {
+                        tokio::time::sleep(BACKSTOP).await;
+                        continue;
+                    }
+                },
+            };
             loop {
                 // A notification, a lost connection (reconnected by recv) or
                 // the backstop's timeout: each is a reason to re-read.
