@@ -29,6 +29,15 @@ pub struct Cli {
     /// With no subcommand, `compactd` serves.
     #[command(flatten)]
     pub serve: ServeArgs,
+    /// `text` for people, `json` (one object a line) for log pipelines.
+    #[arg(long, env = "COMPACTD_LOG_FORMAT", default_value = "text", global = true)]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Subcommand)]

@@ -13,3 +13,4 @@ pub mod policy;
 pub mod private_postgres;
 pub mod startup;
 pub mod store;
+pub mod telemetry;

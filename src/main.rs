@@ -5,12 +5,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use compactd::auth::admin;
-use compactd::config::{Cli, Command, DatabaseArgs, KeysAction, ServeArgs};
+use compactd::config::{Cli, Command, DatabaseArgs, KeysAction, LogFormat, ServeArgs};
 use compactd::private_postgres::PrivatePostgres;
 use compactd::startup::{Application, Settings, shutdown_signal};
 use compactd::{http, store};
 use sqlx::postgres::PgConnectOptions;
-use tracing_subscriber::EnvFilter;
 
 /// A faster allocator than glibc's for many small, short-lived allocations
 /// across threads (a request's JSON, rows and answer): a few percent of
@@ -20,12 +19,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Logs go to stderr: stdout carries what a command answers (a new key,
-    // the OpenAPI document, the address it listens on).
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
-        .with_writer(std::io::stderr)
-        .init();
+    compactd::telemetry::init_logs(cli.log_format == LogFormat::Json);
     let result = match cli.command {
         Some(Command::Openapi) => {
             print!("{}", http::openapi::document());

@@ -42,8 +42,14 @@ pub(super) async fn run_if_due(workers: &Workers, tenant: &str, conversation_id:
         }
     };
     let recorded = match decide(workers, &claimed).await {
-        Ok(outcome) => audits::finish(&workers.pool, &claimed, &outcome).await,
-        Err(gave_up) => audits::give_up(&workers.pool, &claimed, gave_up.reason, &gave_up.detail).await,
+        Ok(outcome) => {
+            metrics::counter!("compactd_audits_total").increment(1);
+            audits::finish(&workers.pool, &claimed, &outcome).await
+        }
+        Err(gave_up) => {
+            metrics::counter!("compactd_background_skipped_total", "reason" => gave_up.reason).increment(1);
+            audits::give_up(&workers.pool, &claimed, gave_up.reason, &gave_up.detail).await
+        }
     };
     if let Err(err) = recorded {
         // The claim lapses and the audit is taken again.

@@ -11,14 +11,17 @@ use crate::domain::TenantId;
 use crate::llm::CompletionRequest;
 use crate::llm::error::excerpt;
 use crate::policy::score;
-use crate::store::budget;
 use crate::store::scoring::{self, ClaimedTurn};
+use crate::store::{StoreResult, budget};
 
 /// A score is one digit: a few tokens of output are plenty.
 const SCORE_MAX_TOKENS: u32 = 8;
 
 pub(super) async fn run(workers: Workers) {
     loop {
+        if let Ok(waiting) = scoring::waiting(&workers.pool).await {
+            metrics::gauge!("compactd_background_queue_depth", "work" => "scoring").set(waiting as f64);
+        }
         let claimed = scoring::claim(&workers.pool, workers.settings.batch, workers.settings.abandoned_after).await;
         let turns = match claimed {
             Ok(turns) if !turns.is_empty() => turns,
@@ -67,27 +70,34 @@ async fn score_one(workers: Workers, turn: ClaimedTurn) {
                     )
                     .await;
                     match score::parse(&completion.text) {
-                        Some(value) => scoring::record(&workers.pool, &turn, value, "llm").await.map(drop),
-                        None => {
-                            scoring::record_failure(&workers.pool, &turn, "score-parse", &excerpt(&completion.text))
-                                .await
-                        }
+                        Some(value) => scored(&workers, &turn, value, "llm").await,
+                        None => skipped(&workers, &turn, "score-parse", &excerpt(&completion.text)).await,
                     }
                 }
-                Err(error) => scoring::record_failure(&workers.pool, &turn, "score-call", &error.to_string()).await,
+                Err(error) => skipped(&workers, &turn, "score-call", &error.to_string()).await,
             }
         }
         None => {
             let value = score::heuristic(turn.user.as_deref(), turn.assistant.as_deref());
-            scoring::record(&workers.pool, &turn, value, "heuristic")
-                .await
-                .map(drop)
+            scored(&workers, &turn, value, "heuristic").await
         }
     };
     if let Err(err) = outcome {
         // The claim lapses and the turn is taken again.
         tracing::warn!(%err, turn = turn.seq, "could not record a turn's score");
     }
+}
+
+async fn scored(workers: &Workers, turn: &ClaimedTurn, value: u8, source: &'static str) -> StoreResult<()> {
+    if scoring::record(&workers.pool, turn, value, source).await? {
+        metrics::counter!("compactd_turns_scored_total", "source" => source).increment(1);
+    }
+    Ok(())
+}
+
+async fn skipped(workers: &Workers, turn: &ClaimedTurn, reason: &'static str, detail: &str) -> StoreResult<()> {
+    metrics::counter!("compactd_background_skipped_total", "reason" => reason).increment(1);
+    scoring::record_failure(&workers.pool, turn, reason, detail).await
 }
 
 /// The score model, unless there is none or the tenant's budget is spent.

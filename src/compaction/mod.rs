@@ -243,6 +243,18 @@ pub async fn record(conn: &mut PgConnection, prepared: &Prepared) -> StoreResult
     if let (Some(input), output) = (attempt.upstream_input_tokens, attempt.upstream_output_tokens) {
         budget::spend(&mut tx, &prepared.tenant, input, output.unwrap_or(0)).await?;
     }
+    metrics::counter!(
+        "compactd_compactions_total",
+        "trigger" => attempt.trigger.as_str(),
+        "success" => if attempt.outcome.is_ok() { "true" } else { "false" },
+        "summarizer" => attempt.summarizer,
+    )
+    .increment(1);
+    if attempt.outcome.is_ok() {
+        // Callers may state counts up to 2^63; no context is near a trillion
+        // tokens, and a counter that wrapped would read as a reset.
+        metrics::counter!("compactd_tokens_saved_total").increment(attempt.tokens_saved().min(1_000_000_000_000));
+    }
     tx.commit().await?;
     Ok(recorded)
 }

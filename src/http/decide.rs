@@ -74,6 +74,13 @@ impl Decide {
     }
 
     fn answer(&self, decision: Decision, state: Option<ConversationState>) -> DecideResponse {
+        metrics::counter!(
+            "compactd_decisions_total",
+            "decision" => decision.kind.as_str(),
+            "trigger" => decision.trigger.map_or("none", Trigger::as_str),
+            "moment" => self.moment.as_str(),
+        )
+        .increment(1);
         DecideResponse {
             keep_instructions: (decision.kind == DecisionKind::Compact).then(|| KEEP_INSTRUCTIONS.to_owned()),
             decision: decision.kind,

@@ -12,6 +12,7 @@ use sha2::{Digest, Sha256};
 use std::time::{Duration, Instant};
 
 use sqlx::{PgConnection, PgPool};
+use tracing::Instrument;
 
 use super::AppState;
 use super::error::{ApiError, ApiResult};
@@ -149,7 +150,8 @@ fn give_back(pool: PgPool, tenant: TenantId, key: String, fingerprint: Vec<u8>) 
 /// Runs `work` on a task of its own, so that it finishes even when the
 /// request that started it is dropped (the client hung up).
 async fn to_completion<T: Send + 'static>(work: impl Future<Output = ApiResult<T>> + Send + 'static) -> ApiResult<T> {
-    tokio::spawn(work)
+    // The task keeps the request's span: its logs carry the request id.
+    tokio::spawn(work.instrument(tracing::Span::current()))
         .await
         .unwrap_or_else(|err| Err(ApiError::Internal(format!("the request's task failed: {err}"))))
 }

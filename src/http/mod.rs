@@ -15,7 +15,10 @@ mod handoff;
 mod health;
 pub mod idempotency;
 mod ledger;
+mod metrics;
+mod observe;
 pub mod openapi;
+mod stats;
 mod summarize;
 mod turn_ended;
 mod turns;
@@ -35,11 +38,9 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use sqlx::PgPool;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::trace::TraceLayer;
-use tracing::Span;
 
 use self::deadline::DeadlineLayer;
-use self::error::{ApiError, InternalErrorText, problem_response};
+use self::error::{ApiError, problem_response};
 use crate::auth::{KeyRegistry, RateLimits};
 use crate::llm::SummaryModel;
 use crate::policy::PolicyConfig;
@@ -73,8 +74,10 @@ pub fn router(state: AppState) -> Router {
         .merge(compactions::router())
         .merge(turns::router())
         .merge(context::router())
+        .merge(stats::router())
         .merge(health::router())
         .merge(openapi::router())
+        .merge(metrics::router())
         .layer(DeadlineLayer(state.timeouts.request));
     // A summary waits for the upstream, within the upstream's own deadline.
     let slow = summarize::router().layer(DeadlineLayer(state.timeouts.summarize));
@@ -85,7 +88,7 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
         .layer(DefaultBodyLimit::max(max_body_bytes))
         .layer(CatchPanicLayer::custom(panic_response))
-        .layer(TraceLayer::new_for_http().on_response(log_server_errors))
+        .layer(axum::middleware::from_fn(observe::observe))
 }
 
 /// How long requests may take before they are answered 503.
@@ -94,23 +97,6 @@ pub struct Timeouts {
     pub request: Duration,
     /// /summarize, which waits for the upstream LLM.
     pub summarize: Duration,
-}
-
-/// Logs what a 5xx hid from the caller; responses themselves have no side effects.
-fn log_server_errors(response: &Response, latency: Duration, _: &Span) {
-    if response.status().is_server_error() {
-        let text = response
-            .extensions()
-            .get::<InternalErrorText>()
-            .map(|t| t.0.as_str())
-            .unwrap_or("");
-        tracing::error!(
-            status = response.status().as_u16(),
-            ?latency,
-            error = text,
-            "request failed"
-        );
-    }
 }
 
 /// A panic is a bug: answer 500 in our shape and keep serving.

@@ -25,13 +25,15 @@ use super::AppState;
         super::compactions::of_conversation,
         super::compactions::of_fleet,
                 super::turns::list_turns,
-        super::context::context,
+                super::context::context,
+        super::stats::read,
         super::due::list_due,
         super::conversations::show,
         super::conversations::list_events,
         super::health::healthz,
         super::health::readyz,
-        openapi_json,
+                openapi_json,
+        super::metrics::metrics,
     ),
     modifiers(&Guarded),
     tags(
@@ -49,8 +51,8 @@ pub struct ApiDoc;
 /// body), all problems.
 struct Guarded;
 
-/// Paths anyone may call: health and this document.
-const PUBLIC: [&str; 3] = ["/healthz", "/readyz", "/openapi.json"];
+/// Paths anyone may call: health, metrics and this document.
+const PUBLIC: [&str; 4] = ["/healthz", "/readyz", "/openapi.json", "/metrics"];
 
 fn problem(description: &str) -> RefOr<Response> {
     let content = ContentBuilder::new()

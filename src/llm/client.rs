@@ -82,7 +82,8 @@ impl LlmClient {
 
     /// One completion, retried as the policy allows, within its deadline.
     pub async fn complete(&self, request: &CompletionRequest) -> Result<Completion, LlmError> {
-        let deadline = Instant::now() + self.retry.deadline;
+        let started = Instant::now();
+        let deadline = started + self.retry.deadline;
         let attempts = AtomicU32::new(0);
         let run = async {
             let _permit = self.permits.acquire().await.map_err(|_| LlmError::NotConfigured)?;
@@ -101,6 +102,8 @@ impl LlmClient {
                 let remaining = deadline.saturating_duration_since(Instant::now());
                 match self.retry.wait(attempt, asked, remaining, fastrand::f64()) {
                     Some(wait) => {
+                        metrics::counter!("compactd_upstream_retries_total", "model" => request.model.clone())
+                            .increment(1);
                         tracing::debug!(attempt, ?wait, %error, "upstream call failed; retrying");
                         tokio::time::sleep(wait).await;
                     }
@@ -113,8 +116,24 @@ impl LlmClient {
                 attempts: attempts.load(Ordering::Relaxed),
             })
         });
-        if let Err(error) = &outcome {
-            tracing::warn!(%error, attempts = attempts.load(Ordering::Relaxed), "upstream call failed");
+        let model = request.model.clone();
+        let took = started.elapsed().as_secs_f64();
+        match &outcome {
+            Ok(completion) => {
+                metrics::histogram!("compactd_upstream_call_duration_seconds", "model" => model.clone(), "outcome" => "ok").record(took);
+                let tokens = [("input", completion.input_tokens), ("output", completion.output_tokens)];
+                for (direction, count) in tokens {
+                    metrics::counter!("compactd_upstream_tokens_total", "model" => model.clone(), "direction" => direction)
+                        .increment(count.unwrap_or(0));
+                }
+            }
+            Err(error) => {
+                metrics::histogram!("compactd_upstream_call_duration_seconds", "model" => model.clone(), "outcome" => "error")
+                    .record(took);
+                metrics::counter!("compactd_upstream_errors_total", "model" => model, "kind" => error.kind())
+                    .increment(1);
+                tracing::warn!(%error, attempts = attempts.load(Ordering::Relaxed), "upstream call failed");
+            }
         }
         outcome
     }

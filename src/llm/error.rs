@@ -22,6 +22,18 @@ pub enum LlmError {
 }
 
 impl LlmError {
+    /// A short stable name, for metrics.
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            Self::NotConfigured => "not_configured",
+            Self::Deadline { .. } => "deadline",
+            Self::Status { .. } => "status",
+            Self::Transport(_) => "transport",
+            Self::Empty => "empty",
+            Self::Malformed(_) => "malformed",
+        }
+    }
+
     /// Worth another attempt: the upstream is busy or failing, not refusing.
     pub fn is_retryable(&self) -> bool {
         match self {

@@ -14,6 +14,7 @@ pub mod keys;
 mod row;
 pub mod scoring;
 mod state;
+pub mod stats;
 pub mod turns;
 
 use std::time::Duration;

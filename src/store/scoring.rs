@@ -50,6 +50,15 @@ pub async fn claim(pool: &PgPool, limit: i64, abandoned_after: Duration) -> Stor
         .collect()
 }
 
+/// Turns waiting to be scored (the scorer's queue).
+pub async fn waiting(pool: &PgPool) -> StoreResult<i64> {
+    Ok(
+        sqlx::query_scalar("SELECT count(*) FROM turns WHERE score IS NULL AND NOT score_failed")
+            .fetch_one(pool)
+            .await?,
+    )
+}
+
 /// Appends an event to a conversation's log and tells listeners that
 /// background work touched it.
 pub(crate) async fn append_event(

@@ -18,6 +18,7 @@ mod injection;
 mod ledger;
 mod llm_client;
 mod logs;
+mod observability;
 mod openapi;
 mod private_postgres;
 mod replicas;

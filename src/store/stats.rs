@@ -1,0 +1,102 @@
+//! The numbers of GET /stats (SPEC §3): per trigger, the decisions, the
+//! rollovers, over a span of time.
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgConnection, Row};
+
+use super::{StoreResult, count_of};
+use crate::domain::TenantId;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TriggerStats {
+    pub trigger: String,
+    pub count: u64,
+    pub successes: u64,
+    pub failures: u64,
+    /// Over successful attempts.
+    pub mean_percent_saved: Option<f64>,
+    pub p50_duration_ms: Option<f64>,
+    pub p95_duration_ms: Option<f64>,
+    pub tokens_saved: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Stats {
+    pub triggers: Vec<TriggerStats>,
+    /// Logged (non-keep) decisions by kind.
+    pub decisions: Vec<(String, u64)>,
+    pub rollovers: u64,
+    pub declined_rollovers: u64,
+}
+
+pub async fn read(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+) -> StoreResult<Stats> {
+    let in_span = "($2::timestamptz IS NULL OR at >= $2) AND ($3::timestamptz IS NULL OR at < $3)";
+    let triggers = sqlx::query(&format!(
+        "SELECT trigger, count(*) AS count,
+                count(*) FILTER (WHERE success) AS successes,
+                count(*) FILTER (WHERE NOT success) AS failures,
+                avg(percent_saved) FILTER (WHERE success)::float8 AS mean_percent_saved,
+                percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
+                percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95,
+                -- Callers may state any count up to 2^63 - 1: the sum saturates.
+                LEAST(coalesce(sum(tokens_saved) FILTER (WHERE success), 0), 9223372036854775807)::bigint
+                  AS tokens_saved
+           FROM compactions WHERE tenant = $1 AND {in_span}
+          GROUP BY trigger ORDER BY trigger"
+    ))
+    .bind(tenant.as_str())
+    .bind(since)
+    .bind(until)
+    .fetch_all(&mut *conn)
+    .await?
+    .iter()
+    .map(|row| {
+        Ok(TriggerStats {
+            trigger: row.try_get("trigger")?,
+            count: count_of(row.try_get("count")?),
+            successes: count_of(row.try_get("successes")?),
+            failures: count_of(row.try_get("failures")?),
+            mean_percent_saved: row.try_get("mean_percent_saved")?,
+            p50_duration_ms: row.try_get("p50")?,
+            p95_duration_ms: row.try_get("p95")?,
+            tokens_saved: count_of(row.try_get("tokens_saved")?),
+        })
+    })
+    .collect::<sqlx::Result<Vec<_>>>()?;
+    let logged = sqlx::query(&format!(
+        "SELECT kind, payload->>'decision' AS decision, payload->>'role' AS role, count(*) AS count
+           FROM events WHERE tenant = $1 AND kind IN ('decision', 'handoff', 'rollover_declined') AND {in_span}
+          GROUP BY 1, 2, 3"
+    ))
+    .bind(tenant.as_str())
+    .bind(since)
+    .bind(until)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut stats = Stats {
+        triggers,
+        ..Stats::default()
+    };
+    for row in &logged {
+        let kind: String = row.try_get("kind")?;
+        let count = count_of(row.try_get("count")?);
+        match kind.as_str() {
+            "decision" => {
+                let decision: Option<String> = row.try_get("decision")?;
+                stats.decisions.push((decision.unwrap_or_default(), count));
+            }
+            "handoff" if row.try_get::<Option<String>, _>("role")?.as_deref() == Some("predecessor") => {
+                stats.rollovers += count
+            }
+            "rollover_declined" => stats.declined_rollovers += count,
+            _ => {}
+        }
+    }
+    stats.decisions.sort();
+    Ok(stats)
+}
