@@ -5,6 +5,7 @@ mod compactions;
 mod context;
 mod conversations;
 mod deadline;
+mod docs;
 mod decide;
 mod due;
 pub mod error;
@@ -78,6 +79,7 @@ pub fn router(state: AppState) -> Router {
         .merge(health::router())
         .merge(openapi::router())
         .merge(metrics::router())
+        .merge(docs::router())
         .layer(DeadlineLayer(state.timeouts.request));
     // A summary waits for the upstream, within the upstream's own deadline.
     let slow = summarize::router().layer(DeadlineLayer(state.timeouts.summarize));

@@ -48,3 +48,29 @@ async fn the_service_serves_its_document() {
     assert_eq!(status, 200);
     assert_eq!(served, serde_json::from_str::<serde_json::Value>(&document()).unwrap());
 }
+
+/// Every `src`/`href` a page loads, so a test can see where it fetches from.
+fn loaded_from(html: &str) -> Vec<String> {
+    let pattern = regex::Regex::new(r#"(?:src|href)="([^"]*)""#).unwrap();
+    pattern.captures_iter(html).map(|c| c[1].to_owned()).collect()
+}
+
+#[tokio::test]
+async fn the_docs_page_loads_everything_from_the_service_itself() {
+    let app = spawn_app().await;
+
+    let page = app.get("/docs/").send().await.unwrap();
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    let assets = loaded_from(&html);
+
+    assert!(html.contains("swagger-ui"), "{html}");
+    assert!(assets.len() >= 3, "{assets:?}");
+    for asset in &assets {
+        assert!(!asset.contains("://") && !asset.starts_with("//"), "{asset} is fetched from elsewhere");
+        let served = app.get(&format!("/docs/{}", asset.trim_start_matches("./"))).send().await.unwrap();
+        assert_eq!(served.status(), 200, "{asset}");
+    }
+    let initializer = app.get("/docs/swagger-initializer.js").send().await.unwrap().text().await.unwrap();
+    assert!(initializer.contains("/openapi.json"), "{initializer}");
+}
