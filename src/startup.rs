@@ -68,6 +68,8 @@ pub struct Application {
     pool: PgPool,
     keys: Arc<KeyRegistry>,
     workers: Option<Workers>,
+    /// Follows key changes from startup on; stopped with the service.
+    key_follower: tokio::task::JoinHandle<()>,
 }
 
 impl Application {
@@ -103,7 +105,7 @@ impl Application {
                  and write everything. Create a key (`compactd keys create --tenant T --role agent`) before exposing it."
             );
         }
-        keys.clone().follow_changes().await;
+        let key_follower = keys.clone().follow_changes().await;
         // Recording starts before the first request.
         crate::telemetry::metrics();
         // The tokenizer's vocabulary loads once, now, not in the first request.
@@ -133,6 +135,7 @@ impl Application {
             pool,
             keys,
             workers,
+            key_follower,
         })
     }
 
@@ -153,7 +156,10 @@ impl Application {
 
     /// Serves until `shutdown` resolves, then finishes the requests in flight.
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
-        let mut background = vec![tokio::spawn(sweep_idempotency_keys(self.pool.clone()))];
+        let mut background = vec![
+            self.key_follower,
+            tokio::spawn(sweep_idempotency_keys(self.pool.clone())),
+        ];
         background.extend(self.workers.map(Workers::spawn).unwrap_or_default());
         let served = axum::serve(self.listener, self.router)
             .with_graceful_shutdown(shutdown)

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use axum::http::HeaderValue;
 use sqlx::PgPool;
-use sqlx::postgres::PgListener;
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPoolOptions};
 use tokio::sync::{Mutex, watch};
 use tokio::time::Instant;
 
@@ -172,7 +172,12 @@ impl KeyRegistry {
 
     async fn subscribe(&self) -> Option<PgListener> {
         let listener = async {
-            let mut listener = PgListener::connect_with(&self.pool).await?;
+            // A connection of its own: held for good, it must neither take a
+            // slot from the requests' pool nor keep that pool from closing.
+            let own = PgPoolOptions::new()
+                .max_connections(1)
+                .connect_lazy_with(PgConnectOptions::clone(&self.pool.connect_options()));
+            let mut listener = PgListener::connect_with(&own).await?;
             listener.listen("compactd_keys").await?;
             Ok::<_, sqlx::Error>(listener)
         };
