@@ -6,6 +6,7 @@ mod at;
 mod conversation_id;
 mod count;
 mod role;
+pub mod series;
 mod tenant;
 pub mod text;
 

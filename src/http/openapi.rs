@@ -27,6 +27,7 @@ use super::AppState;
                 super::turns::list_turns,
                 super::context::context,
         super::stats::read,
+        super::stats::read_series,
         super::due::list_due,
         super::conversations::show,
         super::conversations::list_events,

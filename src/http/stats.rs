@@ -1,5 +1,6 @@
 //! GET /stats (SPEC §3): per trigger, count, successes, failures, mean
-//! percent saved and p50/p95 duration; decisions by kind; rollovers.
+//! percent saved and p50/p95 duration; decisions by kind; rollovers. And
+//! GET /stats/series: compactions per trigger over time, bucket by bucket.
 
 use axum::extract::State;
 use axum::routing::get;
@@ -12,10 +13,13 @@ use super::AppState;
 use super::error::{ApiResult, Problem};
 use super::extract::{Caller, QueryParams};
 use crate::domain::At;
-use crate::store::stats;
+use crate::domain::series::{Bucket, Series};
+use crate::store::{series, stats};
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/stats", get(read))
+    Router::new()
+        .route("/stats", get(read))
+        .route("/stats/series", get(read_series))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -79,8 +83,8 @@ pub async fn read(
     caller: Caller,
     QueryParams(query): QueryParams<StatsQuery>,
 ) -> ApiResult<Json<Stats>> {
-    let time = |field: &str, raw: Option<String>| raw.map(|raw| At::parse(field, &raw).map(At::get)).transpose();
     let (since, until) = (time("since", query.since)?, time("until", query.until)?);
+    let (since, until) = (since.map(At::get), until.map(At::get));
     let mut conn = app.pool.acquire().await?;
     let read = stats::read(&mut conn, &caller.tenant, since, until).await?;
     Ok(Json(Stats {
@@ -107,5 +111,103 @@ pub async fn read(
             .collect(),
         rollovers: read.rollovers,
         declined_rollovers: read.declined_rollovers,
+    }))
+}
+
+fn time(field: &str, raw: Option<String>) -> Result<Option<At>, crate::domain::InvalidValue> {
+    raw.map(|raw| At::parse(field, &raw)).transpose()
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct SeriesQuery {
+    /// `minute`, `hour` (default) or `day`; buckets start on whole
+    /// minutes, hours or UTC days.
+    #[param(value_type = Option<Bucket>)]
+    pub bucket: Option<String>,
+    /// From this time on (RFC 3339), moved back to its bucket's start;
+    /// absent: 48 buckets before `until`; more than 2,000 buckets back: the
+    /// 2,000th.
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub since: Option<String>,
+    /// Before this time (RFC 3339); absent: now.
+    #[param(value_type = Option<String>, format = DateTime)]
+    pub until: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SeriesPoint {
+    /// The bucket's start.
+    pub start: DateTime<Utc>,
+    pub trigger: String,
+    pub count: u64,
+    pub successes: u64,
+    pub failures: u64,
+    pub tokens_saved: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct StatsSeries {
+    pub bucket: Bucket,
+    /// The first bucket's start.
+    pub since: DateTime<Utc>,
+    pub until: DateTime<Utc>,
+    /// How many buckets `[since, until)` holds (at most 2,000; none when
+    /// `until` is not after `since`).
+    pub buckets: i64,
+    /// The span asked for held more than 2,000 buckets: `since` was moved
+    /// forward, and these are the latest.
+    pub truncated: bool,
+    /// One per bucket and trigger with any compaction, oldest first; a
+    /// bucket with none has no point.
+    pub points: Vec<SeriesPoint>,
+}
+
+/// Compactions over time
+#[utoipa::path(
+    get,
+    path = "/stats/series",
+    tag = "compactions",
+    params(SeriesQuery),
+    responses(
+        (status = 200, description = "Compactions per bucket and trigger.", body = StatsSeries),
+        (status = 422, description = "A parameter is invalid.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn read_series(
+    State(app): State<AppState>,
+    caller: Caller,
+    QueryParams(query): QueryParams<SeriesQuery>,
+) -> ApiResult<Json<StatsSeries>> {
+    let bucket = query
+        .bucket
+        .as_deref()
+        .map_or(Ok(Bucket::Hour), |raw| Bucket::parse("bucket", raw))?;
+    let span = Series::new(
+        bucket,
+        time("since", query.since)?,
+        time("until", query.until)?,
+        At::now(),
+    );
+    let mut conn = app.pool.acquire().await?;
+    let points = series::read(&mut conn, &caller.tenant, &span).await?;
+    Ok(Json(StatsSeries {
+        bucket,
+        since: span.since,
+        until: span.until,
+        buckets: span.buckets(),
+        truncated: span.truncated,
+        points: points
+            .into_iter()
+            .map(|p| SeriesPoint {
+                start: p.start,
+                trigger: p.trigger,
+                count: p.count,
+                successes: p.successes,
+                failures: p.failures,
+                tokens_saved: p.tokens_saved,
+            })
+            .collect(),
     }))
 }

@@ -13,6 +13,7 @@ pub mod idempotency;
 pub mod keys;
 mod row;
 pub mod scoring;
+pub mod series;
 mod state;
 pub mod stats;
 pub mod turns;

@@ -1,0 +1,51 @@
+//! Compactions counted per bucket of time and trigger (GET /stats/series):
+//! what the dashboard draws as bars. Reads the ledger by (tenant, at).
+
+use chrono::{DateTime, Utc};
+use sqlx::{PgConnection, Row};
+
+use super::{StoreResult, count_of};
+use crate::domain::TenantId;
+use crate::domain::series::Series;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    pub start: DateTime<Utc>,
+    pub trigger: String,
+    pub count: u64,
+    pub successes: u64,
+    pub failures: u64,
+    pub tokens_saved: u64,
+}
+
+/// The non-empty (bucket, trigger) pairs, oldest first.
+pub async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Series) -> StoreResult<Vec<Point>> {
+    let rows = sqlx::query(
+        "SELECT date_bin($4 * interval '1 second', at, $2) AS start, trigger, count(*) AS count,
+                count(*) FILTER (WHERE success) AS successes,
+                count(*) FILTER (WHERE NOT success) AS failures,
+                LEAST(coalesce(sum(tokens_saved) FILTER (WHERE success), 0), 9223372036854775807)::bigint
+                  AS tokens_saved
+           FROM compactions WHERE tenant = $1 AND at >= $2 AND at < $3
+          GROUP BY 1, 2 ORDER BY 1, 2",
+    )
+    .bind(tenant.as_str())
+    .bind(series.since)
+    .bind(series.until)
+    .bind(series.bucket.seconds() as f64)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(Point {
+                start: row.try_get("start")?,
+                trigger: row.try_get("trigger")?,
+                count: count_of(row.try_get("count")?),
+                successes: count_of(row.try_get("successes")?),
+                failures: count_of(row.try_get("failures")?),
+                tokens_saved: count_of(row.try_get("tokens_saved")?),
+            })
+        })
+        .collect::<sqlx::Result<_>>()
+        .map_err(Into::into)
+}
