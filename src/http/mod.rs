@@ -4,9 +4,10 @@
 mod compactions;
 mod context;
 mod conversations;
+mod dashboard;
 mod deadline;
-mod docs;
 mod decide;
+mod docs;
 mod due;
 pub mod error;
 pub mod extract;
@@ -80,6 +81,7 @@ pub fn router(state: AppState) -> Router {
         .merge(openapi::router())
         .merge(metrics::router())
         .merge(docs::router())
+        .merge(dashboard::router())
         .layer(DeadlineLayer(state.timeouts.request));
     // A summary waits for the upstream, within the upstream's own deadline.
     let slow = summarize::router().layer(DeadlineLayer(state.timeouts.summarize));

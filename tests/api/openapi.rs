@@ -67,10 +67,24 @@ async fn the_docs_page_loads_everything_from_the_service_itself() {
     assert!(html.contains("swagger-ui"), "{html}");
     assert!(assets.len() >= 3, "{assets:?}");
     for asset in &assets {
-        assert!(!asset.contains("://") && !asset.starts_with("//"), "{asset} is fetched from elsewhere");
-        let served = app.get(&format!("/docs/{}", asset.trim_start_matches("./"))).send().await.unwrap();
+        assert!(
+            !asset.contains("://") && !asset.starts_with("//"),
+            "{asset} is fetched from elsewhere"
+        );
+        let served = app
+            .get(&format!("/docs/{}", asset.trim_start_matches("./")))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(served.status(), 200, "{asset}");
     }
-    let initializer = app.get("/docs/swagger-initializer.js").send().await.unwrap().text().await.unwrap();
+    let initializer = app
+        .get("/docs/swagger-initializer.js")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(initializer.contains("/openapi.json"), "{initializer}");
 }

@@ -1,0 +1,142 @@
+// One conversation: its state and lineage (/conversations/{id}) and its
+// timeline from the event log (/conversations/{id}/events, paged).
+
+import { conversationPath, get } from "./api.js";
+import { timeline } from "./chart.js";
+import { count, element, row, show, time } from "./format.js";
+
+const PAGE = 1000;
+/** How far the handoff chain is followed each way. */
+const CHAIN = 10;
+/** Events read before the page asks whether to read on. */
+const FIRST_READ = 20 * PAGE;
+
+function mark(event) {
+  const t = Date.parse(event.at);
+  const p = event.payload || {};
+  switch (event.kind) {
+    case "compaction":
+      return p.success
+        ? { t, kind: "compaction", what: `compaction (${p.trigger})`, text: `${count(p.tokens_before)} → ${count(p.tokens_after)} tokens, ${p.summarizer}` }
+        : { t, kind: "failed", what: `failed compaction (${p.trigger})`, text: p.error || "" };
+    case "decision":
+      return { t, kind: "decision", what: `decision: ${p.decision}${p.trigger ? ` (${p.trigger})` : ""}`, text: p.reason || "" };
+    case "handoff":
+      return p.role === "predecessor"
+        ? { t, kind: "handoff", what: "rolled over", text: `into ${p.successor_id}`, link: p.successor_id }
+        : { t, kind: "handoff", what: "continues", text: `from ${p.predecessor_id ?? "an earlier conversation"}`, link: p.predecessor_id };
+    case "rollover_declined":
+      return { t, kind: "declined", what: "rollover declined", text: "" };
+    default:
+      return null;
+  }
+}
+
+function link(id) {
+  return element("a", id, { href: `#/conversations/${encodeURIComponent(id)}` });
+}
+
+export class Conversation {
+  async open(id) {
+    this.id = id;
+    this.after = 0;
+    this.points = [];
+    this.marks = [];
+    this.events = 0;
+    document.getElementById("conversation-id").textContent = id;
+    const state = await get(conversationPath(id));
+    this.state(state);
+    await Promise.all([this.readEvents(FIRST_READ), this.chain(state), this.summaries()]);
+  }
+
+  /** The conversations this one continues and that continue it. */
+  async chain(state) {
+    const before = [];
+    const after = [];
+    let back = state.predecessor_id;
+    while (back && before.length < CHAIN) {
+      before.unshift(back);
+      back = (await get(conversationPath(back)).catch(() => ({}))).predecessor_id;
+    }
+    let on = state.successor_id;
+    while (on && after.length < CHAIN) {
+      after.push(on);
+      on = (await get(conversationPath(on)).catch(() => ({}))).successor_id;
+    }
+    const lineage = document.getElementById("lineage");
+    lineage.replaceChildren();
+    if (back || on) lineage.dataset.truncated = "true";
+    if (back) lineage.append("… → ");
+    for (const id of before) lineage.append(link(id), " → ");
+    lineage.append(element("strong", state.conversation_id));
+    for (const id of after) lineage.append(" → ", link(id));
+    if (on) lineage.append(" → …");
+    lineage.append(element("span", ` · created ${time(state.created_at)}`, { class: "hint" }));
+  }
+
+  /** Every compaction attempt, newest first, each with the summary it wrote. */
+  async summaries() {
+    const page = await get(`${conversationPath(this.id)}/compactions`, { limit: 100 });
+    const list = document.getElementById("summaries");
+    list.replaceChildren(
+      ...page.compactions.map((c) => {
+        const details = element("details");
+        const outcome = c.success ? `${count(c.tokens_before)} → ${count(c.tokens_after)} tokens` : `failed: ${c.error ?? ""}`;
+        details.append(element("summary", `#${c.seq} · ${time(c.at)} · ${c.trigger} · ${c.summarizer} · ${outcome}`));
+        details.append(element("pre", c.summary ?? "(no summary)"));
+        if (!c.success) details.className = "failed";
+        return details;
+      }),
+    );
+    if (!page.compactions.length) list.append(element("em", "No compactions yet."));
+    if (page.next_before_seq) list.append(element("p", "Older attempts: GET /conversations/{id}/compactions?before_seq=" + page.next_before_seq, { class: "hint" }));
+  }
+
+  state(state) {
+    for (const field of ["used", "size", "compactions", "turn_count"]) {
+      show(document.querySelector(`[data-state="${field}"]`), count(state[field]), state[field]);
+    }
+    const pending = state.pending_decision;
+    show(document.querySelector('[data-state="pending"]'), pending ? pending.decision : "none");
+    document.getElementById("summary").textContent = state.summary?.text ?? "No summary yet.";
+  }
+
+  /** Reads up to `budget` more events, then draws what it has. */
+  async readEvents(budget) {
+    let read = 0;
+    while (this.after !== null && read < budget) {
+      const page = await get(`${conversationPath(this.id)}/events`, { after: this.after, limit: PAGE });
+      for (const event of page.events) {
+        if (event.kind === "usage" && event.payload.used !== undefined) {
+          this.points.push({ t: Date.parse(event.at), used: event.payload.used, size: event.payload.size });
+        }
+        const m = mark(event);
+        if (m) this.marks.push({ ...m, seq: event.seq, at: event.at });
+      }
+      read += page.events.length;
+      this.events += page.events.length;
+      this.after = page.next_after;
+    }
+    this.draw();
+  }
+
+  draw() {
+    timeline(document.getElementById("timeline-chart"), { points: this.points, marks: this.marks });
+    const extent = document.getElementById("timeline-extent");
+    extent.replaceChildren(`${count(this.events)} events read`);
+    if (this.after !== null) {
+      const more = element("button", "read on");
+      more.addEventListener("click", () => this.readEvents(FIRST_READ));
+      extent.append(" · there are more: ", more);
+    }
+    document.querySelector("#marks tbody").replaceChildren(
+      ...this.marks.map((m) => {
+        const detail = m.link ? link(m.link) : m.text;
+        const tr = row([String(m.seq), time(m.at), m.what, detail]);
+        tr.className = m.kind;
+        if (m.link) tr.title = m.text;
+        return tr;
+      }),
+    );
+  }
+}

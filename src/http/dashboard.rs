@@ -1,0 +1,86 @@
+//! GET /dashboard: the operators' page — the fleet's compaction history,
+//! counts per trigger over time, one conversation's timeline. Its files are
+//! built into the binary and it reads only this service's JSON API, so it
+//! works offline; the page itself holds no data, so it needs no key (its
+//! reads do, and the operator types one in).
+
+use axum::Router;
+use axum::extract::Path;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use super::AppState;
+use super::error::ApiError;
+
+/// (name, content type, contents)
+const FILES: [(&str, &str, &str); 8] = [
+    (
+        "index.html",
+        "text/html; charset=utf-8",
+        include_str!("../../assets/dashboard/index.html"),
+    ),
+    (
+        "app.css",
+        "text/css; charset=utf-8",
+        include_str!("../../assets/dashboard/app.css"),
+    ),
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../assets/dashboard/app.js"),
+    ),
+    (
+        "api.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../assets/dashboard/api.js"),
+    ),
+    (
+        "chart.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../assets/dashboard/chart.js"),
+    ),
+    (
+        "conversation.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../assets/dashboard/conversation.js"),
+    ),
+    (
+        "fleet.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../assets/dashboard/fleet.js"),
+    ),
+    (
+        "format.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../assets/dashboard/format.js"),
+    ),
+];
+
+/// The browser may load nothing from anywhere but this service.
+const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; \
+                      base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/dashboard", get(|| async { file("index.html") }))
+        .route("/dashboard/", get(|| async { file("index.html") }))
+        .route(
+            "/dashboard/{file}",
+            get(|Path(name): Path<String>| async move { file(&name) }),
+        )
+}
+
+fn file(name: &str) -> Response {
+    let Some((_, content_type, contents)) = FILES.iter().find(|(known, _, _)| *known == name) else {
+        return ApiError::NotFound(format!("the dashboard has no file {name:?}")).into_response();
+    };
+    let mut response = (*contents).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    // Small files, and a new version must show at once: revalidate each time.
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
+}

@@ -1,0 +1,394 @@
+//! What the operators' page reads: compactions over time (/stats/series)
+//! and the page itself.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wiremock::matchers::{body_string_contains, method};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::browser;
+use crate::helpers::{TestApp, spawn_app, spawn_app_with_upstream};
+use crate::llm_client::openai_answer;
+
+/// One host-written compaction in a conversation of its own, at `at`.
+async fn compaction(app: &TestApp, id: &str, trigger: &str, at: &str) {
+    app.report("/usage", json!({"conversation_id": id, "used": 1000, "at": at}))
+        .await;
+    let body = json!({"conversation_id": id, "summary": "s", "trigger": trigger, "tokens_before": 1000, "at": at});
+    app.report("/summarize", body).await;
+}
+
+fn points(series: &Value) -> Vec<(String, String, u64)> {
+    series["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["start"].as_str().unwrap().to_owned(),
+                p["trigger"].as_str().unwrap().to_owned(),
+                p["count"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn compactions_are_counted_per_bucket_and_trigger() {
+    let app = spawn_app().await;
+    compaction(&app, "a", "harness", "2026-10-18T09:05:00Z").await;
+    compaction(&app, "b", "harness", "2026-10-18T09:55:00Z").await;
+    compaction(&app, "c", "manual", "2026-10-18T09:30:00Z").await;
+    compaction(&app, "d", "harness", "2026-10-18T11:00:00Z").await;
+    compaction(&app, "e", "harness", "2026-10-18T12:00:00Z").await;
+
+    let (status, hourly) = app
+        .get_json("/stats/series?bucket=hour&since=2026-10-18T09:20:00Z&until=2026-10-18T12:00:00Z")
+        .await;
+    let (_, daily) = app
+        .get_json("/stats/series?bucket=day&since=2026-10-18T09:20:00Z&until=2026-10-19T00:00:00Z")
+        .await;
+
+    assert_eq!(status, 200, "{hourly}");
+    assert_eq!(
+        hourly["since"], "2026-10-18T09:00:00Z",
+        "since moves back to its bucket's start"
+    );
+    assert_eq!(hourly["buckets"], 3);
+    assert_eq!(
+        points(&hourly),
+        [
+            ("2026-10-18T09:00:00Z".to_owned(), "harness".to_owned(), 2),
+            ("2026-10-18T09:00:00Z".to_owned(), "manual".to_owned(), 1),
+            ("2026-10-18T11:00:00Z".to_owned(), "harness".to_owned(), 1),
+        ],
+        "the empty 10:00 bucket has no point and until is exclusive"
+    );
+    assert_eq!(hourly["points"][0]["successes"], 2);
+    assert_eq!(hourly["points"][0]["failures"], 0);
+    assert_eq!(
+        points(&daily),
+        [
+            ("2026-10-18T00:00:00Z".to_owned(), "harness".to_owned(), 4),
+            ("2026-10-18T00:00:00Z".to_owned(), "manual".to_owned(), 1),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn series_parameters_are_checked() {
+    let app = spawn_app().await;
+
+    for (query, field) in [
+        ("bucket=week", "bucket"),
+        ("since=yesterday", "since"),
+        ("until=0000-12-31T00:00:00Z", "until"),
+    ] {
+        let (status, problem) = app.get_json(&format!("/stats/series?{query}")).await;
+        assert_eq!(status, 422, "{query}: {problem}");
+        assert_eq!(problem["field"], field, "{query}: {problem}");
+    }
+    let (status, problem) = app.get_json("/stats/series?colour=red").await;
+    assert_eq!(status, 422, "{problem}");
+}
+
+#[tokio::test]
+async fn a_backwards_span_holds_nothing_and_a_long_one_keeps_its_latest_buckets() {
+    let app = spawn_app().await;
+    compaction(&app, "old", "harness", "2025-10-18T09:05:00Z").await;
+    compaction(&app, "new", "harness", "2026-10-18T09:05:00Z").await;
+
+    let (status, backwards) = app
+        .get_json("/stats/series?since=2026-10-18T10:00:00Z&until=2026-10-18T09:00:00Z")
+        .await;
+    let (_, year_by_minute) = app
+        .get_json("/stats/series?bucket=minute&since=2025-10-18T00:00:00Z&until=2026-10-19T00:00:00Z")
+        .await;
+
+    assert_eq!(status, 200, "{backwards}");
+    assert_eq!((&backwards["buckets"], &backwards["points"]), (&json!(0), &json!([])));
+    assert_eq!(year_by_minute["truncated"], true);
+    assert_eq!(year_by_minute["buckets"], 2000);
+    assert_eq!(year_by_minute["since"], "2026-10-17T14:40:00Z");
+    assert_eq!(
+        points(&year_by_minute),
+        [("2026-10-18T09:05:00Z".to_owned(), "harness".to_owned(), 1)],
+        "the old one lies before the kept minutes"
+    );
+    let (_, year_by_day) = app
+        .get_json("/stats/series?bucket=day&since=2025-10-18T00:00:00Z&until=2026-10-19T00:00:00Z")
+        .await;
+    assert_eq!(year_by_day["truncated"], false);
+    assert_eq!(points(&year_by_day).len(), 2);
+}
+
+#[tokio::test]
+async fn without_a_span_the_series_covers_the_last_48_hours() {
+    let app = spawn_app().await;
+
+    let (status, series) = app.get_json("/stats/series").await;
+
+    assert_eq!(status, 200, "{series}");
+    assert_eq!((&series["bucket"], &series["buckets"]), (&json!("hour"), &json!(49)));
+    assert_eq!(series["points"], json!([]));
+}
+
+/// Every file a dashboard file loads: its `src`/`href`s and module imports.
+fn references(text: &str) -> Vec<String> {
+    let pattern = regex::Regex::new(r#"(?:src|href)="(/[^"]*)"|from "\./([^"]+)""#).unwrap();
+    pattern
+        .captures_iter(text)
+        .map(|c| match (c.get(1), c.get(2)) {
+            (Some(absolute), _) => absolute.as_str().to_owned(),
+            (_, Some(relative)) => format!("/dashboard/{}", relative.as_str()),
+            _ => unreachable!(),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_dashboard_and_everything_it_loads_come_from_the_service() {
+    let app = spawn_app().await;
+    let mut queue = vec!["/dashboard".to_owned()];
+    let mut seen = std::collections::BTreeSet::new();
+
+    while let Some(path) = queue.pop() {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let response = app.get(&path).send().await.unwrap();
+        assert_eq!(response.status(), 200, "{path}");
+        let headers = response.headers().clone();
+        let text = response.text().await.unwrap();
+        assert!(
+            headers["content-security-policy"]
+                .to_str()
+                .unwrap()
+                .contains("default-src 'none'"),
+            "{path}"
+        );
+        let kind = headers["content-type"].to_str().unwrap().to_owned();
+        let expected = match path.rsplit('.').next() {
+            Some("js") => "text/javascript",
+            Some("css") => "text/css",
+            _ => "text/html",
+        };
+        assert!(kind.starts_with(expected), "{path}: {kind}");
+        // SVG's namespace is a name, never fetched; any other address would be.
+        let addresses = text.replace("http://www.w3.org/2000/svg", "");
+        assert!(
+            !addresses.contains("http://") && !addresses.contains("https://"),
+            "{path} names another site"
+        );
+        queue.extend(references(&text));
+    }
+
+    assert!(seen.len() >= 7, "the page, its style and its modules: {seen:?}");
+    let (status, problem) = app.get_json("/dashboard/secrets.txt").await;
+    assert_eq!((status, &problem["type"]), (404, &json!("/problems/not-found")));
+}
+
+/// A day of history: summaries written upstream (every third fails), two by
+/// the host, decisions, a rollover, a declined one, and one compaction the
+/// day after, outside the span the page is opened on.
+async fn seed_history(app: &TestApp) {
+    for i in 0..9 {
+        let id = format!("c{i}");
+        let at = |minute: u32| format!("2026-10-18T{:02}:{minute:02}:00Z", 2 * i + 1);
+        let user = if i % 3 == 0 {
+            "fail-me please"
+        } else {
+            "carry on with docs/plan.md"
+        };
+        app.report(
+            "/usage",
+            json!({"conversation_id": id, "used": 150_000 + 4_000 * i, "size": 200_000, "at": at(0)}),
+        )
+        .await;
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": id, "user": user, "assistant": "ok", "at": at(1)}),
+        )
+        .await;
+        app.report("/decide", json!({"conversation_id": id, "at": at(2)})).await;
+        app.report("/summarize", json!({"conversation_id": id, "at": at(3)}))
+            .await;
+        app.report(
+            "/usage",
+            json!({"conversation_id": id, "used": 40_000 + 1_000 * i, "at": at(4)}),
+        )
+        .await;
+    }
+    for (id, at) in [("c1", "2026-10-18T04:00:00Z"), ("c2", "2026-10-18T06:00:00Z")] {
+        let body = json!({"conversation_id": id, "summary": "the host's own", "trigger": "harness", "tokens_before": 30_000, "at": at});
+        app.report("/summarize", body).await;
+    }
+    app.report(
+        "/handoff",
+        json!({"conversation_id": "c1", "successor_id": "c1-next", "at": "2026-10-18T05:00:00Z"}),
+    )
+    .await;
+    app.report(
+        "/handoff",
+        json!({"conversation_id": "c4", "declined": true, "at": "2026-10-18T10:00:00Z"}),
+    )
+    .await;
+    compaction(app, "later", "harness", "2026-10-19T12:00:00Z").await;
+}
+
+const DAY: &str = "since=2026-10-18T00:00:00Z&until=2026-10-19T00:00:00Z";
+
+/// `<tr data-{key}="name">…</tr>` rows as (name, cell texts).
+fn table_rows(dom: &str, key: &str) -> Vec<(String, Vec<String>)> {
+    let row = regex::Regex::new(&format!(r#"<tr data-{key}="([^"]+)">(.*?)</tr>"#)).unwrap();
+    let cell = regex::Regex::new(r"<td>(.*?)</td>").unwrap();
+    row.captures_iter(dom)
+        .map(|r| {
+            (
+                r[1].to_owned(),
+                cell.captures_iter(&r[2]).map(|c| c[1].replace(',', "")).collect(),
+            )
+        })
+        .collect()
+}
+
+/// The card's shown text (separators dropped) and its data-value.
+fn card(dom: &str, stat: &str) -> (String, String) {
+    let pattern = regex::Regex::new(&format!(r#"data-stat="{stat}" data-value="([^"]*)">([^<]*)<"#)).unwrap();
+    let found = pattern
+        .captures(dom)
+        .unwrap_or_else(|| panic!("no {stat} card in the page"));
+    (found[2].replace(',', ""), found[1].to_owned())
+}
+
+fn total(stats: &Value, field: &str) -> u64 {
+    stats["triggers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t[field].as_u64().unwrap())
+        .sum()
+}
+
+fn close(shown: &str, exact: &Value) -> bool {
+    match (shown.parse::<f64>(), exact.as_f64()) {
+        (Ok(shown), Some(exact)) => (shown - exact).abs() < 0.051,
+        _ => shown == "–" && exact.is_null(),
+    }
+}
+
+#[tokio::test]
+async fn the_dashboard_shows_what_stats_says_and_a_conversations_timeline() {
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(body_string_contains("fail-me"))
+        .respond_with(ResponseTemplate::new(400))
+        .mount(&upstream)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer("Summary of the work on docs/plan.md.")))
+        .mount(&upstream)
+        .await;
+    let app = spawn_app_with_upstream(&upstream.uri(), Duration::from_secs(5)).await;
+    seed_history(&app).await;
+    let (_, stats) = app.get_json(&format!("/stats?{DAY}")).await;
+    let (_, everything) = app.get_json("/stats").await;
+    assert_ne!(
+        total(&stats, "count"),
+        total(&everything, "count"),
+        "the span leaves one out"
+    );
+    assert!(
+        total(&stats, "failures") > 0 && total(&stats, "successes") > 0,
+        "{stats}"
+    );
+
+    let fleet = browser::dom(&format!("{}/dashboard?{DAY}", app.address)).await;
+
+    assert!(
+        fleet.contains(r#"data-ready="fleet""#),
+        "the page finished loading: {fleet}"
+    );
+    for field in ["count", "successes", "failures", "tokens_saved"] {
+        let expected = total(&stats, field).to_string();
+        assert_eq!(card(&fleet, field), (expected.clone(), expected), "{field}");
+    }
+    for field in ["rollovers", "declined_rollovers"] {
+        let expected = stats[field].to_string();
+        assert_eq!(card(&fleet, field), (expected.clone(), expected), "{field}");
+    }
+    let shown = table_rows(&fleet, "trigger");
+    let triggers = stats["triggers"].as_array().unwrap();
+    assert_eq!(shown.len(), triggers.len(), "{shown:?}");
+    for ((name, cells), t) in shown.iter().zip(triggers) {
+        assert_eq!(name, t["trigger"].as_str().unwrap());
+        let counts = [&t["count"], &t["successes"], &t["failures"]].map(Value::to_string);
+        assert_eq!(cells[1..4], counts, "{name}");
+        assert_eq!(cells[7], t["tokens_saved"].to_string(), "{name}");
+        for (cell, field) in [
+            (4, "mean_percent_saved"),
+            (5, "p50_duration_ms"),
+            (6, "p95_duration_ms"),
+        ] {
+            assert!(
+                close(&cells[cell], &t[field]),
+                "{name} {field}: {} vs {}",
+                cells[cell],
+                t[field]
+            );
+        }
+    }
+    let decisions: Vec<(String, String)> = table_rows(&fleet, "decision")
+        .into_iter()
+        .map(|(name, cells)| (name, cells[1].clone()))
+        .collect();
+    let expected: Vec<(String, String)> = stats["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["decision"].as_str().unwrap().to_owned(), d["count"].to_string()))
+        .collect();
+    assert_eq!(decisions, expected);
+    let history_rows = regex::Regex::new(r#"<tr data-id=""#).unwrap().find_iter(&fleet).count() as u64;
+    assert_eq!(
+        history_rows,
+        total(&stats, "count"),
+        "the history lists the span's attempts"
+    );
+
+    let timeline = browser::dom(&format!("{}/dashboard#/conversations/c1", app.address)).await;
+
+    assert!(timeline.contains(r#"data-ready="conversation""#), "{timeline}");
+    let usage_points = timeline.matches(r#"<circle"#).count();
+    let usage_events = app.events("c1").await.iter().filter(|e| e["kind"] == "usage").count();
+    assert_eq!(usage_points, usage_events, "one point per usage report");
+    for mark in ["compaction", "decision", "handoff"] {
+        let drawn = regex::Regex::new(&format!(r#"<line[^>]*class="mark {mark}""#)).unwrap();
+        assert!(drawn.is_match(&timeline), "a {mark} is marked");
+    }
+    assert!(
+        timeline.contains(r##"href="#/conversations/c1-next""##),
+        "the lineage links the successor"
+    );
+    assert!(
+        timeline.contains("Summary of the work on docs/plan.md."),
+        "the summaries it wrote"
+    );
+
+    let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    browser::screenshot(
+        &format!("{}/dashboard?{DAY}", app.address),
+        &shots.join("dashboard.png"),
+        (1400, 1800),
+    )
+    .await;
+    browser::screenshot(
+        &format!("{}/dashboard#/conversations/c1", app.address),
+        &shots.join("dashboard-conversation.png"),
+        (1400, 1400),
+    )
+    .await;
+    println!("screenshots: {}", shots.display());
+}
