@@ -7,6 +7,8 @@ WORKDIR /src
 COPY Cargo.toml Cargo.lock rustfmt.toml ./
 COPY src ./src
 COPY migrations ./migrations
+# The dashboard's files are embedded in the binary.
+COPY assets ./assets
 # The manifest names the benchmark examples; cargo wants their files present.
 COPY bench ./bench
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
