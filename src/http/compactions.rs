@@ -62,6 +62,7 @@ pub struct ConversationCompactions {
     get,
     path = "/conversations/{id}/compactions",
     tag = "compactions",
+    operation_id = "list_conversation_compactions",
     params(ConversationIdParam, ConversationCompactionsQuery),
     responses(
         (status = 200, description = "Its compaction attempts, newest first.", body = ConversationCompactions),
@@ -131,6 +132,7 @@ pub struct FleetCompactions {
     get,
     path = "/compactions",
     tag = "compactions",
+    operation_id = "list_compactions",
     params(FleetQuery),
     responses(
         (status = 200, description = "Compaction attempts across the tenant's conversations, newest first.", body = FleetCompactions),

@@ -64,6 +64,7 @@ pub struct Context {
     get,
     path = "/conversations/{id}/context",
     tag = "conversations",
+    operation_id = "get_context",
     params(ConversationIdParam, ContextQuery),
     responses(
         (status = 200, description = "Critical turns, memory and the newest live turns.", body = Context),

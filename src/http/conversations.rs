@@ -37,6 +37,7 @@ async fn find(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -
     get,
     path = "/conversations/{id}",
     tag = "conversations",
+    operation_id = "get_conversation",
     params(ConversationIdParam),
     responses(
         (status = 200, description = "The conversation.", body = ConversationState),

@@ -42,7 +42,8 @@ use super::AppState;
         (name = "decisions", description = "What to do with a conversation now."),
         (name = "compactions", description = "Summaries, handoffs and the compaction ledger."),
         (name = "conversations", description = "What the service knows about a conversation."),
-        (name = "operations", description = "Health and this document."),
+        (name = "stats", description = "Fleet figures for dashboards."),
+        (name = "operations", description = "Health, metrics and this document."),
     )
 )]
 pub struct ApiDoc;

@@ -71,7 +71,8 @@ pub struct Stats {
 #[utoipa::path(
     get,
     path = "/stats",
-    tag = "compactions",
+    tag = "stats",
+    operation_id = "get_stats",
     params(StatsQuery),
     responses(
         (status = 200, description = "Per trigger, decisions by kind, rollovers.", body = Stats),
@@ -168,7 +169,8 @@ pub struct StatsSeries {
 #[utoipa::path(
     get,
     path = "/stats/series",
-    tag = "compactions",
+    tag = "stats",
+    operation_id = "get_stats_series",
     params(SeriesQuery),
     responses(
         (status = 200, description = "Compactions per bucket and trigger.", body = StatsSeries),
