@@ -5,6 +5,7 @@ mod background;
 mod bad_input;
 mod binary;
 mod browser;
+mod clients;
 mod concurrency;
 mod conversations;
 mod dashboard;

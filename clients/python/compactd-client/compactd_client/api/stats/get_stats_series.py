@@ -1,0 +1,221 @@
+import datetime
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.bucket import Bucket
+from ...models.problem import Problem
+from ...models.stats_series import StatsSeries
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    *,
+    bucket: Bucket | Unset = UNSET,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    json_bucket: str | Unset = UNSET
+    if not isinstance(bucket, Unset):
+        json_bucket = bucket.value
+
+    params["bucket"] = json_bucket
+
+    json_since: str | Unset = UNSET
+    if not isinstance(since, Unset):
+        json_since = since.isoformat()
+    params["since"] = json_since
+
+    json_until: str | Unset = UNSET
+    if not isinstance(until, Unset):
+        json_until = until.isoformat()
+    params["until"] = json_until
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/stats/series",
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Response) -> Problem | StatsSeries | None:
+    if response.status_code == 200:
+        response_200 = StatsSeries.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | StatsSeries]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient,
+    bucket: Bucket | Unset = UNSET,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+) -> Response[Problem | StatsSeries]:
+    """Compactions over time
+
+    Args:
+        bucket (Bucket | Unset):
+        since (datetime.datetime | Unset):
+        until (datetime.datetime | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | StatsSeries]
+    """
+
+    kwargs = _get_kwargs(
+        bucket=bucket,
+        since=since,
+        until=until,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient,
+    bucket: Bucket | Unset = UNSET,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+) -> Problem | StatsSeries | None:
+    """Compactions over time
+
+    Args:
+        bucket (Bucket | Unset):
+        since (datetime.datetime | Unset):
+        until (datetime.datetime | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | StatsSeries
+    """
+
+    return sync_detailed(
+        client=client,
+        bucket=bucket,
+        since=since,
+        until=until,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient,
+    bucket: Bucket | Unset = UNSET,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+) -> Response[Problem | StatsSeries]:
+    """Compactions over time
+
+    Args:
+        bucket (Bucket | Unset):
+        since (datetime.datetime | Unset):
+        until (datetime.datetime | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | StatsSeries]
+    """
+
+    kwargs = _get_kwargs(
+        bucket=bucket,
+        since=since,
+        until=until,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient,
+    bucket: Bucket | Unset = UNSET,
+    since: datetime.datetime | Unset = UNSET,
+    until: datetime.datetime | Unset = UNSET,
+) -> Problem | StatsSeries | None:
+    """Compactions over time
+
+    Args:
+        bucket (Bucket | Unset):
+        since (datetime.datetime | Unset):
+        until (datetime.datetime | Unset):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | StatsSeries
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            bucket=bucket,
+            since=since,
+            until=until,
+        )
+    ).parsed

@@ -1,0 +1,103 @@
+"""Contains all the data models used in inputs/outputs"""
+
+from .bucket import Bucket
+from .cache_life import CacheLife
+from .cache_life_source import CacheLifeSource
+from .chat_message import ChatMessage
+from .compaction import Compaction
+from .compaction_trigger import CompactionTrigger
+from .context import Context
+from .conversation_compactions import ConversationCompactions
+from .conversation_state import ConversationState
+from .critical_turn import CriticalTurn
+from .decide_request import DecideRequest
+from .decide_response import DecideResponse
+from .decision_count import DecisionCount
+from .decision_kind import DecisionKind
+from .due_conversation import DueConversation
+from .due_response import DueResponse
+from .event_view import EventView
+from .events_page import EventsPage
+from .fleet_compactions import FleetCompactions
+from .guard import Guard
+from .handoff_request import HandoffRequest
+from .handoff_response import HandoffResponse
+from .health import Health
+from .list_compactions_trigger import ListCompactionsTrigger
+from .list_due_moment import ListDueMoment
+from .model_call import ModelCall
+from .moment import Moment
+from .overflow import Overflow
+from .pending_decision import PendingDecision
+from .problem import Problem
+from .quoted_request import QuotedRequest
+from .role import Role
+from .series_point import SeriesPoint
+from .stats import Stats
+from .stats_series import StatsSeries
+from .summarize_request import SummarizeRequest
+from .summarize_response import SummarizeResponse
+from .summary import Summary
+from .transcript_message import TranscriptMessage
+from .transcript_tool_call import TranscriptToolCall
+from .transcript_tool_call_arguments_type_1 import TranscriptToolCallArgumentsType1
+from .trigger import Trigger
+from .trigger_stats import TriggerStats
+from .turn_ended_request import TurnEndedRequest
+from .turn_ended_response import TurnEndedResponse
+from .turn_view import TurnView
+from .turns_page import TurnsPage
+from .usage_request import UsageRequest
+from .writer import Writer
+
+__all__ = (
+    "Bucket",
+    "CacheLife",
+    "CacheLifeSource",
+    "ChatMessage",
+    "Compaction",
+    "CompactionTrigger",
+    "Context",
+    "ConversationCompactions",
+    "ConversationState",
+    "CriticalTurn",
+    "DecideRequest",
+    "DecideResponse",
+    "DecisionCount",
+    "DecisionKind",
+    "DueConversation",
+    "DueResponse",
+    "EventsPage",
+    "EventView",
+    "FleetCompactions",
+    "Guard",
+    "HandoffRequest",
+    "HandoffResponse",
+    "Health",
+    "ListCompactionsTrigger",
+    "ListDueMoment",
+    "ModelCall",
+    "Moment",
+    "Overflow",
+    "PendingDecision",
+    "Problem",
+    "QuotedRequest",
+    "Role",
+    "SeriesPoint",
+    "Stats",
+    "StatsSeries",
+    "SummarizeRequest",
+    "SummarizeResponse",
+    "Summary",
+    "TranscriptMessage",
+    "TranscriptToolCall",
+    "TranscriptToolCallArgumentsType1",
+    "Trigger",
+    "TriggerStats",
+    "TurnEndedRequest",
+    "TurnEndedResponse",
+    "TurnsPage",
+    "TurnView",
+    "UsageRequest",
+    "Writer",
+)

@@ -1,0 +1,333 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.trigger import Trigger
+from ..models.writer import Writer
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="Compaction")
+
+
+@_attrs_define
+class Compaction:
+    """One compaction attempt, successful or not.
+
+    Attributes:
+        id (int): Fleet-wide, increasing: the fleet history's cursor.
+        seq (int): 1, 2, 3… within the conversation.
+        conversation_id (str):
+        at (datetime.datetime):
+        trigger (Trigger): Why a compaction or rollover is due. Stable: the ledger stores these. `cache_cold` and
+            `long_away` only explain a `next_message` rollover.
+        by_host (bool): The caller asked for it (it counts toward `too_many_today`).
+        idle (bool):
+        summarizer (Writer): Who wrote a summary: the upstream LLM, compactd's extractive summarizer, or the caller's
+            harness.
+        tokens_before (int):
+        tokens_after (int):
+        tokens_saved (int):
+        percent_saved (int): 0–100.
+        total_messages (int):
+        user_messages (int):
+        assistant_messages (int):
+        tool_messages (int):
+        duration_ms (int):
+        success (bool):
+        recorded_at (datetime.datetime):
+        model (None | str | Unset):
+        kept_from (int | None | Unset): The index of the first message kept verbatim (with `keep_recent_tokens`).
+        upstream_input_tokens (int | None | Unset):
+        upstream_output_tokens (int | None | Unset):
+        error (None | str | Unset):
+        summary (None | str | Unset): The summary it wrote (null when it failed).
+    """
+
+    id: int
+    seq: int
+    conversation_id: str
+    at: datetime.datetime
+    trigger: Trigger
+    by_host: bool
+    idle: bool
+    summarizer: Writer
+    tokens_before: int
+    tokens_after: int
+    tokens_saved: int
+    percent_saved: int
+    total_messages: int
+    user_messages: int
+    assistant_messages: int
+    tool_messages: int
+    duration_ms: int
+    success: bool
+    recorded_at: datetime.datetime
+    model: None | str | Unset = UNSET
+    kept_from: int | None | Unset = UNSET
+    upstream_input_tokens: int | None | Unset = UNSET
+    upstream_output_tokens: int | None | Unset = UNSET
+    error: None | str | Unset = UNSET
+    summary: None | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        seq = self.seq
+
+        conversation_id = self.conversation_id
+
+        at = self.at.isoformat()
+
+        trigger = self.trigger.value
+
+        by_host = self.by_host
+
+        idle = self.idle
+
+        summarizer = self.summarizer.value
+
+        tokens_before = self.tokens_before
+
+        tokens_after = self.tokens_after
+
+        tokens_saved = self.tokens_saved
+
+        percent_saved = self.percent_saved
+
+        total_messages = self.total_messages
+
+        user_messages = self.user_messages
+
+        assistant_messages = self.assistant_messages
+
+        tool_messages = self.tool_messages
+
+        duration_ms = self.duration_ms
+
+        success = self.success
+
+        recorded_at = self.recorded_at.isoformat()
+
+        model: None | str | Unset
+        if isinstance(self.model, Unset):
+            model = UNSET
+        else:
+            model = self.model
+
+        kept_from: int | None | Unset
+        if isinstance(self.kept_from, Unset):
+            kept_from = UNSET
+        else:
+            kept_from = self.kept_from
+
+        upstream_input_tokens: int | None | Unset
+        if isinstance(self.upstream_input_tokens, Unset):
+            upstream_input_tokens = UNSET
+        else:
+            upstream_input_tokens = self.upstream_input_tokens
+
+        upstream_output_tokens: int | None | Unset
+        if isinstance(self.upstream_output_tokens, Unset):
+            upstream_output_tokens = UNSET
+        else:
+            upstream_output_tokens = self.upstream_output_tokens
+
+        error: None | str | Unset
+        if isinstance(self.error, Unset):
+            error = UNSET
+        else:
+            error = self.error
+
+        summary: None | str | Unset
+        if isinstance(self.summary, Unset):
+            summary = UNSET
+        else:
+            summary = self.summary
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "seq": seq,
+                "conversation_id": conversation_id,
+                "at": at,
+                "trigger": trigger,
+                "by_host": by_host,
+                "idle": idle,
+                "summarizer": summarizer,
+                "tokens_before": tokens_before,
+                "tokens_after": tokens_after,
+                "tokens_saved": tokens_saved,
+                "percent_saved": percent_saved,
+                "total_messages": total_messages,
+                "user_messages": user_messages,
+                "assistant_messages": assistant_messages,
+                "tool_messages": tool_messages,
+                "duration_ms": duration_ms,
+                "success": success,
+                "recorded_at": recorded_at,
+            }
+        )
+        if model is not UNSET:
+            field_dict["model"] = model
+        if kept_from is not UNSET:
+            field_dict["kept_from"] = kept_from
+        if upstream_input_tokens is not UNSET:
+            field_dict["upstream_input_tokens"] = upstream_input_tokens
+        if upstream_output_tokens is not UNSET:
+            field_dict["upstream_output_tokens"] = upstream_output_tokens
+        if error is not UNSET:
+            field_dict["error"] = error
+        if summary is not UNSET:
+            field_dict["summary"] = summary
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        seq = d.pop("seq")
+
+        conversation_id = d.pop("conversation_id")
+
+        at = datetime.datetime.fromisoformat(d.pop("at"))
+
+        trigger = Trigger(d.pop("trigger"))
+
+        by_host = d.pop("by_host")
+
+        idle = d.pop("idle")
+
+        summarizer = Writer(d.pop("summarizer"))
+
+        tokens_before = d.pop("tokens_before")
+
+        tokens_after = d.pop("tokens_after")
+
+        tokens_saved = d.pop("tokens_saved")
+
+        percent_saved = d.pop("percent_saved")
+
+        total_messages = d.pop("total_messages")
+
+        user_messages = d.pop("user_messages")
+
+        assistant_messages = d.pop("assistant_messages")
+
+        tool_messages = d.pop("tool_messages")
+
+        duration_ms = d.pop("duration_ms")
+
+        success = d.pop("success")
+
+        recorded_at = datetime.datetime.fromisoformat(d.pop("recorded_at"))
+
+        def _parse_model(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        model = _parse_model(d.pop("model", UNSET))
+
+        def _parse_kept_from(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        kept_from = _parse_kept_from(d.pop("kept_from", UNSET))
+
+        def _parse_upstream_input_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        upstream_input_tokens = _parse_upstream_input_tokens(d.pop("upstream_input_tokens", UNSET))
+
+        def _parse_upstream_output_tokens(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        upstream_output_tokens = _parse_upstream_output_tokens(d.pop("upstream_output_tokens", UNSET))
+
+        def _parse_error(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        error = _parse_error(d.pop("error", UNSET))
+
+        def _parse_summary(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        summary = _parse_summary(d.pop("summary", UNSET))
+
+        compaction = cls(
+            id=id,
+            seq=seq,
+            conversation_id=conversation_id,
+            at=at,
+            trigger=trigger,
+            by_host=by_host,
+            idle=idle,
+            summarizer=summarizer,
+            tokens_before=tokens_before,
+            tokens_after=tokens_after,
+            tokens_saved=tokens_saved,
+            percent_saved=percent_saved,
+            total_messages=total_messages,
+            user_messages=user_messages,
+            assistant_messages=assistant_messages,
+            tool_messages=tool_messages,
+            duration_ms=duration_ms,
+            success=success,
+            recorded_at=recorded_at,
+            model=model,
+            kept_from=kept_from,
+            upstream_input_tokens=upstream_input_tokens,
+            upstream_output_tokens=upstream_output_tokens,
+            error=error,
+            summary=summary,
+        )
+
+        compaction.additional_properties = d
+        return compaction
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

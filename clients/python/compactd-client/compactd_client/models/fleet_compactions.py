@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.compaction import Compaction
+
+
+T = TypeVar("T", bound="FleetCompactions")
+
+
+@_attrs_define
+class FleetCompactions:
+    """
+    Attributes:
+        compactions (list[Compaction]): Newest first.
+        next_cursor (None | str | Unset): Pass as `cursor` for the next page; null on the last.
+    """
+
+    compactions: list[Compaction]
+    next_cursor: None | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        compactions = []
+        for compactions_item_data in self.compactions:
+            compactions_item = compactions_item_data.to_dict()
+            compactions.append(compactions_item)
+
+        next_cursor: None | str | Unset
+        if isinstance(self.next_cursor, Unset):
+            next_cursor = UNSET
+        else:
+            next_cursor = self.next_cursor
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "compactions": compactions,
+            }
+        )
+        if next_cursor is not UNSET:
+            field_dict["next_cursor"] = next_cursor
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.compaction import Compaction  # noqa: PLC0415
+
+        d = dict(src_dict)
+        compactions = []
+        _compactions = d.pop("compactions")
+        for compactions_item_data in _compactions:
+            compactions_item = Compaction.from_dict(compactions_item_data)
+
+            compactions.append(compactions_item)
+
+        def _parse_next_cursor(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        next_cursor = _parse_next_cursor(d.pop("next_cursor", UNSET))
+
+        fleet_compactions = cls(
+            compactions=compactions,
+            next_cursor=next_cursor,
+        )
+
+        fleet_compactions.additional_properties = d
+        return fleet_compactions
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

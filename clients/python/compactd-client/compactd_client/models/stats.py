@@ -1,0 +1,172 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.decision_count import DecisionCount
+    from ..models.trigger_stats import TriggerStats
+
+
+T = TypeVar("T", bound="Stats")
+
+
+@_attrs_define
+class Stats:
+    """
+    Attributes:
+        triggers (list[TriggerStats]):
+        decisions (list[DecisionCount]): Logged decisions by kind (`keep` is not logged).
+        rollovers (int): Conversations rolled over into a successor.
+        declined_rollovers (int): Rollovers the user declined.
+        since (datetime.datetime | None | Unset):
+        until (datetime.datetime | None | Unset):
+    """
+
+    triggers: list[TriggerStats]
+    decisions: list[DecisionCount]
+    rollovers: int
+    declined_rollovers: int
+    since: datetime.datetime | None | Unset = UNSET
+    until: datetime.datetime | None | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        triggers = []
+        for triggers_item_data in self.triggers:
+            triggers_item = triggers_item_data.to_dict()
+            triggers.append(triggers_item)
+
+        decisions = []
+        for decisions_item_data in self.decisions:
+            decisions_item = decisions_item_data.to_dict()
+            decisions.append(decisions_item)
+
+        rollovers = self.rollovers
+
+        declined_rollovers = self.declined_rollovers
+
+        since: None | str | Unset
+        if isinstance(self.since, Unset):
+            since = UNSET
+        elif isinstance(self.since, datetime.datetime):
+            since = self.since.isoformat()
+        else:
+            since = self.since
+
+        until: None | str | Unset
+        if isinstance(self.until, Unset):
+            until = UNSET
+        elif isinstance(self.until, datetime.datetime):
+            until = self.until.isoformat()
+        else:
+            until = self.until
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "triggers": triggers,
+                "decisions": decisions,
+                "rollovers": rollovers,
+                "declined_rollovers": declined_rollovers,
+            }
+        )
+        if since is not UNSET:
+            field_dict["since"] = since
+        if until is not UNSET:
+            field_dict["until"] = until
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.decision_count import DecisionCount  # noqa: PLC0415
+        from ..models.trigger_stats import TriggerStats  # noqa: PLC0415
+
+        d = dict(src_dict)
+        triggers = []
+        _triggers = d.pop("triggers")
+        for triggers_item_data in _triggers:
+            triggers_item = TriggerStats.from_dict(triggers_item_data)
+
+            triggers.append(triggers_item)
+
+        decisions = []
+        _decisions = d.pop("decisions")
+        for decisions_item_data in _decisions:
+            decisions_item = DecisionCount.from_dict(decisions_item_data)
+
+            decisions.append(decisions_item)
+
+        rollovers = d.pop("rollovers")
+
+        declined_rollovers = d.pop("declined_rollovers")
+
+        def _parse_since(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                since_type_0 = datetime.datetime.fromisoformat(data)
+
+                return since_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        since = _parse_since(d.pop("since", UNSET))
+
+        def _parse_until(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                until_type_0 = datetime.datetime.fromisoformat(data)
+
+                return until_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        until = _parse_until(d.pop("until", UNSET))
+
+        stats = cls(
+            triggers=triggers,
+            decisions=decisions,
+            rollovers=rollovers,
+            declined_rollovers=declined_rollovers,
+            since=since,
+            until=until,
+        )
+
+        stats.additional_properties = d
+        return stats
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

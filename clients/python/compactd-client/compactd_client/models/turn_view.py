@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import Any, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="TurnView")
+
+
+@_attrs_define
+class TurnView:
+    """
+    Attributes:
+        id (int): Its id: the bookmark to read back from.
+        at (datetime.datetime):
+        user_messages (int):
+        user (None | str | Unset):
+        assistant (None | str | Unset):
+    """
+
+    id: int
+    at: datetime.datetime
+    user_messages: int
+    user: None | str | Unset = UNSET
+    assistant: None | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        id = self.id
+
+        at = self.at.isoformat()
+
+        user_messages = self.user_messages
+
+        user: None | str | Unset
+        if isinstance(self.user, Unset):
+            user = UNSET
+        else:
+            user = self.user
+
+        assistant: None | str | Unset
+        if isinstance(self.assistant, Unset):
+            assistant = UNSET
+        else:
+            assistant = self.assistant
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "at": at,
+                "user_messages": user_messages,
+            }
+        )
+        if user is not UNSET:
+            field_dict["user"] = user
+        if assistant is not UNSET:
+            field_dict["assistant"] = assistant
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        id = d.pop("id")
+
+        at = datetime.datetime.fromisoformat(d.pop("at"))
+
+        user_messages = d.pop("user_messages")
+
+        def _parse_user(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        user = _parse_user(d.pop("user", UNSET))
+
+        def _parse_assistant(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        assistant = _parse_assistant(d.pop("assistant", UNSET))
+
+        turn_view = cls(
+            id=id,
+            at=at,
+            user_messages=user_messages,
+            user=user,
+            assistant=assistant,
+        )
+
+        turn_view.additional_properties = d
+        return turn_view
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
