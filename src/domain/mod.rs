@@ -5,6 +5,7 @@
 mod at;
 mod conversation_id;
 mod count;
+mod cursor;
 mod role;
 pub mod series;
 mod tenant;
@@ -13,6 +14,7 @@ pub mod text;
 pub use at::At;
 pub use conversation_id::ConversationId;
 pub use count::Count;
+pub use cursor::FleetCursor;
 pub use role::Role;
 pub use tenant::TenantId;
 

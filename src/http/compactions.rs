@@ -11,10 +11,10 @@ use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
 use super::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use super::ledger::Compaction;
-use crate::domain::{At, Count, InvalidValue};
+use crate::domain::{At, Count, FleetCursor, InvalidValue};
 use crate::policy::Trigger;
 use crate::store::compactions::{self, FleetFilter};
-use crate::store::conversations;
+use crate::store::{self, conversations};
 
 /// The most compactions one page holds.
 pub const MAX_PAGE: u32 = 500;
@@ -115,13 +115,13 @@ pub struct FleetQuery {
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
     /// The previous page's `next_cursor`.
-    #[param(pattern = "^[1-9][0-9]{0,17}$")]
+    #[param(pattern = "^-?[0-9]{1,18}_[1-9][0-9]{0,17}$")]
     pub cursor: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct FleetCompactions {
-    /// Newest first.
+    /// Newest first by `at` (ties in the order they were recorded, newest first).
     pub compactions: Vec<Compaction>,
     /// Pass as `cursor` for the next page; null on the last.
     pub next_cursor: Option<String>,
@@ -146,28 +146,22 @@ pub async fn of_fleet(
 ) -> ApiResult<Json<FleetCompactions>> {
     let limit = page_size(query.limit)?;
     let time = |field: &str, raw: Option<String>| raw.map(|raw| At::parse(field, &raw).map(At::get)).transpose();
-    let before_id = query
-        .cursor
-        .map(|cursor| {
-            cursor
-                .parse::<i64>()
-                .ok()
-                .filter(|id| *id > 0)
-                .ok_or_else(|| InvalidValue::new("cursor", "is not a cursor this service gave"))
-        })
-        .transpose()?;
+    let before = query.cursor.map(|raw| FleetCursor::parse("cursor", &raw)).transpose()?;
     let filter = FleetFilter {
         trigger: query.trigger,
         success: query.success,
         since: time("since", query.since)?,
         until: time("until", query.until)?,
-        before_id,
+        before: before.map(|cursor| (cursor.at.get(), cursor.id)),
     };
-    let mut conn = app.pool.acquire().await?;
-    let rows = compactions::of_fleet(&mut conn, &caller.tenant, &filter, limit.into()).await?;
+    let mut transaction = store::begin_fleet_read(&app.pool).await?;
+    let rows = compactions::of_fleet(&mut transaction, &caller.tenant, &filter, limit.into()).await?;
+    transaction.commit().await?;
     let next_cursor = (rows.len() == limit as usize)
-        .then(|| rows.last().map(|r| r.id.to_string()))
-        .flatten();
+        .then(|| rows.last())
+        .flatten()
+        .map(|last| At::from_datetime("at", last.at).map(|at| FleetCursor { at, id: last.id }.to_string()))
+        .transpose()?;
     Ok(Json(FleetCompactions {
         compactions: views(rows)?,
         next_cursor,

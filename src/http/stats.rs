@@ -14,7 +14,7 @@ use super::error::{ApiResult, Problem};
 use super::extract::{Caller, QueryParams};
 use crate::domain::At;
 use crate::domain::series::{Bucket, Series};
-use crate::store::{series, stats};
+use crate::store::{self, series, stats};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -86,8 +86,9 @@ pub async fn read(
 ) -> ApiResult<Json<Stats>> {
     let (since, until) = (time("since", query.since)?, time("until", query.until)?);
     let (since, until) = (since.map(At::get), until.map(At::get));
-    let mut conn = app.pool.acquire().await?;
-    let read = stats::read(&mut conn, &caller.tenant, since, until).await?;
+    let mut transaction = store::begin_fleet_read(&app.pool).await?;
+    let read = stats::read(&mut transaction, &caller.tenant, since, until).await?;
+    transaction.commit().await?;
     Ok(Json(Stats {
         since,
         until,
@@ -192,8 +193,9 @@ pub async fn read_series(
         time("until", query.until)?,
         At::now(),
     );
-    let mut conn = app.pool.acquire().await?;
-    let points = series::read(&mut conn, &caller.tenant, &span).await?;
+    let mut transaction = store::begin_fleet_read(&app.pool).await?;
+    let points = series::read(&mut transaction, &caller.tenant, &span).await?;
+    transaction.commit().await?;
     Ok(Json(StatsSeries {
         bucket,
         since: span.since,

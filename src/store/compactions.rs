@@ -320,11 +320,13 @@ pub struct FleetFilter {
     pub success: Option<bool>,
     pub since: Option<DateTime<Utc>>,
     pub until: Option<DateTime<Utc>>,
-    /// Only attempts with an id below this one (the previous page's last).
-    pub before_id: Option<i64>,
+    /// Only attempts before this one in the history's order: the previous
+    /// page's last, by its time and id.
+    pub before: Option<(DateTime<Utc>, i64)>,
 }
 
-/// The tenant's attempts across conversations, newest first.
+/// The tenant's attempts across conversations, newest first by their time
+/// (ties by the order they were recorded in).
 pub async fn of_fleet(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -338,15 +340,16 @@ pub async fn of_fleet(
             AND ($3::boolean IS NULL OR success = $3)
             AND ($4::timestamptz IS NULL OR at >= $4)
             AND ($5::timestamptz IS NULL OR at < $5)
-            AND ($6::bigint IS NULL OR id < $6)
-          ORDER BY id DESC LIMIT $7",
+            AND ($6::timestamptz IS NULL OR (at, id) < ($6, $7))
+          ORDER BY at DESC, id DESC LIMIT $8",
     )
     .bind(tenant.as_str())
     .bind(filter.trigger.map(Trigger::as_str))
     .bind(filter.success)
     .bind(filter.since)
     .bind(filter.until)
-    .bind(filter.before_id)
+    .bind(filter.before.map(|(at, _)| at))
+    .bind(filter.before.map(|(_, id)| id))
     .bind(limit)
     .fetch_all(&mut *conn)
     .await?;

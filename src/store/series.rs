@@ -20,19 +20,29 @@ pub struct Point {
 
 /// The non-empty (bucket, trigger) pairs, oldest first.
 pub async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Series) -> StoreResult<Vec<Point>> {
+    // Bucket by bucket, each an index-only range scan grouped by trigger: one
+    // GROUP BY over the whole span sorts every row of it first (the planner
+    // cannot tell how few buckets there are), twice as slow at a million rows.
     let rows = sqlx::query(
-        "SELECT date_bin($4 * interval '1 second', at, $2) AS start, trigger, count(*) AS count,
-                count(*) FILTER (WHERE success) AS successes,
-                count(*) FILTER (WHERE NOT success) AS failures,
-                LEAST(coalesce(sum(tokens_saved) FILTER (WHERE success), 0), 9223372036854775807)::bigint
-                  AS tokens_saved
-           FROM compactions WHERE tenant = $1 AND at >= $2 AND at < $3
-          GROUP BY 1, 2 ORDER BY 1, 2",
+        "SELECT $2 + make_interval(secs => n * $4) AS start, s.*
+           FROM generate_series(0::bigint, $5::bigint - 1) AS n
+          CROSS JOIN LATERAL (
+                SELECT trigger, count(*) AS count,
+                       count(*) FILTER (WHERE success) AS successes,
+                       count(*) FILTER (WHERE NOT success) AS failures,
+                       LEAST(coalesce(sum(tokens_saved) FILTER (WHERE success), 0), 9223372036854775807)::bigint
+                         AS tokens_saved
+                  FROM compactions
+                 WHERE tenant = $1 AND at >= $2 + make_interval(secs => n * $4)
+                   AND at < LEAST($2 + make_interval(secs => (n + 1) * $4), $3)
+                 GROUP BY trigger) s
+          ORDER BY 1, 2",
     )
     .bind(tenant.as_str())
     .bind(series.since)
     .bind(series.until)
     .bind(series.bucket.seconds() as f64)
+    .bind(series.buckets())
     .fetch_all(&mut *conn)
     .await?;
     rows.iter()

@@ -6,6 +6,7 @@ use sqlx::{PgConnection, Row};
 
 use super::{StoreResult, count_of};
 use crate::domain::TenantId;
+use crate::policy::Trigger;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TriggerStats {
@@ -36,22 +37,28 @@ pub async fn read(
     until: Option<DateTime<Utc>>,
 ) -> StoreResult<Stats> {
     let in_span = "($2::timestamptz IS NULL OR at >= $2) AND ($3::timestamptz IS NULL OR at < $3)";
+    // One trigger at a time, each an index-only range scan of its own: grouping
+    // the whole span instead sorts every row of it by trigger first, three
+    // times slower at a million rows (bench/dashboard_reads).
     let triggers = sqlx::query(&format!(
-        "SELECT trigger, count(*) AS count,
-                count(*) FILTER (WHERE success) AS successes,
-                count(*) FILTER (WHERE NOT success) AS failures,
-                avg(percent_saved) FILTER (WHERE success)::float8 AS mean_percent_saved,
-                percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
-                percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95,
-                -- Callers may state any count up to 2^63 - 1: the sum saturates.
-                LEAST(coalesce(sum(tokens_saved) FILTER (WHERE success), 0), 9223372036854775807)::bigint
-                  AS tokens_saved
-           FROM compactions WHERE tenant = $1 AND {in_span}
-          GROUP BY trigger ORDER BY trigger"
+        "SELECT t.trigger, s.* FROM unnest($4::text[]) AS t(trigger) CROSS JOIN LATERAL (
+             SELECT count(*) AS count,
+                    count(*) FILTER (WHERE success) AS successes,
+                    count(*) FILTER (WHERE NOT success) AS failures,
+                    avg(percent_saved) FILTER (WHERE success)::float8 AS mean_percent_saved,
+                    percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
+                    percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95,
+                    -- Callers may state any count up to 2^63 - 1: the sum saturates.
+                    LEAST(coalesce(sum(tokens_saved) FILTER (WHERE success), 0), 9223372036854775807)::bigint
+                      AS tokens_saved
+               FROM compactions WHERE tenant = $1 AND trigger = t.trigger AND {in_span}) s
+          WHERE s.count > 0
+          ORDER BY t.trigger"
     ))
     .bind(tenant.as_str())
     .bind(since)
     .bind(until)
+    .bind(Trigger::ALL.map(Trigger::as_str).as_slice())
     .fetch_all(&mut *conn)
     .await?
     .iter()

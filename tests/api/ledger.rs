@@ -60,6 +60,56 @@ async fn the_fleet_history_pages_newest_first_with_filters() {
 }
 
 #[tokio::test]
+async fn the_fleet_history_follows_the_attempts_times_not_the_order_they_were_recorded_in() {
+    let app = spawn_app().await;
+    // A harness that reports its compactions late records them out of order.
+    let recorded = [
+        ("late", "2026-10-15T09:00:00Z"),
+        ("early", "2026-10-11T09:00:00Z"),
+        ("middle", "2026-10-13T09:00:00Z"),
+        ("middle-too", "2026-10-13T09:00:00Z"),
+    ];
+    for (id, at) in recorded {
+        app.report("/usage", json!({"conversation_id": id, "used": 10})).await;
+        app.report(
+            "/summarize",
+            json!({"conversation_id": id, "summary": "s", "trigger": "harness", "at": at}),
+        )
+        .await;
+    }
+
+    let mut seen = Vec::new();
+    let mut path = "/compactions?limit=1".to_owned();
+    loop {
+        let (status, page) = app.get_json(&path).await;
+        assert_eq!(status, 200, "{page}");
+        for compaction in page["compactions"].as_array().unwrap() {
+            seen.push(compaction["conversation_id"].as_str().unwrap().to_owned());
+        }
+        match page["next_cursor"].as_str() {
+            Some(cursor) => path = format!("/compactions?limit=1&cursor={cursor}"),
+            None => break,
+        }
+        assert!(seen.len() <= recorded.len(), "paging does not end: {seen:?}");
+    }
+    // Ties in time keep the order they were recorded in, newest first.
+    assert_eq!(seen, ["late", "middle-too", "middle", "early"]);
+
+    let (_, window) = app
+        .get_json("/compactions?trigger=harness&since=2026-10-12T00:00:00Z&until=2026-10-14T00:00:00Z&limit=1")
+        .await;
+    let cursor = window["next_cursor"].as_str().unwrap();
+    let (_, rest) = app
+        .get_json(&format!(
+            "/compactions?trigger=harness&since=2026-10-12T00:00:00Z&until=2026-10-14T00:00:00Z&cursor={cursor}"
+        ))
+        .await;
+    assert_eq!(window["compactions"][0]["conversation_id"], "middle-too");
+    assert_eq!(rest["compactions"].as_array().unwrap().len(), 1, "{rest}");
+    assert_eq!(rest["compactions"][0]["conversation_id"], "middle");
+}
+
+#[tokio::test]
 async fn a_conversations_compactions_page_back_by_seq() {
     let app = spawn_app().await;
     app.report("/usage", json!({"conversation_id": "c1", "used": 10})).await;

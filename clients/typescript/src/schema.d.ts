@@ -619,7 +619,7 @@ export interface components {
             next_after?: number | null;
         };
         FleetCompactions: {
-            /** @description Newest first. */
+            /** @description Newest first by `at` (ties in the order they were recorded, newest first). */
             compactions: components["schemas"]["Compaction"][];
             /** @description Pass as `cursor` for the next page; null on the last. */
             next_cursor?: string | null;

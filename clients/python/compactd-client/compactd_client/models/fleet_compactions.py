@@ -19,7 +19,7 @@ T = TypeVar("T", bound="FleetCompactions")
 class FleetCompactions:
     """
     Attributes:
-        compactions (list[Compaction]): Newest first.
+        compactions (list[Compaction]): Newest first by `at` (ties in the order they were recorded, newest first).
         next_cursor (None | str | Unset): Pass as `cursor` for the next page; null on the last.
     """
 
