@@ -6,6 +6,10 @@ use chrono::DateTime;
 
 use super::{At, InvalidValue};
 
+/// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z: the span of [`At`].
+const FIRST_MICROS: i64 = -62_135_596_800_000_000;
+const LAST_MICROS: i64 = 253_402_300_799_999_999;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FleetCursor {
     pub at: At,
@@ -21,6 +25,10 @@ impl FleetCursor {
         if id <= 0 {
             return Err(refused());
         }
+        // Only this service's cursors are meaningful, but one that lies beyond
+        // the times the ledger can hold still says plainly where to read
+        // from: everything before year 10000, or nothing before year 1.
+        let micros = micros.clamp(FIRST_MICROS, LAST_MICROS);
         let time = DateTime::from_timestamp_micros(micros).ok_or_else(refused)?;
         let at = At::from_datetime(field, time).map_err(|_| refused())?;
         Ok(Self { at, id })
@@ -53,6 +61,15 @@ mod tests {
     }
 
     #[test]
+    fn a_time_beyond_the_ledgers_years_reads_from_its_end() {
+        let late = FleetCursor::parse("cursor", "999999999999999999_7").unwrap();
+        assert_eq!(late.at, At::parse("at", "9999-12-31T23:59:59.999999Z").unwrap());
+        let early = FleetCursor::parse("cursor", "-999999999999999999_7").unwrap();
+        assert_eq!(early.at, At::parse("at", "0001-01-01T00:00:00Z").unwrap());
+        assert_eq!(early.id, 7);
+    }
+
+    #[test]
     fn anything_else_is_refused_naming_the_field() {
         for raw in [
             "",
@@ -63,9 +80,7 @@ mod tests {
             "1760779800000000_-3",
             "x_42",
             "1760779800000000_42_1",
-            "999999999999999999_1",
-            "-999999999999999999_1",
-            "9223372036854775807_1",
+            "9223372036854775808_1",
             "1760779800000000_9223372036854775808",
         ] {
             let refused = FleetCursor::parse("cursor", raw).unwrap_err();

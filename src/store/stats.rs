@@ -75,33 +75,34 @@ pub async fn read(
         })
     })
     .collect::<sqlx::Result<Vec<_>>>()?;
+    // Each count is an index-only scan of a partial index of its own
+    // (migration 7); the WHERE clauses must match those indexes' predicates.
     let logged = sqlx::query(&format!(
-        "SELECT kind, payload->>'decision' AS decision, payload->>'role' AS role, count(*) AS count
-           FROM events WHERE tenant = $1 AND kind IN ('decision', 'handoff', 'rollover_declined') AND {in_span}
-          GROUP BY 1, 2, 3"
+        "SELECT (SELECT count(*) FROM events WHERE tenant = $1 AND {in_span}
+                    AND kind = 'decision' AND payload->>'decision' = 'compact') AS compact,
+                (SELECT count(*) FROM events WHERE tenant = $1 AND {in_span}
+                    AND kind = 'decision' AND payload->>'decision' = 'rollover') AS rollover,
+                (SELECT count(*) FROM events WHERE tenant = $1 AND {in_span}
+                    AND kind = 'handoff' AND payload->>'role' = 'predecessor') AS rollovers,
+                (SELECT count(*) FROM events WHERE tenant = $1 AND {in_span}
+                    AND kind = 'rollover_declined') AS declined_rollovers"
     ))
     .bind(tenant.as_str())
     .bind(since)
     .bind(until)
-    .fetch_all(&mut *conn)
+    .fetch_one(&mut *conn)
     .await?;
     let mut stats = Stats {
         triggers,
+        rollovers: count_of(logged.try_get("rollovers")?),
+        declined_rollovers: count_of(logged.try_get("declined_rollovers")?),
         ..Stats::default()
     };
-    for row in &logged {
-        let kind: String = row.try_get("kind")?;
-        let count = count_of(row.try_get("count")?);
-        match kind.as_str() {
-            "decision" => {
-                let decision: Option<String> = row.try_get("decision")?;
-                stats.decisions.push((decision.unwrap_or_default(), count));
-            }
-            "handoff" if row.try_get::<Option<String>, _>("role")?.as_deref() == Some("predecessor") => {
-                stats.rollovers += count
-            }
-            "rollover_declined" => stats.declined_rollovers += count,
-            _ => {}
+    // Only non-keep decisions are logged (SPEC §3 /decide).
+    for decision in ["compact", "rollover"] {
+        let count = count_of(logged.try_get(decision)?);
+        if count > 0 {
+            stats.decisions.push((decision.to_owned(), count));
         }
     }
     stats.decisions.sort();

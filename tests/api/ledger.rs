@@ -94,6 +94,9 @@ async fn the_fleet_history_follows_the_attempts_times_not_the_order_they_were_re
     }
     // Ties in time keep the order they were recorded in, newest first.
     assert_eq!(seen, ["late", "middle-too", "middle", "early"]);
+    let (status, beyond) = app.get_json("/compactions?cursor=999999999999999999_1").await;
+    assert_eq!(status, 200, "{beyond}");
+    assert_eq!(beyond["compactions"].as_array().unwrap().len(), recorded.len());
 
     let (_, window) = app
         .get_json("/compactions?trigger=harness&since=2026-10-12T00:00:00Z&until=2026-10-14T00:00:00Z&limit=1")
