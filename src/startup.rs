@@ -159,6 +159,7 @@ impl Application {
         let mut background = vec![
             self.key_follower,
             tokio::spawn(sweep_idempotency_keys(self.pool.clone())),
+            tokio::spawn(crate::telemetry::keep_metrics_bounded()),
         ];
         background.extend(self.workers.map(Workers::spawn).unwrap_or_default());
         let served = axum::serve(self.listener, self.router)
