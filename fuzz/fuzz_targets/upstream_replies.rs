@@ -1,12 +1,13 @@
 //! What an upstream LLM sends back, and what a summary may say: parsing the
-//! reply, reading Retry-After, and completing, fencing and defusing the text
-//! never panic.
+//! reply and a refusal, reading Retry-After, and completing, fencing and
+//! defusing the text never panic.
 
 #![no_main]
 
 use std::time::SystemTime;
 
 use compactd::llm::Provider;
+use compactd::llm::dialect::Dialect;
 use compactd::llm::retry::retry_after;
 use compactd::policy::handoff::{Handoff, defuse_handoff_tags};
 use compactd::policy::must_keep::{complete, extract};
@@ -18,6 +19,7 @@ use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
 fuzz_target!(|data: &[u8]| {
     let _ = Provider::OpenAi.parse(data, "model");
     let _ = Provider::Anthropic.parse(data, "model");
+    let _ = Dialect::default().adapted_to(400, data);
     if let Ok(value) = HeaderValue::from_bytes(data) {
         let mut headers = HeaderMap::new();
         headers.insert(RETRY_AFTER, value);

@@ -2,14 +2,17 @@
 //! across every attempt, retries on 429/5xx/transport errors that honour
 //! `Retry-After`, and a bound on calls in flight.
 
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
+use reqwest::StatusCode;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
+use super::dialect::Dialect;
 use super::error::{LlmError, excerpt};
 use super::retry::{RetryPolicy, retry_after};
 use super::wire::{Completion, CompletionRequest, Provider};
@@ -49,6 +52,8 @@ pub struct LlmClient {
     api_key: Option<String>,
     retry: RetryPolicy,
     permits: Arc<Semaphore>,
+    /// What each model was found to accept; absent: the common form.
+    dialects: Mutex<HashMap<String, Dialect>>,
 }
 
 impl fmt::Debug for LlmClient {
@@ -77,6 +82,7 @@ impl LlmClient {
             api_key: config.api_key,
             retry: config.retry,
             permits: Arc::new(Semaphore::new(config.max_concurrent.max(1))),
+            dialects: Mutex::new(HashMap::new()),
         })
     }
 
@@ -138,12 +144,59 @@ impl LlmClient {
         outcome
     }
 
+    /// One attempt; a refusal that names a parameter this model wants in
+    /// another form is answered at once in that form, and remembered.
     async fn attempt(&self, request: &CompletionRequest, remaining: Duration) -> Result<Completion, AttemptError> {
+        loop {
+            let dialect = self.dialect_of(&request.model);
+            let (status, asked, body) = self.send(request, dialect, remaining).await?;
+            if status.is_success() {
+                return self.provider.parse(&body, &request.model).map_err(|err| (err, None));
+            }
+            let adapted = (self.provider == Provider::OpenAi)
+                .then(|| dialect.adapted_to(status.as_u16(), &body))
+                .flatten();
+            match adapted {
+                Some(adapted) => {
+                    tracing::info!(model = %request.model, ?adapted, "the upstream refused a parameter; sending it as the model asks");
+                    self.learn(&request.model, adapted);
+                }
+                None => {
+                    let text = excerpt(&String::from_utf8_lossy(&body));
+                    return Err((
+                        LlmError::Status {
+                            status: status.as_u16(),
+                            body: text,
+                        },
+                        asked,
+                    ));
+                }
+            }
+        }
+    }
+
+    fn dialect_of(&self, model: &str) -> Dialect {
+        let dialects = self.dialects.lock().unwrap_or_else(PoisonError::into_inner);
+        dialects.get(model).copied().unwrap_or_default()
+    }
+
+    fn learn(&self, model: &str, dialect: Dialect) {
+        let mut dialects = self.dialects.lock().unwrap_or_else(PoisonError::into_inner);
+        dialects.insert(model.to_owned(), dialect);
+    }
+
+    /// Sends once and reads the whole answer (up to its cap).
+    async fn send(
+        &self,
+        request: &CompletionRequest,
+        dialect: Dialect,
+        remaining: Duration,
+    ) -> Result<(StatusCode, Option<Duration>, Vec<u8>), AttemptError> {
         let mut call = self
             .http
             .post(&self.endpoint)
             .timeout(remaining)
-            .json(&self.provider.body(request));
+            .json(&self.provider.body(request, dialect));
         call = match (self.provider, &self.api_key) {
             (Provider::OpenAi, Some(key)) => call.bearer_auth(key),
             (Provider::Anthropic, Some(key)) => call.header("x-api-key", key),
@@ -165,17 +218,7 @@ impl LlmClient {
             }
             body.extend_from_slice(&chunk);
         }
-        if !status.is_success() {
-            let text = excerpt(&String::from_utf8_lossy(&body));
-            return Err((
-                LlmError::Status {
-                    status: status.as_u16(),
-                    body: text,
-                },
-                asked,
-            ));
-        }
-        self.provider.parse(&body, &request.model).map_err(|err| (err, None))
+        Ok((status, asked, body))
     }
 }
 

@@ -3,6 +3,7 @@
 //! extractive summarizer that needs no model; and the tokenizer.
 
 pub mod client;
+pub mod dialect;
 pub mod error;
 pub mod extractive;
 pub mod retry;

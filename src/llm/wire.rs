@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use super::dialect::Dialect;
 use super::error::LlmError;
 
 /// One non-streaming completion: a system prompt and one user message.
@@ -51,18 +52,30 @@ impl Provider {
         }
     }
 
-    pub fn body(self, request: &CompletionRequest) -> Value {
+    /// The request's body; `dialect` says what this OpenAI-compatible model
+    /// accepts (Anthropic has one form).
+    pub fn body(self, request: &CompletionRequest, dialect: Dialect) -> Value {
         match self {
-            Self::OpenAi => json!({
-                "model": request.model,
-                "messages": [
-                    {"role": "system", "content": request.system},
-                    {"role": "user", "content": request.user},
-                ],
-                "max_tokens": request.max_tokens,
-                "temperature": request.temperature,
-                "stream": false,
-            }),
+            Self::OpenAi => {
+                let mut body = json!({
+                    "model": request.model,
+                    "messages": [
+                        {"role": "system", "content": request.system},
+                        {"role": "user", "content": request.user},
+                    ],
+                    "stream": false,
+                });
+                let cap = if dialect.max_completion_tokens {
+                    "max_completion_tokens"
+                } else {
+                    "max_tokens"
+                };
+                body[cap] = json!(request.max_tokens);
+                if !dialect.default_temperature {
+                    body["temperature"] = json!(request.temperature);
+                }
+                body
+            }
             Self::Anthropic => json!({
                 "model": request.model,
                 "system": request.system,
@@ -145,16 +158,30 @@ mod tests {
 
     #[test]
     fn openai_requests_carry_the_system_prompt_and_the_caps() {
-        let body = Provider::OpenAi.body(&request());
+        let body = Provider::OpenAi.body(&request(), Dialect::default());
         assert_eq!(body["messages"][0], json!({"role": "system", "content": "sys"}));
         assert_eq!(body["messages"][1], json!({"role": "user", "content": "hello"}));
         assert_eq!(body["max_tokens"], 100);
+        assert_eq!(body["temperature"], json!(0.2f32));
         assert_eq!(body["stream"], false);
+        assert!(body.get("max_completion_tokens").is_none());
+    }
+
+    #[test]
+    fn a_reasoning_models_dialect_caps_with_max_completion_tokens_and_no_temperature() {
+        let dialect = Dialect {
+            max_completion_tokens: true,
+            default_temperature: true,
+        };
+        let body = Provider::OpenAi.body(&request(), dialect);
+        assert_eq!(body["max_completion_tokens"], 100);
+        assert!(body.get("max_tokens").is_none(), "{body}");
+        assert!(body.get("temperature").is_none(), "{body}");
     }
 
     #[test]
     fn anthropic_requests_put_the_system_prompt_apart() {
-        let body = Provider::Anthropic.body(&request());
+        let body = Provider::Anthropic.body(&request(), Dialect::default());
         assert_eq!(body["system"], "sys");
         assert_eq!(body["messages"], json!([{"role": "user", "content": "hello"}]));
     }

@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use compactd::llm::{CompletionRequest, LlmClient, LlmConfig, LlmError, Provider, RetryPolicy};
 use serde_json::json;
-use wiremock::matchers::{header, method, path};
+use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn client(server: &MockServer, provider: Provider, deadline: Duration) -> LlmClient {
@@ -288,4 +288,92 @@ async fn the_key_never_appears_in_an_error() {
         1,
         "a 401 is not retried"
     );
+}
+
+/// A fake OpenAI reasoning model: it refuses `max_tokens` and any
+/// temperature, as OpenAI's API answers them, and answers the form it wants.
+async fn reasoning_model() -> MockServer {
+    let server = MockServer::start().await;
+    let refuse = |param: &str, message: &str| {
+        ResponseTemplate::new(400).set_body_json(json!({"error": {
+            "message": message, "type": "invalid_request_error", "param": param,
+            "code": "unsupported_parameter"}}))
+    };
+    Mock::given(method("POST"))
+        .and(body_partial_json(json!({"max_tokens": 50})))
+        .respond_with(refuse(
+            "max_tokens",
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+        ))
+        .mount(&server)
+        .await;
+    let sends_a_temperature = |request: &wiremock::Request| {
+        request
+            .body_json::<serde_json::Value>()
+            .is_ok_and(|body| body.get("temperature").is_some())
+    };
+    Mock::given(method("POST"))
+        .and(sends_a_temperature)
+        .respond_with(refuse(
+            "temperature",
+            "Unsupported value: 'temperature' does not support 0.2 with this model. Only the default (1) value is supported.",
+        ))
+        .with_priority(10)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(body_partial_json(json!({"max_completion_tokens": 50})))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer("Reasoned summary.")))
+        .with_priority(20)
+        .mount(&server)
+        .await;
+    server
+}
+
+#[tokio::test]
+async fn a_model_that_refuses_max_tokens_and_temperature_is_asked_again_as_it_wants_and_remembered() {
+    let server = reasoning_model().await;
+    let llm = client(&server, Provider::OpenAi, Duration::from_secs(5));
+
+    let first = llm.complete(&request()).await.unwrap();
+    let second = llm.complete(&request()).await.unwrap();
+
+    assert_eq!(
+        (first.text.as_str(), second.text.as_str()),
+        ("Reasoned summary.", "Reasoned summary.")
+    );
+    let sent: Vec<serde_json::Value> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(|request| request.body_json().unwrap())
+        .collect();
+    // Refused twice, once for each parameter; the second completion goes
+    // straight to the form the model accepts.
+    assert_eq!(sent.len(), 4, "{sent:#?}");
+    for accepted in &sent[2..] {
+        assert_eq!(accepted["max_completion_tokens"], 50);
+        assert!(accepted.get("max_tokens").is_none() && accepted.get("temperature").is_none());
+    }
+}
+
+#[tokio::test]
+async fn a_refusal_of_both_forms_is_an_error_not_a_loop() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(400).set_body_json(json!({"error": {
+            "message": "Unsupported parameter: 'max_tokens' is not supported.", "param": "max_tokens"}})))
+        .mount(&server)
+        .await;
+
+    let outcome = client(&server, Provider::OpenAi, Duration::from_secs(5))
+        .complete(&request())
+        .await;
+
+    assert!(
+        matches!(outcome, Err(LlmError::Status { status: 400, .. })),
+        "{outcome:?}"
+    );
+    assert_eq!(server.received_requests().await.unwrap().len(), 2);
 }
