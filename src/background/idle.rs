@@ -65,8 +65,15 @@ pub async fn sweep(workers: &Workers) -> Result<usize, crate::store::StoreError>
         let Ok(prepared) = compaction::prepare(&workers.pool, writers, request).await else {
             continue;
         };
-        let mut conn = workers.pool.acquire().await?;
-        compaction::record(&mut conn, &prepared).await?;
+        let recorded = async {
+            let mut conn = workers.pool.acquire().await?;
+            compaction::record(&mut conn, &prepared).await
+        }
+        .await;
+        if let Err(err) = recorded {
+            prepared.claim.clone().give_back(&workers.pool).await;
+            return Err(err);
+        }
         compacted += 1;
     }
     Ok(compacted)

@@ -3,7 +3,10 @@
 //! verbatim, have the summary written, and record the attempt with the state
 //! change it makes. Used by /summarize, and by anything else that compacts.
 
+mod claim;
 mod transcript;
+
+pub use claim::Claim;
 
 use std::time::{Duration, Instant};
 
@@ -77,26 +80,30 @@ pub struct Prepared {
     pub prior: Option<String>,
     /// The window's size when known, for the overflow check.
     pub size: u64,
+    /// To give back if the attempt is not recorded.
+    pub claim: Claim,
 }
 
 /// Claims the conversation and writes its summary. No connection is held
 /// while the summary is written; a refusal gives the claim back.
 pub async fn prepare(pool: &PgPool, writers: Writers<'_>, request: Request) -> Result<Prepared, Refused> {
     let started = Instant::now();
-    let stored = {
+    let (stored, since) = {
         let mut conn = pool.acquire().await.map_err(StoreError::from)?;
         match compactions::claim(&mut conn, &request.tenant, &request.id, CLAIM_ABANDONED_AFTER).await? {
-            Ok(stored) => stored,
+            Ok(claimed) => claimed,
             Err(Unclaimed::Missing) => return Err(Refused::Missing(request.id.to_string())),
             Err(Unclaimed::Busy) => return Err(Refused::Busy),
         }
     };
-    let (tenant, id) = (request.tenant.clone(), request.id.clone());
-    let prepared = write(pool, writers, request, stored, started).await;
-    if prepared.is_err()
-        && let Ok(mut conn) = pool.acquire().await
-    {
-        let _ = compactions::release(&mut conn, &tenant, &id).await;
+    let claim = Claim {
+        tenant: request.tenant.clone(),
+        id: request.id.clone(),
+        since,
+    };
+    let prepared = write(pool, writers, request, stored, &claim, started).await;
+    if prepared.is_err() {
+        claim.give_back(pool).await;
     }
     prepared
 }
@@ -106,6 +113,7 @@ async fn write(
     writers: Writers<'_>,
     request: Request,
     stored: StoredConversation,
+    claim: &Claim,
     started: Instant,
 ) -> Result<Prepared, Refused> {
     let (gathered, spent) = {
@@ -201,6 +209,7 @@ async fn write(
         attempt,
         prior,
         size: stored.state.size,
+        claim: claim.clone(),
     })
 }
 

@@ -17,6 +17,7 @@ use tracing::Instrument;
 use super::AppState;
 use super::error::{ApiError, ApiResult};
 use super::extract::{Caller, IdempotencyKey};
+use crate::compaction;
 use crate::domain::TenantId;
 use crate::store::idempotency::{self, Claim};
 
@@ -65,6 +66,21 @@ pub trait Ready: Send + 'static {
         app: &'a AppState,
         conn: &'a mut PgConnection,
     ) -> impl Future<Output = ApiResult<Reply>> + Send + 'a;
+
+    /// What `prepare` claimed, to give back when the writes do not commit.
+    fn claim(&self) -> Option<compaction::Claim> {
+        None
+    }
+}
+
+/// A claim whose writes did not commit goes back, so that a retry is not
+/// turned away as busy until the claim expires.
+async fn give_back_unless_done<T>(app: &AppState, claim: Option<compaction::Claim>, outcome: &ApiResult<T>) {
+    if outcome.is_err()
+        && let Some(claim) = claim
+    {
+        claim.give_back(&app.pool).await;
+    }
 }
 
 /// Runs `effect` as the request with `body` at `route` asks, honouring its key.
@@ -80,8 +96,14 @@ pub async fn run<E: Effect>(
         let app = app.clone();
         let work = async move {
             let ready = effect.prepare(&app).await?;
-            let mut conn = app.pool.acquire().await?;
-            ready.apply(&app, &mut conn).await
+            let claim = ready.claim();
+            let outcome = async {
+                let mut conn = app.pool.acquire().await?;
+                ready.apply(&app, &mut conn).await
+            }
+            .await;
+            give_back_unless_done(&app, claim, &outcome).await;
+            outcome
         };
         let reply = if E::RUN_TO_COMPLETION {
             to_completion(work).await?
@@ -109,14 +131,20 @@ pub async fn run<E: Effect>(
             Claim::Fresh => {
                 let outcome = async {
                     let ready = effect.prepare(&app).await?;
-                    let mut tx = app.pool.begin().await?;
-                    let reply = ready.apply(&app, &mut tx).await?;
-                    let status = reply.status.as_u16();
-                    if !idempotency::finish(&mut tx, &tenant, &key, &fingerprint, status, &reply.body).await? {
-                        return Err(ApiError::IdempotencyKeyInFlight);
+                    let claim = ready.claim();
+                    let written = async {
+                        let mut tx = app.pool.begin().await?;
+                        let reply = ready.apply(&app, &mut tx).await?;
+                        let status = reply.status.as_u16();
+                        if !idempotency::finish(&mut tx, &tenant, &key, &fingerprint, status, &reply.body).await? {
+                            return Err(ApiError::IdempotencyKeyInFlight);
+                        }
+                        tx.commit().await?;
+                        Ok(reply)
                     }
-                    tx.commit().await?;
-                    Ok(reply)
+                    .await;
+                    give_back_unless_done(&app, claim, &written).await;
+                    written
                 }
                 .await;
                 if outcome.is_err() {

@@ -214,6 +214,10 @@ impl Effect for Summarize {
 }
 
 impl Ready for Prepared {
+    fn claim(&self) -> Option<compaction::Claim> {
+        Some(self.claim.clone())
+    }
+
     async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
         let (recorded, stored) = compaction::record(conn, &self).await?;
         let success = recorded.success;

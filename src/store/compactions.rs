@@ -29,7 +29,7 @@ pub async fn claim(
     tenant: &TenantId,
     id: &ConversationId,
     stale_after: Duration,
-) -> StoreResult<Result<StoredConversation, Unclaimed>> {
+) -> StoreResult<Result<(StoredConversation, DateTime<Utc>), Unclaimed>> {
     let claimed = sqlx::query(
         "UPDATE conversations SET compacting_since = now()
           WHERE tenant = $1 AND conversation_id = $2
@@ -42,7 +42,8 @@ pub async fn claim(
     .fetch_optional(&mut *conn)
     .await?;
     if let Some(row) = claimed {
-        return Ok(Ok(StoredConversation::from_row(&row)?));
+        let since: DateTime<Utc> = row.try_get("compacting_since")?;
+        return Ok(Ok((StoredConversation::from_row(&row)?, since)));
     }
     let exists: bool =
         sqlx::query_scalar("SELECT EXISTS (SELECT FROM conversations WHERE tenant = $1 AND conversation_id = $2)")
@@ -53,13 +54,23 @@ pub async fn claim(
     Ok(Err(if exists { Unclaimed::Busy } else { Unclaimed::Missing }))
 }
 
-/// Gives a claim back without recording anything (the request was refused).
-pub async fn release(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<()> {
-    sqlx::query("UPDATE conversations SET compacting_since = NULL WHERE tenant = $1 AND conversation_id = $2")
-        .bind(tenant.as_str())
-        .bind(id.as_str())
-        .execute(&mut *conn)
-        .await?;
+/// Gives the claim made at `since` back without recording anything; a claim
+/// made since (this one was taken over) is left alone.
+pub async fn release(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    since: DateTime<Utc>,
+) -> StoreResult<()> {
+    sqlx::query(
+        "UPDATE conversations SET compacting_since = NULL
+          WHERE tenant = $1 AND conversation_id = $2 AND compacting_since = $3",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(since)
+    .execute(&mut *conn)
+    .await?;
     Ok(())
 }
 

@@ -175,3 +175,51 @@ async fn past_its_daily_budget_a_tenant_gets_extractive_summaries_that_say_so() 
         .unwrap();
     assert_eq!(spent, 94);
 }
+
+/// The ledger refuses every new row, as a full disk or a broken replica would.
+async fn refuse_ledger_rows(app: &TestApp, refuse: bool) {
+    let statements: &[&str] = if refuse {
+        &[
+            "CREATE FUNCTION refuse_ledger_row() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN RAISE EXCEPTION 'the test refuses ledger rows'; END $$",
+            "CREATE TRIGGER refuse_ledger_row BEFORE INSERT ON compactions
+             FOR EACH ROW EXECUTE FUNCTION refuse_ledger_row()",
+        ]
+    } else {
+        &["DROP TRIGGER refuse_ledger_row ON compactions"]
+    };
+    for statement in statements {
+        sqlx::query(statement).execute(&app.pool).await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_compaction_that_cannot_be_recorded_gives_its_claim_back() {
+    let app = crate::helpers::spawn_app().await;
+    app.report("/usage", json!({"conversation_id": "c1", "used": 10})).await;
+    let summary = json!({"conversation_id": "c1", "summary": "the harness's own"});
+    let keyed = |key: &str| {
+        app.post("/summarize")
+            .header("idempotency-key", key)
+            .json(&summary)
+            .send()
+    };
+
+    refuse_ledger_rows(&app, true).await;
+    let (unkeyed, _) = app.post_json("/summarize", &summary).await;
+    let keyed_status = keyed("first-try").await.unwrap().status();
+    let (claimed,): (Option<chrono::DateTime<chrono::Utc>>,) =
+        sqlx::query_as("SELECT compacting_since FROM conversations WHERE conversation_id = 'c1'")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    refuse_ledger_rows(&app, false).await;
+    let (retried, answer) = app.post_json("/summarize", &summary).await;
+
+    assert!(
+        unkeyed >= 500 && keyed_status.is_server_error(),
+        "{unkeyed} {keyed_status}"
+    );
+    assert_eq!(claimed, None, "the failed attempts left the conversation claimed");
+    assert_eq!((retried, answer["success"].as_bool()), (200, Some(true)), "{answer}");
+}
