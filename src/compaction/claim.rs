@@ -2,15 +2,12 @@
 //! the compaction is not recorded (a refusal, a failed write): otherwise the
 //! conversation would answer "busy" until the claim counts as abandoned.
 
-use std::time::{Duration, Instant};
-
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
 use super::CLAIM_ABANDONED_AFTER;
 use crate::domain::{ConversationId, TenantId};
-use crate::store::StoreResult;
-use crate::store::compactions;
+use crate::store::{self, StoreResult, compactions};
 
 /// The conversation and the moment it was claimed: a claim given back late
 /// never frees a claim taken since.
@@ -29,17 +26,9 @@ impl Claim {
             return;
         }
         let pool = pool.clone();
-        tokio::spawn(async move {
-            let mut wait = Duration::from_millis(100);
-            let started = Instant::now();
-            while let Err(err) = self.release(&pool).await {
-                if started.elapsed() > CLAIM_ABANDONED_AFTER {
-                    tracing::warn!(%err, "a compaction's claim could not be given back; it expires by itself");
-                    return;
-                }
-                tokio::time::sleep(wait).await;
-                wait = (wait * 2).min(Duration::from_secs(5));
-            }
+        store::keep_giving_back("a compaction's claim", CLAIM_ABANDONED_AFTER, move || {
+            let (claim, pool) = (self.clone(), pool.clone());
+            async move { claim.release(&pool).await }
         });
     }
 

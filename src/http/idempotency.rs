@@ -9,8 +9,6 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use std::time::{Duration, Instant};
-
 use sqlx::{PgConnection, PgPool};
 use tracing::Instrument;
 
@@ -19,6 +17,7 @@ use super::error::{ApiError, ApiResult};
 use super::extract::{Caller, IdempotencyKey};
 use crate::compaction;
 use crate::domain::TenantId;
+use crate::store;
 use crate::store::idempotency::{self, Claim};
 
 /// A finished JSON answer, as bytes, so a replay can repeat it exactly.
@@ -157,21 +156,11 @@ pub async fn run<E: Effect>(
     .await
 }
 
-/// Gives a failed request's claim back, so its retry can run: at once, or,
-/// when the database is what failed, as soon as it answers again (a claim
-/// left behind would turn every retry away for minutes).
+/// Gives a failed request's key back, so its retry can run.
 fn give_back(pool: PgPool, tenant: TenantId, key: String, fingerprint: Vec<u8>) {
-    tokio::spawn(async move {
-        let mut wait = Duration::from_millis(100);
-        let started = Instant::now();
-        while let Err(err) = idempotency::abandon(&pool, &tenant, &key, &fingerprint).await {
-            if started.elapsed() > idempotency::ABANDONED_AFTER {
-                tracing::warn!(%err, "an idempotency claim could not be given back; it expires by itself");
-                return;
-            }
-            tokio::time::sleep(wait).await;
-            wait = (wait * 2).min(Duration::from_secs(5));
-        }
+    store::keep_giving_back("an idempotency claim", idempotency::ABANDONED_AFTER, move || {
+        let (pool, tenant, key, fingerprint) = (pool.clone(), tenant.clone(), key.clone(), fingerprint.clone());
+        async move { idempotency::abandon(&pool, &tenant, &key, &fingerprint).await }
     });
 }
 
