@@ -27,7 +27,12 @@ impl At {
 
     /// The caller's time when it gave one, else the server's clock.
     pub fn parse_or_now(field: &str, raw: Option<&str>) -> Result<Self, InvalidValue> {
-        raw.map_or_else(|| Ok(Self::now()), |raw| Self::parse(field, raw))
+        Ok(Self::parse_optional(field, raw)?.unwrap_or_else(Self::now))
+    }
+
+    /// The caller's time when it gave one (a span's optional end, say).
+    pub fn parse_optional(field: &str, raw: Option<&str>) -> Result<Option<Self>, InvalidValue> {
+        raw.map(|raw| Self::parse(field, raw)).transpose()
     }
 
     /// Range-checks a time that did not come from text (a query default, say).

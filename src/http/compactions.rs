@@ -145,13 +145,12 @@ pub async fn of_fleet(
     QueryParams(query): QueryParams<FleetQuery>,
 ) -> ApiResult<Json<FleetCompactions>> {
     let limit = page_size(query.limit)?;
-    let time = |field: &str, raw: Option<String>| raw.map(|raw| At::parse(field, &raw).map(At::get)).transpose();
     let before = query.cursor.map(|raw| FleetCursor::parse("cursor", &raw)).transpose()?;
     let filter = FleetFilter {
         trigger: query.trigger,
         success: query.success,
-        since: time("since", query.since)?,
-        until: time("until", query.until)?,
+        since: At::parse_optional("since", query.since.as_deref())?.map(At::get),
+        until: At::parse_optional("until", query.until.as_deref())?.map(At::get),
         before: before.map(|cursor| (cursor.at.get(), cursor.id)),
     };
     let mut transaction = store::begin_fleet_read(&app.pool).await?;

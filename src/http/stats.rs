@@ -84,8 +84,8 @@ pub async fn read(
     caller: Caller,
     QueryParams(query): QueryParams<StatsQuery>,
 ) -> ApiResult<Json<Stats>> {
-    let (since, until) = (time("since", query.since)?, time("until", query.until)?);
-    let (since, until) = (since.map(At::get), until.map(At::get));
+    let since = At::parse_optional("since", query.since.as_deref())?.map(At::get);
+    let until = At::parse_optional("until", query.until.as_deref())?.map(At::get);
     let mut transaction = store::begin_fleet_read(&app.pool).await?;
     let read = stats::read(&mut transaction, &caller.tenant, since, until).await?;
     transaction.commit().await?;
@@ -114,10 +114,6 @@ pub async fn read(
         rollovers: read.rollovers,
         declined_rollovers: read.declined_rollovers,
     }))
-}
-
-fn time(field: &str, raw: Option<String>) -> Result<Option<At>, crate::domain::InvalidValue> {
-    raw.map(|raw| At::parse(field, &raw)).transpose()
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -189,8 +185,8 @@ pub async fn read_series(
         .map_or(Ok(Bucket::Hour), |raw| Bucket::parse("bucket", raw))?;
     let span = Series::new(
         bucket,
-        time("since", query.since)?,
-        time("until", query.until)?,
+        At::parse_optional("since", query.since.as_deref())?,
+        At::parse_optional("until", query.until.as_deref())?,
         At::now(),
     );
     let mut transaction = store::begin_fleet_read(&app.pool).await?;
