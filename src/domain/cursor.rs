@@ -2,17 +2,17 @@
 //! attempt's time and id (the history's order). Opaque to callers; written as
 //! `<microseconds since 1970>_<id>` so it needs no escaping in a URL.
 
-use chrono::DateTime;
+use chrono::{DateTime, Utc};
 
-use super::{At, InvalidValue};
+use super::InvalidValue;
 
-/// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z: the span of [`At`].
+/// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999999Z: the span of [`super::At`].
 const FIRST_MICROS: i64 = -62_135_596_800_000_000;
 const LAST_MICROS: i64 = 253_402_300_799_999_999;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FleetCursor {
-    pub at: At,
+    pub at: DateTime<Utc>,
     pub id: i64,
 }
 
@@ -28,22 +28,21 @@ impl FleetCursor {
         // Only this service's cursors are meaningful, but one that lies beyond
         // the times the ledger can hold still says plainly where to read
         // from: everything before year 10000, or nothing before year 1.
-        let micros = micros.clamp(FIRST_MICROS, LAST_MICROS);
-        let time = DateTime::from_timestamp_micros(micros).ok_or_else(refused)?;
-        let at = At::from_datetime(field, time).map_err(|_| refused())?;
+        let at = DateTime::from_timestamp_micros(micros.clamp(FIRST_MICROS, LAST_MICROS)).ok_or_else(refused)?;
         Ok(Self { at, id })
     }
 }
 
 impl std::fmt::Display for FleetCursor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}_{}", self.at.get().timestamp_micros(), self.id)
+        write!(f, "{}_{}", self.at.timestamp_micros(), self.id)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::At;
 
     #[test]
     fn a_cursor_reads_back_what_it_wrote() {
@@ -53,7 +52,7 @@ mod tests {
             "9999-12-31T23:59:59.999999Z",
         ] {
             let cursor = FleetCursor {
-                at: At::parse("at", time).unwrap(),
+                at: At::parse("at", time).unwrap().get(),
                 id: 42,
             };
             assert_eq!(FleetCursor::parse("cursor", &cursor.to_string()), Ok(cursor), "{time}");
@@ -63,9 +62,9 @@ mod tests {
     #[test]
     fn a_time_beyond_the_ledgers_years_reads_from_its_end() {
         let late = FleetCursor::parse("cursor", "999999999999999999_7").unwrap();
-        assert_eq!(late.at, At::parse("at", "9999-12-31T23:59:59.999999Z").unwrap());
+        assert_eq!(late.at, At::parse("at", "9999-12-31T23:59:59.999999Z").unwrap().get());
         let early = FleetCursor::parse("cursor", "-999999999999999999_7").unwrap();
-        assert_eq!(early.at, At::parse("at", "0001-01-01T00:00:00Z").unwrap());
+        assert_eq!(early.at, At::parse("at", "0001-01-01T00:00:00Z").unwrap().get());
         assert_eq!(early.id, 7);
     }
 

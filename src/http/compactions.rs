@@ -151,7 +151,7 @@ pub async fn of_fleet(
         success: query.success,
         since: At::parse_optional("since", query.since.as_deref())?.map(At::get),
         until: At::parse_optional("until", query.until.as_deref())?.map(At::get),
-        before: before.map(|cursor| (cursor.at.get(), cursor.id)),
+        before,
     };
     let mut transaction = store::begin_fleet_read(&app.pool).await?;
     let rows = compactions::of_fleet(&mut transaction, &caller.tenant, &filter, limit.into()).await?;
@@ -159,8 +159,13 @@ pub async fn of_fleet(
     let next_cursor = (rows.len() == limit as usize)
         .then(|| rows.last())
         .flatten()
-        .map(|last| At::from_datetime("at", last.at).map(|at| FleetCursor { at, id: last.id }.to_string()))
-        .transpose()?;
+        .map(|last| {
+            FleetCursor {
+                at: last.at,
+                id: last.id,
+            }
+            .to_string()
+        });
     Ok(Json(FleetCompactions {
         compactions: views(rows)?,
         next_cursor,

@@ -11,7 +11,7 @@ use sqlx::{PgConnection, Row};
 
 use super::state::{STATE_COLUMNS, bind_state};
 use super::{StoreResult, StoredConversation, count_of, db_count};
-use crate::domain::{ConversationId, TenantId};
+use crate::domain::{ConversationId, FleetCursor, TenantId};
 use crate::policy::Trigger;
 
 /// Why a conversation could not be claimed.
@@ -333,7 +333,7 @@ pub struct FleetFilter {
     pub until: Option<DateTime<Utc>>,
     /// Only attempts before this one in the history's order: the previous
     /// page's last, by its time and id.
-    pub before: Option<(DateTime<Utc>, i64)>,
+    pub before: Option<FleetCursor>,
 }
 
 /// The tenant's attempts across conversations, newest first by their time
@@ -359,8 +359,8 @@ pub async fn of_fleet(
     .bind(filter.success)
     .bind(filter.since)
     .bind(filter.until)
-    .bind(filter.before.map(|(at, _)| at))
-    .bind(filter.before.map(|(_, id)| id))
+    .bind(filter.before.map(|cursor| cursor.at))
+    .bind(filter.before.map(|cursor| cursor.id))
     .bind(limit)
     .fetch_all(&mut *conn)
     .await?;
