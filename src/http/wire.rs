@@ -78,20 +78,14 @@ wire_name!(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompactionTrigger(pub Trigger);
 
-fn compaction_triggers() -> impl Iterator<Item = Trigger> {
-    Trigger::ALL
-        .into_iter()
-        .filter(|trigger| trigger.is_compaction_trigger())
-}
-
 impl<'de> Deserialize<'de> for CompactionTrigger {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let name = Cow::<str>::deserialize(deserializer)?;
-        compaction_triggers()
+        Trigger::compaction_triggers()
             .find(|trigger| trigger.as_str() == name)
             .map(CompactionTrigger)
             .ok_or_else(|| {
-                let names: Vec<_> = compaction_triggers().map(Trigger::as_str).collect();
+                let names: Vec<_> = Trigger::compaction_triggers().map(Trigger::as_str).collect();
                 D::Error::custom(format!("unknown value `{name}`, expected one of: {}", names.join(", ")))
             })
     }
@@ -102,7 +96,7 @@ impl utoipa::PartialSchema for CompactionTrigger {
         ObjectBuilder::new()
             .schema_type(Type::String)
             .description(Some("What a compaction is recorded as (the ledger's trigger names)."))
-            .enum_values(Some(compaction_triggers().map(Trigger::as_str)))
+            .enum_values(Some(Trigger::compaction_triggers().map(Trigger::as_str)))
             .build()
             .into()
     }

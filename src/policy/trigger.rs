@@ -69,6 +69,11 @@ impl Trigger {
         !matches!(self, Self::CacheCold | Self::LongAway)
     }
 
+    /// Every trigger the ledger may hold.
+    pub fn compaction_triggers() -> impl Iterator<Item = Self> {
+        Self::ALL.into_iter().filter(|trigger| trigger.is_compaction_trigger())
+    }
+
     /// The context will overflow: with a guard, the way out is a new
     /// conversation, not waiting.
     pub const fn is_size_trigger(self) -> bool {

@@ -58,7 +58,7 @@ pub async fn read(
     .bind(tenant.as_str())
     .bind(since)
     .bind(until)
-    .bind(Trigger::ALL.map(Trigger::as_str).as_slice())
+    .bind(Trigger::compaction_triggers().map(Trigger::as_str).collect::<Vec<_>>())
     .fetch_all(&mut *conn)
     .await?
     .iter()
