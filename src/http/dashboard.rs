@@ -13,49 +13,31 @@ use axum::routing::get;
 use super::AppState;
 use super::error::ApiError;
 
-/// (name, content type, contents)
-const FILES: [(&str, &str, &str); 8] = [
-    (
-        "index.html",
-        "text/html; charset=utf-8",
-        include_str!("../../assets/dashboard/index.html"),
-    ),
-    (
-        "app.css",
-        "text/css; charset=utf-8",
-        include_str!("../../assets/dashboard/app.css"),
-    ),
-    (
-        "app.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../assets/dashboard/app.js"),
-    ),
-    (
-        "api.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../assets/dashboard/api.js"),
-    ),
-    (
-        "chart.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../assets/dashboard/chart.js"),
-    ),
-    (
-        "conversation.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../assets/dashboard/conversation.js"),
-    ),
-    (
-        "fleet.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../assets/dashboard/fleet.js"),
-    ),
-    (
-        "format.js",
-        "text/javascript; charset=utf-8",
-        include_str!("../../assets/dashboard/format.js"),
-    ),
-];
+/// Each file's name and contents, built in.
+macro_rules! files {
+    ($($name:literal),* $(,)?) => {
+        [$(($name, include_str!(concat!("../../assets/dashboard/", $name)))),*]
+    };
+}
+
+const FILES: [(&str, &str); 8] = files!(
+    "index.html",
+    "app.css",
+    "app.js",
+    "api.js",
+    "chart.js",
+    "conversation.js",
+    "fleet.js",
+    "format.js",
+);
+
+fn content_type(name: &str) -> &'static str {
+    match name.rsplit_once('.').map(|(_, extension)| extension) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        _ => "text/javascript; charset=utf-8",
+    }
+}
 
 /// The browser may load nothing from anywhere but this service.
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; \
@@ -72,12 +54,12 @@ pub fn router() -> Router<AppState> {
 }
 
 fn file(name: &str) -> Response {
-    let Some((_, content_type, contents)) = FILES.iter().find(|(known, _, _)| *known == name) else {
+    let Some((name, contents)) = FILES.iter().find(|(known, _)| *known == name) else {
         return ApiError::NotFound(format!("the dashboard has no file {name:?}")).into_response();
     };
     let mut response = (*contents).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type(name)));
     // Small files, and a new version must show at once: revalidate each time.
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(POLICY));
