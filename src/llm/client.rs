@@ -124,9 +124,11 @@ impl LlmClient {
         });
         let model = request.model.clone();
         let took = started.elapsed().as_secs_f64();
+        let label = if outcome.is_ok() { "ok" } else { "error" };
+        metrics::histogram!("compactd_upstream_call_duration_seconds", "model" => model.clone(), "outcome" => label)
+            .record(took);
         match &outcome {
             Ok(completion) => {
-                metrics::histogram!("compactd_upstream_call_duration_seconds", "model" => model.clone(), "outcome" => "ok").record(took);
                 let tokens = [("input", completion.input_tokens), ("output", completion.output_tokens)];
                 for (direction, count) in tokens {
                     metrics::counter!("compactd_upstream_tokens_total", "model" => model.clone(), "direction" => direction)
@@ -134,8 +136,6 @@ impl LlmClient {
                 }
             }
             Err(error) => {
-                metrics::histogram!("compactd_upstream_call_duration_seconds", "model" => model.clone(), "outcome" => "error")
-                    .record(took);
                 metrics::counter!("compactd_upstream_errors_total", "model" => model, "kind" => error.kind())
                     .increment(1);
                 tracing::warn!(%error, attempts = attempts.load(Ordering::Relaxed), "upstream call failed");
