@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::must_keep::{identifiers, prohibitions};
+use super::keep::{identifiers, prohibitions};
 use super::transcript::{Message, Role, fence, render};
 
 /// Changes whenever the prompt's text does.

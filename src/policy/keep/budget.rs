@@ -1,0 +1,528 @@
+//! The budget (SPEC §4): every summary, whoever wrote it, fits
+//! `summary_max_tokens`, filled in tier order — the latest request, every
+//! prohibition, what the user named, files changed, the narrative, what the
+//! assistant named, what tool output showed that was mentioned again — and
+//! what does not fit is parked: counted, said on the summary's last line,
+//! findable. The keep guard appends each guarded item the narrative lacks,
+//! once, under a pinned heading.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use super::KeepKind;
+pub use super::narrative::Shape;
+use super::narrative::{KEPT_HEADING, fit_narrative, parked_line};
+use super::set::{KeepItem, KeepSet, Tier};
+
+/// No summary's budget is smaller than this.
+pub const MIN_SUMMARY_TOKENS: u64 = 500;
+
+/// A conversation's budget: the configured maximum, at most a twentieth of
+/// its window (when known), at least [`MIN_SUMMARY_TOKENS`].
+pub fn summary_max_tokens(configured: u64, window: u64) -> u64 {
+    let limit = if window > 0 {
+        configured.min(window / 20)
+    } else {
+        configured
+    };
+    limit.max(MIN_SUMMARY_TOKENS)
+}
+
+/// What became of one kind's items in one summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KindFigures {
+    /// Items the summary was to carry.
+    pub checked: u64,
+    /// Already in the writer's narrative, word for word.
+    pub present: u64,
+    /// Appended by the keep guard.
+    pub appended: u64,
+    /// Did not fit: kept in the keep set and the stored turns only.
+    pub parked: u64,
+}
+
+impl KindFigures {
+    fn add(&mut self, other: &Self) {
+        self.checked += other.checked;
+        self.present += other.present;
+        self.appended += other.appended;
+        self.parked += other.parked;
+    }
+}
+
+/// What became of a summary's items, by kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeepFigures {
+    pub by_kind: BTreeMap<KeepKind, KindFigures>,
+}
+
+impl KeepFigures {
+    pub fn total(&self) -> KindFigures {
+        let mut total = KindFigures::default();
+        for figures in self.by_kind.values() {
+            total.add(figures);
+        }
+        total
+    }
+
+    fn count(&mut self, kind: KeepKind, outcome: Outcome) {
+        let figures = self.by_kind.entry(kind).or_default();
+        figures.checked += 1;
+        match outcome {
+            Outcome::Present => figures.present += 1,
+            Outcome::Appended => figures.appended += 1,
+            Outcome::Parked => figures.parked += 1,
+        }
+    }
+}
+
+/// A summary fitted to its budget.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fitted {
+    pub text: String,
+    pub tokens: u64,
+    pub figures: KeepFigures,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Present,
+    Appended,
+    Parked,
+}
+
+fn squeezed(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '/' | '\\' | '-')
+}
+
+/// Whether `haystack` (squeezed) holds `item` word for word: a sentence
+/// anywhere, a name only where it stands on its own (`src/a.rs` is not in
+/// `xsrc/a.rs.bak`).
+fn holds(haystack: &str, item: &KeepItem) -> bool {
+    let needle = squeezed(&item.text);
+    if needle.is_empty() {
+        return true;
+    }
+    if matches!(item.kind, KeepKind::Request | KeepKind::Prohibition | KeepKind::Command) {
+        return haystack.contains(&needle);
+    }
+    haystack.match_indices(&needle).any(|(at, _)| {
+        let before = haystack[..at].chars().next_back();
+        let rest = &haystack[at + needle.len()..];
+        let mut after = rest.chars();
+        let free_before = before.is_none_or(|c| !is_name_char(c) && c != '.');
+        let free_after = match after.next() {
+            None => true,
+            Some('.') => after.next().is_none_or(|c| !c.is_alphanumeric()),
+            Some(c) => !is_name_char(c),
+        };
+        free_before && free_after
+    })
+}
+
+/// The line an item is appended on: tier 1 and 2 items each have their
+/// own; named items share one line per kind (or per tier past the narrative).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Line {
+    Request,
+    Rule,
+    Named(KeepKind),
+    FilesChanged,
+    ByAssistant,
+    InToolOutput,
+}
+
+impl Line {
+    fn of(tier: Tier, kind: KeepKind) -> Self {
+        match tier {
+            Tier::Request => Self::Request,
+            Tier::Prohibition => Self::Rule,
+            Tier::NamedByUser => Self::Named(kind),
+            Tier::FileChanged => Self::FilesChanged,
+            Tier::NamedByAssistant => Self::ByAssistant,
+            Tier::SeenInToolOutput => Self::InToolOutput,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Request => "- Latest request: ",
+            Self::Rule => "- Rule: ",
+            Self::Named(KeepKind::Path) => "- Paths: ",
+            Self::Named(KeepKind::Url) => "- URLs: ",
+            Self::Named(KeepKind::Id) => "- Ids: ",
+            Self::Named(KeepKind::Command) => "- Commands: ",
+            Self::Named(_) => "- Quantities: ",
+            Self::FilesChanged => "- Files changed: ",
+            Self::ByAssistant => "- Also named by the agent: ",
+            Self::InToolOutput => "- Seen in tool output and mentioned again: ",
+        }
+    }
+
+    /// Rules and the request stand one to a line.
+    fn one_per_line(self) -> bool {
+        matches!(self, Self::Request | Self::Rule)
+    }
+
+    fn separator(self) -> &'static str {
+        match self {
+            Self::Named(KeepKind::Path | KeepKind::Url | KeepKind::Id | KeepKind::Quantity) | Self::FilesChanged => {
+                ", "
+            }
+            _ => "; ",
+        }
+    }
+}
+
+struct Candidate<'a> {
+    tier: Tier,
+    line: Line,
+    item: &'a KeepItem,
+}
+
+/// The appended section for `chosen` (in tier order), or "" when empty.
+fn render(chosen: &[&Candidate]) -> String {
+    let mut lines: BTreeMap<Line, Vec<&str>> = BTreeMap::new();
+    let mut singles: Vec<(Line, &str)> = Vec::new();
+    for candidate in chosen {
+        if candidate.line.one_per_line() {
+            singles.push((candidate.line, candidate.item.text.as_str()));
+        } else {
+            lines
+                .entry(candidate.line)
+                .or_default()
+                .push(candidate.item.text.as_str());
+        }
+    }
+    if singles.is_empty() && lines.is_empty() {
+        return String::new();
+    }
+    let mut out = vec![KEPT_HEADING.to_owned()];
+    singles.sort_by_key(|(line, _)| *line);
+    out.extend(singles.iter().map(|(line, text)| format!("{}{text}", line.label())));
+    out.extend(
+        lines
+            .iter()
+            .map(|(line, texts)| format!("{}{}", line.label(), texts.join(line.separator()))),
+    );
+    out.join("\n")
+}
+
+fn assemble(narrative: &str, appended: &str, parked: usize) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for part in [narrative.trim(), appended] {
+        if !part.is_empty() {
+            parts.push(part.to_owned());
+        }
+    }
+    if parked > 0 {
+        parts.push(parked_line(parked));
+    }
+    parts.join("\n\n")
+}
+
+/// The summary of `narrative` and the keep set within `max_tokens`, with
+/// what became of every item the summary was to carry.
+pub fn fit(narrative: &str, shape: Shape, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> Fitted {
+    let candidates: Vec<Candidate> = set
+        .ranked()
+        .into_iter()
+        .map(|(tier, item)| Candidate {
+            tier,
+            line: Line::of(tier, item.kind),
+            item,
+        })
+        .collect();
+    // Room the heading, the blank lines and the parked line take.
+    let overhead = count(&format!("\n\n{KEPT_HEADING}\n\n\n")) + count(&parked_line(candidates.len().max(10)));
+    let room = max_tokens.saturating_sub(overhead);
+    // What an item costs on its line, whether or not it opens the line.
+    let cost = |candidate: &Candidate, opens_line: bool| {
+        let prefix = if opens_line || candidate.line.one_per_line() {
+            format!("\n{}", candidate.line.label())
+        } else {
+            candidate.line.separator().to_owned()
+        };
+        count(&format!("{prefix}{}", candidate.item.text))
+    };
+    // Tiers 1–4, in order, while they fit (1 always; 2 parked only when 1–2
+    // alone are over the budget).
+    let mut admitted: Vec<usize> = Vec::new();
+    let mut used = 0_u64;
+    let mut opened: HashSet<Line> = HashSet::new();
+    for (at, candidate) in candidates.iter().enumerate().filter(|(_, c)| c.tier.is_guarded()) {
+        let price = cost(candidate, !opened.contains(&candidate.line));
+        if candidate.tier == Tier::Request || used + price <= room {
+            used += price;
+            opened.insert(candidate.line);
+            admitted.push(at);
+        }
+    }
+    // The narrative takes the room the admitted items it lacks leave; the
+    // longer it may be, the more of them it holds, so it grows to a fixed point.
+    let price_of_missing = |narrative: &str, admitted: &[usize]| -> u64 {
+        let haystack = squeezed(narrative);
+        let mut opened = HashSet::new();
+        admitted
+            .iter()
+            .map(|at| &candidates[*at])
+            .filter(|candidate| !holds(&haystack, candidate.item))
+            .map(|candidate| cost(candidate, opened.insert(candidate.line)))
+            .sum()
+    };
+    let mut narrative_room = room.saturating_sub(used);
+    let mut fitted_narrative = fit_narrative(narrative, shape, narrative_room, count);
+    for _ in 0..6 {
+        let larger_room = room.saturating_sub(price_of_missing(&fitted_narrative, &admitted));
+        if larger_room <= narrative_room {
+            break;
+        }
+        let larger = fit_narrative(narrative, shape, larger_room, count);
+        if count(&larger) + price_of_missing(&larger, &admitted) > room {
+            break;
+        }
+        narrative_room = larger_room;
+        fitted_narrative = larger;
+    }
+    // Tiers 6–7 fill what is left.
+    let mut used = count(&fitted_narrative) + price_of_missing(&fitted_narrative, &admitted);
+    let haystack = squeezed(&fitted_narrative);
+    for (at, candidate) in candidates.iter().enumerate().filter(|(_, c)| !c.tier.is_guarded()) {
+        if holds(&haystack, candidate.item) {
+            admitted.push(at);
+            continue;
+        }
+        let price = cost(candidate, !opened.contains(&candidate.line));
+        if used + price <= room {
+            used += price;
+            opened.insert(candidate.line);
+            admitted.push(at);
+        }
+    }
+    // Assemble, and give way until the whole, counted exactly, fits:
+    // the lowest tiers first, then the narrative, never the request.
+    loop {
+        let (text, figures) = settle(&candidates, &admitted, &fitted_narrative);
+        let tokens = count(&text);
+        if tokens <= max_tokens {
+            return Fitted { text, tokens, figures };
+        }
+        let droppable = admitted.iter().rposition(|at| candidates[*at].tier > Tier::FileChanged);
+        if let Some(position) = droppable {
+            admitted.remove(position);
+            continue;
+        }
+        if !fitted_narrative.is_empty() {
+            let smaller = count(&fitted_narrative) * 9 / 10;
+            fitted_narrative = fit_narrative(narrative, shape, smaller, count);
+            if smaller == 0 {
+                fitted_narrative.clear();
+            }
+            continue;
+        }
+        match admitted.iter().rposition(|at| candidates[*at].tier != Tier::Request) {
+            Some(position) => {
+                admitted.remove(position);
+            }
+            None => return Fitted { text, tokens, figures },
+        }
+    }
+}
+
+/// The summary text for the admitted candidates, and what became of each
+/// candidate: present in the narrative (or in a line already appended),
+/// appended, or parked.
+fn settle(candidates: &[Candidate], admitted: &[usize], narrative: &str) -> (String, KeepFigures) {
+    let haystack = squeezed(narrative);
+    let admitted: HashSet<usize> = admitted.iter().copied().collect();
+    let mut figures = KeepFigures::default();
+    let mut appended: Vec<&Candidate> = Vec::new();
+    let mut appended_texts: HashSet<&str> = HashSet::new();
+    let mut parked = 0;
+    for (at, candidate) in candidates.iter().enumerate() {
+        let outcome = if holds(&haystack, candidate.item) || appended_texts.contains(candidate.item.text.as_str()) {
+            Outcome::Present
+        } else if admitted.contains(&at) {
+            appended.push(candidate);
+            appended_texts.insert(candidate.item.text.as_str());
+            Outcome::Appended
+        } else {
+            parked += 1;
+            Outcome::Parked
+        };
+        figures.count(candidate.item.kind, outcome);
+    }
+    (assemble(narrative, &render(&appended), parked), figures)
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Utc};
+
+    use super::*;
+    use crate::policy::keep::set::Place;
+    use crate::policy::keep::{Sighting, Source};
+
+    fn words(text: &str) -> u64 {
+        text.split_whitespace().count() as u64
+    }
+
+    fn place(turn: i64) -> Place {
+        Place {
+            conversation_id: "c".into(),
+            turn_id: Some(turn),
+            compaction_seq: None,
+            message: None,
+            at: DateTime::<Utc>::UNIX_EPOCH,
+        }
+    }
+
+    fn set_of(items: &[(KeepKind, &str, Source)]) -> KeepSet {
+        let mut set = KeepSet::default();
+        for (turn, (kind, text, source)) in items.iter().enumerate() {
+            let sighting = Sighting {
+                kind: *kind,
+                text: (*text).into(),
+                source: *source,
+            };
+            set.observe(&[sighting], &place(turn as i64));
+        }
+        set
+    }
+
+    #[test]
+    fn the_budget_is_a_twentieth_of_the_window_within_its_bounds() {
+        assert_eq!(summary_max_tokens(4_000, 200_000), 4_000);
+        assert_eq!(summary_max_tokens(4_000, 30_000), 1_500);
+        assert_eq!(summary_max_tokens(4_000, 8_000), MIN_SUMMARY_TOKENS);
+        assert_eq!(summary_max_tokens(4_000, 0), 4_000);
+    }
+
+    #[test]
+    fn missing_items_are_appended_once_under_the_heading() {
+        let set = set_of(&[
+            (KeepKind::Request, "Deploy 4711 to staging", Source::User),
+            (KeepKind::Prohibition, "Never force-push to main.", Source::User),
+            (KeepKind::Path, "/srv/app", Source::User),
+            (KeepKind::Path, "src/lib.rs", Source::User),
+            (KeepKind::FileChanged, "src/lib.rs", Source::ToolCall),
+        ]);
+        let fitted = fit("We edited src/lib.rs and deployed.", Shape::Prose, &set, 200, &words);
+        assert_eq!(
+            fitted.text,
+            format!(
+                "We edited src/lib.rs and deployed.\n\n{KEPT_HEADING}\n- Latest request: Deploy 4711 to staging\n- Rule: Never force-push to main.\n- Paths: /srv/app"
+            )
+        );
+        let total = fitted.figures.total();
+        assert_eq!(
+            (total.checked, total.present, total.appended, total.parked),
+            (5, 2, 3, 0)
+        );
+    }
+
+    #[test]
+    fn a_complete_narrative_is_left_alone() {
+        let set = set_of(&[(KeepKind::Request, "Ship it", Source::User)]);
+        let fitted = fit("The user said: Ship it", Shape::Prose, &set, 100, &words);
+        assert_eq!(fitted.text, "The user said: Ship it");
+    }
+
+    #[test]
+    fn every_summary_fits_its_budget_and_says_what_it_parked() {
+        let mut items: Vec<(KeepKind, String, Source)> = (0..200)
+            .map(|i| (KeepKind::Path, format!("src/module_{i}/file.rs"), Source::User))
+            .collect();
+        items.push((KeepKind::Request, "Finish the migration".into(), Source::User));
+        let items: Vec<(KeepKind, &str, Source)> = items.iter().map(|(k, t, s)| (*k, t.as_str(), *s)).collect();
+        let set = set_of(&items);
+        let narrative = "A long story. ".repeat(200);
+        let fitted = fit(&narrative, Shape::Prose, &set, 120, &words);
+        assert!(fitted.tokens <= 120, "{} tokens", fitted.tokens);
+        assert_eq!(fitted.tokens, words(&fitted.text));
+        assert!(fitted.text.contains("- Latest request: Finish the migration"));
+        let total = fitted.figures.total();
+        assert!(total.parked > 0);
+        assert!(
+            fitted.text.ends_with(&parked_line(total.parked as usize)),
+            "{}",
+            fitted.text
+        );
+        assert!(fitted.text.contains("src/module_199/file.rs"), "the newest first");
+    }
+
+    #[test]
+    fn rules_outrank_the_narrative_and_the_oldest_rule_is_parked_last_of_all() {
+        let rules: Vec<String> = (0..40).map(|i| format!("Never do thing number {i} at all.")).collect();
+        let mut items: Vec<(KeepKind, &str, Source)> = rules
+            .iter()
+            .map(|r| (KeepKind::Prohibition, r.as_str(), Source::User))
+            .collect();
+        items.push((KeepKind::Path, "user/named.rs", Source::User));
+        let set = set_of(&items);
+        let fitted = fit(
+            &"Narrative that does not fit. ".repeat(5),
+            Shape::Prose,
+            &set,
+            100,
+            &words,
+        );
+        assert!(fitted.tokens <= 100);
+        assert!(!fitted.text.contains("Narrative"), "{}", fitted.text);
+        assert!(fitted.text.contains("thing number 39"));
+        assert!(!fitted.text.contains("thing number 0 "), "{}", fitted.text);
+        assert!(fitted.figures.by_kind[&KeepKind::Prohibition].parked > 0);
+    }
+
+    #[test]
+    fn names_are_present_only_where_they_stand_alone() {
+        let set = set_of(&[(KeepKind::Path, "src/a.rs", Source::User)]);
+        assert!(
+            fit("Backed up xsrc/a.rs.bak.", Shape::Prose, &set, 100, &words)
+                .text
+                .contains("- Paths: src/a.rs")
+        );
+        assert_eq!(
+            fit("Edited src/a.rs.", Shape::Prose, &set, 100, &words).text,
+            "Edited src/a.rs."
+        );
+    }
+
+    #[test]
+    fn the_agents_names_fill_what_the_narrative_leaves() {
+        let set = set_of(&[
+            (KeepKind::Path, "agent/one.rs", Source::Assistant),
+            (KeepKind::Path, "only/tool.rs", Source::ToolResult),
+        ]);
+        let fitted = fit("Short.", Shape::Prose, &set, 100, &words);
+        assert!(
+            fitted.text.contains("- Also named by the agent: agent/one.rs"),
+            "{}",
+            fitted.text
+        );
+        assert!(!fitted.text.contains("only/tool.rs"));
+    }
+
+    #[test]
+    fn the_same_inputs_give_the_same_summary() {
+        let set = set_of(&[
+            (KeepKind::Path, "b.rs", Source::User),
+            (KeepKind::Path, "a.rs", Source::User),
+            (KeepKind::Quantity, "774ms", Source::User),
+        ]);
+        let first = fit("n", Shape::Prose, &set, 100, &words);
+        let again = fit(
+            "n",
+            Shape::Prose,
+            &KeepSet::new(set.items().to_vec(), set.clock()),
+            100,
+            &words,
+        );
+        assert_eq!(first, again);
+    }
+}

@@ -1,0 +1,427 @@
+//! Things a conversation names (SPEC §4): paths, URLs, ids and quantities,
+//! found in text. Junk is not an identifier: markup (`/div`), SVG path data,
+//! bare numbers with no unit, fragments of fewer than 7 hex digits, dates,
+//! fractions and words joined by a slash (`and/or`, `TCP/IP`).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::KeepKind;
+
+/// An item's text is kept verbatim up to this many characters.
+pub const MAX_CHARS: usize = 300;
+
+static URL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)\b(?:https?|ftp|wss?|ssh|git|file)://[^\s<>"'`\]\[{}|\\^]+"#).expect("a valid pattern")
+});
+/// `/abs/path`, `~/x`, `./x`, `../x`, `rel/a/b`, `C:\x\y`.
+static PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?:~|\.{1,2})?/[\w.@+\-]+(?:/[\w.@+\-]+)*/?|\b[\w@+\-][\w.@+\-]*(?:/[\w.@+\-]+)+/?|\b[A-Za-z]:\\[\w.\-\\]+",
+    )
+    .expect("a valid pattern")
+});
+/// A file named without a folder: `parser.py`, `Cargo.toml`, `Dockerfile`, `.env`.
+static FILE_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?:\b[\w\-][\w.\-]*\.(?:",
+        "rs|py|pyi|ts|tsx|js|jsx|mjs|cjs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|fs|swift|mm|dart|lua|jl|ex|exs|erl|hrl|hs|ml|mli|clj|cljs|elm|zig|nim|sol|",
+        "sh|bash|zsh|fish|ps1|bat|sql|md|mdx|rst|txt|adoc|json|jsonl|yaml|yml|toml|ini|cfg|conf|env|xml|html|htm|css|scss|sass|less|vue|svelte|astro|",
+        "proto|graphql|gql|tf|tfvars|hcl|lock|csv|tsv|ipynb|pdf|png|jpg|jpeg|gif|svg|webp|ico|wasm|so|dll|dylib|log|gradle|properties|plist|pem|crt|db|sqlite|",
+        "parquet|tar|gz|tgz|zip|patch|diff|mod|sum|nix|service|ejs|hbs|njk|j2|tmpl|tpl|prisma|http",
+        r")\b|\b(?:Dockerfile|Makefile|Justfile|Gemfile|Rakefile|Procfile|Brewfile|Vagrantfile|Jenkinsfile|Caddyfile|Containerfile)\b",
+        r"|(?:^|[\s(`'])\.(?:gitignore|dockerignore|env(?:\.[\w]+)?|editorconfig|npmrc|nvmrc|bashrc|zshrc|profile|prettierrc|eslintrc(?:\.\w+)?)\b)",
+    ))
+    .expect("a valid pattern")
+});
+static UUID: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+        .expect("a valid pattern")
+});
+static HEX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(?:[0-9a-f]{7,64}|[0-9A-F]{7,64})\b").expect("a valid pattern"));
+static VERSION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bv?\d+\.\d+\.\d+(?:-[0-9A-Za-z.\-]+)?(?:\+[0-9A-Za-z.\-]+)?\b|\bv\d+(?:\.\d+)+\b")
+        .expect("a valid pattern")
+});
+static TICKET: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b([A-Z][A-Z0-9]{1,9})-\d+\b").expect("a valid pattern"));
+static ISSUE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?:^|[\s(\[,])(#\d{2,})\b").expect("a valid pattern"));
+static ERROR_CODE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b[A-Z]{1,4}\d{3,6}\b").expect("a valid pattern"));
+/// `req_8f3a2`, `job-77aa1`, `build_4711`: a word joined to a code.
+static JOINED_ID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b[A-Za-z][A-Za-z0-9]*(?:[_\-][A-Za-z0-9]+)+\b").expect("a valid pattern"));
+
+const MEASURE_UNITS: &str = "ms|µs|us|ns|sec|secs|seconds|second|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|KB|MB|GB|TB|PB|KiB|MiB|GiB|TiB|kB|bytes|bits?|Kbps|Mbps|Gbps|px|pt|em|rem|vh|vw|dpi|fps|Hz|kHz|MHz|GHz|°C|°F|kW|mAh|rps|qps|tps|req/s|ops/s|tok/s|tokens/s";
+/// One-letter units are glued to their number (`30s`, `48k`, `3x`).
+const LETTER_UNITS: &str = "[smhdkKMBGx]";
+const COUNT_UNITS: &str = "nodes|tokens|lines|files|rows|records|items|requests|users|tests|errors|warnings|commits|cores|threads|connections|workers|replicas|pods|retries|attempts|steps|epochs|iterations|samples|chars|characters|words|pages|entries|messages|turns|calls|queries|keys|documents|docs|vectors|dimensions|params|parameters|layers|instances|servers|containers|services|packages|dependencies|issues|bugs|failures";
+
+/// `774ms`, `1.5 GB`, `48,987 nodes`, `95%`, `3x`.
+static QUANTITY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?:\b\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\b\d+(?:\.\d+)?)(?:\s?(?:{MEASURE_UNITS}|{COUNT_UNITS})\b|{LETTER_UNITS}\b|\s?%)"
+    ))
+    .expect("a valid pattern")
+});
+/// `timeout=30s`, `max_tokens: 1000`, `port 5433`, `exit code 137`.
+static SETTING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b[A-Za-z_][A-Za-z0-9_.\-]{{2,40}}\s?[=:]\s?\d[\d,._]*(?:\s?(?:{MEASURE_UNITS})\b|{LETTER_UNITS}\b|%)?|\b(?:port|pid|build|run|job|pr|pull request|issue|ticket|order|invoice|exit code|status code|http|error|uid|gid|line|version|attempt|step|phase|round)\s+#?\d+\b"
+    ))
+    .expect("a valid pattern")
+});
+
+/// Folders that start relative paths people name (`src/policy`, `tests/api`).
+const COMMON_FOLDERS: &[&str] = &[
+    "src",
+    "lib",
+    "test",
+    "tests",
+    "app",
+    "apps",
+    "docs",
+    "bin",
+    "pkg",
+    "cmd",
+    "internal",
+    "packages",
+    "crates",
+    "scripts",
+    "config",
+    "public",
+    "assets",
+    "include",
+    "examples",
+    "bench",
+    "benches",
+    "migrations",
+    "components",
+    "pages",
+    "tools",
+    "vendor",
+    "deploy",
+    "infra",
+    ".github",
+    ".claude",
+    ".vscode",
+    ".codex",
+    "node_modules",
+    "target",
+    "build",
+    "dist",
+];
+
+/// Framework names that look like file names.
+const NOT_FILES: &[&str] = &[
+    "node.js",
+    "vue.js",
+    "next.js",
+    "nuxt.js",
+    "express.js",
+    "three.js",
+    "d3.js",
+    "chart.js",
+    "react.js",
+    "ember.js",
+    "alpine.js",
+    "p5.js",
+    "backbone.js",
+    "angular.js",
+    "solid.js",
+    "socket.io",
+    "nest.js",
+    "hono.js",
+];
+
+/// Ticket-shaped names that are standards, not tickets.
+const NOT_TICKETS: &[&str] = &[
+    "UTF", "SHA", "AES", "ISO", "MD", "GPT", "ES", "ECMA", "ANSI", "RSA", "HS", "RS", "PS", "X", "TLS", "SSL",
+];
+
+fn trim_trailing(text: &str) -> &str {
+    text.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}', '\'', '"', '`'])
+}
+
+fn is_numeric(segment: &str) -> bool {
+    !segment.is_empty()
+        && segment
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '-' || c == '_')
+}
+
+/// Whether a path candidate names a file or folder rather than markup,
+/// a date, a fraction or a pair of words.
+fn is_path(text: &str, before: Option<char>, after: Option<char>) -> bool {
+    if matches!(before, Some('<' | '\\')) || after == Some('>') {
+        return false;
+    }
+    if before.is_some_and(|c| c.is_alphanumeric() || c == '_') && text.starts_with('/') {
+        return false;
+    }
+    let body = text.trim_start_matches('~').trim_start_matches('.');
+    let segments: Vec<&str> = body.split(['/', '\\']).filter(|s| !s.is_empty()).collect();
+    if segments.is_empty() || segments.iter().all(|s| is_numeric(s)) {
+        return false;
+    }
+    if !segments.iter().any(|s| s.chars().any(char::is_alphabetic)) {
+        return false;
+    }
+    let last = segments[segments.len() - 1];
+    let has_extension = last.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && (1..=10).contains(&ext.len()) && ext.chars().any(char::is_alphabetic)
+    });
+    let rooted = text.starts_with(['/', '~', '.']) || text.contains('\\');
+    if rooted {
+        // `/div`, `/span`, `/tmp`: one bare segment under the root is markup
+        // or too vague to keep.
+        return segments.len() >= 2
+            || has_extension
+            || text.starts_with("~/")
+            || text.starts_with("./")
+            || text.starts_with("../");
+    }
+    has_extension || text.ends_with('/') || segments.len() >= 3 || COMMON_FOLDERS.contains(&segments[0])
+}
+
+/// Whether a word joined to a code names something (`req_8f3a2`,
+/// `build_4711`) rather than a CSS class or a word list (`grid-cols-3`).
+fn is_joined_id(token: &str) -> bool {
+    let segments: Vec<&str> = token.split(['_', '-']).collect();
+    segments.iter().any(|segment| {
+        let digits = segment.chars().filter(char::is_ascii_digit).count();
+        let letters = segment.chars().filter(char::is_ascii_alphabetic).count();
+        (digits >= 2 && letters >= 1 && segment.len() >= 4) || (letters == 0 && digits >= 4)
+    })
+}
+
+fn is_hex_id(token: &str) -> bool {
+    token.chars().any(|c| c.is_ascii_digit()) && token.chars().any(|c| c.is_ascii_alphabetic())
+}
+
+/// Paths, URLs, ids and quantities in `text`, in order of appearance, each
+/// once and at most [`MAX_CHARS`] characters.
+pub fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
+    let mut found: Vec<(usize, usize, KeepKind, String)> = Vec::new();
+    let taken = |found: &[(usize, usize, KeepKind, String)], start: usize, end: usize| {
+        found.iter().any(|(s, e, _, _)| start < *e && *s < end)
+    };
+    let char_before = |at: usize| text[..at].chars().next_back();
+    let char_after = |at: usize| text[at..].chars().next();
+    for url in URL.find_iter(text) {
+        let kept = trim_trailing(url.as_str());
+        found.push((url.start(), url.end(), KeepKind::Url, kept.to_owned()));
+    }
+    let named_files = FILE_NAME.find_iter(text).map(|m| (m, true));
+    for (path, is_file_name) in PATH.find_iter(text).map(|m| (m, false)).chain(named_files) {
+        let raw = path.as_str().trim_start_matches([' ', '\t', '\n', '(', '`', '\'']);
+        let start = path.end() - raw.len();
+        let kept = trim_trailing(raw);
+        let end = start + kept.len();
+        if kept.is_empty() || taken(&found, start, end) || NOT_FILES.contains(&kept.to_ascii_lowercase().as_str()) {
+            continue;
+        }
+        let (before, after) = (char_before(start), char_after(end));
+        let named = if is_file_name {
+            !matches!(before, Some('<' | '/' | '\\')) && after != Some('>')
+        } else {
+            is_path(kept, before, after)
+        };
+        if named {
+            found.push((start, end, KeepKind::Path, kept.to_owned()));
+        }
+    }
+    let mut ids: Vec<(usize, usize)> = Vec::new();
+    for pattern in [&*UUID, &*VERSION, &*HEX, &*TICKET, &*ERROR_CODE] {
+        for id in pattern.find_iter(text) {
+            let token = id.as_str();
+            let keep = match pattern {
+                p if std::ptr::eq(p, &*HEX) => is_hex_id(token),
+                p if std::ptr::eq(p, &*TICKET) => token
+                    .split_once('-')
+                    .is_some_and(|(prefix, _)| !NOT_TICKETS.contains(&prefix)),
+                _ => true,
+            };
+            if keep {
+                ids.push((id.start(), id.end()));
+            }
+        }
+    }
+    for issue in ISSUE.captures_iter(text) {
+        if let Some(number) = issue.get(1) {
+            ids.push((number.start(), number.end()));
+        }
+    }
+    for id in JOINED_ID.find_iter(text) {
+        if is_joined_id(id.as_str()) {
+            ids.push((id.start(), id.end()));
+        }
+    }
+    // The widest id wins where two overlap (`build_4711` over `4711`).
+    ids.sort_by_key(|(start, end)| (*start, std::cmp::Reverse(*end)));
+    for (start, end) in ids {
+        if !taken(&found, start, end) {
+            found.push((start, end, KeepKind::Id, text[start..end].to_owned()));
+        }
+    }
+    let mut quantities: Vec<(usize, usize)> = SETTING
+        .find_iter(text)
+        .chain(QUANTITY.find_iter(text))
+        .map(|m| (m.start(), m.end()))
+        .collect();
+    quantities.sort_by_key(|(start, end)| (*start, std::cmp::Reverse(*end)));
+    for (start, end) in quantities {
+        let quantity = trim_trailing(text[start..end].trim());
+        if !taken(&found, start, end) && counts_something(quantity) {
+            found.push((start, start + quantity.len(), KeepKind::Quantity, quantity.to_owned()));
+        }
+    }
+    found.sort_by_key(|(start, ..)| *start);
+    let mut items: Vec<(KeepKind, String)> = Vec::new();
+    for (_, _, kind, text) in found {
+        let text: String = text.chars().take(MAX_CHARS).collect();
+        if !items.iter().any(|(k, t)| *k == kind && *t == text) {
+            items.push((kind, text));
+        }
+    }
+    items
+}
+
+/// A count of something (`48,987 nodes`) needs two digits to say more than
+/// a figure of speech (`3 tests`); measures (`5s`, `2 GB`, `95%`) and named
+/// settings always do.
+fn counts_something(quantity: &str) -> bool {
+    let digits: String = quantity
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.')
+        .collect();
+    if digits.is_empty() {
+        return true;
+    }
+    let unit = quantity[digits.len()..].trim();
+    let is_count = COUNT_UNITS.split('|').any(|u| u == unit);
+    !is_count || digits.chars().filter(char::is_ascii_digit).count() >= 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(text: &str, kind: KeepKind) -> Vec<String> {
+        identifiers(text)
+            .into_iter()
+            .filter(|(k, _)| *k == kind)
+            .map(|(_, t)| t)
+            .collect()
+    }
+
+    #[test]
+    fn paths_in_every_shape_are_found() {
+        let text = "Edit /srv/app/releases/v2, ~/notes.md, ./deploy/prod.yaml, ../x/y and src/policy/mod.rs; \
+                    see tests/api/ and parser.py, Cargo.toml, Dockerfile, .env and C:\\Users\\me\\a.txt.";
+        assert_eq!(
+            of(text, KeepKind::Path),
+            [
+                "/srv/app/releases/v2",
+                "~/notes.md",
+                "./deploy/prod.yaml",
+                "../x/y",
+                "src/policy/mod.rs",
+                "tests/api/",
+                "parser.py",
+                "Cargo.toml",
+                "Dockerfile",
+                ".env",
+                "C:\\Users\\me\\a.txt"
+            ]
+        );
+    }
+
+    #[test]
+    fn markup_dates_fractions_and_word_pairs_are_not_paths() {
+        let text = "<div class=\"a\"></div></span> and/or TCP/IP read/write 2024/01/15 3/4 1/2/3 /div /tmp Node.js w/o";
+        assert!(of(text, KeepKind::Path).is_empty(), "{:?}", of(text, KeepKind::Path));
+    }
+
+    #[test]
+    fn urls_lose_trailing_punctuation() {
+        assert_eq!(
+            of(
+                "See https://ci.example.com/runs/88231?x=1). And (http://a.io/b).",
+                KeepKind::Url
+            ),
+            ["https://ci.example.com/runs/88231?x=1", "http://a.io/b"]
+        );
+    }
+
+    #[test]
+    fn ids_are_hashes_uuids_tickets_issues_versions_and_codes() {
+        let text = "Commit 9f3c2ab fixes PROJ-118 and #42 (see INC-4471), session 123e4567-e89b-12d3-a456-426614174000, \
+                    request req_8f3a2, build_4711, bumped to v2.3.1 and 1.80.0, error E0382 and TS2345.";
+        assert_eq!(
+            of(text, KeepKind::Id),
+            [
+                "9f3c2ab",
+                "PROJ-118",
+                "#42",
+                "INC-4471",
+                "123e4567-e89b-12d3-a456-426614174000",
+                "req_8f3a2",
+                "build_4711",
+                "v2.3.1",
+                "1.80.0",
+                "E0382",
+                "TS2345"
+            ]
+        );
+    }
+
+    #[test]
+    fn junk_is_not_an_id() {
+        let text = "d=\"M12 2C6.48 2 2 6.48 2 12s4.48 10 10 10 10-4.48 10-10S17.52 2 12 2z\" class=\"grid-cols-3 text-gray-500\" \
+                    abc12 deadbee 1018 42 UTF-8 SHA-256 snake_case_name gpt-4o";
+        assert!(of(text, KeepKind::Id).is_empty(), "{:?}", of(text, KeepKind::Id));
+        assert!(of(text, KeepKind::Path).is_empty(), "{:?}", of(text, KeepKind::Path));
+    }
+
+    #[test]
+    fn quantities_carry_their_unit_or_their_name() {
+        let text = "It took 774ms over 48,987 nodes at 95% CPU, 1.5 GB, 3x faster; set timeout=30s and max_tokens: 1000, \
+                    use port 5433, deploy build 4711; exit code 137. Ran 3 tests, 120 tests passed.";
+        assert_eq!(
+            of(text, KeepKind::Quantity),
+            [
+                "774ms",
+                "48,987 nodes",
+                "95%",
+                "1.5 GB",
+                "3x",
+                "timeout=30s",
+                "max_tokens: 1000",
+                "port 5433",
+                "build 4711",
+                "exit code 137",
+                "120 tests"
+            ]
+        );
+    }
+
+    #[test]
+    fn bare_numbers_are_not_quantities() {
+        assert!(
+            identifiers("Yes, 3 or 42 times on 10 servers in 2024; 1018.")
+                .iter()
+                .all(|(k, _)| *k != KeepKind::Id)
+        );
+        assert!(of("call 1018 and 42", KeepKind::Quantity).is_empty());
+    }
+
+    #[test]
+    fn each_item_is_found_once_and_clipped() {
+        let long = format!("/srv/{}", "a".repeat(400));
+        let found = identifiers(&format!("{long} {long} /srv/b/c /srv/b/c"));
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].1.chars().count(), MAX_CHARS);
+    }
+}

@@ -1,0 +1,249 @@
+//! A summary's narrative (SPEC §4, tier 5): the prose its writer composed,
+//! apart from the items compactd appends. A stored summary's narrative is
+//! what the next compaction and a handoff build on; a narrative too long
+//! for its share of the budget is cut at a sentence boundary, or, for the
+//! extractive summarizer's one-line-per-request narrative, has its oldest
+//! lines merged.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// The pinned heading the keep guard appends items under.
+pub const KEPT_HEADING: &str = "Kept word for word:";
+
+static PARKED_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\n*\(\d+ more items? (?:is|are) parked: search_history finds (?:it|them)\.\)\s*\z")
+        .expect("a valid pattern")
+});
+static SENTENCE_END: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[.!?]+[)\]\x22']?(?:\s|\z)|[。！？]|\n").expect("a valid pattern"));
+
+/// The summary's last line when items are parked.
+pub fn parked_line(parked: usize) -> String {
+    if parked == 1 {
+        "(1 more item is parked: search_history finds it.)".to_owned()
+    } else {
+        format!("({parked} more items are parked: search_history finds them.)")
+    }
+}
+
+/// The narrative of a stored summary: without the items compactd appended
+/// and without the parked line.
+pub fn narrative_of(summary: &str) -> &str {
+    let without_parked = match PARKED_LINE.find(summary) {
+        Some(found) => &summary[..found.start()],
+        None => summary,
+    };
+    let heading = format!("\n\n{KEPT_HEADING}\n");
+    let narrative = match without_parked.rfind(&heading) {
+        Some(at) => &without_parked[..at],
+        None if without_parked.starts_with(&heading[2..]) => "",
+        None => without_parked,
+    };
+    narrative.trim()
+}
+
+/// How a narrative gives way when it does not fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// Prose: its end is cut at a sentence boundary.
+    Prose,
+    /// One line per request (the extractive summarizer): the oldest lines merge.
+    Lines,
+}
+
+/// `text` within `max_tokens`, given way as its shape says.
+pub fn fit_narrative(text: &str, shape: Shape, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> String {
+    let text = text.trim();
+    if text.is_empty() || count(text) <= max_tokens {
+        return text.to_owned();
+    }
+    match shape {
+        Shape::Prose => cut_at_sentence(text, max_tokens, count),
+        Shape::Lines => merge_oldest_lines(text, max_tokens, count),
+    }
+}
+
+/// Below this much room a sentence is not cut between words: a fragment
+/// that short says nothing.
+const MIN_FRAGMENT_TOKENS: u64 = 32;
+
+/// The longest beginning of `text` that ends at a sentence boundary and
+/// fits; a first sentence too long for the room is cut between words, when
+/// the room is worth it.
+fn cut_at_sentence(text: &str, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> String {
+    let ends: Vec<usize> = SENTENCE_END.find_iter(text).map(|m| m.end()).collect();
+    let fits = |end: usize| count(text[..end].trim_end()) <= max_tokens;
+    let (mut low, mut high) = (0_usize, ends.len());
+    while low < high {
+        let middle = (low + high).div_ceil(2);
+        if fits(ends[middle - 1]) {
+            low = middle;
+        } else {
+            high = middle - 1;
+        }
+    }
+    if low > 0 {
+        return text[..ends[low - 1]].trim_end().to_owned();
+    }
+    if max_tokens < MIN_FRAGMENT_TOKENS {
+        return String::new();
+    }
+    let words: Vec<usize> = text.match_indices(char::is_whitespace).map(|(at, _)| at).collect();
+    let mut kept = "";
+    for end in words {
+        if count(&format!("{}…", &text[..end])) > max_tokens {
+            break;
+        }
+        kept = &text[..end];
+    }
+    if kept.is_empty() {
+        String::new()
+    } else {
+        format!("{}…", kept.trim_end())
+    }
+}
+
+const EARLIER: &str = "- Earlier: ";
+const EARLIER_ENTRY_CHARS: usize = 60;
+
+/// An old line as one short entry of the merged line: its request,
+/// clipped (an earlier merged line keeps a little more).
+fn entry(line: &str) -> String {
+    let (text, limit) = match line.strip_prefix(EARLIER) {
+        Some(earlier) => (earlier, EARLIER_ENTRY_CHARS * 3),
+        None => {
+            let line = line.strip_prefix("- ").unwrap_or(line);
+            (line.split(" → ").next().unwrap_or(line), EARLIER_ENTRY_CHARS)
+        }
+    };
+    let text = text.trim();
+    let clipped: String = text.chars().take(limit).collect();
+    if clipped.len() < text.len() {
+        format!("{clipped}…")
+    } else {
+        clipped
+    }
+}
+
+fn assemble(header: &[&str], earlier: &[String], left_out: usize, rest: &[&str]) -> String {
+    let mut lines: Vec<String> = header.iter().map(|l| (*l).to_owned()).collect();
+    if !earlier.is_empty() || left_out > 0 {
+        let note = if left_out > 0 {
+            format!("({left_out} older left out) ")
+        } else {
+            String::new()
+        };
+        lines.push(format!("{EARLIER}{note}{}", earlier.join("; ")));
+    }
+    lines.extend(rest.iter().map(|l| (*l).to_owned()));
+    lines.join("\n")
+}
+
+/// Merges the oldest `- ` lines into one `- Earlier:` line, as few as will
+/// make it fit; when even all of them merged are too long, the oldest
+/// entries are left out (the stored turns still hold them).
+fn merge_oldest_lines(text: &str, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> String {
+    let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let split = all.iter().position(|l| l.starts_with("- ")).unwrap_or(all.len());
+    let (header, body) = all.split_at(split);
+    let entries: Vec<String> = body.iter().map(|line| entry(line)).collect();
+    let merged = |k: usize| assemble(header, &entries[..k], 0, &body[k..]);
+    let fits = |k: usize| count(&merged(k)) <= max_tokens;
+    let (mut low, mut high) = (1_usize, body.len());
+    if body.is_empty() || !fits(high) {
+        // Even everything merged is too long: leave out the oldest entries.
+        for left_out in 1..=entries.len() {
+            let text = assemble(header, &entries[left_out..], left_out, &[]);
+            if count(&text) <= max_tokens {
+                return text;
+            }
+        }
+        return cut_at_sentence(&header.join("\n"), max_tokens, count);
+    }
+    while low < high {
+        let middle = (low + high) / 2;
+        if fits(middle) {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    merged(low)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> u64 {
+        text.split_whitespace().count() as u64
+    }
+
+    #[test]
+    fn a_stored_summary_gives_back_its_narrative() {
+        let summary = format!(
+            "We fixed the parser.\n\n{KEPT_HEADING}\n- Paths: src/a.rs\n\n{}",
+            parked_line(3)
+        );
+        assert_eq!(narrative_of(&summary), "We fixed the parser.");
+        assert_eq!(narrative_of(&format!("{KEPT_HEADING}\n- Paths: a")), "");
+        assert_eq!(
+            narrative_of("Just prose.\n(1 more item is parked: search_history finds it.)"),
+            "Just prose."
+        );
+        assert_eq!(
+            narrative_of("Prose that quotes Kept word for word: here."),
+            "Prose that quotes Kept word for word: here."
+        );
+    }
+
+    #[test]
+    fn prose_is_cut_at_a_sentence_boundary() {
+        let text = "One two three. Four five six! Seven eight nine? Ten.";
+        assert_eq!(
+            fit_narrative(text, Shape::Prose, 7, &words),
+            "One two three. Four five six!"
+        );
+        assert_eq!(fit_narrative(text, Shape::Prose, 100, &words), text);
+        assert_eq!(
+            fit_narrative("一句。二句。三句。", Shape::Prose, 1, &|t: &str| t.chars().count()
+                as u64
+                / 3),
+            "一句。"
+        );
+    }
+
+    #[test]
+    fn a_sentence_too_long_for_the_room_is_cut_between_words() {
+        let sentence: String = (0..100).map(|i| format!("w{i} ")).collect();
+        let cut = fit_narrative(&sentence, Shape::Prose, 40, &words);
+        assert!(cut.starts_with("w0 w1 ") && cut.ends_with("w39…"), "{cut}");
+        assert_eq!(
+            fit_narrative(&sentence, Shape::Prose, 20, &words),
+            "",
+            "too little room for a fragment"
+        );
+    }
+
+    #[test]
+    fn the_oldest_lines_merge_first() {
+        let text =
+            "Header line.\n- first request → done\n- second request → done too\n- third request → ok\n- fourth → ok";
+        let fitted = fit_narrative(text, Shape::Lines, 16, &words);
+        assert!(fitted.starts_with("Header line.\n- Earlier: "), "{fitted}");
+        assert!(fitted.ends_with("- fourth → ok"), "{fitted}");
+        assert!(words(&fitted) <= 16, "{fitted}");
+        assert!(fitted.contains("first request"), "{fitted}");
+    }
+
+    #[test]
+    fn when_even_the_merged_line_is_too_long_the_oldest_are_left_out() {
+        let text: String = (0..50).map(|i| format!("- request {i} → done\n")).collect();
+        let fitted = fit_narrative(&text, Shape::Lines, 20, &words);
+        assert!(words(&fitted) <= 20, "{fitted}");
+        assert!(fitted.contains("older left out"), "{fitted}");
+        assert!(fitted.contains("request 49"), "the newest stays: {fitted}");
+    }
+}
