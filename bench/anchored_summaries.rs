@@ -42,7 +42,7 @@ async fn main() {
     let base = support::compactd("compactd_bench_anchored", &upstream, 8).await;
     let client = reqwest::Client::new();
     let mut history: Vec<Message> = Vec::new();
-    let whole_prompt_base = tokens::count(&system_prompt());
+    let whole_prompt_base = tokens::count(&system_prompt(4_000));
     println!("compaction  anchored_input_tokens  whole_history_input_tokens");
     let mut rows = Vec::new();
     for round in 1..=COMPACTIONS {

@@ -10,9 +10,13 @@ use clap::{Args, Parser, Subcommand};
 
 use std::time::Duration as StdDuration;
 
+use std::sync::Arc;
+
 use crate::background::BackgroundSettings;
+use crate::compaction::{DEFAULT_SUMMARY_MAX_TOKENS, SummaryConfig};
 use crate::http::Timeouts;
 use crate::llm::{LlmConfig, Provider, RetryPolicy};
+use crate::policy::keep::HarnessPatterns;
 use crate::policy::{CacheLife, PolicyConfig};
 use crate::startup::SummarizerSettings;
 
@@ -129,6 +133,15 @@ pub struct ServeArgs {
     /// The burst above that rate a key may send at once.
     #[arg(long, env = "COMPACTD_RATE_BURST", default_value_t = 2000)]
     pub rate_burst: u32,
+    /// A summary's whole budget in tokens, whoever writes it (SPEC §4): at
+    /// most a twentieth of the conversation's window, at least 500.
+    #[arg(long, env = "COMPACTD_SUMMARY_MAX_TOKENS", default_value_t = DEFAULT_SUMMARY_MAX_TOKENS,
+          value_parser = clap::value_parser!(u64).range(500..=1_000_000))]
+    pub summary_max_tokens: u64,
+    /// More regexes for harness text in the user role (SPEC §4), one a line;
+    /// the flag may be given more than once.
+    #[arg(long = "harness-pattern", env = "COMPACTD_HARNESS_PATTERNS", value_delimiter = '\n')]
+    pub harness_patterns: Vec<String>,
     /// The largest request body accepted (413 past it).
     #[arg(long, env = "COMPACTD_MAX_BODY_BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_body_bytes: usize,
@@ -156,10 +169,6 @@ pub struct LlmArgs {
     /// The model that scores turns (SPEC §5), on the same upstream; unset: the heuristic.
     #[arg(long, env = "COMPACTD_SCORE_MODEL")]
     pub score_model: Option<String>,
-    /// Output tokens a summary may take.
-    #[arg(long, env = "COMPACTD_SUMMARY_MAX_TOKENS", default_value_t = 1500,
-          value_parser = clap::value_parser!(u32).range(64..=32_000))]
-    pub summary_max_tokens: u32,
     /// One deadline across every attempt of an upstream call, in seconds.
     #[arg(long, env = "COMPACTD_LLM_DEADLINE_SECS", default_value_t = 60,
           value_parser = clap::value_parser!(u64).range(1..=600))]
@@ -194,6 +203,14 @@ impl fmt::Debug for LlmArgs {
 }
 
 impl ServeArgs {
+    /// What every summary is held to; an error names a pattern that is not a regex.
+    pub fn summaries(&self) -> Result<SummaryConfig, String> {
+        Ok(SummaryConfig {
+            max_tokens: self.summary_max_tokens,
+            harness: Arc::new(HarnessPatterns::with_extra(&self.harness_patterns)?),
+        })
+    }
+
     pub fn background(&self) -> Option<BackgroundSettings> {
         self.background.then(|| BackgroundSettings {
             idle_sweep_every: (self.idle_sweep_secs > 0).then(|| StdDuration::from_secs(self.idle_sweep_secs)),
@@ -243,7 +260,6 @@ impl LlmArgs {
                 max_concurrent: usize::try_from(self.llm_max_concurrent).unwrap_or(usize::MAX),
             },
             model,
-            max_output_tokens: self.summary_max_tokens,
             score_model: self.score_model.clone(),
         }))
     }

@@ -55,6 +55,7 @@ fn serve(args: ServeArgs) -> Result<(), AnyError> {
         rate_per_second: args.rate_per_second,
         rate_burst: args.rate_burst,
         timeouts: args.timeouts(),
+        summaries: args.summaries()?,
         daily_token_budget: Some(args.llm.tenant_daily_token_budget).filter(|budget| *budget > 0),
         background: args.background(),
     };

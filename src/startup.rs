@@ -13,6 +13,7 @@ use tokio::net::TcpListener;
 
 use crate::auth::{KeyRegistry, RateLimits};
 use crate::background::{BackgroundSettings, ScoreModel, Workers};
+use crate::compaction::SummaryConfig;
 use crate::http::{self, AppState, Timeouts};
 use crate::llm::{LlmClient, LlmConfig, LlmError, SummaryModel, tokens};
 use crate::policy::PolicyConfig;
@@ -34,6 +35,8 @@ pub struct Settings {
     pub rate_per_second: u32,
     pub rate_burst: u32,
     pub timeouts: Timeouts,
+    /// What every summary is held to (SPEC §4).
+    pub summaries: SummaryConfig,
     /// Upstream tokens a tenant may spend a day; `None`: no limit.
     pub daily_token_budget: Option<u64>,
     /// Scoring, audits and the idle sweep; `None`: this process does none.
@@ -44,7 +47,6 @@ pub struct Settings {
 pub struct SummarizerSettings {
     pub llm: LlmConfig,
     pub model: String,
-    pub max_output_tokens: u32,
     /// The model that scores turns, on the same upstream; `None`: the heuristic.
     pub score_model: Option<String>,
 }
@@ -92,7 +94,6 @@ impl Application {
                 let summary_model = SummaryModel {
                     client,
                     model: upstream.model,
-                    max_output_tokens: upstream.max_output_tokens,
                 };
                 (Some(summary_model), score_model)
             }
@@ -114,6 +115,7 @@ impl Application {
             pool: pool.clone(),
             policy: Arc::new(settings.policy),
             summary_model,
+            summaries: settings.summaries.clone(),
             max_body_bytes: settings.max_body_bytes,
             keys: keys.clone(),
             rate_limits: Arc::new(RateLimits::new(settings.rate_per_second, settings.rate_burst)),
@@ -125,6 +127,7 @@ impl Application {
             settings: background,
             score_model,
             summary_model: state.summary_model.clone(),
+            summaries: state.summaries.clone(),
             daily_token_budget: state.daily_token_budget,
             policy: state.policy.clone(),
         });

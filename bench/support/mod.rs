@@ -129,7 +129,6 @@ pub async fn compactd_with(
         summarizer: Some(SummarizerSettings {
             llm,
             model: "fake-summarizer".into(),
-            max_output_tokens: 1500,
             score_model: background.as_ref().map(|_| "fake-scorer".to_owned()),
         }),
         rate_per_second: 0,
@@ -138,6 +137,7 @@ pub async fn compactd_with(
             request: Duration::from_secs(10),
             summarize: Duration::from_secs(90),
         },
+        summaries: Default::default(),
         daily_token_budget: None,
         background,
     };

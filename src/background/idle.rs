@@ -60,6 +60,7 @@ pub async fn sweep(workers: &Workers) -> Result<usize, crate::store::StoreError>
         let writers = Writers {
             model: workers.summary_model.as_ref(),
             daily_budget: workers.daily_token_budget,
+            config: &workers.summaries,
         };
         // Busy means another replica has it; anything else is for the next sweep.
         let Ok(prepared) = compaction::prepare(&workers.pool, writers, request).await else {

@@ -14,6 +14,7 @@ use std::time::Duration;
 use sqlx::PgPool;
 use tokio::task::JoinHandle;
 
+use crate::compaction::SummaryConfig;
 use crate::llm::{LlmClient, SummaryModel};
 use crate::policy::PolicyConfig;
 use crate::policy::audit::AuditConfig;
@@ -62,6 +63,7 @@ pub struct Workers {
     /// `None`: the heuristic scores turns and audits without a model.
     pub score_model: Option<ScoreModel>,
     pub summary_model: Option<SummaryModel>,
+    pub summaries: SummaryConfig,
     pub daily_token_budget: Option<u64>,
     pub policy: Arc<PolicyConfig>,
 }

@@ -4,23 +4,27 @@
 //! change it makes. Used by /summarize, and by anything else that compacts.
 
 mod claim;
+pub mod keep;
 mod transcript;
 
 pub use claim::Claim;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use sqlx::{Connection, PgConnection, PgPool};
 
 use crate::domain::{ConversationId, TenantId};
+use crate::llm::summarizer::Rules;
 use crate::llm::{self, SummaryModel, Via, summarizer, tokens};
+use crate::policy::keep::{HarnessPatterns, summary_max_tokens};
 use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::{Message, Role};
 use crate::policy::{Trigger, cut};
-use crate::store::budget;
 use crate::store::compactions::{self, Attempt, Recorded, Unclaimed};
-use crate::store::{StoreError, StoreResult, StoredConversation};
+use crate::store::{StoreError, StoreResult, StoredConversation, budget, turns};
+use keep::Observation;
 
 /// How long a claim lasts before it counts as abandoned: past any upstream
 /// deadline the service allows, with room to record.
@@ -29,13 +33,36 @@ pub const CLAIM_ABANDONED_AFTER: Duration = Duration::from_secs(11 * 60);
 /// Why no model wrote a summary.
 pub const NO_UPSTREAM: &str = "no upstream LLM is configured";
 
-/// Who may write summaries.
-#[derive(Debug, Clone, Copy, Default)]
+/// What every summary is held to, whoever writes it (SPEC §4).
+#[derive(Debug, Clone)]
+pub struct SummaryConfig {
+    /// `COMPACTD_SUMMARY_MAX_TOKENS`: a summary's whole budget, before the
+    /// window's twentieth and the floor apply.
+    pub max_tokens: u64,
+    /// Harness text in the user role, built in and added.
+    pub harness: Arc<HarnessPatterns>,
+}
+
+impl Default for SummaryConfig {
+    fn default() -> Self {
+        Self {
+            max_tokens: DEFAULT_SUMMARY_MAX_TOKENS,
+            harness: Arc::default(),
+        }
+    }
+}
+
+/// The spec's default for `COMPACTD_SUMMARY_MAX_TOKENS`.
+pub const DEFAULT_SUMMARY_MAX_TOKENS: u64 = 4_000;
+
+/// Who may write summaries, and what they are held to.
+#[derive(Debug, Clone, Copy)]
 pub struct Writers<'a> {
     /// The upstream; `None`: extractive summaries.
     pub model: Option<&'a SummaryModel>,
     /// Upstream tokens a tenant may spend a day; past it, extractive summaries.
     pub daily_budget: Option<u64>,
+    pub config: &'a SummaryConfig,
 }
 
 /// What the caller asks for.
@@ -82,6 +109,11 @@ pub struct Prepared {
     pub size: u64,
     /// To give back if the attempt is not recorded.
     pub claim: Claim,
+    /// What the transcript said, for the keep set when the attempt succeeds…
+    pub observations: Vec<Observation>,
+    /// …and the stored turns it stands for (the caller's messages cover every
+    /// turn stored when it was claimed).
+    pub turns_covered: i64,
 }
 
 /// Claims the conversation and writes its summary. No connection is held
@@ -116,14 +148,22 @@ async fn write(
     claim: &Claim,
     started: Instant,
 ) -> Result<Prepared, Refused> {
-    let (gathered, spent) = {
+    let sent_messages = request.messages.is_some();
+    let (gathered, spent, stored_keep, unread) = {
         let mut conn = pool.acquire().await.map_err(StoreError::from)?;
         let gathered = transcript::gather(&mut conn, &request.tenant, &request.id, &stored, request.messages).await?;
         let spent = match writers.daily_budget {
             Some(_) => budget::spent_today(&mut conn, &request.tenant).await?,
             None => 0,
         };
-        (gathered, spent)
+        let stored_keep = crate::store::keep::load(&mut conn, &request.tenant, &request.id).await?;
+        // With `messages` the caller sent the transcript since the boundary:
+        // the turns stored since are the same words, read from the messages.
+        let mut unread = turns::since(&mut conn, &request.tenant, &request.id, stored_keep.turns_read).await?;
+        if sent_messages {
+            unread.retain(|turn| turn.seq <= stored.boundary_turn_seq);
+        }
+        (gathered, spent, stored_keep, unread)
     };
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
     let trigger = request.trigger.unwrap_or_else(|| pending_trigger(&stored));
@@ -140,8 +180,27 @@ async fn write(
         .map(|keep| cut::kept_from(&gathered.messages, &counted.per_message, keep));
     let cut_at = kept_from.unwrap_or(gathered.messages.len());
     let delta = &gathered.messages[..cut_at];
+    let seq = stored.last_compaction_seq + 1;
+    let harness = writers.config.harness.clone();
+    let mut observations = keep::of_turns(&request.id, &unread, &harness);
+    if sent_messages {
+        // The kept messages come again in the next delta: read them then.
+        observations.extend(keep::of_messages(&request.id, seq, request.at, delta, &harness));
+    }
+    let mut keep_set = stored_keep.set;
+    keep::take_in(&mut keep_set, stored_keep.turns_read, &observations);
+    let tokens_before = request
+        .tokens_before
+        .unwrap_or_else(|| counted.prior + counted.per_message.iter().sum::<u64>());
+    let rules = Rules {
+        keep: &keep_set,
+        max_tokens: summary_max_tokens(writers.config.max_tokens, stored.state.size),
+        transcript_tokens: counted.prior + counted.per_message.iter().sum::<u64>(),
+        harness: &harness,
+    };
     let written = match harness_summary {
-        Some(text) => Ok(summarizer::from_harness(&text)),
+        Some(text) if trigger == Trigger::ManualRecovery => Ok(summarizer::clean_slate(&text, rules.max_tokens)),
+        Some(text) => Ok(summarizer::from_harness(&text, rules)),
         None => {
             let over_budget = writers
                 .daily_budget
@@ -152,19 +211,10 @@ async fn write(
                 (Some(model), None) => Via::Upstream(model),
                 (None, None) => Via::Extractive(NO_UPSTREAM),
             };
-            let pinned: Vec<String> = stored
-                .critical
-                .iter()
-                .flat_map(|critical| [critical.user.clone(), critical.assistant.clone()])
-                .flatten()
-                .collect();
-            llm::summarizer::write(via, prior.as_deref(), delta, &pinned).await
+            llm::summarizer::write(via, prior.as_deref(), delta, rules).await
         }
     };
     let kept_tokens: u64 = counted.per_message[cut_at..].iter().sum();
-    let tokens_before = request
-        .tokens_before
-        .unwrap_or_else(|| counted.prior + counted.per_message.iter().sum::<u64>());
     let role_count = |role: Role| gathered.messages.iter().filter(|m| m.role == role).count() as u64;
     let mut attempt = Attempt {
         at: request.at,
@@ -186,6 +236,7 @@ async fn write(
         outcome: Err(String::new()),
         prompt_version: None,
         boundary_turn_seq: gathered.boundary(cut_at),
+        keep: None,
     };
     match written {
         Ok(draft) => {
@@ -195,6 +246,7 @@ async fn write(
             attempt.model = draft.model;
             attempt.upstream_input_tokens = draft.upstream_input_tokens;
             attempt.upstream_output_tokens = draft.upstream_output_tokens;
+            attempt.keep = Some(draft.figures);
             attempt.outcome = Ok(draft.text);
         }
         Err(error) => {
@@ -210,6 +262,8 @@ async fn write(
         prior,
         size: stored.state.size,
         claim: claim.clone(),
+        observations,
+        turns_covered: if sent_messages { stored.last_turn_seq } else { 0 },
     })
 }
 
@@ -249,6 +303,14 @@ pub async fn record(conn: &mut PgConnection, prepared: &Prepared) -> StoreResult
     let mut tx = conn.begin().await?;
     let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, &prepared.attempt).await?;
     let attempt = &prepared.attempt;
+    if attempt.outcome.is_ok() {
+        // The conversation's row is locked: read the set again and take in
+        // what this compaction read, so a handoff in between counts once.
+        let mut stored = crate::store::keep::load(&mut tx, &prepared.tenant, &prepared.id).await?;
+        let read = keep::take_in(&mut stored.set, stored.turns_read, &prepared.observations);
+        let read = read.max(prepared.turns_covered);
+        crate::store::keep::save(&mut tx, &prepared.tenant, &prepared.id, &stored.set, read).await?;
+    }
     if let (Some(input), output) = (attempt.upstream_input_tokens, attempt.upstream_output_tokens) {
         budget::spend(&mut tx, &prepared.tenant, input, output.unwrap_or(0)).await?;
     }

@@ -79,6 +79,9 @@ mod tests {
             user_messages: 1,
             user: user.map(Into::into),
             assistant: assistant.map(Into::into),
+            score: None,
+            score_source: None,
+            evicted: false,
         }
     }
 

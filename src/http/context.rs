@@ -122,6 +122,7 @@ pub async fn context(
             });
         }
     }
+    let critical: Vec<i64> = stored.critical.iter().map(|c| c.turn_id).collect();
     Ok(Json(Context {
         conversation_id: stored.conversation_id,
         critical: stored
@@ -134,7 +135,7 @@ pub async fn context(
             })
             .collect(),
         memory: stored.memory,
-        recent: newest.into_iter().map(TurnView::from).collect(),
+        recent: newest.into_iter().map(|turn| TurnView::new(turn, &critical)).collect(),
         messages,
     }))
 }

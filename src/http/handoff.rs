@@ -7,22 +7,30 @@ use axum::response::Response;
 use axum::routing::post;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
-use sqlx::PgConnection;
+use sqlx::{Connection, PgConnection};
 use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
 use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
 use super::idempotency::{self, Effect, Ready, Reply};
+use crate::compaction::keep;
 use crate::domain::text::storable;
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
+use crate::llm::Writer;
+use crate::llm::summarizer::finish_beside;
 use crate::policy::handoff::{Handoff, Request};
-use crate::store::conversations;
+use crate::policy::keep::narrative::narrative_of;
+use crate::policy::keep::summary_max_tokens;
 use crate::store::handoffs::{self, NotRolled};
 use crate::store::turns::{self, Said};
+use crate::store::{compactions, conversations};
 
-/// How many of the user's latest messages a handoff quotes by default.
-pub const DEFAULT_REQUESTS: i64 = 3;
+/// How many of the user's latest messages a handoff quotes by default…
+pub const DEFAULT_REQUESTS: usize = 3;
+/// …found among this many of the newest turns with user text (harness text
+/// in the user role is not the user's).
+const REQUEST_LOOKBACK: i64 = 50;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/handoff", post(handoff))
@@ -139,7 +147,8 @@ impl HandoffCommand {
     }
 }
 
-/// A handoff with its defaults filled in from what is stored.
+/// A handoff with its defaults filled in from what is stored; its summary
+/// is rendered when the rollover is recorded.
 pub struct Rendered {
     tenant: TenantId,
     id: ConversationId,
@@ -175,19 +184,21 @@ impl Effect for HandoffCommand {
         let stored = conversations::find(&mut conn, &tenant, &id)
             .await?
             .ok_or_else(|| ApiError::NotFound(format!("no conversation {:?}", id.as_str())))?;
-        handoff.summary = stored.summary.map(|(text, _)| text);
         if handoff.requests.is_empty() {
-            let latest = turns::latest_with(&mut conn, &tenant, &id, Said::User, DEFAULT_REQUESTS).await?;
-            handoff.requests = latest
+            let latest = turns::latest_with(&mut conn, &tenant, &id, Said::User, REQUEST_LOOKBACK).await?;
+            let mut requests: Vec<Request> = latest
                 .into_iter()
-                .rev()
                 .filter_map(|turn| {
-                    Some(Request {
+                    let words = app.summaries.harness.split(turn.user.as_deref()?).words;
+                    (!words.is_empty()).then(|| Request {
                         date: turn.at.format("%Y-%m-%d").to_string(),
-                        text: turn.user?,
+                        text: words,
                     })
                 })
+                .take(DEFAULT_REQUESTS)
                 .collect();
+            requests.reverse();
+            handoff.requests = requests;
         }
         if handoff.reply.is_none() {
             let last = turns::latest_with(&mut conn, &tenant, &id, Said::Assistant, 1).await?;
@@ -207,7 +218,7 @@ impl Effect for HandoffCommand {
 }
 
 impl Ready for HandoffReady {
-    async fn apply(self, _: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
+    async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
         match self {
             Self::Decline { tenant, id, at } => {
                 handoffs::decline(conn, &tenant, &id, at.get())
@@ -225,11 +236,41 @@ impl Ready for HandoffReady {
                     id,
                     successor,
                     at,
-                    handoff,
+                    mut handoff,
                 } = *rendered;
+                let mut tx = conn.begin().await?;
+                let Some(stored) = conversations::lock(&mut tx, &tenant, &id).await? else {
+                    return Err(ApiError::NotFound(format!("no conversation {:?}", id.as_str())));
+                };
+                // The keep set, with every turn stored since the last boundary
+                // read, is what the summary section carries and the successor inherits.
+                let current = keep::current(&mut tx, &tenant, &id, &app.summaries.harness).await?;
+                crate::store::keep::save(&mut tx, &tenant, &id, &current.set, current.turns_read).await?;
+                let shape = match &stored.summary {
+                    Some((_, seq)) => compactions::writer_of(&mut tx, &tenant, &id, *seq)
+                        .await?
+                        .and_then(|name| Writer::parse(&name))
+                        .unwrap_or(Writer::Llm)
+                        .shape(),
+                    None => Writer::Llm.shape(),
+                };
+                let anchor = stored
+                    .summary
+                    .as_ref()
+                    .map(|(text, _)| narrative_of(text))
+                    .unwrap_or("");
+                let budget = summary_max_tokens(app.summaries.max_tokens, stored.state.size);
+                // What the handoff quotes in its other sections is not repeated.
+                let beside = Handoff {
+                    summary: None,
+                    ..handoff.clone()
+                }
+                .render();
+                let (summary, _) = finish_beside(anchor, &beside, shape, &current.set, budget);
+                handoff.summary = Some(summary);
                 let text = handoff.render();
                 let rolled = handoffs::roll_over(
-                    conn,
+                    &mut tx,
                     &tenant,
                     &id,
                     &successor,
@@ -239,11 +280,15 @@ impl Ready for HandoffReady {
                 )
                 .await?;
                 match rolled {
-                    Ok(_) => Reply::ok(&HandoffResponse {
-                        text: Some(text),
-                        successor_id: Some(successor.to_string()),
-                        declined: false,
-                    }),
+                    Ok(_) => {
+                        crate::store::keep::inherit(&mut tx, &tenant, &id, &successor).await?;
+                        tx.commit().await?;
+                        Reply::ok(&HandoffResponse {
+                            text: Some(text),
+                            successor_id: Some(successor.to_string()),
+                            declined: false,
+                        })
+                    }
                     Err(NotRolled::Missing) => Err(ApiError::NotFound(format!("no conversation {:?}", id.as_str()))),
                     Err(NotRolled::SuccessorTaken) => Err(ApiError::Conflict(format!(
                         "conversation {:?} already exists and does not continue this one",

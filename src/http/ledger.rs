@@ -1,6 +1,8 @@
 //! How the ledger reads: one compaction attempt, as /summarize answers it and
 //! as the history lists it.
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -8,6 +10,7 @@ use utoipa::ToSchema;
 use super::error::ApiError;
 use crate::llm::Writer;
 use crate::policy::Trigger;
+use crate::policy::keep::{KeepFigures, KindFigures};
 use crate::store::compactions::Recorded;
 
 /// One compaction attempt, successful or not.
@@ -43,7 +46,61 @@ pub struct Compaction {
     pub error: Option<String>,
     /// The summary it wrote (null when it failed).
     pub summary: Option<String>,
+    /// What became of the keep set's items in the summary (null when none was written).
+    pub keep: Option<KeepCounts>,
     pub recorded_at: DateTime<Utc>,
+}
+
+/// What became of a summary's must-keep items (SPEC §4).
+#[derive(Debug, Clone, Copy, Default, Serialize, ToSchema)]
+pub struct KindCounts {
+    /// Items the summary was to carry.
+    pub checked: u64,
+    /// Already in the writer's text, word for word.
+    pub present: u64,
+    /// Appended by the keep guard under `Kept word for word:`.
+    pub appended: u64,
+    /// Did not fit the budget: in the keep set and the stored turns only.
+    pub parked: u64,
+}
+
+impl From<KindFigures> for KindCounts {
+    fn from(f: KindFigures) -> Self {
+        Self {
+            checked: f.checked,
+            present: f.present,
+            appended: f.appended,
+            parked: f.parked,
+        }
+    }
+}
+
+/// The keep guard's figures: in all, and by kind.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct KeepCounts {
+    pub checked: u64,
+    pub present: u64,
+    pub appended: u64,
+    pub parked: u64,
+    /// By kind: request, prohibition, path, url, id, command, quantity, file_changed.
+    pub by_kind: BTreeMap<String, KindCounts>,
+}
+
+impl From<&KeepFigures> for KeepCounts {
+    fn from(figures: &KeepFigures) -> Self {
+        let total = KindCounts::from(figures.total());
+        Self {
+            checked: total.checked,
+            present: total.present,
+            appended: total.appended,
+            parked: total.parked,
+            by_kind: figures
+                .by_kind
+                .iter()
+                .map(|(kind, f)| (kind.as_str().to_owned(), KindCounts::from(*f)))
+                .collect(),
+        }
+    }
 }
 
 impl TryFrom<Recorded> for Compaction {
@@ -76,6 +133,7 @@ impl TryFrom<Recorded> for Compaction {
             success: row.success,
             error: row.error,
             summary: row.summary,
+            keep: row.keep.as_ref().map(KeepCounts::from),
             recorded_at: row.recorded_at,
         })
     }

@@ -16,6 +16,7 @@ pub mod fuzzing;
 mod handoff;
 mod health;
 pub mod idempotency;
+mod keep;
 mod ledger;
 mod metrics;
 mod observe;
@@ -44,6 +45,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use self::deadline::DeadlineLayer;
 use self::error::{ApiError, problem_response};
 use crate::auth::{KeyRegistry, RateLimits};
+use crate::compaction::SummaryConfig;
 use crate::llm::SummaryModel;
 use crate::policy::PolicyConfig;
 
@@ -54,6 +56,8 @@ pub struct AppState {
     pub policy: Arc<PolicyConfig>,
     /// Who writes summaries; `None`: the extractive summarizer.
     pub summary_model: Option<SummaryModel>,
+    /// What every summary is held to.
+    pub summaries: SummaryConfig,
     /// The largest body accepted, for the 413 to say.
     pub max_body_bytes: usize,
     pub keys: Arc<KeyRegistry>,
@@ -75,6 +79,7 @@ pub fn router(state: AppState) -> Router {
         .merge(handoff::router())
         .merge(compactions::router())
         .merge(turns::router())
+        .merge(keep::router())
         .merge(context::router())
         .merge(stats::router())
         .merge(health::router())

@@ -208,6 +208,7 @@ impl Effect for Summarize {
         let writers = Writers {
             model: app.summary_model.as_ref(),
             daily_budget: app.daily_token_budget,
+            config: &app.summaries,
         };
         Ok(compaction::prepare(&app.pool, writers, self.0).await?)
     }

@@ -32,6 +32,7 @@ pub struct TurnsQuery {
     /// A turn id (a bookmark): read back from it, it included. Absent: from the newest.
     pub from: Option<u64>,
     /// Search the turns' text (words, "quoted phrases", -excluded); best matches first.
+    #[param(max_length = 500, pattern = r"^[^\x00]*$")]
     pub q: Option<String>,
     /// At most this many (1–200, default 20).
     #[param(minimum = 1, maximum = 200)]
@@ -46,6 +47,14 @@ pub struct TurnView {
     pub user_messages: u64,
     pub user: Option<String>,
     pub assistant: Option<String>,
+    /// How much it matters, 1–5 (SPEC §5); null until scored.
+    pub score: Option<u8>,
+    /// Who scored it: `llm`, `heuristic` or `audit`.
+    pub scored_by: Option<String>,
+    /// An audit scored it 5: it is served word for word by /context.
+    pub critical: bool,
+    /// Out of the live context since an audit; still stored and readable.
+    pub evicted: bool,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -57,14 +66,18 @@ pub struct TurnsPage {
     pub next_from: Option<i64>,
 }
 
-impl From<Turn> for TurnView {
-    fn from(turn: Turn) -> Self {
+impl TurnView {
+    pub(super) fn new(turn: Turn, critical: &[i64]) -> Self {
         Self {
             id: turn.seq,
             at: turn.at,
             user_messages: turn.user_messages,
+            critical: critical.contains(&turn.seq),
             user: turn.user,
             assistant: turn.assistant,
+            score: turn.score,
+            scored_by: turn.score_source,
+            evicted: turn.evicted,
         }
     }
 }
@@ -106,9 +119,10 @@ pub async fn list_turns(
         .into());
     }
     let mut conn = app.pool.acquire().await?;
-    if conversations::find(&mut conn, &caller.tenant, &id).await?.is_none() {
+    let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
         return Err(ApiError::NotFound(format!("no conversation {:?}", id.as_str())));
-    }
+    };
+    let critical: Vec<i64> = stored.critical.iter().map(|c| c.turn_id).collect();
     let (found, next_from) = match &search {
         Some(q) => (
             turns::search(&mut conn, &caller.tenant, &id, q, from, limit.into()).await?,
@@ -125,7 +139,7 @@ pub async fn list_turns(
     };
     Ok(Json(TurnsPage {
         conversation_id: id.to_string(),
-        turns: found.into_iter().map(TurnView::from).collect(),
+        turns: found.into_iter().map(|turn| TurnView::new(turn, &critical)).collect(),
         next_from,
     }))
 }

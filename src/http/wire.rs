@@ -10,6 +10,7 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
 use crate::llm::Writer;
+use crate::policy::keep::{KeepKind, Source};
 use crate::policy::transcript::Role;
 use crate::policy::{CacheLife, DecisionKind, Guard, Moment, Trigger};
 
@@ -68,6 +69,14 @@ wire_name!(
 );
 wire_name!(CacheLife, "How long the provider keeps the prompt cached.");
 wire_name!(Role, "Who a transcript message is from.");
+wire_name!(
+    KeepKind,
+    "What a must-keep item is: the latest request, a prohibition, a path, URL, id, command or quantity, or a file the agent changed."
+);
+wire_name!(
+    Source,
+    "Where a must-keep item was seen: the user, the assistant, a tool call, or tool output (and harness text)."
+);
 wire_name!(
     Writer,
     "Who wrote a summary: the upstream LLM, compactd's extractive summarizer, or the caller's harness."

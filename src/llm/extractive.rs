@@ -1,163 +1,225 @@
 //! The summarizer that needs no model (SPEC §4): used when no upstream is
-//! configured or the tenant's upstream budget is spent. It follows the same
-//! keep rules, by construction: its summary *is* the must-keep items, plus the
-//! recent exchange, in sections a later extraction reads back.
+//! configured or the tenant's upstream budget is spent. Its narrative is one
+//! line per user request — the request, its outcome (the assistant's last
+//! sentence in that turn) and the files it changed — on top of the anchor's
+//! lines; the budget merges the oldest lines first, and the keep set's items
+//! are appended by the same guard as any summary's.
 
-use crate::policy::handoff::quote;
-use crate::policy::must_keep::{KeepItem, KeepKind};
-use crate::policy::transcript::{Message, Role, clip};
+use std::sync::LazyLock;
 
-/// How many of the newest messages the recent exchange shows...
-pub const RECENT_MESSAGES: usize = 8;
-/// ...and how much of each.
-pub const RECENT_MESSAGE_BYTES: usize = 400;
+use regex::Regex;
 
-/// A bounded summary of `messages` on top of the anchor, whose must-keep
-/// `items` were extracted from both. `why` says why no model wrote it.
-pub fn summarize(messages: &[Message], items: &[KeepItem], why: &str) -> String {
-    let mut lines = vec![format!("Summary written by compactd without a model ({why}).")];
-    let of = |kind: KeepKind| {
-        items
-            .iter()
-            .filter(move |item| item.kind == kind)
-            .map(|item| item.text.as_str())
-    };
-    let critical: Vec<&str> = of(KeepKind::Critical).collect();
-    if !critical.is_empty() {
-        lines.push("Critical, word for word:".to_owned());
-        lines.extend(critical.iter().map(|text| format!("- {text}")));
-    }
-    if let Some(request) = of(KeepKind::LatestRequest).next() {
-        lines.push(format!("The user's latest request: {request}"));
-    }
-    let said: Vec<&str> = of(KeepKind::Prohibition).collect();
-    if !said.is_empty() {
-        lines.push("The user said:".to_owned());
-        lines.extend(said.iter().map(|text| format!("- {text}")));
-    }
-    let identifiers: Vec<&str> = of(KeepKind::Path)
-        .chain(of(KeepKind::Url))
-        .chain(of(KeepKind::Id))
-        .collect();
-    if !identifiers.is_empty() {
-        lines.push(format!("Paths, URLs and ids: {}", identifiers.join(", ")));
-    }
-    let recent: Vec<String> = messages
-        .iter()
-        .rev()
-        .filter(|m| m.role != Role::System)
-        .take(RECENT_MESSAGES)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .map(describe)
-        .collect();
-    if !recent.is_empty() {
-        lines.push(format!("The last {} messages:", recent.len()));
-        lines.extend(recent);
-    }
-    lines.join("\n")
+use crate::policy::keep::extract::users_words;
+use crate::policy::keep::{HarnessPatterns, KeepKind, Source, sightings};
+use crate::policy::transcript::{Message, Role};
+
+/// How much of a request a line quotes…
+pub const REQUEST_CHARS: usize = 200;
+/// …of its outcome…
+pub const OUTCOME_CHARS: usize = 160;
+/// …and how many of the files it changed it names.
+pub const FILES_PER_LINE: usize = 8;
+/// How much of a prior narrative in prose (an earlier model's) is carried.
+pub const PRIOR_PROSE_CHARS: usize = 600;
+
+/// On a transcript of this many tokens or more, the extractive summary is
+/// at most a tenth of it.
+pub const COMPRESSES_FROM_TOKENS: u64 = 20_000;
+
+/// The most an extractive summary of `transcript_tokens` may take: a tenth
+/// of a long transcript, half of a short one — but room enough, however
+/// short, to say why no model wrote it and what was asked.
+pub fn max_tokens(transcript_tokens: u64) -> u64 {
+    let tenth_of_long = (transcript_tokens / 10).max(COMPRESSES_FROM_TOKENS / 10);
+    (transcript_tokens / 2).min(tenth_of_long).max(MIN_TOKENS)
 }
 
-fn describe(message: &Message) -> String {
-    let text = |t: &str| clip(&quote(t).replace('\n', " "), RECENT_MESSAGE_BYTES);
-    let calls: Vec<String> = message
-        .tool_calls
-        .iter()
-        .map(|call| format!("called {}", call.name))
-        .collect();
-    match message.role {
-        Role::Tool => format!("- tool result: {}", text(&message.content)),
-        role if message.content.trim().is_empty() => format!("- {}: {}", role.as_str(), calls.join(", ")),
-        role if calls.is_empty() => format!("- {}: {}", role.as_str(), text(&message.content)),
-        role => format!("- {}: {} ({})", role.as_str(), text(&message.content), calls.join(", ")),
+/// The least room an extractive summary has.
+pub const MIN_TOKENS: u64 = 160;
+
+static SENTENCE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[^.!?。！？\n]+[.!?。！？]*").expect("a valid pattern"));
+
+fn one_line(text: &str, max_chars: usize) -> String {
+    let squeezed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let clipped: String = squeezed.chars().take(max_chars).collect();
+    if clipped.len() < squeezed.len() {
+        format!("{clipped}…")
+    } else {
+        clipped
     }
+}
+
+/// The last sentence of an answer: usually what came of the request.
+fn last_sentence(answer: &str) -> Option<String> {
+    SENTENCE
+        .find_iter(answer)
+        .map(|m| m.as_str().trim())
+        .filter(|sentence| sentence.chars().any(char::is_alphanumeric))
+        .last()
+        .map(|sentence| one_line(sentence, OUTCOME_CHARS))
+}
+
+/// One request and what came of it.
+#[derive(Default)]
+struct Exchange {
+    request: Option<String>,
+    outcome: Option<String>,
+    files: Vec<String>,
+}
+
+impl Exchange {
+    fn line(&self) -> Option<String> {
+        if self.request.is_none() && self.outcome.is_none() && self.files.is_empty() {
+            return None;
+        }
+        let mut line = format!("- {}", self.request.as_deref().unwrap_or("(continuing)"));
+        if let Some(outcome) = &self.outcome {
+            line.push_str(&format!(" → {outcome}"));
+        }
+        if !self.files.is_empty() {
+            let shown: Vec<&str> = self.files.iter().take(FILES_PER_LINE).map(String::as_str).collect();
+            let more = self.files.len().saturating_sub(FILES_PER_LINE);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            line.push_str(&format!(" (files: {}{more})", shown.join(", ")));
+        }
+        Some(line)
+    }
+}
+
+/// The narrative of `messages` on top of the anchor's narrative: a header
+/// saying why no model wrote it, the anchor's lines, then one line per request.
+pub fn narrative(prior: Option<&str>, messages: &[Message], harness: &HarnessPatterns, why: &str) -> String {
+    let mut lines = vec![format!("Written by compactd without a model ({why}).")];
+    if let Some(prior) = prior.map(str::trim).filter(|p| !p.is_empty()) {
+        let prior_lines: Vec<&str> = prior.lines().filter(|l| l.starts_with("- ")).collect();
+        if prior_lines.is_empty() {
+            lines.push(format!("- Before: {}", one_line(prior, PRIOR_PROSE_CHARS)));
+        } else {
+            lines.extend(prior_lines.iter().map(|l| (*l).to_owned()));
+        }
+    }
+    let mut exchange = Exchange::default();
+    for message in messages {
+        if let Some(words) = users_words(message, harness) {
+            lines.extend(exchange.line());
+            exchange = Exchange {
+                request: Some(one_line(&words, REQUEST_CHARS)),
+                ..Exchange::default()
+            };
+            continue;
+        }
+        if message.role != Role::Assistant {
+            continue;
+        }
+        if let Some(outcome) = last_sentence(&message.content) {
+            exchange.outcome = Some(outcome);
+        }
+        for found in sightings(message, harness) {
+            if found.kind == KeepKind::FileChanged
+                && found.source == Source::ToolCall
+                && !exchange.files.contains(&found.text)
+            {
+                exchange.files.push(found.text);
+            }
+        }
+    }
+    lines.extend(exchange.line());
+    lines.join("\n")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::must_keep::{complete, extract};
     use crate::policy::transcript::ToolCall;
 
-    fn transcript() -> Vec<Message> {
-        vec![
-            Message::new(Role::User, "Deploy build 4711 from /srv/releases. Don't touch prod."),
-            Message {
+    fn turn(request: &str, answer: &str, file: Option<&str>) -> Vec<Message> {
+        let mut messages = vec![Message::new(Role::User, request)];
+        if let Some(file) = file {
+            messages.push(Message {
                 tool_calls: vec![ToolCall {
-                    id: "c1".into(),
-                    name: "deploy".into(),
-                    arguments: "{\"build\":4711}".into(),
+                    id: "c".into(),
+                    name: "Write".into(),
+                    arguments: format!(r#"{{"file_path":"{file}","content":"x"}}"#),
                 }],
                 ..Message::new(Role::Assistant, "")
-            },
-            Message {
-                tool_call_id: Some("c1".into()),
-                ..Message::new(Role::Tool, "ok: https://ci.example.com/runs/9")
-            },
-            Message::new(Role::User, "Now post the link in #releases."),
-        ]
+            });
+            messages.push(Message {
+                tool_call_id: Some("c".into()),
+                ..Message::new(Role::Tool, "ok")
+            });
+        }
+        messages.push(Message::new(Role::Assistant, answer));
+        messages
     }
 
     #[test]
-    fn the_extractive_summary_keeps_everything_the_keep_rules_name() {
-        let messages = transcript();
-        let items = extract(Some("Earlier: ticket OPS-9."), &messages);
-        let summary = summarize(&messages, &items, "no upstream is configured");
-        let (completed, missing) = complete(&summary, &items);
-        assert!(missing.is_empty(), "nothing to append: {missing:?}");
-        assert_eq!(completed, summary);
-        for kept in [
-            "Now post the link in #releases.",
-            "Don't touch prod.",
-            "/srv/releases",
-            "https://ci.example.com/runs/9",
-            "4711",
-            "OPS-9",
-        ] {
-            assert!(summary.contains(kept), "{kept} missing from:\n{summary}");
-        }
-        assert!(summary.starts_with("Summary written by compactd without a model (no upstream is configured)."));
-    }
-
-    #[test]
-    fn an_anchor_survives_being_summarized_again() {
-        let first_items = extract(None, &transcript());
-        let first = summarize(&transcript(), &first_items, "test");
-        let later = vec![Message::new(Role::User, "thanks")];
-        let items = extract(Some(&first), &later);
-        let second = summarize(&later, &items, "test");
-        for kept in ["Don't touch prod.", "/srv/releases", "4711"] {
-            assert!(second.contains(kept), "{kept} lost:\n{second}");
-        }
-    }
-
-    #[test]
-    fn summarizing_summaries_does_not_pile_up_copies() {
-        let mut prior = None::<String>;
-        let mut sizes = Vec::new();
-        for round in 0..4 {
-            let messages = vec![Message::new(Role::User, format!("Round {round}: don't touch prod."))];
-            let items = extract(prior.as_deref(), &messages);
-            let summary = summarize(&messages, &items, "test");
-            sizes.push(summary.matches("touch prod").count());
-            prior = Some(summary);
-        }
-        let last = prior.clone().unwrap_or_default();
-        assert!(
-            sizes.windows(2).all(|w| w[1] <= w[0] + 2),
-            "copies pile up: {sizes:?}\n{last}"
+    fn one_line_per_request_with_its_outcome_and_files() {
+        let mut messages = turn(
+            "Add a health check.",
+            "Looking. Added /healthz and a test.",
+            Some("src/health.rs"),
         );
-        assert!(!prior.unwrap().contains("- -"));
+        messages.extend(turn("Now document it.", "Documented in the README.", None));
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "no upstream");
+        assert_eq!(
+            text,
+            "Written by compactd without a model (no upstream).\n\
+             - Add a health check. → Added /healthz and a test. (files: src/health.rs)\n\
+             - Now document it. → Documented in the README."
+        );
     }
 
     #[test]
-    fn the_summary_stays_bounded() {
-        let long: Vec<Message> = (0..500)
-            .map(|i| Message::new(Role::User, format!("message {i} {}", "x".repeat(5000))))
-            .collect();
-        let items = extract(None, &long);
-        let summary = summarize(&long, &items, "test");
-        assert!(summary.len() < 20_000, "{} bytes", summary.len());
+    fn harness_text_starts_no_line_and_a_mid_run_delta_continues() {
+        let messages = vec![
+            Message::new(Role::User, "<system-reminder>todo list empty</system-reminder>"),
+            Message::new(Role::Assistant, "Tests pass now."),
+        ];
+        let text = narrative(
+            Some("Written by compactd without a model (x).\n- Old request → done"),
+            &messages,
+            &HarnessPatterns::default(),
+            "x",
+        );
+        assert_eq!(
+            text,
+            "Written by compactd without a model (x).\n- Old request → done\n- (continuing) → Tests pass now."
+        );
+    }
+
+    #[test]
+    fn a_prose_anchor_is_carried_as_one_line() {
+        let text = narrative(
+            Some("The model wrote this. It decided X."),
+            &[],
+            &HarnessPatterns::default(),
+            "budget",
+        );
+        assert!(
+            text.ends_with("- Before: The model wrote this. It decided X."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn long_requests_and_outcomes_are_clipped() {
+        let messages = turn(&"r".repeat(500), &format!("{}.", "o".repeat(500)), None);
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        let line = text.lines().nth(1).unwrap();
+        assert!(line.chars().count() < REQUEST_CHARS + OUTCOME_CHARS + 20, "{line}");
+    }
+
+    #[test]
+    fn a_long_transcripts_summary_is_a_tenth_and_a_short_ones_at_most_half() {
+        assert_eq!(max_tokens(20_000), 2_000);
+        assert_eq!(max_tokens(250_000), 25_000);
+        assert_eq!(max_tokens(19_999), 2_000);
+        assert_eq!(max_tokens(3_000), 1_500);
+        assert_eq!(max_tokens(132), MIN_TOKENS);
     }
 }

@@ -1,22 +1,25 @@
 //! Writes a summary by anchored iterative summarization (SPEC §3, §4): the
-//! prior summary is the anchor, the transcript the delta; the upstream writes
-//! the new summary, or the extractive summarizer when there is none; either
-//! way the keep guard completes it and nothing in it can close a handoff.
+//! prior summary's narrative is the anchor, the transcript the delta; the
+//! upstream writes the new narrative, or the extractive summarizer when
+//! there is none; either way the budget fits it with the keep set's items
+//! (the keep guard), and nothing in it can close a handoff.
 
 use std::sync::Arc;
 
 use super::client::LlmClient;
 use super::error::LlmError;
 use super::extractive;
+use super::tokens;
 use super::wire::CompletionRequest;
 use crate::policy::handoff::defuse_handoff_tags;
-use crate::policy::must_keep::{KeepItem, KeepKind, complete, extract};
+use crate::policy::keep::narrative::narrative_of;
+use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepSet, Shape, fit_beside};
 use crate::policy::prompt::{system_prompt, user_message};
 use crate::policy::transcript::{Message, clip};
 
 /// Summarization is rewriting, not invention.
 pub const TEMPERATURE: f32 = 0.2;
-/// The most of a summary stored, whatever the upstream sends.
+/// The most of an upstream's answer read, whatever it sends.
 pub const MAX_SUMMARY_BYTES: usize = 32 * 1024;
 
 /// The upstream and the model that write summaries (a model of their own,
@@ -25,7 +28,6 @@ pub const MAX_SUMMARY_BYTES: usize = 32 * 1024;
 pub struct SummaryModel {
     pub client: Arc<LlmClient>,
     pub model: String,
-    pub max_output_tokens: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +52,27 @@ impl Writer {
             Self::Harness => "harness",
         }
     }
+
+    /// How its narrative gives way to the budget.
+    pub const fn shape(self) -> Shape {
+        match self {
+            Self::Extractive => Shape::Lines,
+            Self::Llm | Self::Harness => Shape::Prose,
+        }
+    }
+}
+
+/// What every summary is held to.
+#[derive(Debug, Clone, Copy)]
+pub struct Rules<'a> {
+    /// The conversation's keep set, this compaction's delta taken in.
+    pub keep: &'a KeepSet,
+    /// The conversation's budget (`summary_max_tokens`).
+    pub max_tokens: u64,
+    /// The tokens of the anchor and the delta: an extractive summary of a
+    /// long transcript is at most a tenth of it.
+    pub transcript_tokens: u64,
+    pub harness: &'a HarnessPatterns,
 }
 
 /// A new summary, ready to become the anchor.
@@ -60,8 +83,21 @@ pub struct Draft {
     pub model: Option<String>,
     pub upstream_input_tokens: Option<u64>,
     pub upstream_output_tokens: Option<u64>,
-    /// Must-keep items the guard had to append.
-    pub appended: usize,
+    /// What became of the keep set's items.
+    pub figures: KeepFigures,
+}
+
+impl Draft {
+    fn new(writer: Writer, (text, figures): (String, KeepFigures)) -> Self {
+        Self {
+            text,
+            writer,
+            model: None,
+            upstream_input_tokens: None,
+            upstream_output_tokens: None,
+            figures,
+        }
+    }
 }
 
 /// How the summary is to be written.
@@ -72,71 +108,87 @@ pub enum Via<'a> {
     Extractive(&'a str),
 }
 
-/// The new summary of `messages` on top of `prior`, carrying every `pinned`
-/// text (the critical list) word for word; an upstream failure is the error,
-/// and the caller keeps the anchor.
+/// The narrative and the keep set within `max_tokens`, unable to close a
+/// handoff.
+pub fn finish(narrative: &str, shape: Shape, keep: &KeepSet, max_tokens: u64) -> (String, KeepFigures) {
+    finish_beside(narrative, "", shape, keep, max_tokens)
+}
+
+/// [`finish`] for a summary read beside `beside` (a handoff's other sections).
+pub fn finish_beside(
+    narrative: &str,
+    beside: &str,
+    shape: Shape,
+    keep: &KeepSet,
+    max_tokens: u64,
+) -> (String, KeepFigures) {
+    let narrative = defuse_handoff_tags(narrative);
+    let mut budget = max_tokens;
+    loop {
+        let fitted = fit_beside(&narrative, beside, shape, keep, budget, &tokens::count);
+        // A kept item may itself hold a handoff tag; defused, it can count more.
+        let text = defuse_handoff_tags(&fitted.text);
+        let over = tokens::count(&text).saturating_sub(max_tokens);
+        if over == 0 || budget <= over {
+            return (text, fitted.figures);
+        }
+        budget -= over;
+    }
+}
+
+/// The new summary of `messages` on top of the stored summary `prior`; an
+/// upstream failure is the error, and the caller keeps the anchor.
 pub async fn write(
     via: Via<'_>,
     prior: Option<&str>,
     messages: &[Message],
-    pinned: &[String],
+    rules: Rules<'_>,
 ) -> Result<Draft, LlmError> {
-    let mut items: Vec<KeepItem> = pinned
-        .iter()
-        .filter(|text| !text.trim().is_empty())
-        .map(|text| KeepItem {
-            kind: KeepKind::Critical,
-            text: text.clone(),
-        })
-        .collect();
-    items.extend(extract(prior, messages));
-    let (text, writer, model, input, output) = match via {
+    let anchor = prior.map(narrative_of).filter(|anchor| !anchor.is_empty());
+    match via {
         Via::Upstream(summary_model) => {
             let request = CompletionRequest {
                 model: summary_model.model.clone(),
-                system: system_prompt(),
-                user: user_message(prior, messages),
-                max_tokens: summary_model.max_output_tokens,
+                system: system_prompt(rules.max_tokens),
+                user: user_message(anchor, messages),
+                max_tokens: u32::try_from(rules.max_tokens).unwrap_or(u32::MAX),
                 temperature: TEMPERATURE,
             };
             let completion = summary_model.client.complete(&request).await?;
-            let text = clip(&completion.text, MAX_SUMMARY_BYTES);
-            (
-                text,
-                Writer::Llm,
-                Some(completion.model),
-                completion.input_tokens,
-                completion.output_tokens,
-            )
+            let narrative = clip(&completion.text, MAX_SUMMARY_BYTES);
+            let finished = finish(&narrative, Shape::Prose, rules.keep, rules.max_tokens);
+            Ok(Draft {
+                model: Some(completion.model),
+                upstream_input_tokens: completion.input_tokens,
+                upstream_output_tokens: completion.output_tokens,
+                ..Draft::new(Writer::Llm, finished)
+            })
         }
-        Via::Extractive(why) => (
-            extractive::summarize(messages, &items, why),
-            Writer::Extractive,
-            None,
-            None,
-            None,
-        ),
-    };
-    let (guarded, appended) = complete(&text, &items);
-    Ok(Draft {
-        text: defuse_handoff_tags(&guarded),
-        writer,
-        model,
-        upstream_input_tokens: input,
-        upstream_output_tokens: output,
-        appended: appended.len(),
-    })
+        Via::Extractive(why) => {
+            let narrative = extractive::narrative(anchor, messages, rules.harness, why);
+            let max_tokens = rules.max_tokens.min(extractive::max_tokens(rules.transcript_tokens));
+            Ok(Draft::new(
+                Writer::Extractive,
+                finish(&narrative, Shape::Lines, rules.keep, max_tokens),
+            ))
+        }
+    }
 }
 
-/// A summary the harness wrote: recorded as sent, but capped and unable to
-/// close a handoff.
-pub fn from_harness(text: &str) -> Draft {
-    Draft {
-        text: defuse_handoff_tags(&clip(text.trim(), MAX_SUMMARY_BYTES)),
-        writer: Writer::Harness,
-        model: None,
-        upstream_input_tokens: None,
-        upstream_output_tokens: None,
-        appended: 0,
-    }
+/// A summary the harness wrote: recorded as its narrative, held to the same
+/// budget and keep guard as any.
+pub fn from_harness(text: &str, rules: Rules<'_>) -> Draft {
+    Draft::new(
+        Writer::Harness,
+        finish(text.trim(), Shape::Prose, rules.keep, rules.max_tokens),
+    )
+}
+
+/// An operator's clean slate (`manual_recovery`): the text as given, within
+/// the budget, with nothing appended.
+pub fn clean_slate(text: &str, max_tokens: u64) -> Draft {
+    Draft::new(
+        Writer::Harness,
+        finish(text.trim(), Shape::Prose, &KeepSet::default(), max_tokens),
+    )
 }

@@ -11,7 +11,6 @@ pub mod guard;
 pub mod handoff;
 mod idle;
 pub mod keep;
-pub mod must_keep;
 mod next_message;
 pub mod prompt;
 pub mod reason;

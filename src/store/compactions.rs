@@ -13,6 +13,7 @@ use super::state::{STATE_COLUMNS, bind_state};
 use super::{StoreResult, StoredConversation, count_of, db_count};
 use crate::domain::{ConversationId, FleetCursor, TenantId};
 use crate::policy::Trigger;
+use crate::policy::keep::{KeepFigures, KeepKind, KindFigures};
 
 /// Why a conversation could not be claimed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +99,8 @@ pub struct Attempt {
     pub prompt_version: Option<&'static str>,
     /// Stored turns up to this one are now behind the boundary.
     pub boundary_turn_seq: i64,
+    /// What became of the keep set's items (none when no summary was written).
+    pub keep: Option<KeepFigures>,
 }
 
 impl Attempt {
@@ -141,7 +144,36 @@ pub struct Recorded {
     pub success: bool,
     pub error: Option<String>,
     pub summary: Option<String>,
+    pub keep: Option<KeepFigures>,
     pub recorded_at: DateTime<Utc>,
+}
+
+/// The keep figures as the ledger stores them: totals, and each kind's.
+pub fn keep_json(figures: &KeepFigures) -> serde_json::Value {
+    let by_kind: serde_json::Map<String, serde_json::Value> = figures
+        .by_kind
+        .iter()
+        .map(|(kind, f)| (kind.as_str().to_owned(), json!(f)))
+        .collect();
+    let mut total = json!(figures.total());
+    total["by_kind"] = serde_json::Value::Object(by_kind);
+    total
+}
+
+/// The keep figures read back; kinds this version does not know are skipped.
+fn keep_from_json(value: &serde_json::Value) -> KeepFigures {
+    let by_kind = value["by_kind"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(kind, f)| {
+            Some((
+                KeepKind::parse(kind)?,
+                serde_json::from_value::<KindFigures>(f.clone()).ok()?,
+            ))
+        })
+        .collect();
+    KeepFigures { by_kind }
 }
 
 fn recorded(row: &PgRow) -> sqlx::Result<Recorded> {
@@ -173,6 +205,10 @@ fn recorded(row: &PgRow) -> sqlx::Result<Recorded> {
         success: row.try_get("success")?,
         error: row.try_get("error")?,
         summary: row.try_get("summary")?,
+        keep: row
+            .try_get::<Option<serde_json::Value>, _>("keep")?
+            .as_ref()
+            .map(keep_from_json),
         recorded_at: row.try_get("recorded_at")?,
     })
 }
@@ -239,9 +275,9 @@ pub async fn record(
         "INSERT INTO compactions (tenant, conversation_id, seq, at, trigger, by_host, idle, summarizer, model,
                 tokens_before, tokens_after, tokens_saved, percent_saved, total_messages, user_messages,
                 assistant_messages, tool_messages, kept_from, duration_ms, upstream_input_tokens,
-                upstream_output_tokens, success, error, summary, prompt_version)
+                upstream_output_tokens, success, error, summary, prompt_version, keep)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-                 $22, $23, $24, $25)
+                 $22, $23, $24, $25, $26)
          RETURNING *",
     )
     .bind(tenant.as_str())
@@ -269,6 +305,7 @@ pub async fn record(
     .bind(attempt.outcome.as_ref().err())
     .bind(attempt.outcome.as_ref().ok())
     .bind(attempt.prompt_version)
+    .bind(attempt.keep.as_ref().map(keep_json))
     .fetch_one(&mut *tx)
     .await?;
     let ledger = recorded(&ledger)?;
@@ -301,6 +338,25 @@ pub async fn record(
 /// An empty anchor is no anchor.
 fn stored_summary_text(summary: &str) -> Option<String> {
     (!summary.trim().is_empty()).then(|| summary.to_owned())
+}
+
+/// Who wrote the summary of the conversation's compaction `seq`.
+pub async fn writer_of(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    seq: i64,
+) -> StoreResult<Option<String>> {
+    Ok(
+        sqlx::query_scalar(
+            "SELECT summarizer FROM compactions WHERE tenant = $1 AND conversation_id = $2 AND seq = $3",
+        )
+        .bind(tenant.as_str())
+        .bind(id.as_str())
+        .bind(seq)
+        .fetch_optional(&mut *conn)
+        .await?,
+    )
 }
 
 /// A conversation's attempts, newest first, before `before_seq`.

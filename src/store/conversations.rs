@@ -216,6 +216,20 @@ pub async fn find(
     row.as_ref().map(StoredConversation::from_row).transpose()
 }
 
+/// The conversation, its row locked until the caller's transaction ends.
+pub async fn lock(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+) -> StoreResult<Option<StoredConversation>> {
+    let row = sqlx::query("SELECT * FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
+        .bind(tenant.as_str())
+        .bind(id.as_str())
+        .fetch_optional(&mut *conn)
+        .await?;
+    row.as_ref().map(StoredConversation::from_row).transpose()
+}
+
 /// Logs a non-keep decision and makes it the pending one; answers its event's
 /// seq, or `None` when the conversation does not exist.
 pub async fn record_decision(

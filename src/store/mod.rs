@@ -10,6 +10,7 @@ pub mod due;
 pub mod events;
 pub mod handoffs;
 pub mod idempotency;
+pub mod keep;
 pub mod keys;
 mod row;
 pub mod scoring;

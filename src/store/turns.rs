@@ -17,6 +17,11 @@ pub struct Turn {
     pub user_messages: u64,
     pub user: Option<String>,
     pub assistant: Option<String>,
+    /// How much it matters, 1–5 (SPEC §5), and who said so; `None` until scored.
+    pub score: Option<u8>,
+    pub score_source: Option<String>,
+    /// Out of the live context since an audit (still stored and readable).
+    pub evicted: bool,
 }
 
 fn turn(row: &PgRow) -> sqlx::Result<Turn> {
@@ -26,10 +31,15 @@ fn turn(row: &PgRow) -> sqlx::Result<Turn> {
         user_messages: count_of(row.try_get("user_messages")?),
         user: row.try_get("user_text")?,
         assistant: row.try_get("assistant_text")?,
+        score: row
+            .try_get::<Option<i16>, _>("score")?
+            .and_then(|score| u8::try_from(score).ok()),
+        score_source: row.try_get("score_source")?,
+        evicted: row.try_get("evicted")?,
     })
 }
 
-const COLUMNS: &str = "seq, at, user_messages, user_text, assistant_text";
+const COLUMNS: &str = "seq, at, user_messages, user_text, assistant_text, score, score_source, evicted";
 
 /// The turns after `boundary`, oldest first.
 pub async fn since(

@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use chrono::Utc;
 use compactd::background::BackgroundSettings;
-use compactd::policy::must_keep::KEPT_HEADING;
 use compactd::startup::Settings;
 use serde_json::{Value, json};
 use wiremock::matchers::{body_string_contains, method};
@@ -188,12 +187,10 @@ async fn failed_score_calls_leave_skipped_events_and_a_later_audit_scores_the_tu
 
     let summarized = app.report("/summarize", json!({"conversation_id": "c"})).await;
 
+    // Critical turns are served by /context, not pinned into summaries: what
+    // a summary holds does not depend on how far the background has got.
     let summary = summarized["summary"].as_str().unwrap();
-    assert!(summary.contains(KEPT_HEADING), "{summary}");
-    assert!(
-        summary.contains("- Critical, word for word: The launch codename is BLUEBIRD."),
-        "{summary}"
-    );
+    assert!(!summary.contains("The launch codename is BLUEBIRD."), "{summary}");
 }
 
 #[tokio::test]

@@ -21,7 +21,7 @@ async fn conversation_with_a_summary(app: &TestApp) {
     .await;
     app.report(
         "/summarize",
-        json!({"conversation_id": "c", "summary": "The anchor: build 4711.", "trigger": "harness"}),
+        json!({"conversation_id": "c", "summary": "The anchor: Deploy build 4711.", "trigger": "harness"}),
     )
     .await;
     app.report("/turn-ended", json!({"conversation_id": "c", "user": "And now?"}))
@@ -91,7 +91,10 @@ async fn every_upstream_fault_fails_soft_within_the_deadline() {
 
         let took = started.elapsed();
         assert_eq!(answer["success"], false, "{name}");
-        assert_eq!(answer["summary"], "The anchor: build 4711.", "{name}: the anchor stays");
+        assert_eq!(
+            answer["summary"], "The anchor: Deploy build 4711.",
+            "{name}: the anchor stays"
+        );
         assert!(answer["compaction"]["summary"].is_null(), "{name}: no partial summary");
         assert!(took < DEADLINE + Duration::from_millis(700), "{name}: took {took:?}");
         let calls = upstream.received_requests().await.unwrap().len() as u64;
@@ -128,7 +131,10 @@ async fn a_slow_drip_is_cut_off_at_the_deadline() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(app.state("c").await["summary"]["text"], "The anchor: build 4711.");
+    assert_eq!(
+        app.state("c").await["summary"]["text"],
+        "The anchor: Deploy build 4711."
+    );
 }
 
 #[tokio::test]

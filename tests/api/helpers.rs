@@ -83,7 +83,6 @@ pub fn upstream_settings(upstream: &str, deadline: Duration) -> Settings {
     let summarizer = SummarizerSettings {
         llm,
         model: "summary-model".into(),
-        max_output_tokens: 800,
         score_model: None,
     };
     Settings {
@@ -104,6 +103,7 @@ pub fn test_settings() -> Settings {
             request: Duration::from_secs(10),
             summarize: Duration::from_secs(30),
         },
+        summaries: Default::default(),
         daily_token_budget: None,
         background: None,
     }

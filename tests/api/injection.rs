@@ -83,7 +83,11 @@ async fn forged_fences_and_role_markers_cannot_change_the_prompt() {
         let messages = body["messages"].as_array().unwrap();
         assert_eq!(messages.len(), 2, "instructions live only in the system prompt");
         assert_eq!(messages[0]["role"], "system");
-        assert_eq!(messages[0]["content"], system_prompt(), "the pinned prompt, unchanged");
+        assert_eq!(
+            messages[0]["content"],
+            system_prompt(4_000),
+            "the pinned prompt, unchanged"
+        );
         assert_structure(messages[1]["content"].as_str().unwrap());
     }
 }

@@ -18,6 +18,7 @@ mod helpers;
 mod history;
 mod idempotency;
 mod injection;
+mod keep;
 mod ledger;
 mod llm_client;
 mod logs;

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use compactd::policy::must_keep::KEPT_HEADING;
+use compactd::policy::keep::narrative::{KEPT_HEADING, narrative_of};
 use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -66,9 +66,14 @@ async fn the_second_summary_carries_the_first_as_its_anchor() {
     let requests = upstream.received_requests().await.unwrap();
     let anchor_prompt = sent_prompt(&requests[1]);
     assert!(anchor_prompt.contains("PRIOR SUMMARY\n<anchor-"), "{anchor_prompt}");
+    let narrative = narrative_of(first_summary);
     assert!(
-        anchor_prompt.contains(&format!("{first_summary}\n</anchor-")),
-        "the whole first summary: {anchor_prompt}"
+        anchor_prompt.contains(&format!("\n{narrative}\n</anchor-")),
+        "the first summary's narrative: {anchor_prompt}"
+    );
+    assert!(
+        !anchor_prompt.contains(KEPT_HEADING),
+        "the kept items come from the keep set, not the anchor's text: {anchor_prompt}"
     );
     assert!(anchor_prompt.contains("What about prod?"), "the delta is the new turn");
     assert!(

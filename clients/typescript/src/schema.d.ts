@@ -95,6 +95,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/conversations/{id}/keep": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation's keep set
+         * @description Every must-keep item extracted from its stored turns and `/summarize`
+         *     deltas (and inherited from its predecessor), whether or not a summary
+         *     carries it, with whether the current summary holds it word for word.
+         */
+        get: operations["get_keep_set"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/conversations/{id}/turns": {
         parameters: {
             query?: never;
@@ -425,6 +447,7 @@ export interface components {
             error?: string | null;
             /** @description The summary it wrote (null when it failed). */
             summary?: string | null;
+            keep?: null | components["schemas"]["KeepCounts"];
             /** Format: date-time */
             recorded_at: string;
         };
@@ -658,6 +681,83 @@ export interface components {
             /** @example ok */
             status: string;
         };
+        /** @description The keep guard's figures: in all, and by kind. */
+        KeepCounts: {
+            /** Format: int64 */
+            checked: number;
+            /** Format: int64 */
+            present: number;
+            /** Format: int64 */
+            appended: number;
+            /** Format: int64 */
+            parked: number;
+            /** @description By kind: request, prohibition, path, url, id, command, quantity, file_changed. */
+            by_kind: {
+                [key: string]: components["schemas"]["KindCounts"];
+            };
+        };
+        KeepItemView: {
+            kind: components["schemas"]["KeepKind"];
+            /** @description Word for word (at most 300 characters; a request at most 2,000). */
+            text: string;
+            /** @description Where it was seen first. */
+            source: components["schemas"]["Source"];
+            /** @description Every source it was seen in. */
+            sources: components["schemas"]["Source"][];
+            /**
+             * Format: int32
+             * @description Its budget tier (1 request, 2 prohibitions, 3 named by the user, 4 files
+             *     changed, 6 named by the agent, 7 tool output mentioned again); null: no
+             *     summary carries it (it was only ever seen in tool output).
+             */
+            tier?: number | null;
+            first_seen: components["schemas"]["PlaceView"];
+            last_seen: components["schemas"]["PlaceView"];
+            /** Format: int64 */
+            times_seen: number;
+            /** @description The current summary holds it word for word. */
+            in_summary: boolean;
+        };
+        /**
+         * @description What a must-keep item is: the latest request, a prohibition, a path, URL, id, command or quantity, or a file the agent changed.
+         * @enum {string}
+         */
+        KeepKind: "request" | "prohibition" | "path" | "url" | "id" | "command" | "quantity" | "file_changed";
+        KeepSetView: {
+            conversation_id: string;
+            /** @description In the order a summary takes them: by tier, newest and most often seen first. */
+            items: components["schemas"]["KeepItemView"][];
+            /**
+             * Format: int64
+             * @description Items of the set (of the kind asked for), listed or not.
+             */
+            total: number;
+            /** @description More items exist than `limit` listed. */
+            truncated: boolean;
+        };
+        /** @description What became of a summary's must-keep items (SPEC §4). */
+        KindCounts: {
+            /**
+             * Format: int64
+             * @description Items the summary was to carry.
+             */
+            checked: number;
+            /**
+             * Format: int64
+             * @description Already in the writer's text, word for word.
+             */
+            present: number;
+            /**
+             * Format: int64
+             * @description Appended by the keep guard under `Kept word for word:`.
+             */
+            appended: number;
+            /**
+             * Format: int64
+             * @description Did not fit the budget: in the keep set and the stored turns only.
+             */
+            parked: number;
+        };
         /** @description The token counts of one model call. */
         ModelCall: {
             /** Format: int64 */
@@ -709,6 +809,27 @@ export interface components {
              */
             event_seq?: number | null;
         };
+        /** @description Where an item was seen: a stored turn, or a message of a /summarize delta. */
+        PlaceView: {
+            conversation_id: string;
+            /**
+             * Format: int64
+             * @description The stored turn (its bookmark for `search_history`).
+             */
+            turn_id?: number | null;
+            /**
+             * Format: int64
+             * @description The compaction whose `messages` held it…
+             */
+            compaction_seq?: number | null;
+            /**
+             * Format: int64
+             * @description …and the message's index there.
+             */
+            message?: number | null;
+            /** Format: date-time */
+            at: string;
+        };
         /** @description An RFC 9457 problem detail. */
         Problem: {
             /**
@@ -755,6 +876,11 @@ export interface components {
             /** Format: int64 */
             tokens_saved: number;
         };
+        /**
+         * @description Where a must-keep item was seen: the user, the assistant, a tool call, or tool output (and harness text).
+         * @enum {string}
+         */
+        Source: "user" | "assistant" | "tool_call" | "tool_result";
         Stats: {
             /** Format: date-time */
             since?: string | null;
@@ -931,6 +1057,17 @@ export interface components {
             user_messages: number;
             user?: string | null;
             assistant?: string | null;
+            /**
+             * Format: int32
+             * @description How much it matters, 1–5 (SPEC §5); null until scored.
+             */
+            score?: number | null;
+            /** @description Who scored it: `llm`, `heuristic` or `audit`. */
+            scored_by?: string | null;
+            /** @description An audit scored it 5: it is served word for word by /context. */
+            critical: boolean;
+            /** @description Out of the live context since an audit; still stored and readable. */
+            evicted: boolean;
         };
         TurnsPage: {
             conversation_id: string;
@@ -1312,6 +1449,79 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventsPage"];
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such conversation for this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The id or a parameter is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This key sends too fast; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the request ran out of time; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_keep_set: {
+        parameters: {
+            query?: {
+                /** @description Only items of this kind. */
+                kind?: "request" | "prohibition" | "path" | "url" | "id" | "command" | "quantity" | "file_changed";
+                /** @description At most this many (1–5,000, default 500), in the order a summary takes them. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The conversation's id (percent-encoded). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keep set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeepSetView"];
                 };
             };
             /** @description No API key, or not a valid one. */

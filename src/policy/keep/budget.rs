@@ -125,6 +125,20 @@ fn holds(haystack: &str, item: &KeepItem) -> bool {
     })
 }
 
+/// A summary, ready to be asked which items it holds word for word.
+#[derive(Debug, Clone)]
+pub struct Presence(String);
+
+impl Presence {
+    pub fn of(summary: &str) -> Self {
+        Self(squeezed(summary))
+    }
+
+    pub fn holds(&self, item: &KeepItem) -> bool {
+        holds(&self.0, item)
+    }
+}
+
 /// The line an item is appended on: tier 1 and 2 items each have their
 /// own; named items share one line per kind (or per tier past the narrative).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -229,6 +243,22 @@ fn assemble(narrative: &str, appended: &str, parked: usize) -> String {
 /// The summary of `narrative` and the keep set within `max_tokens`, with
 /// what became of every item the summary was to carry.
 pub fn fit(narrative: &str, shape: Shape, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> Fitted {
+    fit_beside(narrative, "", shape, set, max_tokens, count)
+}
+
+/// [`fit`], for a summary that stands beside other text the reader gets too
+/// (a handoff's quoted requests and reply): an item that text holds is not
+/// appended again.
+pub fn fit_beside(
+    narrative: &str,
+    beside: &str,
+    shape: Shape,
+    set: &KeepSet,
+    max_tokens: u64,
+    count: &dyn Fn(&str) -> u64,
+) -> Fitted {
+    let beside = squeezed(beside);
+    let read = |narrative: &str| format!("{} {beside}", squeezed(narrative));
     let candidates: Vec<Candidate> = set
         .ranked()
         .into_iter()
@@ -266,7 +296,7 @@ pub fn fit(narrative: &str, shape: Shape, set: &KeepSet, max_tokens: u64, count:
     // The narrative takes the room the admitted items it lacks leave; the
     // longer it may be, the more of them it holds, so it grows to a fixed point.
     let price_of_missing = |narrative: &str, admitted: &[usize]| -> u64 {
-        let haystack = squeezed(narrative);
+        let haystack = read(narrative);
         let mut opened = HashSet::new();
         admitted
             .iter()
@@ -291,7 +321,7 @@ pub fn fit(narrative: &str, shape: Shape, set: &KeepSet, max_tokens: u64, count:
     }
     // Tiers 6–7 fill what is left.
     let mut used = count(&fitted_narrative) + price_of_missing(&fitted_narrative, &admitted);
-    let haystack = squeezed(&fitted_narrative);
+    let haystack = read(&fitted_narrative);
     for (at, candidate) in candidates.iter().enumerate().filter(|(_, c)| !c.tier.is_guarded()) {
         if holds(&haystack, candidate.item) {
             admitted.push(at);
@@ -307,7 +337,7 @@ pub fn fit(narrative: &str, shape: Shape, set: &KeepSet, max_tokens: u64, count:
     // Assemble, and give way until the whole, counted exactly, fits:
     // the lowest tiers first, then the narrative, never the request.
     loop {
-        let (text, figures) = settle(&candidates, &admitted, &fitted_narrative);
+        let (text, figures) = settle(&candidates, &admitted, &fitted_narrative, &read(&fitted_narrative));
         let tokens = count(&text);
         if tokens <= max_tokens {
             return Fitted { text, tokens, figures };
@@ -337,15 +367,14 @@ pub fn fit(narrative: &str, shape: Shape, set: &KeepSet, max_tokens: u64, count:
 /// The summary text for the admitted candidates, and what became of each
 /// candidate: present in the narrative (or in a line already appended),
 /// appended, or parked.
-fn settle(candidates: &[Candidate], admitted: &[usize], narrative: &str) -> (String, KeepFigures) {
-    let haystack = squeezed(narrative);
+fn settle(candidates: &[Candidate], admitted: &[usize], narrative: &str, haystack: &str) -> (String, KeepFigures) {
     let admitted: HashSet<usize> = admitted.iter().copied().collect();
     let mut figures = KeepFigures::default();
     let mut appended: Vec<&Candidate> = Vec::new();
     let mut appended_texts: HashSet<&str> = HashSet::new();
     let mut parked = 0;
     for (at, candidate) in candidates.iter().enumerate() {
-        let outcome = if holds(&haystack, candidate.item) || appended_texts.contains(candidate.item.text.as_str()) {
+        let outcome = if holds(haystack, candidate.item) || appended_texts.contains(candidate.item.text.as_str()) {
             Outcome::Present
         } else if admitted.contains(&at) {
             appended.push(candidate);
@@ -506,6 +535,26 @@ mod tests {
             fitted.text
         );
         assert!(!fitted.text.contains("only/tool.rs"));
+    }
+
+    #[test]
+    fn what_the_reader_has_beside_the_summary_is_not_appended_again() {
+        let set = set_of(&[
+            (KeepKind::Request, "Book the 9:10 train", Source::User),
+            (KeepKind::Prohibition, "Never book first class.", Source::User),
+        ]);
+        let fitted = fit_beside(
+            "Planned a trip.",
+            "- (2026-10-18) Book the 9:10 train",
+            Shape::Prose,
+            &set,
+            100,
+            &words,
+        );
+        assert_eq!(
+            fitted.text,
+            format!("Planned a trip.\n\n{KEPT_HEADING}\n- Rule: Never book first class.")
+        );
     }
 
     #[test]

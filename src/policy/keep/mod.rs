@@ -19,7 +19,7 @@ mod prohibition;
 pub mod set;
 mod tool_calls;
 
-pub use budget::{Fitted, KeepFigures, KindFigures, Shape, fit, summary_max_tokens};
+pub use budget::{Fitted, KeepFigures, KindFigures, Presence, Shape, fit, fit_beside, summary_max_tokens};
 pub use extract::{Sighting, sightings};
 pub use harness::HarnessPatterns;
 pub use identifiers::identifiers;

@@ -19,20 +19,29 @@ from .due_response import DueResponse
 from .event_view import EventView
 from .events_page import EventsPage
 from .fleet_compactions import FleetCompactions
+from .get_keep_set_kind import GetKeepSetKind
 from .guard import Guard
 from .handoff_request import HandoffRequest
 from .handoff_response import HandoffResponse
 from .health import Health
+from .keep_counts import KeepCounts
+from .keep_counts_by_kind import KeepCountsByKind
+from .keep_item_view import KeepItemView
+from .keep_kind import KeepKind
+from .keep_set_view import KeepSetView
+from .kind_counts import KindCounts
 from .list_compactions_trigger import ListCompactionsTrigger
 from .list_due_moment import ListDueMoment
 from .model_call import ModelCall
 from .moment import Moment
 from .overflow import Overflow
 from .pending_decision import PendingDecision
+from .place_view import PlaceView
 from .problem import Problem
 from .quoted_request import QuotedRequest
 from .role import Role
 from .series_point import SeriesPoint
+from .source import Source
 from .stats import Stats
 from .stats_series import StatsSeries
 from .summarize_request import SummarizeRequest
@@ -70,20 +79,29 @@ __all__ = (
     "EventsPage",
     "EventView",
     "FleetCompactions",
+    "GetKeepSetKind",
     "Guard",
     "HandoffRequest",
     "HandoffResponse",
     "Health",
+    "KeepCounts",
+    "KeepCountsByKind",
+    "KeepItemView",
+    "KeepKind",
+    "KeepSetView",
+    "KindCounts",
     "ListCompactionsTrigger",
     "ListDueMoment",
     "ModelCall",
     "Moment",
     "Overflow",
     "PendingDecision",
+    "PlaceView",
     "Problem",
     "QuotedRequest",
     "Role",
     "SeriesPoint",
+    "Source",
     "Stats",
     "StatsSeries",
     "SummarizeRequest",

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -10,6 +10,10 @@ from attrs import field as _attrs_field
 from ..models.trigger import Trigger
 from ..models.writer import Writer
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.keep_counts import KeepCounts
+
 
 T = TypeVar("T", bound="Compaction")
 
@@ -46,6 +50,7 @@ class Compaction:
         upstream_output_tokens (int | None | Unset):
         error (None | str | Unset):
         summary (None | str | Unset): The summary it wrote (null when it failed).
+        keep (KeepCounts | None | Unset):
     """
 
     id: int
@@ -73,9 +78,12 @@ class Compaction:
     upstream_output_tokens: int | None | Unset = UNSET
     error: None | str | Unset = UNSET
     summary: None | str | Unset = UNSET
+    keep: KeepCounts | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.keep_counts import KeepCounts  # noqa: PLC0415
+
         id = self.id
 
         seq = self.seq
@@ -150,6 +158,14 @@ class Compaction:
         else:
             summary = self.summary
 
+        keep: dict[str, Any] | None | Unset
+        if isinstance(self.keep, Unset):
+            keep = UNSET
+        elif isinstance(self.keep, KeepCounts):
+            keep = self.keep.to_dict()
+        else:
+            keep = self.keep
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -187,11 +203,15 @@ class Compaction:
             field_dict["error"] = error
         if summary is not UNSET:
             field_dict["summary"] = summary
+        if keep is not UNSET:
+            field_dict["keep"] = keep
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.keep_counts import KeepCounts  # noqa: PLC0415
+
         d = dict(src_dict)
         id = d.pop("id")
 
@@ -285,6 +305,23 @@ class Compaction:
 
         summary = _parse_summary(d.pop("summary", UNSET))
 
+        def _parse_keep(data: object) -> KeepCounts | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                keep_type_1 = KeepCounts.from_dict(data)
+
+                return keep_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(KeepCounts | None | Unset, data)
+
+        keep = _parse_keep(d.pop("keep", UNSET))
+
         compaction = cls(
             id=id,
             seq=seq,
@@ -311,6 +348,7 @@ class Compaction:
             upstream_output_tokens=upstream_output_tokens,
             error=error,
             summary=summary,
+            keep=keep,
         )
 
         compaction.additional_properties = d

@@ -19,15 +19,23 @@ class TurnView:
         id (int): Its id: the bookmark to read back from.
         at (datetime.datetime):
         user_messages (int):
+        critical (bool): An audit scored it 5: it is served word for word by /context.
+        evicted (bool): Out of the live context since an audit; still stored and readable.
         user (None | str | Unset):
         assistant (None | str | Unset):
+        score (int | None | Unset): How much it matters, 1–5 (SPEC §5); null until scored.
+        scored_by (None | str | Unset): Who scored it: `llm`, `heuristic` or `audit`.
     """
 
     id: int
     at: datetime.datetime
     user_messages: int
+    critical: bool
+    evicted: bool
     user: None | str | Unset = UNSET
     assistant: None | str | Unset = UNSET
+    score: int | None | Unset = UNSET
+    scored_by: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -36,6 +44,10 @@ class TurnView:
         at = self.at.isoformat()
 
         user_messages = self.user_messages
+
+        critical = self.critical
+
+        evicted = self.evicted
 
         user: None | str | Unset
         if isinstance(self.user, Unset):
@@ -49,6 +61,18 @@ class TurnView:
         else:
             assistant = self.assistant
 
+        score: int | None | Unset
+        if isinstance(self.score, Unset):
+            score = UNSET
+        else:
+            score = self.score
+
+        scored_by: None | str | Unset
+        if isinstance(self.scored_by, Unset):
+            scored_by = UNSET
+        else:
+            scored_by = self.scored_by
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -56,12 +80,18 @@ class TurnView:
                 "id": id,
                 "at": at,
                 "user_messages": user_messages,
+                "critical": critical,
+                "evicted": evicted,
             }
         )
         if user is not UNSET:
             field_dict["user"] = user
         if assistant is not UNSET:
             field_dict["assistant"] = assistant
+        if score is not UNSET:
+            field_dict["score"] = score
+        if scored_by is not UNSET:
+            field_dict["scored_by"] = scored_by
 
         return field_dict
 
@@ -73,6 +103,10 @@ class TurnView:
         at = datetime.datetime.fromisoformat(d.pop("at"))
 
         user_messages = d.pop("user_messages")
+
+        critical = d.pop("critical")
+
+        evicted = d.pop("evicted")
 
         def _parse_user(data: object) -> None | str | Unset:
             if data is None:
@@ -92,12 +126,34 @@ class TurnView:
 
         assistant = _parse_assistant(d.pop("assistant", UNSET))
 
+        def _parse_score(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        score = _parse_score(d.pop("score", UNSET))
+
+        def _parse_scored_by(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        scored_by = _parse_scored_by(d.pop("scored_by", UNSET))
+
         turn_view = cls(
             id=id,
             at=at,
             user_messages=user_messages,
+            critical=critical,
+            evicted=evicted,
             user=user,
             assistant=assistant,
+            score=score,
+            scored_by=scored_by,
         )
 
         turn_view.additional_properties = d

@@ -1,0 +1,86 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="KindCounts")
+
+
+@_attrs_define
+class KindCounts:
+    """What became of a summary's must-keep items (SPEC §4).
+
+    Attributes:
+        checked (int): Items the summary was to carry.
+        present (int): Already in the writer's text, word for word.
+        appended (int): Appended by the keep guard under `Kept word for word:`.
+        parked (int): Did not fit the budget: in the keep set and the stored turns only.
+    """
+
+    checked: int
+    present: int
+    appended: int
+    parked: int
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        checked = self.checked
+
+        present = self.present
+
+        appended = self.appended
+
+        parked = self.parked
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "checked": checked,
+                "present": present,
+                "appended": appended,
+                "parked": parked,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        checked = d.pop("checked")
+
+        present = d.pop("present")
+
+        appended = d.pop("appended")
+
+        parked = d.pop("parked")
+
+        kind_counts = cls(
+            checked=checked,
+            present=present,
+            appended=appended,
+            parked=parked,
+        )
+
+        kind_counts.additional_properties = d
+        return kind_counts
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,104 @@
+//! Taking what was said into a conversation's keep set (SPEC §4): its stored
+//! turns not read yet, and a `/summarize` delta's messages, in order, each
+//! place once. Extraction is deterministic, so whenever it runs the set comes
+//! out the same.
+
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+
+use crate::domain::{ConversationId, TenantId};
+use crate::policy::keep::{HarnessPatterns, KeepSet, Place, Sighting, sightings};
+use crate::policy::transcript::{Message, Role};
+use crate::store::StoreResult;
+use crate::store::keep::{self, StoredKeep};
+use crate::store::turns::{self, Turn};
+
+/// What one place said.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    pub place: Place,
+    pub sightings: Vec<Sighting>,
+    /// The stored turn it came from, if any.
+    pub turn: Option<i64>,
+}
+
+/// The observations of stored turns, oldest first.
+pub fn of_turns(conversation: &ConversationId, turns: &[Turn], harness: &HarnessPatterns) -> Vec<Observation> {
+    turns
+        .iter()
+        .map(|turn| {
+            let mut found = Vec::new();
+            for (role, text) in [(Role::User, &turn.user), (Role::Assistant, &turn.assistant)] {
+                if let Some(text) = text {
+                    found.extend(sightings(&Message::new(role, text.clone()), harness));
+                }
+            }
+            Observation {
+                place: Place {
+                    conversation_id: conversation.to_string(),
+                    turn_id: Some(turn.seq),
+                    compaction_seq: None,
+                    message: None,
+                    at: turn.at,
+                },
+                sightings: found,
+                turn: Some(turn.seq),
+            }
+        })
+        .collect()
+}
+
+/// The observations of a delta's messages, as the compaction `seq` saw them.
+pub fn of_messages(
+    conversation: &ConversationId,
+    seq: i64,
+    at: DateTime<Utc>,
+    messages: &[Message],
+    harness: &HarnessPatterns,
+) -> Vec<Observation> {
+    messages
+        .iter()
+        .enumerate()
+        .map(|(index, message)| Observation {
+            place: Place {
+                conversation_id: conversation.to_string(),
+                turn_id: None,
+                compaction_seq: Some(seq),
+                message: i64::try_from(index).ok(),
+                at,
+            },
+            sightings: sightings(message, harness),
+            turn: None,
+        })
+        .collect()
+}
+
+/// Takes `observations` into `set`, skipping stored turns it has read; the
+/// last stored turn read afterwards.
+pub fn take_in(set: &mut KeepSet, turns_read: i64, observations: &[Observation]) -> i64 {
+    let mut read = turns_read;
+    for observation in observations {
+        match observation.turn {
+            Some(turn) if turn <= turns_read => continue,
+            Some(turn) => read = read.max(turn),
+            None => {}
+        }
+        set.observe(&observation.sightings, &observation.place);
+    }
+    read
+}
+
+/// The keep set with every stored turn taken in: what it would be after the
+/// next compaction read them (nothing is saved).
+pub async fn current(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    harness: &HarnessPatterns,
+) -> StoreResult<StoredKeep> {
+    let mut stored = keep::load(conn, tenant, id).await?;
+    let unread = turns::since(conn, tenant, id, stored.turns_read).await?;
+    let observations = of_turns(id, &unread, harness);
+    stored.turns_read = take_in(&mut stored.set, stored.turns_read, &observations);
+    Ok(stored)
+}

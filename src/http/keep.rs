@@ -1,0 +1,163 @@
+//! GET /conversations/{id}/keep (SPEC §3, §4): the conversation's keep set —
+//! every must-keep item, with who said it, where it was first and last seen,
+//! its tier, and whether the current summary holds it word for word.
+
+use axum::extract::State;
+use axum::routing::get;
+use axum::{Json, Router};
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::AppState;
+use super::error::{ApiError, ApiResult, Problem};
+use super::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
+use crate::compaction::keep;
+use crate::domain::InvalidValue;
+use crate::policy::keep::{KeepItem, KeepKind, Place, Presence, Source};
+use crate::store::conversations;
+
+/// The most items one answer lists.
+pub const MAX_ITEMS: u32 = 5_000;
+const DEFAULT_ITEMS: u32 = 500;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/conversations/{id}/keep", get(list_keep))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct KeepQuery {
+    /// Only items of this kind.
+    #[param(inline)]
+    pub kind: Option<KeepKind>,
+    /// At most this many (1–5,000, default 500), in the order a summary takes them.
+    #[param(minimum = 1, maximum = 5000)]
+    pub limit: Option<u32>,
+}
+
+/// Where an item was seen: a stored turn, or a message of a /summarize delta.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PlaceView {
+    pub conversation_id: String,
+    /// The stored turn (its bookmark for `search_history`).
+    pub turn_id: Option<i64>,
+    /// The compaction whose `messages` held it…
+    pub compaction_seq: Option<i64>,
+    /// …and the message's index there.
+    pub message: Option<i64>,
+    pub at: DateTime<Utc>,
+}
+
+impl From<&Place> for PlaceView {
+    fn from(place: &Place) -> Self {
+        Self {
+            conversation_id: place.conversation_id.clone(),
+            turn_id: place.turn_id,
+            compaction_seq: place.compaction_seq,
+            message: place.message,
+            at: place.at,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KeepItemView {
+    pub kind: KeepKind,
+    /// Word for word (at most 300 characters; a request at most 2,000).
+    pub text: String,
+    /// Where it was seen first.
+    pub source: Source,
+    /// Every source it was seen in.
+    pub sources: Vec<Source>,
+    /// Its budget tier (1 request, 2 prohibitions, 3 named by the user, 4 files
+    /// changed, 6 named by the agent, 7 tool output mentioned again); null: no
+    /// summary carries it (it was only ever seen in tool output).
+    pub tier: Option<u8>,
+    pub first_seen: PlaceView,
+    pub last_seen: PlaceView,
+    pub times_seen: u64,
+    /// The current summary holds it word for word.
+    pub in_summary: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KeepSetView {
+    pub conversation_id: String,
+    /// In the order a summary takes them: by tier, newest and most often seen first.
+    pub items: Vec<KeepItemView>,
+    /// Items of the set (of the kind asked for), listed or not.
+    pub total: u64,
+    /// More items exist than `limit` listed.
+    pub truncated: bool,
+}
+
+fn view(item: &KeepItem, summary: &Presence) -> KeepItemView {
+    KeepItemView {
+        kind: item.kind,
+        text: item.text.clone(),
+        source: item.source,
+        sources: item.sources.iter().collect(),
+        tier: item.tier().map(|tier| tier.number()),
+        first_seen: PlaceView::from(&item.first_seen),
+        last_seen: PlaceView::from(&item.last_seen),
+        times_seen: item.times_seen,
+        in_summary: summary.holds(item),
+    }
+}
+
+/// A conversation's keep set
+///
+/// Every must-keep item extracted from its stored turns and `/summarize`
+/// deltas (and inherited from its predecessor), whether or not a summary
+/// carries it, with whether the current summary holds it word for word.
+#[utoipa::path(
+    get,
+    path = "/conversations/{id}/keep",
+    tag = "conversations",
+    operation_id = "get_keep_set",
+    params(ConversationIdParam, KeepQuery),
+    responses(
+        (status = 200, description = "The keep set.", body = KeepSetView),
+        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub async fn list_keep(
+    State(app): State<AppState>,
+    caller: Caller,
+    ConversationPath(id): ConversationPath,
+    QueryParams(query): QueryParams<KeepQuery>,
+) -> ApiResult<Json<KeepSetView>> {
+    let limit = query.limit.unwrap_or(DEFAULT_ITEMS);
+    if !(1..=MAX_ITEMS).contains(&limit) {
+        return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_ITEMS}")).into());
+    }
+    let kind = query.kind;
+    let mut conn = app.pool.acquire().await?;
+    let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
+        return Err(ApiError::NotFound(format!("no conversation {:?}", id.as_str())));
+    };
+    let current = keep::current(&mut conn, &caller.tenant, &id, &app.summaries.harness).await?;
+    let summary = Presence::of(stored.summary.as_ref().map_or("", |(text, _)| text.as_str()));
+    let ranked = current.set.ranked();
+    let unranked = current.set.items().iter().filter(|item| item.tier().is_none());
+    let ordered: Vec<&KeepItem> = ranked
+        .iter()
+        .map(|(_, item)| *item)
+        .chain(unranked)
+        .filter(|item| kind.is_none_or(|kind| item.kind == kind))
+        .collect();
+    let total = ordered.len() as u64;
+    Ok(Json(KeepSetView {
+        conversation_id: id.to_string(),
+        items: ordered
+            .iter()
+            .take(limit as usize)
+            .map(|item| view(item, &summary))
+            .collect(),
+        total,
+        truncated: total > u64::from(limit),
+    }))
+}
