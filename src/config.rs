@@ -52,6 +52,9 @@ pub enum Command {
     Migrate(DatabaseArgs),
     /// Print the OpenAPI document (the one committed at openapi/openapi.json).
     Openapi,
+    /// Replay recorded agent sessions through the service and report what
+    /// every summary kept.
+    Replay(Box<ReplayArgs>),
     /// Manage API keys.
     Keys {
         #[command(subcommand)]
@@ -133,15 +136,8 @@ pub struct ServeArgs {
     /// The burst above that rate a key may send at once.
     #[arg(long, env = "COMPACTD_RATE_BURST", default_value_t = 2000)]
     pub rate_burst: u32,
-    /// A summary's whole budget in tokens, whoever writes it (SPEC §4): at
-    /// most a twentieth of the conversation's window, at least 500.
-    #[arg(long, env = "COMPACTD_SUMMARY_MAX_TOKENS", default_value_t = DEFAULT_SUMMARY_MAX_TOKENS,
-          value_parser = clap::value_parser!(u64).range(500..=1_000_000))]
-    pub summary_max_tokens: u64,
-    /// More regexes for harness text in the user role (SPEC §4), one a line;
-    /// the flag may be given more than once.
-    #[arg(long = "harness-pattern", env = "COMPACTD_HARNESS_PATTERNS", value_delimiter = '\n')]
-    pub harness_patterns: Vec<String>,
+    #[command(flatten)]
+    pub summaries: SummaryArgs,
     /// The largest request body accepted (413 past it).
     #[arg(long, env = "COMPACTD_MAX_BODY_BYTES", default_value_t = 4 * 1024 * 1024)]
     pub max_body_bytes: usize,
@@ -202,15 +198,58 @@ impl fmt::Debug for LlmArgs {
     }
 }
 
-impl ServeArgs {
-    /// What every summary is held to; an error names a pattern that is not a regex.
-    pub fn summaries(&self) -> Result<SummaryConfig, String> {
+/// What every summary is held to (SPEC §4).
+#[derive(Debug, Clone, Args)]
+pub struct SummaryArgs {
+    /// A summary's whole budget in tokens, whoever writes it: at most a
+    /// twentieth of the conversation's window, at least 500.
+    #[arg(long, env = "COMPACTD_SUMMARY_MAX_TOKENS", default_value_t = DEFAULT_SUMMARY_MAX_TOKENS,
+          value_parser = clap::value_parser!(u64).range(500..=1_000_000))]
+    pub summary_max_tokens: u64,
+    /// More regexes for harness text in the user role, one a line; the flag
+    /// may be given more than once.
+    #[arg(long = "harness-pattern", env = "COMPACTD_HARNESS_PATTERNS", value_delimiter = '\n')]
+    pub harness_patterns: Vec<String>,
+}
+
+impl SummaryArgs {
+    /// The configuration; an error names a pattern that is not a regex.
+    pub fn to_config(&self) -> Result<SummaryConfig, String> {
         Ok(SummaryConfig {
             max_tokens: self.summary_max_tokens,
             harness: Arc::new(HarnessPatterns::with_extra(&self.harness_patterns)?),
         })
     }
+}
 
+/// `compactd replay`: recorded sessions through the service, and a report.
+#[derive(Debug, Clone, Args)]
+pub struct ReplayArgs {
+    /// Claude Code session JSONL, Codex CLI rollout JSONL, aider chat
+    /// histories (.aider.chat.history.md) or JSON arrays of chat messages.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The replayed agent's context window, in tokens.
+    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1_000..=10_000_000))]
+    pub window: u64,
+    /// Compact every N turns instead of when the policy says so.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub every: Option<u64>,
+    /// Summarize without a model even when an upstream is configured.
+    #[arg(long)]
+    pub no_upstream: bool,
+    /// Print the report as JSON, for scripts.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub summaries: SummaryArgs,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}
+
+impl ServeArgs {
     pub fn background(&self) -> Option<BackgroundSettings> {
         self.background.then(|| BackgroundSettings {
             idle_sweep_every: (self.idle_sweep_secs > 0).then(|| StdDuration::from_secs(self.idle_sweep_secs)),

@@ -11,6 +11,7 @@ pub mod http;
 pub mod llm;
 pub mod policy;
 pub mod private_postgres;
+pub mod replay;
 pub mod startup;
 pub mod store;
 pub mod telemetry;

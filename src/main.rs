@@ -5,8 +5,14 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use compactd::auth::admin;
-use compactd::config::{Cli, Command, DatabaseArgs, KeysAction, LogFormat, ServeArgs};
+use std::time::Duration;
+
+use compactd::config::{Cli, Command, DatabaseArgs, KeysAction, LogFormat, ReplayArgs, ServeArgs};
+use compactd::http::Timeouts;
+use compactd::policy::PolicyConfig;
 use compactd::private_postgres::PrivatePostgres;
+use compactd::replay::report::render;
+use compactd::replay::{ReplayOptions, Schedule, replay_files};
 use compactd::startup::{Application, Settings, shutdown_signal};
 use compactd::{http, store};
 use sqlx::postgres::PgConnectOptions;
@@ -31,6 +37,7 @@ fn main() -> ExitCode {
             Ok(())
         }),
         Some(Command::Serve(args)) => serve(*args),
+        Some(Command::Replay(args)) => replay(*args),
         Some(Command::Keys { action, database }) => with_database(&database, |options| manage_keys(action, options)),
         None => serve(cli.serve),
     };
@@ -55,7 +62,7 @@ fn serve(args: ServeArgs) -> Result<(), AnyError> {
         rate_per_second: args.rate_per_second,
         rate_burst: args.rate_burst,
         timeouts: args.timeouts(),
-        summaries: args.summaries()?,
+        summaries: args.summaries.to_config()?,
         daily_token_budget: Some(args.llm.tenant_daily_token_budget).filter(|budget| *budget > 0),
         background: args.background(),
     };
@@ -66,6 +73,49 @@ fn serve(args: ServeArgs) -> Result<(), AnyError> {
         println!("compactd listening on http://{}", app.local_addr());
         tracing::info!(addr = %app.local_addr(), "compactd is serving");
         app.run_until(shutdown_signal()).await?;
+        Ok(())
+    })
+}
+
+fn replay(args: ReplayArgs) -> Result<(), AnyError> {
+    let summarizer = if args.no_upstream {
+        None
+    } else {
+        args.llm.to_summarizer()?
+    };
+    let deadline = Duration::from_secs(args.llm.llm_deadline_secs);
+    let settings = Settings {
+        addr: ([127, 0, 0, 1], 0).into(),
+        max_body_bytes: 256 * 1024 * 1024,
+        policy: PolicyConfig::default(),
+        summarizer,
+        rate_per_second: 0,
+        rate_burst: 0,
+        timeouts: Timeouts {
+            request: Duration::from_secs(60),
+            summarize: deadline + Duration::from_secs(15),
+        },
+        summaries: args.summaries.to_config()?,
+        daily_token_budget: None,
+        background: None,
+    };
+    let options = ReplayOptions {
+        window: args.window,
+        schedule: match args.every {
+            Some(every) => Schedule::Every(usize::try_from(every).unwrap_or(usize::MAX)),
+            None => Schedule::Policy,
+        },
+    };
+    with_database(&args.database, move |options_db| async move {
+        let pool = store::pool(options_db, 4);
+        let reports = replay_files(&args.files, settings, pool, options).await?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&reports)?);
+        } else {
+            for report in &reports {
+                print!("{}", render(report));
+            }
+        }
         Ok(())
     })
 }

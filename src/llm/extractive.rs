@@ -26,16 +26,20 @@ pub const PRIOR_PROSE_CHARS: usize = 600;
 /// at most a tenth of it.
 pub const COMPRESSES_FROM_TOKENS: u64 = 20_000;
 
-/// The most an extractive summary of `transcript_tokens` may take: a tenth
-/// of a long transcript, half of a short one — but room enough, however
-/// short, to say why no model wrote it and what was asked.
+/// The most an extractive summary of `transcript_tokens` (the anchor and
+/// the delta it replaces) may take: a tenth of a long transcript, and less
+/// than a short one — but room enough, however short, to say why no model
+/// wrote it and what was asked.
 pub fn max_tokens(transcript_tokens: u64) -> u64 {
-    let tenth_of_long = (transcript_tokens / 10).max(COMPRESSES_FROM_TOKENS / 10);
-    (transcript_tokens / 2).min(tenth_of_long).max(MIN_TOKENS)
+    if transcript_tokens >= COMPRESSES_FROM_TOKENS {
+        transcript_tokens / 10
+    } else {
+        (transcript_tokens * 9 / 10).max(MIN_TOKENS)
+    }
 }
 
 /// The least room an extractive summary has.
-pub const MIN_TOKENS: u64 = 160;
+pub const MIN_TOKENS: u64 = 120;
 
 static SENTENCE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[^.!?。！？\n]+[.!?。！？]*").expect("a valid pattern"));
@@ -215,11 +219,10 @@ mod tests {
     }
 
     #[test]
-    fn a_long_transcripts_summary_is_a_tenth_and_a_short_ones_at_most_half() {
+    fn a_long_transcripts_summary_is_a_tenth_and_a_short_ones_shorter_than_it() {
         assert_eq!(max_tokens(20_000), 2_000);
         assert_eq!(max_tokens(250_000), 25_000);
-        assert_eq!(max_tokens(19_999), 2_000);
-        assert_eq!(max_tokens(3_000), 1_500);
-        assert_eq!(max_tokens(132), MIN_TOKENS);
+        assert_eq!(max_tokens(3_000), 2_700);
+        assert_eq!(max_tokens(100), MIN_TOKENS);
     }
 }

@@ -25,9 +25,12 @@ mod logs;
 mod observability;
 mod openapi;
 mod private_postgres;
+mod replay;
 mod replicas;
 mod schemathesis;
 mod summarize;
+#[path = "../../bench/synthetic/mod.rs"]
+mod synthetic;
 mod transitions;
 mod turn_ended;
 mod usage;

@@ -166,7 +166,17 @@ static PROMPTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?m)^\s*\$ (\S.
 /// a script by its path.
 pub fn looks_like_command(line: &str) -> bool {
     let first = line.split_whitespace().next().unwrap_or("");
-    (first.starts_with("./") && first.len() > 2) || PROGRAMS.contains(&first)
+    PROGRAMS.contains(&first) || first.strip_prefix("./").is_some_and(is_script)
+}
+
+/// `./deploy.sh`, `./gradlew`: a program; `./notes.md`, `./.claude/x.md`: a file.
+fn is_script(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.rsplit_once('.') {
+        _ if name.is_empty() || path.starts_with('.') => false,
+        Some((_, extension)) => ["sh", "bash", "zsh", "py", "rb", "pl", "js", "mjs", "ts"].contains(&extension),
+        None => true,
+    }
 }
 
 /// `text` cut to [`MAX_CHARS`] characters, on its first line.
@@ -345,6 +355,7 @@ mod tests {
     #[test]
     fn prose_is_not_a_command() {
         assert!(written_commands("Let's `make` it better. The `config` value.").is_empty());
+        assert!(written_commands("See `./.claude/reports/a.md` and `./notes.md`.").is_empty());
     }
 
     #[test]

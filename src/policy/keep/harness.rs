@@ -79,6 +79,18 @@ static OUTPUT_BLOCK: LazyLock<Regex> = LazyLock::new(|| blocks(OUTPUT_TAGS));
 static TYPED_COMMAND_BLOCK: LazyLock<Regex> = LazyLock::new(|| blocks(TYPED_COMMAND_TAGS));
 static INTERRUPTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[Request interrupted by user[^\]\n]*\]").expect("a valid pattern"));
+/// aider's questions answered in the chat ("Add file to the chat? (Y)es/(N)o…
+/// [Yes]: all"), and its own commands typed by the user (`/add`, `/exit`…):
+/// instructions to the harness, not requests to the agent.
+static AIDER_HARNESS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?m)^[^\n]*\(Y\)es/\(N\)o[^\n]*$",
+        r"|(?m)^\s*/(?:add|drop|exit|quit|clear|reset|undo|diff|model|models|tokens|help|ls|commit|git|map|map-refresh|",
+        r"settings|voice|web|paste|copy|editor|chat-mode|lint|read-only|report|save|load|multiline-mode|think-tokens|",
+        r"reasoning-effort|weak-model|editor-model|copy-context|context|ex)\b[^\n]*$",
+    ))
+    .expect("a valid pattern")
+});
 static OPENING: LazyLock<Regex> = LazyLock::new(|| {
     let openings: Vec<String> = HARNESS_OPENINGS.iter().map(|o| regex::escape(o)).collect();
     Regex::new(&format!(r"(?s)\A\s*(?:{}).*", openings.join("|"))).expect("a valid pattern")
@@ -138,7 +150,7 @@ impl HarnessPatterns {
             }
         }
         let mut words = TYPED_COMMAND_BLOCK.replace_all(text, " ").into_owned();
-        for pattern in [&*OUTPUT_BLOCK, &*HARNESS_BLOCK, &*INTERRUPTED] {
+        for pattern in [&*OUTPUT_BLOCK, &*HARNESS_BLOCK, &*INTERRUPTED, &*AIDER_HARNESS] {
             words = pattern.replace_all(&words, " ").into_owned();
         }
         for pattern in &self.extra {
@@ -211,9 +223,21 @@ mod tests {
             "This is the Gemini CLI. We are setting up the context for our chat.\nToday's date is …",
             "I committed the changes with git hash 1a2b3c4 & commit msg: fix",
             "I switched to a new code base. Please don't consider the above files or try to edit them any longer.",
+            "Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all",
+            "/exit",
+            "/add src/app.py src/db.py",
         ] {
             assert_eq!(words(text), "", "{text}");
         }
+    }
+
+    #[test]
+    fn aiders_ask_and_code_modes_are_requests() {
+        assert_eq!(
+            words("/ask why does /etc/app.conf fail?"),
+            "/ask why does /etc/app.conf fail?"
+        );
+        assert_eq!(words("/etc/nginx is broken"), "/etc/nginx is broken");
     }
 
     #[test]

@@ -1,0 +1,161 @@
+//! Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`):
+//! one record a line; user records carry the user's text or tool results,
+//! assistant records text and `tool_use` blocks (a streamed answer is split
+//! over several records sharing one message id). Subagent (sidechain)
+//! records are another conversation and are left out; the summary Claude
+//! Code writes when it compacts is a user record marked `isCompactSummary`.
+
+use serde_json::Value;
+
+use super::session::Parsed;
+use crate::policy::transcript::{Message, Role, ToolCall};
+
+/// The text of a content value: a string, or the text blocks of an array.
+pub fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| match block["type"].as_str() {
+                Some("text") => block["text"].as_str().map(str::to_owned),
+                Some("image") => Some("[image]".to_owned()),
+                _ => block.as_str().map(str::to_owned),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+pub fn parse(text: &str) -> Result<Parsed, String> {
+    let mut parsed = Parsed::default();
+    let mut last_assistant_id: Option<String> = None;
+    let mut records = 0;
+    for line in text.lines().filter(|line| !line.trim().is_empty()) {
+        // A session cut off mid-write ends in half a line: skip what does not parse.
+        let Ok(record) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        records += 1;
+        if record["isSidechain"].as_bool() == Some(true) {
+            continue;
+        }
+        let message = &record["message"];
+        match record["type"].as_str() {
+            Some("user") => {
+                last_assistant_id = None;
+                let content = &message["content"];
+                let words = text_of(content);
+                if record["isCompactSummary"].as_bool() == Some(true) {
+                    parsed.summaries.push((parsed.messages.len(), words.clone()));
+                }
+                if !words.trim().is_empty() {
+                    parsed.messages.push(Message::new(Role::User, words));
+                }
+                for block in content.as_array().into_iter().flatten() {
+                    if block["type"] == "tool_result" {
+                        parsed.messages.push(Message {
+                            tool_call_id: block["tool_use_id"].as_str().map(str::to_owned),
+                            ..Message::new(Role::Tool, text_of(&block["content"]))
+                        });
+                    }
+                }
+            }
+            Some("assistant") => {
+                let id = message["id"].as_str().map(str::to_owned);
+                let mut words = Vec::new();
+                let mut calls = Vec::new();
+                for block in message["content"].as_array().into_iter().flatten() {
+                    match block["type"].as_str() {
+                        Some("text") => words.extend(block["text"].as_str().map(str::to_owned)),
+                        Some("tool_use") => calls.push(ToolCall {
+                            id: block["id"].as_str().unwrap_or_default().to_owned(),
+                            name: block["name"].as_str().unwrap_or_default().to_owned(),
+                            arguments: block["input"].to_string(),
+                        }),
+                        _ => {}
+                    }
+                }
+                if let Value::String(text) = &message["content"] {
+                    words.push(text.clone());
+                }
+                let continues = id.is_some() && id == last_assistant_id;
+                match parsed.messages.last_mut() {
+                    Some(previous) if continues && previous.role == Role::Assistant => {
+                        for word in words {
+                            if !previous.content.is_empty() {
+                                previous.content.push('\n');
+                            }
+                            previous.content.push_str(&word);
+                        }
+                        previous.tool_calls.extend(calls);
+                    }
+                    _ if words.is_empty() && calls.is_empty() => {}
+                    _ => parsed.messages.push(Message {
+                        tool_calls: calls,
+                        ..Message::new(Role::Assistant, words.join("\n"))
+                    }),
+                }
+                last_assistant_id = id;
+            }
+            _ => {}
+        }
+    }
+    if records == 0 {
+        return Err("no Claude Code records".into());
+    }
+    Ok(parsed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn users_tools_and_streamed_answers_become_chat_messages() {
+        let text = [
+            r#"{"type":"file-history-snapshot","messageId":"m","snapshot":{}}"#,
+            r#"{"type":"user","sessionId":"s","message":{"role":"user","content":"Fix src/a.rs"}}"#,
+            r#"{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":[{"type":"thinking","thinking":"hm"}]}}"#,
+            r#"{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":[{"type":"text","text":"Reading it."}]}}"#,
+            r#"{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"src/a.rs"}}]}}"#,
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"fn a() {}"}]}]}}"#,
+            r#"{"type":"assistant","isSidechain":true,"message":{"id":"msg_x","role":"assistant","content":[{"type":"text","text":"subagent"}]}}"#,
+            r#"{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation. Summary: fixed a.rs"}}"#,
+            r#"{"type":"assistant","message":{"id":"msg_2","role":"assistant","content":[{"type":"text","text":"Done."}]}}"#,
+            r#"{"type":"user","message":{"role":"user","content":"half a li"#,
+        ]
+        .join("\n");
+        let parsed = parse(&text).unwrap();
+        let shape: Vec<(Role, &str, usize)> = parsed
+            .messages
+            .iter()
+            .map(|m| (m.role, m.content.as_str(), m.tool_calls.len()))
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                (Role::User, "Fix src/a.rs", 0),
+                (Role::Assistant, "Reading it.", 1),
+                (Role::Tool, "fn a() {}", 0),
+                (
+                    Role::User,
+                    "This session is being continued from a previous conversation. Summary: fixed a.rs",
+                    0
+                ),
+                (Role::Assistant, "Done.", 0),
+            ]
+        );
+        assert_eq!(
+            parsed.messages[1].tool_calls[0].arguments,
+            r#"{"file_path":"src/a.rs"}"#
+        );
+        assert_eq!(parsed.messages[2].tool_call_id.as_deref(), Some("t1"));
+        assert_eq!(parsed.summaries, [(3, parsed.messages[3].content.clone())]);
+    }
+
+    #[test]
+    fn a_file_of_nothing_readable_is_refused() {
+        assert!(parse("not json\n").is_err());
+    }
+}

@@ -1,0 +1,293 @@
+//! Plays one session through the service as an agent would: after each turn
+//! it reports the context in use (`/usage`), stores the turn
+//! (`/turn-ended`) and asks what to do (`/decide`, or compacts every N
+//! turns); on `compact` it sends the transcript since the boundary to
+//! `/summarize`, on `rollover` it calls `/handoff` and carries on in the
+//! successor. What the agent is left with is measured at the end.
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::report::{Compacted, Figures, HarnessComparison, SessionReport};
+use super::session::Session;
+use super::{Replay, ReplayError, Schedule};
+use crate::compaction::keep;
+use crate::domain::{ConversationId, TenantId};
+use crate::llm::tokens;
+use crate::policy::transcript::{Message, Role};
+
+/// Replayed sessions happen in this clock: deterministic, a minute a turn.
+fn start_of_replay() -> DateTime<Utc> {
+    DateTime::<Utc>::from_timestamp(1_767_225_600, 0).unwrap_or(DateTime::<Utc>::UNIX_EPOCH)
+}
+
+fn wire(message: &Message) -> Value {
+    json!({
+        "role": message.role.as_str(),
+        "content": message.content,
+        "name": message.name,
+        "tool_calls": message.tool_calls.iter().map(|call| json!({
+            "id": call.id, "name": call.name, "arguments": call.arguments,
+        })).collect::<Vec<_>>(),
+        "tool_call_id": message.tool_call_id,
+    })
+}
+
+impl Replay {
+    async fn call(&self, path: &str, body: Value) -> Result<Value, ReplayError> {
+        let response = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .json(&body)
+            .send()
+            .await
+            .map_err(|err| ReplayError::Service(format!("{path}: {err}")))?;
+        let status = response.status();
+        let answer: Value = response.json().await.unwrap_or(Value::Null);
+        if !status.is_success() {
+            return Err(ReplayError::Service(format!("{path} answered {status}: {answer}")));
+        }
+        Ok(answer)
+    }
+
+    async fn summary_of(&self, id: &str) -> Result<Option<String>, ReplayError> {
+        let response = self
+            .client
+            .get(format!("{}/conversations/{id}", self.base))
+            .send()
+            .await
+            .map_err(|err| ReplayError::Service(err.to_string()))?;
+        let state: Value = response.json().await.unwrap_or(Value::Null);
+        Ok(state["summary"]["text"].as_str().map(str::to_owned))
+    }
+
+    /// What the agent has of the conversation now, measured against its keep set.
+    async fn measure(&self, id: &str, text: &str) -> Result<Figures, ReplayError> {
+        let tenant = TenantId::parse("tenant", "default").map_err(|err| ReplayError::Service(err.to_string()))?;
+        let conversation = ConversationId::parse("conversation_id", id.to_owned())
+            .map_err(|err| ReplayError::Service(err.to_string()))?;
+        let mut conn = self
+            .pool
+            .acquire()
+            .await
+            .map_err(|err| ReplayError::Service(err.to_string()))?;
+        let current = keep::current(&mut conn, &tenant, &conversation, &self.summaries.harness)
+            .await
+            .map_err(|err| ReplayError::Service(err.to_string()))?;
+        Ok(Figures::measure(current.set.items(), text))
+    }
+
+    /// Compacts the conversation with the transcript since its boundary.
+    async fn compact(
+        &self,
+        state: &mut State,
+        report: &mut SessionReport,
+        turn: usize,
+        at: &str,
+        trigger: Option<&str>,
+    ) -> Result<(), ReplayError> {
+        let mut body = json!({"conversation_id": state.conversation, "messages": state.since_boundary, "at": at});
+        if let Some(trigger) = trigger {
+            body["trigger"] = json!(trigger);
+        }
+        let answer = self.call("/summarize", body).await?;
+        let summary = answer["summary"].as_str().unwrap_or_default().to_owned();
+        let row = &answer["compaction"];
+        let success = answer["success"].as_bool() == Some(true);
+        report.compactions.push(Compacted {
+            turn,
+            conversation: state.conversation.clone(),
+            trigger: row["trigger"].as_str().unwrap_or_default().to_owned(),
+            success,
+            tokens_before: row["tokens_before"].as_u64().unwrap_or(0),
+            tokens_after: row["tokens_after"].as_u64().unwrap_or(0),
+            summary_tokens: tokens::count(&summary),
+            summary_sha256: format!("{:x}", Sha256::digest(summary.as_bytes())),
+            keep: row["keep"].clone(),
+        });
+        if success {
+            state.restart(tokens::count(&summary), None);
+        }
+        Ok(())
+    }
+
+    /// Rolls the conversation over and carries on in its successor.
+    async fn roll_over(
+        &self,
+        state: &mut State,
+        report: &mut SessionReport,
+        turn: usize,
+        at: &str,
+    ) -> Result<(), ReplayError> {
+        let answer = self
+            .call("/handoff", json!({"conversation_id": state.conversation, "at": at}))
+            .await?;
+        let text = answer["text"].as_str().unwrap_or_default().to_owned();
+        report.rollovers.push(turn);
+        state.conversation = answer["successor_id"].as_str().unwrap_or_default().to_owned();
+        state.restart(tokens::count(&text), Some(text));
+        Ok(())
+    }
+
+    /// Acts on what `/decide` says (or the schedule): compact, roll over or carry on.
+    async fn act(
+        &self,
+        state: &mut State,
+        report: &mut SessionReport,
+        turn: usize,
+        at: &str,
+        due: bool,
+    ) -> Result<(), ReplayError> {
+        let decision = match self.options.schedule {
+            Schedule::Every(_) if due => "compact".to_owned(),
+            Schedule::Every(_) => "keep".to_owned(),
+            Schedule::Policy => self
+                .call("/decide", json!({"conversation_id": state.conversation, "at": at}))
+                .await?["decision"]
+                .as_str()
+                .unwrap_or("keep")
+                .to_owned(),
+        };
+        let trigger = matches!(self.options.schedule, Schedule::Every(_)).then_some("manual");
+        match decision.as_str() {
+            "compact" => self.compact(state, report, turn, at, trigger).await,
+            "rollover" => self.roll_over(state, report, turn, at).await,
+            _ => Ok(()),
+        }
+    }
+
+    /// Replays one session; `progress` hears of every turn.
+    pub async fn session(
+        &self,
+        session: &Session,
+        run: &str,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<SessionReport, ReplayError> {
+        let stem = std::path::Path::new(&session.name)
+            .file_stem()
+            .map(|s| {
+                s.to_string_lossy()
+                    .chars()
+                    .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+                    .take(60)
+                    .collect::<String>()
+            })
+            .unwrap_or_default();
+        let mut state = State {
+            conversation: format!("replay-{run}-{stem}"),
+            ..State::default()
+        };
+        let mut report = SessionReport::new(session, self.options.window, self.budget());
+        let trigger_tokens = (self.options.window / 4 * 3).min(200_000);
+        for (index, turn) in session.turns.iter().enumerate() {
+            progress(index);
+            let at = (start_of_replay() + Duration::minutes(index as i64)).to_rfc3339();
+            for harness in session.harness_summaries.iter().filter(|s| s.before_turn == index) {
+                let ours = self
+                    .summary_of(&state.conversation)
+                    .await?
+                    .or_else(|| state.last_handoff.clone())
+                    .unwrap_or_default();
+                report.harness.push(HarnessComparison {
+                    before_turn: index,
+                    theirs: self.measure(&state.conversation, &harness.text).await?,
+                    ours: self.measure(&state.conversation, &ours).await?,
+                });
+            }
+            for (step, message) in turn.messages.iter().enumerate() {
+                let counted = tokens::count(&message.text_for_counting());
+                report.transcript_tokens += counted;
+                state.since_boundary_tokens += counted;
+                state.since_boundary.push(wire(message));
+                // A long run of tool calls fills the window before the turn
+                // ends: the harness compacts mid-run, with no user message in
+                // the delta, as coding agents do.
+                let batch_ends = message.role == Role::Tool
+                    && turn.messages.get(step + 1).is_some_and(|next| next.role != Role::Tool);
+                let used = state.used();
+                let full = used * 100 >= self.options.window * 95
+                    || (self.options.schedule == Schedule::Policy && used >= trigger_tokens);
+                if batch_ends && full {
+                    self.call(
+                        "/usage",
+                        json!({"conversation_id": state.conversation, "used": used, "size": self.options.window, "at": at}),
+                    )
+                    .await?;
+                    self.act(&mut state, &mut report, index, &at, true).await?;
+                }
+            }
+            self.call(
+                "/usage",
+                json!({"conversation_id": state.conversation, "used": state.used(), "size": self.options.window, "at": at}),
+            )
+            .await?;
+            let user = turn
+                .messages
+                .first()
+                .filter(|m| m.role == Role::User)
+                .map(|m| m.content.clone());
+            let answers: Vec<&str> = turn
+                .messages
+                .iter()
+                .filter(|m| m.role == Role::Assistant && !m.content.trim().is_empty())
+                .map(|m| m.content.as_str())
+                .collect();
+            let assistant = (!answers.is_empty()).then(|| answers.join("\n\n"));
+            self.call(
+                "/turn-ended",
+                json!({"conversation_id": state.conversation, "user": user, "assistant": assistant, "at": at}),
+            )
+            .await?;
+            state.turns_since += 1;
+            let due = matches!(self.options.schedule, Schedule::Every(n) if state.turns_since >= n);
+            self.act(&mut state, &mut report, index + 1, &at, due).await?;
+        }
+        // What the agent would carry on from if it compacted now: the last
+        // turns, too, go through a summary.
+        if !state.since_boundary.is_empty() {
+            let at = (start_of_replay() + Duration::minutes(session.turns.len() as i64)).to_rfc3339();
+            self.compact(&mut state, &mut report, session.turns.len(), &at, Some("manual"))
+                .await?;
+        }
+        progress(session.turns.len());
+        let final_text = self
+            .summary_of(&state.conversation)
+            .await?
+            .or(state.last_handoff.clone())
+            .unwrap_or_default();
+        report.final_tokens = tokens::count(&final_text);
+        report.final_summary = final_text.clone();
+        report.final_survival = self.measure(&state.conversation, &final_text).await?;
+        report.final_conversation = state.conversation;
+        Ok(report)
+    }
+}
+
+/// Where the replayed agent stands.
+#[derive(Debug, Default)]
+struct State {
+    conversation: String,
+    /// The transcript since the last boundary, as `/summarize` takes it.
+    since_boundary: Vec<Value>,
+    since_boundary_tokens: u64,
+    /// The summary (or handoff) the context starts from.
+    anchor_tokens: u64,
+    turns_since: usize,
+    last_handoff: Option<String>,
+}
+
+impl State {
+    fn used(&self) -> u64 {
+        self.anchor_tokens + self.since_boundary_tokens
+    }
+
+    /// After a compaction or a rollover: the context is the new anchor alone.
+    fn restart(&mut self, anchor_tokens: u64, handoff: Option<String>) {
+        self.anchor_tokens = anchor_tokens;
+        self.since_boundary.clear();
+        self.since_boundary_tokens = 0;
+        self.turns_since = 0;
+        self.last_handoff = handoff;
+    }
+}

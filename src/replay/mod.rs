@@ -1,0 +1,172 @@
+//! `compactd replay FILE…` (SPEC §4): replays recorded agent sessions —
+//! Claude Code session JSONL, Codex CLI rollout JSONL, aider chat histories,
+//! JSON arrays of OpenAI chat messages — through the service, in this
+//! process against its own database, and reports what every compaction kept
+//! and what the agent is left with at the end. This is how a user judges
+//! compactd on their own sessions.
+
+mod aider;
+mod claude_code;
+mod codex;
+mod drive;
+mod openai_chat;
+pub mod report;
+pub mod session;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use sqlx::PgPool;
+use tokio::sync::oneshot;
+
+use crate::compaction::SummaryConfig;
+use crate::policy::keep::summary_max_tokens;
+use crate::startup::{Application, Settings, StartupError};
+pub use report::SessionReport;
+use session::SessionError;
+
+/// When the replayed agent compacts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    /// When `/decide` says so (compact or roll over).
+    Policy,
+    /// Every this many turns, whatever `/decide` would say.
+    Every(usize),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ReplayOptions {
+    /// The replayed agent's context window, in tokens.
+    pub window: u64,
+    pub schedule: Schedule,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error("the service did not start: {0}")]
+    Startup(#[from] StartupError),
+    #[error("the service refused the replay: {0}")]
+    Service(String),
+}
+
+/// The service, running in this process for one replay.
+pub struct Replay {
+    base: String,
+    client: reqwest::Client,
+    pool: PgPool,
+    summaries: SummaryConfig,
+    options: ReplayOptions,
+    shutdown: Option<oneshot::Sender<()>>,
+    served: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Replay {
+    /// Starts the service on a port of its own with `settings` (its address
+    /// and background work are set here: a replay is one agent, alone).
+    pub async fn start(settings: Settings, pool: PgPool, options: ReplayOptions) -> Result<Self, ReplayError> {
+        let summaries = settings.summaries.clone();
+        let settings = Settings {
+            addr: ([127, 0, 0, 1], 0).into(),
+            background: None,
+            rate_per_second: 0,
+            ..settings
+        };
+        let app = Application::build(settings, pool.clone()).await?;
+        let base = format!("http://{}", app.local_addr());
+        let (shutdown, stopped) = oneshot::channel::<()>();
+        let served = tokio::spawn(app.run_until(async {
+            stopped.await.ok();
+        }));
+        Ok(Self {
+            base,
+            client: reqwest::Client::new(),
+            pool,
+            summaries,
+            options,
+            shutdown: Some(shutdown),
+            served,
+        })
+    }
+
+    /// Every summary's budget in this replay.
+    pub fn budget(&self) -> u64 {
+        summary_max_tokens(self.summaries.max_tokens, self.options.window)
+    }
+
+    pub async fn stop(mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        let _ = (&mut self.served).await;
+    }
+}
+
+/// A progress bar on a terminal (standard error), nothing otherwise.
+struct Progress {
+    shown: bool,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Self {
+            shown: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn show(&self, file: &str, done: usize, total: usize) {
+        if !self.shown || total == 0 {
+            return;
+        }
+        let filled = done * 30 / total;
+        let bar = format!("{}{}", "#".repeat(filled), " ".repeat(30 - filled));
+        let name: String = file
+            .chars()
+            .rev()
+            .take(40)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let mut err = std::io::stderr();
+        let _ = write!(err, "\r[{bar}] {done}/{total} turns  {name}\x1b[K");
+        if done == total {
+            let _ = writeln!(err);
+        }
+        let _ = err.flush();
+    }
+}
+
+/// Replays `files` one after another and reports on each.
+pub async fn replay_files(
+    files: &[PathBuf],
+    settings: Settings,
+    pool: PgPool,
+    options: ReplayOptions,
+) -> Result<Vec<SessionReport>, ReplayError> {
+    // Read every file first: a bad one fails the run before any work is done.
+    let sessions = files
+        .iter()
+        .map(|path| session::load(path, &settings.summaries.harness))
+        .collect::<Result<Vec<_>, _>>()?;
+    let replay = Replay::start(settings, pool, options).await?;
+    let run = chrono::Utc::now().format("%Y%m%d%H%M%S%3f").to_string();
+    let progress = Progress::new();
+    let mut reports = Vec::new();
+    for session in &sessions {
+        let total = session.turns.len();
+        let outcome = replay
+            .session(session, &run, &mut |done| progress.show(&session.name, done, total))
+            .await;
+        match outcome {
+            Ok(report) => reports.push(report),
+            Err(err) => {
+                replay.stop().await;
+                return Err(err);
+            }
+        }
+    }
+    replay.stop().await;
+    Ok(reports)
+}

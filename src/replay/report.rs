@@ -1,0 +1,335 @@
+//! What a replay found: each compaction (trigger, tokens before and after,
+//! the keep guard's figures), and at the end how many of the session's
+//! items — by kind and by who said them — the final summary still holds
+//! word for word, beside the session's own harness summaries where it had
+//! any. Printed for a person, or as JSON for scripts.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::session::Session;
+use crate::policy::keep::{KeepItem, KeepKind, Presence, Source, Tier};
+
+/// Items kept out of items seen, for one group.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Row {
+    pub group: &'static str,
+    pub items: u64,
+    pub kept: u64,
+}
+
+/// Survival of a keep set's items in one text.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Figures {
+    /// By what the item is (and, for names, who named it).
+    pub by_kind: Vec<Row>,
+    /// By where each item was seen first.
+    pub by_source: Vec<Row>,
+}
+
+fn group_of(item: &KeepItem) -> &'static str {
+    match (item.tier(), item.kind) {
+        (_, KeepKind::Request) => "latest request",
+        (_, KeepKind::Prohibition) => "prohibitions",
+        (Some(Tier::NamedByUser), KeepKind::Path) => "paths the user named",
+        (Some(Tier::NamedByUser), KeepKind::Url) => "URLs the user named",
+        (Some(Tier::NamedByUser), KeepKind::Id) => "ids the user named",
+        (Some(Tier::NamedByUser), KeepKind::Command) => "commands the user named",
+        (Some(Tier::NamedByUser), KeepKind::Quantity) => "quantities the user named",
+        (_, KeepKind::FileChanged) => "files changed",
+        (Some(Tier::NamedByAssistant), _) => "named by the agent",
+        (Some(Tier::SeenInToolOutput), _) => "tool output, mentioned again",
+        _ => "tool output only",
+    }
+}
+
+const KIND_GROUPS: [&str; 11] = [
+    "latest request",
+    "prohibitions",
+    "paths the user named",
+    "URLs the user named",
+    "ids the user named",
+    "commands the user named",
+    "quantities the user named",
+    "files changed",
+    "named by the agent",
+    "tool output, mentioned again",
+    "tool output only",
+];
+
+impl Figures {
+    pub fn measure(items: &[KeepItem], text: &str) -> Self {
+        let presence = Presence::of(text);
+        let tally = |groups: &[&'static str], group: &dyn Fn(&KeepItem) -> &'static str| -> Vec<Row> {
+            groups
+                .iter()
+                .map(|name| {
+                    let members: Vec<&KeepItem> = items.iter().filter(|item| group(item) == *name).collect();
+                    Row {
+                        group: name,
+                        items: members.len() as u64,
+                        kept: members.iter().filter(|item| presence.holds(item)).count() as u64,
+                    }
+                })
+                .filter(|row| row.items > 0)
+                .collect()
+        };
+        let sources: Vec<&'static str> = Source::ALL.iter().map(|s| s.as_str()).collect();
+        Self {
+            by_kind: tally(&KIND_GROUPS, &group_of),
+            by_source: tally(&sources, &|item: &KeepItem| item.source.as_str()),
+        }
+    }
+
+    pub fn row(&self, group: &str) -> Option<&Row> {
+        self.by_kind
+            .iter()
+            .chain(&self.by_source)
+            .find(|row| row.group == group)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Compacted {
+    /// After this many turns of the session.
+    pub turn: usize,
+    pub conversation: String,
+    pub trigger: String,
+    pub success: bool,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub summary_tokens: u64,
+    /// Two identical runs give identical summaries: compare these.
+    pub summary_sha256: String,
+    /// The ledger's keep figures.
+    pub keep: Value,
+}
+
+/// The session's own compaction summary beside compactd's at the same point.
+#[derive(Debug, Clone, Serialize)]
+pub struct HarnessComparison {
+    pub before_turn: usize,
+    pub theirs: Figures,
+    pub ours: Figures,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionReport {
+    pub file: String,
+    pub format: &'static str,
+    pub turns: usize,
+    pub transcript_tokens: u64,
+    pub window: u64,
+    pub budget: u64,
+    pub compactions: Vec<Compacted>,
+    /// After these turns the conversation rolled over.
+    pub rollovers: Vec<usize>,
+    pub final_conversation: String,
+    pub final_tokens: u64,
+    /// What the agent is left with: the last summary (or handoff) of the lineage.
+    pub final_summary: String,
+    pub final_survival: Figures,
+    pub harness: Vec<HarnessComparison>,
+}
+
+impl SessionReport {
+    pub fn new(session: &Session, window: u64, budget: u64) -> Self {
+        Self {
+            file: session.name.clone(),
+            format: session.format.as_str(),
+            turns: session.turns.len(),
+            transcript_tokens: 0,
+            window,
+            budget,
+            compactions: Vec::new(),
+            rollovers: Vec::new(),
+            final_conversation: String::new(),
+            final_tokens: 0,
+            final_summary: String::new(),
+            final_survival: Figures::default(),
+            harness: Vec::new(),
+        }
+    }
+
+    pub fn over_budget(&self) -> usize {
+        self.compactions
+            .iter()
+            .filter(|c| c.success && c.summary_tokens > self.budget)
+            .count()
+    }
+}
+
+fn percent(kept: u64, items: u64) -> String {
+    if items == 0 {
+        "-".into()
+    } else {
+        format!("{:.1}%", kept as f64 * 100.0 / items as f64)
+    }
+}
+
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn survival_table(out: &mut String, figures: &Figures) {
+    for rows in [&figures.by_kind, &figures.by_source] {
+        for row in rows {
+            let _ = writeln!(
+                out,
+                "    {:<30} {:>6} of {:<6} {:>7}",
+                row.group,
+                row.kept,
+                row.items,
+                percent(row.kept, row.items)
+            );
+        }
+        out.push('\n');
+    }
+}
+
+/// The report as a person reads it.
+pub fn render(report: &SessionReport) -> String {
+    let mut out = String::new();
+    let failed = report.compactions.iter().filter(|c| !c.success).count();
+    let _ = writeln!(
+        out,
+        "{} ({}): {} turns, {} tokens; window {}, summary budget {}",
+        report.file,
+        report.format,
+        report.turns,
+        thousands(report.transcript_tokens),
+        thousands(report.window),
+        thousands(report.budget)
+    );
+    let _ = writeln!(
+        out,
+        "  {} compactions ({failed} failed), {} rollovers, {} summaries over budget\n",
+        report.compactions.len(),
+        report.rollovers.len(),
+        report.over_budget()
+    );
+    if !report.compactions.is_empty() {
+        let _ = writeln!(
+            out,
+            "  {:>4} {:>6}  {:<20} {:>9} → {:<7} {:>7} {:>7} {:>8} {:>6}",
+            "#", "turn", "trigger", "before", "after", "checked", "present", "appended", "parked"
+        );
+    }
+    for (n, c) in report.compactions.iter().enumerate() {
+        let figure = |name: &str| c.keep[name].as_u64().map_or("-".to_owned(), |n| n.to_string());
+        let outcome = if c.success {
+            String::new()
+        } else {
+            "  failed".to_owned()
+        };
+        let _ = writeln!(
+            out,
+            "  {:>4} {:>6}  {:<20} {:>9} → {:<7} {:>7} {:>7} {:>8} {:>6}{outcome}",
+            n + 1,
+            c.turn,
+            c.trigger,
+            thousands(c.tokens_before),
+            thousands(c.summary_tokens),
+            figure("checked"),
+            figure("present"),
+            figure("appended"),
+            figure("parked")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n  What the agent is left with at the end ({} tokens), word for word:",
+        thousands(report.final_tokens)
+    );
+    survival_table(&mut out, &report.final_survival);
+    if let Some(last) = report.harness.last() {
+        let _ = writeln!(
+            out,
+            "  The session's own compaction summaries: {} (the last, before turn {}), theirs vs compactd's at the same point:",
+            report.harness.len(),
+            last.before_turn + 1
+        );
+        for row in &last.theirs.by_kind {
+            let ours = last.ours.row(row.group).map_or(0, |r| r.kept);
+            let _ = writeln!(
+                out,
+                "    {:<30} {:>7} vs {:>7}  (of {})",
+                row.group,
+                percent(row.kept, row.items),
+                percent(ours, row.items),
+                row.items
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Utc};
+
+    use super::*;
+    use crate::policy::keep::{KeepSet, Place, Sighting};
+
+    fn set() -> KeepSet {
+        let mut set = KeepSet::default();
+        let place = Place {
+            conversation_id: "c".into(),
+            turn_id: Some(1),
+            compaction_seq: None,
+            message: None,
+            at: DateTime::<Utc>::UNIX_EPOCH,
+        };
+        for (kind, text, source) in [
+            (KeepKind::Path, "src/a.rs", Source::User),
+            (KeepKind::Path, "src/b.rs", Source::User),
+            (KeepKind::Prohibition, "Never push.", Source::User),
+            (KeepKind::Path, "vendor/x.js", Source::ToolResult),
+        ] {
+            set.observe(
+                &[Sighting {
+                    kind,
+                    text: text.into(),
+                    source,
+                }],
+                &place,
+            );
+        }
+        set
+    }
+
+    #[test]
+    fn survival_is_counted_by_group_and_source() {
+        let figures = Figures::measure(set().items(), "Edited src/a.rs. Never push.");
+        assert_eq!(
+            figures.row("paths the user named"),
+            Some(&Row {
+                group: "paths the user named",
+                items: 2,
+                kept: 1
+            })
+        );
+        assert_eq!(figures.row("prohibitions").map(|r| r.kept), Some(1));
+        assert_eq!(figures.row("tool output only").map(|r| (r.items, r.kept)), Some((1, 0)));
+        assert_eq!(figures.row("user").map(|r| (r.items, r.kept)), Some((3, 2)));
+    }
+
+    #[test]
+    fn numbers_read_with_thousands_separators() {
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(percent(99, 100), "99.0%");
+        assert_eq!(percent(0, 0), "-");
+    }
+}

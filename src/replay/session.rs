@@ -1,0 +1,201 @@
+//! A recorded agent session, whatever harness wrote it: its messages in the
+//! common chat shape, grouped into turns (a turn starts at each message the
+//! user wrote themselves), and the compaction summaries its own harness
+//! wrote along the way (Claude Code's "This session is being continued…",
+//! Codex's `compacted` items), so compactd's can be set beside them.
+
+use std::path::Path;
+
+use super::{aider, claude_code, codex, openai_chat};
+use crate::policy::keep::HarnessPatterns;
+use crate::policy::keep::extract::users_words;
+use crate::policy::transcript::Message;
+
+/// The formats `compactd replay` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    ClaudeCode,
+    Codex,
+    Aider,
+    OpenAiChat,
+}
+
+impl Format {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "claude-code",
+            Self::Codex => "codex",
+            Self::Aider => "aider",
+            Self::OpenAiChat => "openai-chat",
+        }
+    }
+}
+
+/// One user request and everything that followed it until the next.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Turn {
+    pub messages: Vec<Message>,
+}
+
+/// A summary the session's own harness wrote when it compacted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HarnessSummary {
+    /// The turn it was written before (its index in [`Session::turns`]).
+    pub before_turn: usize,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    pub name: String,
+    pub format: Format,
+    pub turns: Vec<Turn>,
+    pub harness_summaries: Vec<HarnessSummary>,
+}
+
+/// What a parser reads out of a file: messages in order, and harness
+/// summaries after the message they follow.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub messages: Vec<Message>,
+    /// (index of the next message, text).
+    pub summaries: Vec<(usize, String)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("{0}: cannot be read: {1}")]
+    Unreadable(String, std::io::Error),
+    #[error("{0}: {1}")]
+    Malformed(String, String),
+}
+
+/// Which format `text` is in, by what its first records look like.
+pub fn detect(text: &str) -> Option<Format> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') {
+        return Some(Format::OpenAiChat);
+    }
+    if trimmed.starts_with("# aider chat started") || text.lines().any(|line| line.starts_with("#### ")) {
+        return Some(Format::Aider);
+    }
+    for line in text.lines().filter(|l| !l.trim().is_empty()).take(50) {
+        let Ok(record) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let kind = record["type"].as_str().unwrap_or("");
+        if matches!(
+            kind,
+            "session_meta" | "response_item" | "turn_context" | "event_msg" | "compacted"
+        ) || record.get("instructions").is_some() && record.get("id").is_some()
+        {
+            return Some(Format::Codex);
+        }
+        if record.get("sessionId").is_some() || record.get("message").is_some() || record.get("uuid").is_some() {
+            return Some(Format::ClaudeCode);
+        }
+    }
+    None
+}
+
+/// Groups messages into turns: each message the user wrote themselves (not
+/// harness text) starts one.
+pub fn into_turns(parsed: Parsed, harness: &HarnessPatterns) -> (Vec<Turn>, Vec<HarnessSummary>) {
+    let mut turns: Vec<Turn> = Vec::new();
+    let mut turn_of_message = Vec::with_capacity(parsed.messages.len() + 1);
+    // What comes before the first request (a system prompt, a harness's
+    // context) belongs to the first turn.
+    let mut asked = false;
+    for message in parsed.messages {
+        let request = users_words(&message, harness).is_some();
+        if turns.is_empty() || (request && asked) {
+            turns.push(Turn::default());
+        }
+        asked |= request;
+        turn_of_message.push(turns.len() - 1);
+        if let Some(turn) = turns.last_mut() {
+            turn.messages.push(message);
+        }
+    }
+    let summaries = parsed
+        .summaries
+        .into_iter()
+        .map(|(next_message, text)| HarnessSummary {
+            before_turn: turn_of_message.get(next_message).copied().unwrap_or(turns.len()),
+            text,
+        })
+        .collect();
+    (turns, summaries)
+}
+
+/// Reads a recorded session, in whichever of the four formats it is.
+pub fn load(path: &Path, harness: &HarnessPatterns) -> Result<Session, SessionError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|err| SessionError::Unreadable(name.clone(), err))?;
+    let format = detect(&text).ok_or_else(|| {
+        SessionError::Malformed(
+            name.clone(),
+            "not a Claude Code or Codex session (JSONL), an aider chat history, or a JSON array of chat messages"
+                .into(),
+        )
+    })?;
+    let parsed = match format {
+        Format::ClaudeCode => claude_code::parse(&text),
+        Format::Codex => codex::parse(&text),
+        Format::Aider => Ok(aider::parse(&text)),
+        Format::OpenAiChat => openai_chat::parse(&text),
+    }
+    .map_err(|why| SessionError::Malformed(name.clone(), why))?;
+    let (turns, harness_summaries) = into_turns(parsed, harness);
+    Ok(Session {
+        name,
+        format,
+        turns,
+        harness_summaries,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::transcript::Role;
+
+    #[test]
+    fn formats_are_known_by_their_first_records() {
+        assert_eq!(detect(r#"[{"role":"user","content":"hi"}]"#), Some(Format::OpenAiChat));
+        assert_eq!(
+            detect("# aider chat started at 2024-05-01\n\n#### hi\n"),
+            Some(Format::Aider)
+        );
+        assert_eq!(
+            detect(r#"{"timestamp":"t","type":"session_meta","payload":{"id":"x"}}"#),
+            Some(Format::Codex)
+        );
+        assert_eq!(
+            detect(
+                "{\"type\":\"summary\",\"summary\":\"t\"}\n{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}"
+            ),
+            Some(Format::ClaudeCode)
+        );
+        assert_eq!(detect("just some text"), None);
+    }
+
+    #[test]
+    fn a_turn_starts_at_each_message_the_user_wrote() {
+        let parsed = Parsed {
+            messages: vec![
+                Message::new(Role::System, "You are an agent."),
+                Message::new(Role::User, "First request."),
+                Message::new(Role::Assistant, "Done."),
+                Message::new(Role::User, "<system-reminder>x</system-reminder>"),
+                Message::new(Role::Assistant, "Still going."),
+                Message::new(Role::User, "Second request."),
+                Message::new(Role::Assistant, "Done too."),
+            ],
+            summaries: vec![(5, "This session is being continued…".into())],
+        };
+        let (turns, summaries) = into_turns(parsed, &HarnessPatterns::default());
+        assert_eq!(turns.iter().map(|t| t.messages.len()).collect::<Vec<_>>(), [5, 2]);
+        assert_eq!(summaries[0].before_turn, 1);
+    }
+}

@@ -1,0 +1,278 @@
+//! `compactd replay` (SPEC §4): recorded agent sessions of every format go
+//! through the service, and the report says what the summaries kept. The
+//! sessions are synthetic ones shaped like real Claude Code, Codex and aider
+//! sessions (bench/synthetic), with the ground truth of what they planted.
+
+use std::path::{Path, PathBuf};
+
+use compactd::replay::{ReplayOptions, Schedule, SessionReport, replay_files};
+use serde_json::{Value, json};
+
+use crate::helpers::{Database, test_settings};
+use crate::synthetic::{Spec, Truth, aider_session, claude_code_session};
+
+fn scratch() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("compactd-replay-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn small_claude_code_session() -> (String, Truth) {
+    claude_code_session(Spec {
+        turns: 64,
+        seed: 5,
+        long_run_every: 30,
+        long_run_rounds: 8,
+        long_run_output_chars: 3_000,
+    })
+}
+
+async fn replay(files: &[PathBuf], options: ReplayOptions) -> Vec<SessionReport> {
+    let database = Database::create().await;
+    let reports = replay_files(files, test_settings(), database.pool.clone(), options)
+        .await
+        .expect("the replay runs");
+    drop(database);
+    reports
+}
+
+const EVERY_8: ReplayOptions = ReplayOptions {
+    window: 100_000,
+    schedule: Schedule::Every(8),
+};
+
+fn planted_but_lost(truth: &Truth, summary: &str) -> Vec<String> {
+    let squeezed = summary.split_whitespace().collect::<Vec<_>>().join(" ");
+    [
+        &truth.prohibitions,
+        &truth.paths,
+        &truth.urls,
+        &truth.ids,
+        &truth.commands,
+        &truth.quantities,
+        &truth.files_changed,
+    ]
+    .into_iter()
+    .flatten()
+    .chain([&truth.latest_request])
+    .filter(|item| !squeezed.contains(&item.split_whitespace().collect::<Vec<_>>().join(" ")))
+    .cloned()
+    .collect()
+}
+
+#[tokio::test]
+async fn a_claude_code_session_ends_with_every_rule_request_name_and_file_in_its_summary() {
+    let dir = scratch();
+    let (text, truth) = small_claude_code_session();
+    let file = dir.join("session.jsonl");
+    std::fs::write(&file, text).unwrap();
+
+    let report = &replay(&[file], EVERY_8).await[0];
+
+    assert_eq!(report.format, "claude-code");
+    assert_eq!(report.turns, 64);
+    assert!(report.compactions.len() >= 8, "{}", report.compactions.len());
+    assert!(report.compactions.iter().all(|c| c.success));
+    assert_eq!(report.over_budget(), 0);
+    assert_eq!(planted_but_lost(&truth, &report.final_summary), Vec::<String>::new());
+    let survival = &report.final_survival;
+    for group in [
+        "latest request",
+        "prohibitions",
+        "paths the user named",
+        "files changed",
+    ] {
+        let row = survival.row(group).unwrap_or_else(|| panic!("no {group}"));
+        assert_eq!(row.kept, row.items, "{group}");
+    }
+    for harness in ["Caveat", "DO NOT respond", "system-reminder", "/cost"] {
+        assert!(
+            !report.final_summary.contains(harness),
+            "{harness}: {}",
+            report.final_summary
+        );
+    }
+}
+
+#[tokio::test]
+async fn two_identical_replays_give_byte_identical_summaries() {
+    let dir = scratch();
+    let file = dir.join("session.jsonl");
+    std::fs::write(&file, small_claude_code_session().0).unwrap();
+
+    let first = replay(std::slice::from_ref(&file), EVERY_8).await;
+    let again = replay(&[file], EVERY_8).await;
+
+    let hashes = |reports: &[SessionReport]| -> Vec<String> {
+        reports[0]
+            .compactions
+            .iter()
+            .map(|c| c.summary_sha256.clone())
+            .collect()
+    };
+    assert!(!hashes(&first).is_empty());
+    assert_eq!(hashes(&first), hashes(&again));
+    assert_eq!(first[0].final_summary, again[0].final_summary);
+}
+
+#[tokio::test]
+async fn a_long_run_compacts_mid_turn_and_a_full_window_rolls_over() {
+    let dir = scratch();
+    let file = dir.join("session.jsonl");
+    std::fs::write(&file, small_claude_code_session().0).unwrap();
+
+    let report = &replay(
+        &[file],
+        ReplayOptions {
+            window: 20_000,
+            schedule: Schedule::Policy,
+        },
+    )
+    .await[0];
+
+    assert!(!report.compactions.is_empty());
+    assert!(report.compactions.iter().any(|c| c.trigger == "threshold_exceeded"));
+    assert_eq!(report.over_budget(), 0);
+    let rules = report.final_survival.row("prohibitions").unwrap();
+    assert_eq!(
+        rules.kept, rules.items,
+        "rules survive rollovers: {:?}",
+        report.rollovers
+    );
+}
+
+fn codex_rollout() -> String {
+    let items = [
+        json!({"type": "session_meta", "payload": {"id": "s", "cwd": "/repo"}}),
+        json!({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<environment_context>\n<cwd>/repo</cwd>\n</environment_context>"}]}}),
+        json!({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Add a CHANGELOG for v1.4.0. Never touch vendor/."}]}}),
+        json!({"type": "response_item", "payload": {"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"bash\",\"-lc\",\"git log --oneline -5\"]}", "call_id": "c1"}}),
+        json!({"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c1", "output": "{\"output\":\"9f3c2ab fix\\n\"}"}}),
+        json!({"type": "response_item", "payload": {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c2", "input": "*** Begin Patch\n*** Add File: CHANGELOG.md\n+# v1.4.0\n*** End Patch"}}),
+        json!({"type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": "c2", "output": "Success."}}),
+        json!({"type": "compacted", "payload": {"message": "The user wants a changelog."}}),
+        json!({"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Added CHANGELOG.md."}]}}),
+        json!({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Now tag it."}]}}),
+    ];
+    items.iter().map(|item| format!("{item}\n")).collect()
+}
+
+fn openai_chat() -> String {
+    json!([
+        {"role": "system", "content": "You are a helpful agent."},
+        {"role": "user", "content": "Rotate the key in /etc/app/keys.json; don't restart nginx."},
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "a", "type": "function", "function": {"name": "write_file", "arguments": "{\"path\": \"/etc/app/keys.json\"}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "written"},
+        {"role": "assistant", "content": "Rotated."},
+    ])
+    .to_string()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let file = dir.join(name);
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+#[tokio::test]
+async fn codex_aider_and_chat_array_sessions_replay_too() {
+    let dir = scratch();
+    let (aider, aider_truth) = aider_session(40, 3);
+    let files = [
+        write(&dir, "rollout.jsonl", &codex_rollout()),
+        write(&dir, "history.aider.chat.history.md", &aider),
+        write(&dir, "chat.json", &openai_chat()),
+    ];
+
+    let reports = replay(
+        &files,
+        ReplayOptions {
+            window: 100_000,
+            schedule: Schedule::Every(2),
+        },
+    )
+    .await;
+
+    let formats: Vec<&str> = reports.iter().map(|r| r.format).collect();
+    assert_eq!(formats, ["codex", "aider", "openai-chat"]);
+    let codex = &reports[0];
+    assert_eq!(codex.turns, 2, "the environment context starts no turn");
+    assert_eq!(
+        codex.harness.len(),
+        1,
+        "Codex's own compaction summary is set beside ours"
+    );
+    for kept in [
+        "Now tag it.",
+        "Never touch vendor/.",
+        "CHANGELOG.md",
+        "git log --oneline -5",
+    ] {
+        assert!(codex.final_summary.contains(kept), "{kept}: {}", codex.final_summary);
+    }
+    assert_eq!(
+        planted_but_lost(&aider_truth, &reports[1].final_summary),
+        Vec::<String>::new()
+    );
+    let chat = &reports[2].final_summary;
+    for kept in ["/etc/app/keys.json", "don't restart nginx."] {
+        assert!(chat.contains(kept), "{kept}: {chat}");
+    }
+}
+
+#[tokio::test]
+async fn a_file_in_no_known_format_is_refused_by_name_before_anything_runs() {
+    let dir = scratch();
+    let good = write(&dir, "chat.json", &openai_chat());
+    let bad = write(&dir, "notes.txt", "just some notes");
+    let database = Database::create().await;
+
+    let refused = replay_files(&[good, bad], test_settings(), database.pool.clone(), EVERY_8)
+        .await
+        .unwrap_err()
+        .to_string();
+
+    assert!(refused.contains("notes.txt"), "{refused}");
+    let conversations: i64 = sqlx::query_scalar("SELECT count(*) FROM conversations")
+        .fetch_one(&database.pool)
+        .await
+        .unwrap();
+    assert_eq!(conversations, 0);
+}
+
+#[tokio::test]
+async fn the_binary_prints_a_report_and_json_for_scripts() {
+    let dir = scratch();
+    let file = write(&dir, "chat.json", &openai_chat());
+    let database = Database::create().await;
+    let run = |json: bool| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_compactd"));
+        command
+            .args(["replay", "--every", "1", "--window", "50000"])
+            .arg(&file)
+            .env("DATABASE_URL", database.url())
+            .env("RUST_LOG", "warn")
+            .env_remove("COMPACTD_LLM_PROVIDER");
+        if json {
+            command.arg("--json");
+        }
+        command.output().unwrap()
+    };
+
+    let text = run(false);
+    let json = run(true);
+
+    assert!(text.status.success(), "{}", String::from_utf8_lossy(&text.stderr));
+    let printed = String::from_utf8(text.stdout).unwrap();
+    assert!(printed.contains("chat.json (openai-chat): 1 turns"), "{printed}");
+    assert!(printed.contains("What the agent is left with at the end"), "{printed}");
+    assert!(printed.contains("prohibitions"), "{printed}");
+    let parsed: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(parsed[0]["format"], "openai-chat");
+    assert!(
+        parsed[0]["final_summary"]
+            .as_str()
+            .unwrap()
+            .contains("/etc/app/keys.json")
+    );
+}
