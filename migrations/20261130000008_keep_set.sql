@@ -44,3 +44,20 @@ SELECT id, tenant, conversation_id, seq, at, trigger, by_host, idle, summarizer,
        duration_ms, upstream_input_tokens, upstream_output_tokens, success, error, recorded_at,
        keep
   FROM compactions;
+
+-- /stats reads keep rates per kind from these hourly sums (and only the
+-- partial hours at a span's edges from the ledger's rows): summing every
+-- compaction's figures over a month of ledger reads a million rows.
+CREATE TABLE keep_hourly (
+    tenant   text        NOT NULL,
+    -- The hour (UTC) the compactions' `at` fell in.
+    hour     timestamptz NOT NULL,
+    kind     text        NOT NULL,
+    checked  bigint      NOT NULL,
+    present  bigint      NOT NULL,
+    appended bigint      NOT NULL,
+    parked   bigint      NOT NULL,
+    PRIMARY KEY (tenant, hour, kind)
+);
+-- The edges of a span read the ledger's successful rows by time.
+CREATE INDEX compactions_with_keep ON compactions (tenant, at) WHERE keep IS NOT NULL;

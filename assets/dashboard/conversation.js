@@ -46,7 +46,7 @@ export class Conversation {
     document.getElementById("conversation-id").textContent = id;
     const state = await get(conversationPath(id));
     this.state(state);
-    await Promise.all([this.readEvents(FIRST_READ), this.chain(state), this.summaries()]);
+    await Promise.all([this.readEvents(FIRST_READ), this.chain(state), this.summaries(), this.keepSet()]);
   }
 
   /** The conversations this one continues and that continue it. */
@@ -82,7 +82,18 @@ export class Conversation {
       ...page.compactions.map((c) => {
         const details = element("details");
         const outcome = c.success ? `${count(c.tokens_before)} → ${count(c.tokens_after)} tokens` : `failed: ${c.error ?? ""}`;
-        details.append(element("summary", `#${c.seq} · ${time(c.at)} · ${c.trigger} · ${c.summarizer} · ${outcome}`));
+        const kept = c.keep ? ` · kept ${count(c.keep.present + c.keep.appended)} of ${count(c.keep.checked)}, ${count(c.keep.parked)} parked` : "";
+        details.append(element("summary", `#${c.seq} · ${time(c.at)} · ${c.trigger} · ${c.summarizer} · ${outcome}${kept}`));
+        if (c.keep) {
+          const table = element("table", null, { class: "keep-figures" });
+          table.append(row(["kind", "checked", "present", "appended", "parked"].map((h) => element("th", h))));
+          for (const [kind, f] of Object.entries(c.keep.by_kind)) {
+            const tr = row([kind, count(f.checked), count(f.present), count(f.appended), count(f.parked)]);
+            tr.dataset.keepKind = kind;
+            table.append(tr);
+          }
+          details.append(table);
+        }
         details.append(element("pre", c.summary ?? "(no summary)"));
         if (!c.success) details.className = "failed";
         return details;
@@ -90,6 +101,22 @@ export class Conversation {
     );
     if (!page.compactions.length) list.append(element("em", "No compactions yet."));
     if (page.next_before_seq) list.append(element("p", "Older attempts: GET /conversations/{id}/compactions?before_seq=" + page.next_before_seq, { class: "hint" }));
+  }
+
+  /** The conversation's keep set, in the order a summary takes it. */
+  async keepSet() {
+    const set = await get(`${conversationPath(this.id)}/keep`, { limit: 500 });
+    document.querySelector("#keep-set tbody").replaceChildren(
+      ...set.items.map((item) => {
+        const seen = item.times_seen === 1 ? "once" : `${count(item.times_seen)} times`;
+        const tr = row([item.tier ?? "–", item.kind, element("code", item.text), item.source, seen, item.in_summary ? "yes" : "no"]);
+        tr.dataset.keepItem = item.kind;
+        if (!item.in_summary) tr.className = "missing";
+        return tr;
+      }),
+    );
+    const more = set.truncated ? ` — the first ${count(set.items.length)}; GET /conversations/{id}/keep?limit=5000 lists more` : "";
+    document.getElementById("keep-extent").textContent = `${count(set.total)} items${more}`;
   }
 
   state(state) {

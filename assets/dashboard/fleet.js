@@ -44,6 +44,15 @@ export async function loadStats(span) {
     }),
   );
   if (!stats.decisions.length) document.querySelector("#decisions tbody").append(row([element("em", "none logged")]));
+  document.querySelector("#keep-rates tbody").replaceChildren(
+    ...stats.keep.map((k) => {
+      const rate = k.kept_rate === null ? null : k.kept_rate * 100;
+      const tr = row([k.kind, count(k.checked), count(k.present), count(k.appended), count(k.parked), decimal(rate)]);
+      tr.dataset.kind = k.kind;
+      return tr;
+    }),
+  );
+  if (!stats.keep.length) document.querySelector("#keep-rates tbody").append(row([element("em", "no summaries in the span")]));
   return stats;
 }
 

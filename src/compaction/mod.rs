@@ -310,6 +310,9 @@ pub async fn record(conn: &mut PgConnection, prepared: &Prepared) -> StoreResult
         let read = keep::take_in(&mut stored.set, stored.turns_read, &prepared.observations);
         let read = read.max(prepared.turns_covered);
         crate::store::keep::save(&mut tx, &prepared.tenant, &prepared.id, &stored.set, read).await?;
+        if let Some(figures) = &attempt.keep {
+            crate::store::keep::tally(&mut tx, &prepared.tenant, attempt.at, figures).await?;
+        }
     }
     if let (Some(input), output) = (attempt.upstream_input_tokens, attempt.upstream_output_tokens) {
         budget::spend(&mut tx, &prepared.tenant, input, output.unwrap_or(0)).await?;

@@ -14,6 +14,7 @@ use super::error::{ApiResult, Problem};
 use super::extract::{Caller, QueryParams};
 use crate::domain::At;
 use crate::domain::series::{Bucket, Series};
+use crate::policy::keep::KeepKind;
 use crate::store::{self, series, stats};
 
 pub fn router() -> Router<AppState> {
@@ -65,6 +66,24 @@ pub struct Stats {
     pub rollovers: u64,
     /// Rollovers the user declined.
     pub declined_rollovers: u64,
+    /// What the summaries written in the span kept of the keep set, by kind.
+    pub keep: Vec<KeepRate>,
+}
+
+/// How well summaries kept one kind of item (SPEC §4).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KeepRate {
+    pub kind: KeepKind,
+    /// Items the summaries were to carry…
+    pub checked: u64,
+    /// …already in the writer's text…
+    pub present: u64,
+    /// …appended by the keep guard…
+    pub appended: u64,
+    /// …or parked for want of room.
+    pub parked: u64,
+    /// `(present + appended) / checked`: the share kept word for word.
+    pub kept_rate: Option<f64>,
 }
 
 /// The tenant's numbers
@@ -88,6 +107,7 @@ pub async fn read(
     let until = At::parse_optional("until", query.until.as_deref())?.map(At::get);
     let mut transaction = store::begin_fleet_read(&app.pool).await?;
     let read = stats::read(&mut transaction, &caller.tenant, since, until).await?;
+    let keep = store::keep::figures_between(&mut transaction, &caller.tenant, since, until).await?;
     transaction.commit().await?;
     Ok(Json(Stats {
         since,
@@ -113,6 +133,17 @@ pub async fn read(
             .collect(),
         rollovers: read.rollovers,
         declined_rollovers: read.declined_rollovers,
+        keep: keep
+            .into_iter()
+            .map(|(kind, f)| KeepRate {
+                kind,
+                checked: f.checked,
+                present: f.present,
+                appended: f.appended,
+                parked: f.parked,
+                kept_rate: (f.checked > 0).then(|| (f.present + f.appended) as f64 / f.checked as f64),
+            })
+            .collect(),
     }))
 }
 

@@ -351,6 +351,17 @@ async fn the_dashboard_shows_what_stats_says_and_a_conversations_timeline() {
         .map(|d| (d["decision"].as_str().unwrap().to_owned(), d["count"].to_string()))
         .collect();
     assert_eq!(decisions, expected);
+    let kept: Vec<(String, Vec<String>)> = table_rows(&fleet, "kind");
+    let rates = stats["keep"].as_array().unwrap();
+    assert!(!rates.is_empty(), "{stats}");
+    assert_eq!(kept.len(), rates.len(), "{kept:?}");
+    for ((kind, cells), rate) in kept.iter().zip(rates) {
+        assert_eq!(kind, rate["kind"].as_str().unwrap());
+        let figures = [&rate["checked"], &rate["present"], &rate["appended"], &rate["parked"]].map(Value::to_string);
+        assert_eq!(cells[1..5], figures, "{kind}");
+        let percent = json!(rate["kept_rate"].as_f64().map(|r| r * 100.0));
+        assert!(close(&cells[5], &percent), "{kind}: {} vs {percent}", cells[5]);
+    }
     let history_rows = regex::Regex::new(r#"<tr data-id=""#).unwrap().find_iter(&fleet).count() as u64;
     assert_eq!(
         history_rows,
@@ -375,6 +386,21 @@ async fn the_dashboard_shows_what_stats_says_and_a_conversations_timeline() {
     assert!(
         timeline.contains("Summary of the work on docs/plan.md."),
         "the summaries it wrote"
+    );
+    let (_, keep) = app.get_json("/conversations/c1/keep").await;
+    let listed = regex::Regex::new(r#"<tr data-keep-item="([^"]+)""#).unwrap();
+    let shown: Vec<String> = listed.captures_iter(&timeline).map(|c| c[1].to_owned()).collect();
+    let expected: Vec<String> = keep["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["kind"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!expected.is_empty(), "{keep}");
+    assert_eq!(shown, expected, "the keep set, in the order a summary takes it");
+    assert!(
+        timeline.contains(r#"<tr data-keep-kind="#),
+        "each compaction's keep figures"
     );
 
     let shots = Path::new(env!("CARGO_TARGET_TMPDIR"));

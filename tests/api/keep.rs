@@ -501,3 +501,76 @@ async fn stored_turns_show_their_score_who_scored_them_and_whether_critical_or_e
         .collect();
     assert_eq!(shown, [(2, 1, "audit", false, true), (1, 5, "audit", true, false)]);
 }
+
+#[tokio::test]
+async fn stats_give_keep_rates_per_kind_exactly_for_any_span() {
+    let app = spawn_app().await;
+    let times = [
+        "2026-10-18T09:10:00Z",
+        "2026-10-18T09:50:00Z",
+        "2026-10-18T10:20:00Z",
+        "2026-10-18T12:05:00Z",
+    ];
+    for (i, at) in times.iter().enumerate() {
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "c", "at": at, "assistant": "ok",
+                   "user": format!("Fix src/mod_{i}.rs and https://ci.example.com/runs/{i}00. Never skip test {i}.")}),
+        )
+        .await;
+        summarize(&app, json!({"conversation_id": "c", "at": at})).await;
+    }
+    let (_, ledger) = app.get_json("/conversations/c/compactions?limit=100").await;
+    let rows = ledger["compactions"].as_array().unwrap().clone();
+
+    for (since, until) in [
+        (None, None),
+        (Some("2026-10-18T09:30:00Z"), None),
+        (None, Some("2026-10-18T10:30:00Z")),
+        (Some("2026-10-18T09:00:00Z"), Some("2026-10-18T12:00:00Z")),
+        (Some("2026-10-18T09:30:00Z"), Some("2026-10-18T09:59:00Z")),
+        (Some("2026-10-18T09:45:00Z"), Some("2026-10-18T12:10:00Z")),
+    ] {
+        let mut query = Vec::new();
+        query.extend(since.map(|s| format!("since={s}")));
+        query.extend(until.map(|u| format!("until={u}")));
+        let (status, stats) = app.get_json(&format!("/stats?{}", query.join("&"))).await;
+        assert_eq!(status, 200, "{stats}");
+
+        let in_span = |row: &&Value| {
+            let at = row["at"].as_str().unwrap();
+            let at = chrono::DateTime::parse_from_rfc3339(at).unwrap();
+            since.is_none_or(|s| at >= chrono::DateTime::parse_from_rfc3339(s).unwrap())
+                && until.is_none_or(|u| at < chrono::DateTime::parse_from_rfc3339(u).unwrap())
+        };
+        let mut expected = std::collections::BTreeMap::<String, [u64; 4]>::new();
+        for row in rows.iter().filter(in_span) {
+            for (kind, f) in row["keep"]["by_kind"].as_object().unwrap() {
+                let sums = expected.entry(kind.clone()).or_default();
+                for (i, name) in ["checked", "present", "appended", "parked"].iter().enumerate() {
+                    sums[i] += f[name].as_u64().unwrap();
+                }
+            }
+        }
+        let got: std::collections::BTreeMap<String, [u64; 4]> = stats["keep"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|rate| {
+                let n = |name: &str| rate[name].as_u64().unwrap();
+                (
+                    rate["kind"].as_str().unwrap().to_owned(),
+                    [n("checked"), n("present"), n("appended"), n("parked")],
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "since {since:?} until {until:?}");
+        assert!(
+            stats["keep"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|r| r["kept_rate"].as_f64().is_some())
+        );
+    }
+}

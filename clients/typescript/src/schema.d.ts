@@ -723,6 +723,35 @@ export interface components {
          * @enum {string}
          */
         KeepKind: "request" | "prohibition" | "path" | "url" | "id" | "command" | "quantity" | "file_changed";
+        /** @description How well summaries kept one kind of item (SPEC §4). */
+        KeepRate: {
+            kind: components["schemas"]["KeepKind"];
+            /**
+             * Format: int64
+             * @description Items the summaries were to carry…
+             */
+            checked: number;
+            /**
+             * Format: int64
+             * @description …already in the writer's text…
+             */
+            present: number;
+            /**
+             * Format: int64
+             * @description …appended by the keep guard…
+             */
+            appended: number;
+            /**
+             * Format: int64
+             * @description …or parked for want of room.
+             */
+            parked: number;
+            /**
+             * Format: double
+             * @description `(present + appended) / checked`: the share kept word for word.
+             */
+            kept_rate?: number | null;
+        };
         KeepSetView: {
             conversation_id: string;
             /** @description In the order a summary takes them: by tier, newest and most often seen first. */
@@ -899,6 +928,8 @@ export interface components {
              * @description Rollovers the user declined.
              */
             declined_rollovers: number;
+            /** @description What the summaries written in the span kept of the keep set, by kind. */
+            keep: components["schemas"]["KeepRate"][];
         };
         StatsSeries: {
             bucket: components["schemas"]["Bucket"];

@@ -28,6 +28,7 @@ from .keep_counts import KeepCounts
 from .keep_counts_by_kind import KeepCountsByKind
 from .keep_item_view import KeepItemView
 from .keep_kind import KeepKind
+from .keep_rate import KeepRate
 from .keep_set_view import KeepSetView
 from .kind_counts import KindCounts
 from .list_compactions_trigger import ListCompactionsTrigger
@@ -88,6 +89,7 @@ __all__ = (
     "KeepCountsByKind",
     "KeepItemView",
     "KeepKind",
+    "KeepRate",
     "KeepSetView",
     "KindCounts",
     "ListCompactionsTrigger",

@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.decision_count import DecisionCount
+    from ..models.keep_rate import KeepRate
     from ..models.trigger_stats import TriggerStats
 
 
@@ -25,6 +26,7 @@ class Stats:
         decisions (list[DecisionCount]): Logged decisions by kind (`keep` is not logged).
         rollovers (int): Conversations rolled over into a successor.
         declined_rollovers (int): Rollovers the user declined.
+        keep (list[KeepRate]): What the summaries written in the span kept of the keep set, by kind.
         since (datetime.datetime | None | Unset):
         until (datetime.datetime | None | Unset):
     """
@@ -33,6 +35,7 @@ class Stats:
     decisions: list[DecisionCount]
     rollovers: int
     declined_rollovers: int
+    keep: list[KeepRate]
     since: datetime.datetime | None | Unset = UNSET
     until: datetime.datetime | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -51,6 +54,11 @@ class Stats:
         rollovers = self.rollovers
 
         declined_rollovers = self.declined_rollovers
+
+        keep = []
+        for keep_item_data in self.keep:
+            keep_item = keep_item_data.to_dict()
+            keep.append(keep_item)
 
         since: None | str | Unset
         if isinstance(self.since, Unset):
@@ -76,6 +84,7 @@ class Stats:
                 "decisions": decisions,
                 "rollovers": rollovers,
                 "declined_rollovers": declined_rollovers,
+                "keep": keep,
             }
         )
         if since is not UNSET:
@@ -88,6 +97,7 @@ class Stats:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.decision_count import DecisionCount  # noqa: PLC0415
+        from ..models.keep_rate import KeepRate  # noqa: PLC0415
         from ..models.trigger_stats import TriggerStats  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -108,6 +118,13 @@ class Stats:
         rollovers = d.pop("rollovers")
 
         declined_rollovers = d.pop("declined_rollovers")
+
+        keep = []
+        _keep = d.pop("keep")
+        for keep_item_data in _keep:
+            keep_item = KeepRate.from_dict(keep_item_data)
+
+            keep.append(keep_item)
 
         def _parse_since(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -148,6 +165,7 @@ class Stats:
             decisions=decisions,
             rollovers=rollovers,
             declined_rollovers=declined_rollovers,
+            keep=keep,
             since=since,
             until=until,
         )
