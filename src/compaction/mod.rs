@@ -109,11 +109,8 @@ pub struct Prepared {
     pub size: u64,
     /// To give back if the attempt is not recorded.
     pub claim: Claim,
-    /// What the transcript said, for the keep set when the attempt succeeds…
+    /// What the transcript said, for the keep set when the attempt succeeds.
     pub observations: Vec<Observation>,
-    /// …and the stored turns it stands for (the caller's messages cover every
-    /// turn stored when it was claimed).
-    pub turns_covered: i64,
 }
 
 /// Claims the conversation and writes its summary. No connection is held
@@ -157,12 +154,11 @@ async fn write(
             None => 0,
         };
         let stored_keep = crate::store::keep::load(&mut conn, &request.tenant, &request.id).await?;
-        // With `messages` the caller sent the transcript since the boundary:
-        // the turns stored since are the same words, read from the messages.
-        let mut unread = turns::since(&mut conn, &request.tenant, &request.id, stored_keep.turns_read).await?;
-        if sent_messages {
-            unread.retain(|turn| turn.seq <= stored.boundary_turn_seq);
-        }
+        // Stored turns are read even when the caller sends `messages`: they
+        // may hold what the messages do not (a turn begun before a rollover,
+        // a caller that sends only part of its transcript). Read twice, an
+        // item counts twice; read never, it would be lost.
+        let unread = turns::since(&mut conn, &request.tenant, &request.id, stored_keep.turns_read).await?;
         (gathered, spent, stored_keep, unread)
     };
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
@@ -263,7 +259,6 @@ async fn write(
         size: stored.state.size,
         claim: claim.clone(),
         observations,
-        turns_covered: if sent_messages { stored.last_turn_seq } else { 0 },
     })
 }
 
@@ -308,7 +303,6 @@ pub async fn record(conn: &mut PgConnection, prepared: &Prepared) -> StoreResult
         // what this compaction read, so a handoff in between counts once.
         let mut stored = crate::store::keep::load(&mut tx, &prepared.tenant, &prepared.id).await?;
         let read = keep::take_in(&mut stored.set, stored.turns_read, &prepared.observations);
-        let read = read.max(prepared.turns_covered);
         crate::store::keep::save(&mut tx, &prepared.tenant, &prepared.id, &stored.set, read).await?;
         if let Some(figures) = &attempt.keep {
             crate::store::keep::tally(&mut tx, &prepared.tenant, attempt.at, figures).await?;

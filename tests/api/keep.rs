@@ -574,3 +574,31 @@ async fn stats_give_keep_rates_per_kind_exactly_for_any_span() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_turn_stored_but_missing_from_the_messages_sent_is_still_read() {
+    // A rollover mid-run: the turn that began in the predecessor ends in the
+    // successor, whose next compaction sends only what came after the handoff.
+    let upstream = upstream_writing("Work continued.").await;
+    let app = app_with_upstream(&upstream).await;
+    turn(&app, "old", "Set up the staging cluster.", "Done.").await;
+    let handoff = app
+        .report("/handoff", json!({"conversation_id": "old", "successor_id": "new"}))
+        .await;
+    assert_eq!(handoff["successor_id"], "new");
+    turn(
+        &app,
+        "new",
+        "Rebuild the index. Never restart the primary during business hours.",
+        "Rebuilt.",
+    )
+    .await;
+
+    let delta = tool_run("t1", "kubectl get pods", "index-rebuild-7f9c complete");
+    let summary = summary_of(&summarize(&app, json!({"conversation_id": "new", "messages": delta})).await);
+
+    assert!(
+        summary.contains("Never restart the primary during business hours."),
+        "{summary}"
+    );
+}
