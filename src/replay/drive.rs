@@ -184,6 +184,11 @@ impl Replay {
             progress(index);
             let at = (start_of_replay() + Duration::minutes(index as i64)).to_rfc3339();
             for harness in session.harness_summaries.iter().filter(|s| s.before_turn == index) {
+                // The session's harness compacted here: so does compactd, and
+                // the two summaries are set side by side.
+                if !state.since_boundary.is_empty() {
+                    self.compact(&mut state, &mut report, index, &at, Some("manual")).await?;
+                }
                 let ours = self
                     .summary_of(&state.conversation)
                     .await?

@@ -177,6 +177,9 @@ async fn metrics_after_a_scripted_run_show_the_counts_it_caused_and_logs_carry_r
     let failed = post("/summarize", json!({"conversation_id": "c"})).await.unwrap();
     let request_id = failed.headers()["x-request-id"].to_str().unwrap().to_owned();
     let (_, summary) = read(failed).await;
+    let harness = json!({"conversation_id": "c", "trigger": "harness", "summary": "The user asked to go on."});
+    let (status, _) = read(post("/summarize", harness).await.unwrap()).await;
+    assert_eq!(status, 200);
     let metrics = client
         .get(format!("{}/metrics", service.address))
         .send()
@@ -207,6 +210,15 @@ async fn metrics_after_a_scripted_run_show_the_counts_it_caused_and_logs_carry_r
     );
     let compactions = [("trigger", "emergency"), ("success", "false")];
     assert_eq!(sample(&metrics, "compactd_compactions_total", &compactions), Some(1.0));
+    assert_eq!(
+        sample(
+            &metrics,
+            "compactd_keep_items_total",
+            &[("kind", "request"), ("outcome", "present")]
+        ),
+        Some(1.0),
+        "the request was in the harness's summary word for word"
+    );
     assert_eq!(
         sample(&metrics, "compactd_upstream_errors_total", &[("kind", "status")]),
         Some(1.0)

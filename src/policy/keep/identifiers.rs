@@ -61,14 +61,14 @@ const COUNT_UNITS: &str = "nodes|tokens|lines|files|rows|records|items|requests|
 /// `774ms`, `1.5 GB`, `48,987 nodes`, `95%`, `3x`.
 static QUANTITY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?:\b\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\b\d+(?:\.\d+)?)(?:\s?(?:{MEASURE_UNITS}|{COUNT_UNITS})\b|{LETTER_UNITS}\b|\s?%)"
+        r"(?:\b\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\b\d+(?:\.\d+)?)(?:[ \t]?(?:{MEASURE_UNITS}|{COUNT_UNITS})\b|{LETTER_UNITS}\b|[ \t]?%)"
     ))
     .expect("a valid pattern")
 });
 /// `timeout=30s`, `max_tokens: 1000`, `port 5433`, `exit code 137`.
 static SETTING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)\b[A-Za-z_][A-Za-z0-9_.\-]{{2,40}}\s?[=:]\s?\d[\d,._]*(?:\s?(?:{MEASURE_UNITS})\b|{LETTER_UNITS}\b|%)?|\b(?:port|pid|build|run|job|pr|pull request|issue|ticket|order|invoice|exit code|status code|http|error|uid|gid|line|version|attempt|step|phase|round)\s+#?\d+\b"
+        r"(?i)\b[A-Za-z_][A-Za-z0-9_.\-]{{2,40}}[ \t]?[=:][ \t]?\d[\d,._]*(?:[ \t]?(?:{MEASURE_UNITS})\b|{LETTER_UNITS}\b|%)?|\b(?:port|pid|build|run|job|pr|pull request|issue|ticket|order|invoice|exit code|status code|http|error|uid|gid|version)[ \t]+#?\d+\b"
     ))
     .expect("a valid pattern")
 });
@@ -196,6 +196,15 @@ fn is_joined_id(token: &str) -> bool {
     })
 }
 
+/// Names of standards and algorithms (`SHA256`, `HMAC-SHA256`, `ISO8601`):
+/// well known, nothing this conversation named.
+fn is_standard(token: &str) -> bool {
+    static STANDARD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i)(?:^|[-_])(?:sha|aes|iso|utf|rsa|crc|http|tls|ssl|base|md|ed|ecdsa|x)\d+$").expect("a valid pattern")
+    });
+    STANDARD.is_match(token)
+}
+
 fn is_hex_id(token: &str) -> bool {
     token.chars().any(|c| c.is_ascii_digit()) && token.chars().any(|c| c.is_ascii_alphabetic())
 }
@@ -241,6 +250,7 @@ pub fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
                 p if std::ptr::eq(p, &*TICKET) => token
                     .split_once('-')
                     .is_some_and(|(prefix, _)| !NOT_TICKETS.contains(&prefix)),
+                p if std::ptr::eq(p, &*ERROR_CODE) => !is_standard(token),
                 _ => true,
             };
             if keep {
@@ -254,7 +264,7 @@ pub fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
         }
     }
     for id in JOINED_ID.find_iter(text) {
-        if is_joined_id(id.as_str()) {
+        if is_joined_id(id.as_str()) && !is_standard(id.as_str()) {
             ids.push((id.start(), id.end()));
         }
     }
@@ -380,7 +390,7 @@ mod tests {
     #[test]
     fn junk_is_not_an_id() {
         let text = "d=\"M12 2C6.48 2 2 6.48 2 12s4.48 10 10 10 10-4.48 10-10S17.52 2 12 2z\" class=\"grid-cols-3 text-gray-500\" \
-                    abc12 deadbee 1018 42 UTF-8 SHA-256 snake_case_name gpt-4o";
+                    abc12 deadbee 1018 42 UTF-8 SHA-256 SHA256 HMAC-SHA256 ISO8601 snake_case_name gpt-4o";
         assert!(of(text, KeepKind::Id).is_empty(), "{:?}", of(text, KeepKind::Id));
         assert!(of(text, KeepKind::Path).is_empty(), "{:?}", of(text, KeepKind::Path));
     }
@@ -405,6 +415,12 @@ mod tests {
                 "120 tests"
             ]
         );
+    }
+
+    #[test]
+    fn a_setting_stays_on_its_line() {
+        assert!(of("@@ -4,6 +4,7 @@\n add:\n1 file", KeepKind::Quantity).is_empty());
+        assert!(of("Phase 1, step 3, round 2", KeepKind::Quantity).is_empty());
     }
 
     #[test]
