@@ -324,7 +324,11 @@ pub async fn record(conn: &mut PgConnection, prepared: &Prepared) -> StoreResult
         metrics::counter!("compactd_tokens_saved_total").increment(attempt.tokens_saved().min(1_000_000_000_000));
     }
     for (kind, figures) in attempt.keep.iter().flat_map(|keep| &keep.by_kind) {
-        for (outcome, items) in [("present", figures.present), ("appended", figures.appended), ("parked", figures.parked)] {
+        for (outcome, items) in [
+            ("present", figures.present),
+            ("appended", figures.appended),
+            ("parked", figures.parked),
+        ] {
             if items > 0 {
                 metrics::counter!("compactd_keep_items_total", "kind" => kind.as_str(), "outcome" => outcome)
                     .increment(items);

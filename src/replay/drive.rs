@@ -187,7 +187,8 @@ impl Replay {
                 // The session's harness compacted here: so does compactd, and
                 // the two summaries are set side by side.
                 if !state.since_boundary.is_empty() {
-                    self.compact(&mut state, &mut report, index, &at, Some("manual")).await?;
+                    self.compact(&mut state, &mut report, index, &at, Some("manual"))
+                        .await?;
                 }
                 let ours = self
                     .summary_of(&state.conversation)

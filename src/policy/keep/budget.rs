@@ -6,14 +6,14 @@
 //! findable. The keep guard appends each guarded item the narrative lacks,
 //! once, under a pinned heading.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 
-use serde::{Deserialize, Serialize};
-
-use super::KeepKind;
+use super::figures::{KeepFigures, Outcome};
 pub use super::narrative::Shape;
 use super::narrative::{KEPT_HEADING, fit_narrative, parked_line};
-use super::set::{KeepItem, KeepSet, Tier};
+use super::presence::{holds, squeezed};
+use super::render::{Candidate, Line, assemble, render};
+use super::set::{KeepSet, Tier};
 
 /// No summary's budget is smaller than this.
 pub const MIN_SUMMARY_TOKENS: u64 = 500;
@@ -29,215 +29,12 @@ pub fn summary_max_tokens(configured: u64, window: u64) -> u64 {
     limit.max(MIN_SUMMARY_TOKENS)
 }
 
-/// What became of one kind's items in one summary.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KindFigures {
-    /// Items the summary was to carry.
-    pub checked: u64,
-    /// Already in the writer's narrative, word for word.
-    pub present: u64,
-    /// Appended by the keep guard.
-    pub appended: u64,
-    /// Did not fit: kept in the keep set and the stored turns only.
-    pub parked: u64,
-}
-
-impl KindFigures {
-    fn add(&mut self, other: &Self) {
-        self.checked += other.checked;
-        self.present += other.present;
-        self.appended += other.appended;
-        self.parked += other.parked;
-    }
-}
-
-/// What became of a summary's items, by kind.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct KeepFigures {
-    pub by_kind: BTreeMap<KeepKind, KindFigures>,
-}
-
-impl KeepFigures {
-    pub fn total(&self) -> KindFigures {
-        let mut total = KindFigures::default();
-        for figures in self.by_kind.values() {
-            total.add(figures);
-        }
-        total
-    }
-
-    fn count(&mut self, kind: KeepKind, outcome: Outcome) {
-        let figures = self.by_kind.entry(kind).or_default();
-        figures.checked += 1;
-        match outcome {
-            Outcome::Present => figures.present += 1,
-            Outcome::Appended => figures.appended += 1,
-            Outcome::Parked => figures.parked += 1,
-        }
-    }
-}
-
 /// A summary fitted to its budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fitted {
     pub text: String,
     pub tokens: u64,
     pub figures: KeepFigures,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Present,
-    Appended,
-    Parked,
-}
-
-fn squeezed(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn is_name_char(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, '_' | '/' | '\\' | '-')
-}
-
-/// Whether `haystack` (squeezed) holds `item` word for word: a sentence
-/// anywhere, a name only where it stands on its own (`src/a.rs` is not in
-/// `xsrc/a.rs.bak`).
-fn holds(haystack: &str, item: &KeepItem) -> bool {
-    let needle = squeezed(&item.text);
-    if needle.is_empty() {
-        return true;
-    }
-    if matches!(item.kind, KeepKind::Request | KeepKind::Prohibition | KeepKind::Command) {
-        return haystack.contains(&needle);
-    }
-    haystack.match_indices(&needle).any(|(at, _)| {
-        let before = haystack[..at].chars().next_back();
-        let rest = &haystack[at + needle.len()..];
-        let mut after = rest.chars();
-        let free_before = before.is_none_or(|c| !is_name_char(c) && c != '.');
-        let free_after = match after.next() {
-            None => true,
-            Some('.') => after.next().is_none_or(|c| !c.is_alphanumeric()),
-            Some(c) => !is_name_char(c),
-        };
-        free_before && free_after
-    })
-}
-
-/// A summary, ready to be asked which items it holds word for word.
-#[derive(Debug, Clone)]
-pub struct Presence(String);
-
-impl Presence {
-    pub fn of(summary: &str) -> Self {
-        Self(squeezed(summary))
-    }
-
-    pub fn holds(&self, item: &KeepItem) -> bool {
-        holds(&self.0, item)
-    }
-}
-
-/// The line an item is appended on: tier 1 and 2 items each have their
-/// own; named items share one line per kind (or per tier past the narrative).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-enum Line {
-    Request,
-    Rule,
-    Named(KeepKind),
-    FilesChanged,
-    ByAssistant,
-    InToolOutput,
-}
-
-impl Line {
-    fn of(tier: Tier, kind: KeepKind) -> Self {
-        match tier {
-            Tier::Request => Self::Request,
-            Tier::Prohibition => Self::Rule,
-            Tier::NamedByUser => Self::Named(kind),
-            Tier::FileChanged => Self::FilesChanged,
-            Tier::NamedByAssistant => Self::ByAssistant,
-            Tier::SeenInToolOutput => Self::InToolOutput,
-        }
-    }
-
-    fn label(self) -> &'static str {
-        match self {
-            Self::Request => "- Latest request: ",
-            Self::Rule => "- Rule: ",
-            Self::Named(KeepKind::Path) => "- Paths: ",
-            Self::Named(KeepKind::Url) => "- URLs: ",
-            Self::Named(KeepKind::Id) => "- Ids: ",
-            Self::Named(KeepKind::Command) => "- Commands: ",
-            Self::Named(_) => "- Quantities: ",
-            Self::FilesChanged => "- Files changed: ",
-            Self::ByAssistant => "- Also named by the agent: ",
-            Self::InToolOutput => "- Seen in tool output and mentioned again: ",
-        }
-    }
-
-    /// Rules and the request stand one to a line.
-    fn one_per_line(self) -> bool {
-        matches!(self, Self::Request | Self::Rule)
-    }
-
-    fn separator(self) -> &'static str {
-        match self {
-            Self::Named(KeepKind::Path | KeepKind::Url | KeepKind::Id | KeepKind::Quantity) | Self::FilesChanged => {
-                ", "
-            }
-            _ => "; ",
-        }
-    }
-}
-
-struct Candidate<'a> {
-    tier: Tier,
-    line: Line,
-    item: &'a KeepItem,
-}
-
-/// The appended section for `chosen` (in tier order), or "" when empty.
-fn render(chosen: &[&Candidate]) -> String {
-    let mut lines: BTreeMap<Line, Vec<&str>> = BTreeMap::new();
-    let mut singles: Vec<(Line, &str)> = Vec::new();
-    for candidate in chosen {
-        if candidate.line.one_per_line() {
-            singles.push((candidate.line, candidate.item.text.as_str()));
-        } else {
-            lines
-                .entry(candidate.line)
-                .or_default()
-                .push(candidate.item.text.as_str());
-        }
-    }
-    if singles.is_empty() && lines.is_empty() {
-        return String::new();
-    }
-    let mut out = vec![KEPT_HEADING.to_owned()];
-    singles.sort_by_key(|(line, _)| *line);
-    out.extend(singles.iter().map(|(line, text)| format!("{}{text}", line.label())));
-    out.extend(
-        lines
-            .iter()
-            .map(|(line, texts)| format!("{}{}", line.label(), texts.join(line.separator()))),
-    );
-    out.join("\n")
-}
-
-fn assemble(narrative: &str, appended: &str, parked: usize) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for part in [narrative.trim(), appended] {
-        if !part.is_empty() {
-            parts.push(part.to_owned());
-        }
-    }
-    if parked > 0 {
-        parts.push(parked_line(parked));
-    }
-    parts.join("\n\n")
 }
 
 /// The summary of `narrative` and the keep set within `max_tokens`, with
@@ -395,7 +192,7 @@ mod tests {
 
     use super::*;
     use crate::policy::keep::set::Place;
-    use crate::policy::keep::{Sighting, Source};
+    use crate::policy::keep::{KeepKind, Sighting, Source};
 
     fn words(text: &str) -> u64 {
         text.split_whitespace().count() as u64

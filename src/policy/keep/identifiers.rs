@@ -1,5 +1,5 @@
-//! Things a conversation names (SPEC §4): paths, URLs, ids and quantities,
-//! found in text. Junk is not an identifier: markup (`/div`), SVG path data,
+//! Things a conversation names (SPEC §4): paths, URLs, ids and quantities
+//! (read by [`quantities`]), found in text. Junk is not an identifier: markup (`/div`), SVG path data,
 //! bare numbers with no unit, fragments of fewer than 7 hex digits, dates,
 //! fractions and words joined by a slash (`and/or`, `TCP/IP`).
 
@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::KeepKind;
+use super::{KeepKind, quantities};
 
 /// An item's text is kept verbatim up to this many characters.
 pub const MAX_CHARS: usize = 300;
@@ -52,26 +52,6 @@ static ERROR_CODE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b[A-Z]{1,4}\
 /// `req_8f3a2`, `job-77aa1`, `build_4711`: a word joined to a code.
 static JOINED_ID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b[A-Za-z][A-Za-z0-9]*(?:[_\-][A-Za-z0-9]+)+\b").expect("a valid pattern"));
-
-const MEASURE_UNITS: &str = "ms|µs|us|ns|sec|secs|seconds|second|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|KB|MB|GB|TB|PB|KiB|MiB|GiB|TiB|kB|bytes|bits?|Kbps|Mbps|Gbps|px|pt|em|rem|vh|vw|dpi|fps|Hz|kHz|MHz|GHz|°C|°F|kW|mAh|rps|qps|tps|req/s|ops/s|tok/s|tokens/s";
-/// One-letter units are glued to their number (`30s`, `48k`, `3x`).
-const LETTER_UNITS: &str = "[smhdkKMBGx]";
-const COUNT_UNITS: &str = "nodes|tokens|lines|files|rows|records|items|requests|users|tests|errors|warnings|commits|cores|threads|connections|workers|replicas|pods|retries|attempts|steps|epochs|iterations|samples|chars|characters|words|pages|entries|messages|turns|calls|queries|keys|documents|docs|vectors|dimensions|params|parameters|layers|instances|servers|containers|services|packages|dependencies|issues|bugs|failures";
-
-/// `774ms`, `1.5 GB`, `48,987 nodes`, `95%`, `3x`.
-static QUANTITY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r"(?:\b\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\b\d+(?:\.\d+)?)(?:[ \t]?(?:{MEASURE_UNITS}|{COUNT_UNITS})\b|{LETTER_UNITS}\b|[ \t]?%)"
-    ))
-    .expect("a valid pattern")
-});
-/// `timeout=30s`, `max_tokens: 1000`, `port 5433`, `exit code 137`.
-static SETTING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r"(?i)\b[A-Za-z_][A-Za-z0-9_.\-]{{2,40}}[ \t]?[=:][ \t]?\d[\d,._]*(?:[ \t]?(?:{MEASURE_UNITS})\b|{LETTER_UNITS}\b|%)?|\b(?:port|pid|build|run|job|pr|pull request|issue|ticket|order|invoice|exit code|status code|http|error|uid|gid|version)[ \t]+#?\d+\b"
-    ))
-    .expect("a valid pattern")
-});
 
 /// Folders that start relative paths people name (`src/policy`, `tests/api`).
 const COMMON_FOLDERS: &[&str] = &[
@@ -200,7 +180,8 @@ fn is_joined_id(token: &str) -> bool {
 /// well known, nothing this conversation named.
 fn is_standard(token: &str) -> bool {
     static STANDARD: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)(?:^|[-_])(?:sha|aes|iso|utf|rsa|crc|http|tls|ssl|base|md|ed|ecdsa|x)\d+$").expect("a valid pattern")
+        Regex::new(r"(?i)(?:^|[-_])(?:sha|aes|iso|utf|rsa|crc|http|tls|ssl|base|md|ed|ecdsa|x)\d+$")
+            .expect("a valid pattern")
     });
     STANDARD.is_match(token)
 }
@@ -275,15 +256,9 @@ pub fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
             found.push((start, end, KeepKind::Id, text[start..end].to_owned()));
         }
     }
-    let mut quantities: Vec<(usize, usize)> = SETTING
-        .find_iter(text)
-        .chain(QUANTITY.find_iter(text))
-        .map(|m| (m.start(), m.end()))
-        .collect();
-    quantities.sort_by_key(|(start, end)| (*start, std::cmp::Reverse(*end)));
-    for (start, end) in quantities {
+    for (start, end) in quantities::candidates(text) {
         let quantity = trim_trailing(text[start..end].trim());
-        if !taken(&found, start, end) && counts_something(quantity) {
+        if !taken(&found, start, end) && quantities::counts_something(quantity) {
             found.push((start, start + quantity.len(), KeepKind::Quantity, quantity.to_owned()));
         }
     }
@@ -296,22 +271,6 @@ pub fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
         }
     }
     items
-}
-
-/// A count of something (`48,987 nodes`) needs two digits to say more than
-/// a figure of speech (`3 tests`); measures (`5s`, `2 GB`, `95%`) and named
-/// settings always do.
-fn counts_something(quantity: &str) -> bool {
-    let digits: String = quantity
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.')
-        .collect();
-    if digits.is_empty() {
-        return true;
-    }
-    let unit = quantity[digits.len()..].trim();
-    let is_count = COUNT_UNITS.split('|').any(|u| u == unit);
-    !is_count || digits.chars().filter(char::is_ascii_digit).count() >= 2
 }
 
 #[cfg(test)]

@@ -11,19 +11,26 @@
 pub mod budget;
 mod commands;
 pub mod extract;
+mod figures;
 pub mod harness;
 mod identifiers;
 mod instructions;
 pub mod narrative;
+mod presence;
 mod prohibition;
+mod quantities;
+mod render;
 pub mod set;
+mod shell;
 mod tool_calls;
 
-pub use budget::{Fitted, KeepFigures, KindFigures, Presence, Shape, fit, fit_beside, summary_max_tokens};
+pub use budget::{Fitted, Shape, fit, fit_beside, summary_max_tokens};
 pub use extract::{Sighting, sightings};
+pub use figures::{KeepFigures, KindFigures};
 pub use harness::HarnessPatterns;
 pub use identifiers::identifiers;
 pub use instructions::KEEP_INSTRUCTIONS;
+pub use presence::Presence;
 pub use prohibition::prohibitions;
 pub use set::{KeepItem, KeepSet, Place, Tier};
 

@@ -6,8 +6,9 @@
 
 use serde_json::Value;
 
-use super::commands::{clipped, files_changed_by};
+use super::commands::clipped;
 use super::identifiers::MAX_CHARS;
+use super::shell::files_changed_by;
 use super::{KeepKind, identifiers};
 
 /// Tools that run a shell command.

@@ -1,0 +1,65 @@
+//! What became of the keep set's items in one summary (SPEC §4): for each
+//! kind, how many the summary was to carry, and how many were already in the
+//! writer's text, appended by the keep guard, or parked for want of room.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::KeepKind;
+
+/// What became of one kind's items in one summary.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KindFigures {
+    /// Items the summary was to carry.
+    pub checked: u64,
+    /// Already in the writer's narrative, word for word.
+    pub present: u64,
+    /// Appended by the keep guard.
+    pub appended: u64,
+    /// Did not fit: kept in the keep set and the stored turns only.
+    pub parked: u64,
+}
+
+impl KindFigures {
+    fn add(&mut self, other: &Self) {
+        self.checked += other.checked;
+        self.present += other.present;
+        self.appended += other.appended;
+        self.parked += other.parked;
+    }
+}
+
+/// What became of a summary's items, by kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeepFigures {
+    pub by_kind: BTreeMap<KeepKind, KindFigures>,
+}
+
+impl KeepFigures {
+    pub fn total(&self) -> KindFigures {
+        let mut total = KindFigures::default();
+        for figures in self.by_kind.values() {
+            total.add(figures);
+        }
+        total
+    }
+
+    pub(super) fn count(&mut self, kind: KeepKind, outcome: Outcome) {
+        let figures = self.by_kind.entry(kind).or_default();
+        figures.checked += 1;
+        match outcome {
+            Outcome::Present => figures.present += 1,
+            Outcome::Appended => figures.appended += 1,
+            Outcome::Parked => figures.parked += 1,
+        }
+    }
+}
+
+/// What became of one item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Outcome {
+    Present,
+    Appended,
+    Parked,
+}

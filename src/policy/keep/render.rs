@@ -1,0 +1,112 @@
+//! How the keep guard writes what it appends (SPEC §4): under the pinned
+//! heading, the request and each rule on a line of its own, named items one
+//! line per kind (and one per tier past the narrative), in tier order.
+
+use std::collections::BTreeMap;
+
+use super::KeepKind;
+use super::narrative::{KEPT_HEADING, parked_line};
+use super::set::{KeepItem, Tier};
+
+/// The line an item is appended on: tier 1 and 2 items each have their
+/// own; named items share one line per kind (or per tier past the narrative).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(super) enum Line {
+    Request,
+    Rule,
+    Named(KeepKind),
+    FilesChanged,
+    ByAssistant,
+    InToolOutput,
+}
+
+impl Line {
+    pub(super) fn of(tier: Tier, kind: KeepKind) -> Self {
+        match tier {
+            Tier::Request => Self::Request,
+            Tier::Prohibition => Self::Rule,
+            Tier::NamedByUser => Self::Named(kind),
+            Tier::FileChanged => Self::FilesChanged,
+            Tier::NamedByAssistant => Self::ByAssistant,
+            Tier::SeenInToolOutput => Self::InToolOutput,
+        }
+    }
+
+    pub(super) fn label(self) -> &'static str {
+        match self {
+            Self::Request => "- Latest request: ",
+            Self::Rule => "- Rule: ",
+            Self::Named(KeepKind::Path) => "- Paths: ",
+            Self::Named(KeepKind::Url) => "- URLs: ",
+            Self::Named(KeepKind::Id) => "- Ids: ",
+            Self::Named(KeepKind::Command) => "- Commands: ",
+            Self::Named(_) => "- Quantities: ",
+            Self::FilesChanged => "- Files changed: ",
+            Self::ByAssistant => "- Also named by the agent: ",
+            Self::InToolOutput => "- Seen in tool output and mentioned again: ",
+        }
+    }
+
+    /// Rules and the request stand one to a line.
+    pub(super) fn one_per_line(self) -> bool {
+        matches!(self, Self::Request | Self::Rule)
+    }
+
+    pub(super) fn separator(self) -> &'static str {
+        match self {
+            Self::Named(KeepKind::Path | KeepKind::Url | KeepKind::Id | KeepKind::Quantity) | Self::FilesChanged => {
+                ", "
+            }
+            _ => "; ",
+        }
+    }
+}
+
+/// An item the summary may carry, with its tier and the line it goes on.
+pub(super) struct Candidate<'a> {
+    pub(super) tier: Tier,
+    pub(super) line: Line,
+    pub(super) item: &'a KeepItem,
+}
+
+/// The appended section for `chosen` (in tier order), or "" when empty.
+pub(super) fn render(chosen: &[&Candidate]) -> String {
+    let mut lines: BTreeMap<Line, Vec<&str>> = BTreeMap::new();
+    let mut singles: Vec<(Line, &str)> = Vec::new();
+    for candidate in chosen {
+        if candidate.line.one_per_line() {
+            singles.push((candidate.line, candidate.item.text.as_str()));
+        } else {
+            lines
+                .entry(candidate.line)
+                .or_default()
+                .push(candidate.item.text.as_str());
+        }
+    }
+    if singles.is_empty() && lines.is_empty() {
+        return String::new();
+    }
+    let mut out = vec![KEPT_HEADING.to_owned()];
+    singles.sort_by_key(|(line, _)| *line);
+    out.extend(singles.iter().map(|(line, text)| format!("{}{text}", line.label())));
+    out.extend(
+        lines
+            .iter()
+            .map(|(line, texts)| format!("{}{}", line.label(), texts.join(line.separator()))),
+    );
+    out.join("\n")
+}
+
+/// The narrative, the appended items and the parked line, a blank line apart.
+pub(super) fn assemble(narrative: &str, appended: &str, parked: usize) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for part in [narrative.trim(), appended] {
+        if !part.is_empty() {
+            parts.push(part.to_owned());
+        }
+    }
+    if parked > 0 {
+        parts.push(parked_line(parked));
+    }
+    parts.join("\n\n")
+}

@@ -1,0 +1,149 @@
+//! What a shell command line changes on disk (SPEC §4, kind `file_changed`):
+//! `rm`, `mv`, `cp`, `touch`, `mkdir`, `sed -i`, `git rm`/`git mv`, a
+//! redirection… — the artifact trail a shell tool call leaves.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// The words of one simple command, quotes removed (a small, forgiving
+/// subset of shell quoting: enough to read file names).
+fn words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    let mut in_word = false;
+    for c in command.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+static SEGMENT_BREAK: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"&&|\|\||[;|\n]").expect("a valid pattern"));
+static REDIRECT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"(?:^|[^0-9&<>])>{1,2}\s*([^\s&|;<>'"]+)"#).expect("a valid pattern"));
+
+fn is_file_argument(word: &str) -> bool {
+    !word.is_empty()
+        && !word.starts_with('-')
+        && !word.starts_with('$')
+        && !word.contains(['*', '?', '{', '`'])
+        && word != "/dev/null"
+}
+
+/// The paths a shell command line creates, writes, moves or deletes.
+pub fn files_changed_by(command_line: &str) -> Vec<String> {
+    let mut changed: Vec<String> = Vec::new();
+    let mut add = |path: &str| {
+        let path = path.trim_end_matches(';');
+        if is_file_argument(path) && !changed.iter().any(|p| p == path) {
+            changed.push(path.to_owned());
+        }
+    };
+    // A heredoc's body is data, not commands.
+    let script = command_line.split("<<").next().unwrap_or(command_line);
+    for target in REDIRECT.captures_iter(command_line.lines().next().unwrap_or("")) {
+        if let Some(path) = target.get(1) {
+            add(path.as_str());
+        }
+    }
+    for segment in SEGMENT_BREAK.split(script) {
+        let mut words = words(segment);
+        while words
+            .first()
+            .is_some_and(|w| w == "sudo" || w.contains('=') && !w.starts_with('-'))
+        {
+            words.remove(0);
+        }
+        if words.first().is_some_and(|w| w == "git") && words.len() > 1 {
+            words.remove(0);
+        }
+        let Some(program) = words.first().cloned() else {
+            continue;
+        };
+        let arguments: Vec<&String> = words[1..].iter().filter(|w| is_file_argument(w)).collect();
+        let redirect_free: Vec<&String> = arguments.iter().copied().filter(|w| !w.starts_with('>')).collect();
+        match program.as_str() {
+            "rm" | "rmdir" | "mv" | "touch" | "mkdir" | "tee" | "truncate" | "unlink" => {
+                redirect_free.iter().for_each(|w| add(w));
+            }
+            "cp" | "ln" | "install" => {
+                if let Some(destination) = redirect_free.last() {
+                    add(destination);
+                }
+            }
+            "sed" | "perl" if words.iter().any(|w| w == "-i" || w.starts_with("-i")) => {
+                // The script is the first free argument; the files follow it.
+                redirect_free.iter().skip(1).for_each(|w| add(w));
+            }
+            _ => {}
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_line_names_what_it_changes() {
+        assert_eq!(files_changed_by("rm -rf build/ dist"), ["build/", "dist"]);
+        assert_eq!(
+            files_changed_by("mv src/old.rs src/new.rs"),
+            ["src/old.rs", "src/new.rs"]
+        );
+        assert_eq!(files_changed_by("cp a.txt 'b dir/c.txt'"), ["b dir/c.txt"]);
+        assert_eq!(
+            files_changed_by("git rm -r --cached target && git mv a.md b.md"),
+            ["target", "a.md", "b.md"]
+        );
+        assert_eq!(
+            files_changed_by("sed -i 's/a/b/' src/lib.rs src/main.rs"),
+            ["src/lib.rs", "src/main.rs"]
+        );
+        assert_eq!(files_changed_by("echo 'x' > notes.txt 2>/dev/null"), ["notes.txt"]);
+        assert_eq!(
+            files_changed_by("cat > src/app.py <<'EOF'\nrm -rf /\nEOF"),
+            ["src/app.py"]
+        );
+        assert_eq!(files_changed_by("cargo test 2>&1 | tee out.log"), ["out.log"]);
+    }
+
+    #[test]
+    fn reading_changes_nothing() {
+        for command in [
+            "ls -la src",
+            "cat src/lib.rs",
+            "grep -rn foo .",
+            "cargo test > /dev/null",
+            "rm -rf $TMP/*",
+        ] {
+            assert!(
+                files_changed_by(command).is_empty(),
+                "{command}: {:?}",
+                files_changed_by(command)
+            );
+        }
+    }
+}
