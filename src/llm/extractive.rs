@@ -28,18 +28,22 @@ pub const COMPRESSES_FROM_TOKENS: u64 = 20_000;
 
 /// The most an extractive summary of `transcript_tokens` (the anchor and
 /// the delta it replaces) may take: a tenth of a long transcript, and less
-/// than a short one — but room enough, however short, to say why no model
-/// wrote it and what was asked.
-pub fn max_tokens(transcript_tokens: u64) -> u64 {
-    if transcript_tokens >= COMPRESSES_FROM_TOKENS {
+/// than a short one — but never less than `least`, the room to say why no
+/// model wrote it and what was asked (a transcript of a few words gets a
+/// summary of a few more).
+pub fn max_tokens(transcript_tokens: u64, least: u64) -> u64 {
+    let share = if transcript_tokens >= COMPRESSES_FROM_TOKENS {
         transcript_tokens / 10
     } else {
-        (transcript_tokens * 9 / 10).max(MIN_TOKENS)
-    }
+        transcript_tokens * 9 / 10
+    };
+    share.max(least)
 }
 
-/// The least room an extractive summary has.
-pub const MIN_TOKENS: u64 = 120;
+/// The first line of every extractive summary.
+pub fn header(why: &str) -> String {
+    format!("Written by compactd without a model ({why}).")
+}
 
 static SENTENCE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[^.!?。！？\n]+[.!?。！？]*").expect("a valid pattern"));
@@ -98,7 +102,7 @@ impl Exchange {
 /// The narrative of `messages` on top of the anchor's narrative: a header
 /// saying why no model wrote it, the anchor's lines, then one line per request.
 pub fn narrative(prior: Option<&str>, messages: &[Message], harness: &HarnessPatterns, why: &str) -> String {
-    let mut lines = vec![format!("Written by compactd without a model ({why}).")];
+    let mut lines = vec![header(why)];
     if let Some(prior) = prior.map(str::trim).filter(|p| !p.is_empty()) {
         let prior_lines: Vec<&str> = prior.lines().filter(|l| l.starts_with("- ")).collect();
         if prior_lines.is_empty() {
@@ -220,9 +224,10 @@ mod tests {
 
     #[test]
     fn a_long_transcripts_summary_is_a_tenth_and_a_short_ones_shorter_than_it() {
-        assert_eq!(max_tokens(20_000), 2_000);
-        assert_eq!(max_tokens(250_000), 25_000);
-        assert_eq!(max_tokens(3_000), 2_700);
-        assert_eq!(max_tokens(100), MIN_TOKENS);
+        assert_eq!(max_tokens(20_000, 60), 2_000);
+        assert_eq!(max_tokens(250_000, 60), 25_000);
+        assert_eq!(max_tokens(3_000, 60), 2_700);
+        assert_eq!(max_tokens(100, 60), 90);
+        assert_eq!(max_tokens(20, 60), 60, "room to say why and what was asked");
     }
 }

@@ -13,12 +13,17 @@ use super::tokens;
 use super::wire::CompletionRequest;
 use crate::policy::handoff::defuse_handoff_tags;
 use crate::policy::keep::narrative::narrative_of;
-use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepSet, Shape, fit_beside};
+use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepKind, KeepSet, Shape, fit_beside};
 use crate::policy::prompt::{system_prompt, user_message};
 use crate::policy::transcript::{Message, clip};
 
 /// Summarization is rewriting, not invention.
 pub const TEMPERATURE: f32 = 0.2;
+/// What the guard's heading, blank lines and parked line take, about…
+const FRAME_TOKENS: u64 = 32;
+/// …and a line's label.
+const LABEL_TOKENS: u64 = 4;
+
 /// The most of an upstream's answer read, whatever it sends.
 pub const MAX_SUMMARY_BYTES: usize = 32 * 1024;
 
@@ -166,7 +171,19 @@ pub async fn write(
         }
         Via::Extractive(why) => {
             let narrative = extractive::narrative(anchor, messages, rules.harness, why);
-            let max_tokens = rules.max_tokens.min(extractive::max_tokens(rules.transcript_tokens));
+            // However short the transcript, room for the header and for what
+            // every summary carries (the request and the rules) with their frame.
+            let carried: u64 = rules
+                .keep
+                .items()
+                .iter()
+                .filter(|item| matches!(item.kind, KeepKind::Request | KeepKind::Prohibition))
+                .map(|item| tokens::count(&item.text) + LABEL_TOKENS)
+                .sum();
+            let least = tokens::count(&extractive::header(why)) + carried + FRAME_TOKENS;
+            let max_tokens = rules
+                .max_tokens
+                .min(extractive::max_tokens(rules.transcript_tokens, least));
             Ok(Draft::new(
                 Writer::Extractive,
                 finish(&narrative, Shape::Lines, rules.keep, max_tokens),

@@ -90,8 +90,7 @@ pub fn fit_beside(
             admitted.push(at);
         }
     }
-    // The narrative takes the room the admitted items it lacks leave; the
-    // longer it may be, the more of them it holds, so it grows to a fixed point.
+    // The narrative takes the room the admitted items it lacks leave.
     let price_of_missing = |narrative: &str, admitted: &[usize]| -> u64 {
         let haystack = read(narrative);
         let mut opened = HashSet::new();
@@ -102,20 +101,29 @@ pub fn fit_beside(
             .map(|candidate| cost(candidate, opened.insert(candidate.line)))
             .sum()
     };
-    let mut narrative_room = room.saturating_sub(used);
-    let mut fitted_narrative = fit_narrative(narrative, shape, narrative_room, count);
-    for _ in 0..6 {
-        let larger_room = room.saturating_sub(price_of_missing(&fitted_narrative, &admitted));
-        if larger_room <= narrative_room {
+    // The longest narrative whose own length and the items it still lacks
+    // fit the room: the least it may have is what the admitted items leave;
+    // a narrative that holds them word for word may take their room too.
+    let fits = |narrative_room: u64| {
+        let fitted = fit_narrative(narrative, shape, narrative_room, count);
+        let fits = count(&fitted) + price_of_missing(&fitted, &admitted) <= room;
+        (fits, fitted)
+    };
+    // Not monotone (a longer narrative can hold more items and so cost less
+    // beside it): try from the whole room down, in twelfths, and settle for
+    // the pessimistic room, which always fits.
+    let least = room.saturating_sub(used);
+    let step = ((room - least) / 12).max(1);
+    let mut found = None;
+    let mut narrative_room = room;
+    while narrative_room > least {
+        if let (true, fitted) = fits(narrative_room) {
+            found = Some(fitted);
             break;
         }
-        let larger = fit_narrative(narrative, shape, larger_room, count);
-        if count(&larger) + price_of_missing(&larger, &admitted) > room {
-            break;
-        }
-        narrative_room = larger_room;
-        fitted_narrative = larger;
+        narrative_room = narrative_room.saturating_sub(step).max(least);
     }
+    let mut fitted_narrative = found.unwrap_or_else(|| fit_narrative(narrative, shape, least, count));
     // Tiers 6–7 fill what is left.
     let mut used = count(&fitted_narrative) + price_of_missing(&fitted_narrative, &admitted);
     let haystack = read(&fitted_narrative);
@@ -332,6 +340,19 @@ mod tests {
             fitted.text
         );
         assert!(!fitted.text.contains("only/tool.rs"));
+    }
+
+    #[test]
+    fn a_narrative_that_holds_every_item_takes_the_room_they_would_have_taken() {
+        let set = set_of(&[
+            (KeepKind::Request, "Rotate key KEY-2231 in /etc/app/keys now", Source::User),
+            (KeepKind::Path, "/etc/app/keys", Source::User),
+            (KeepKind::Id, "KEY-2231", Source::User),
+        ]);
+        let narrative = "Header line.\n- Rotate key KEY-2231 in /etc/app/keys now → Rotated it.";
+        let fitted = fit(narrative, Shape::Lines, &set, 30, &words);
+        assert_eq!(fitted.text, narrative, "nothing to append, nothing parked");
+        assert_eq!(fitted.figures.total().present, 3);
     }
 
     #[test]
