@@ -1,6 +1,6 @@
 //! What an upstream LLM sends back, and what a summary may say: parsing the
-//! reply and a refusal, reading Retry-After, and completing, fencing and
-//! defusing the text never panic.
+//! reply and a refusal, reading Retry-After, and fitting, guarding, fencing
+//! and defusing the text never panic, and nothing breaks out of a handoff.
 
 #![no_main]
 
@@ -9,10 +9,12 @@ use std::time::SystemTime;
 use compactd::llm::Provider;
 use compactd::llm::dialect::Dialect;
 use compactd::llm::retry::retry_after;
-use compactd::policy::handoff::{Handoff, defuse_handoff_tags};
-use compactd::policy::must_keep::{complete, extract};
+use compactd::llm::summarizer::finish;
+use compactd::policy::handoff::Handoff;
+use compactd::policy::keep::narrative::narrative_of;
+use compactd::policy::keep::{HarnessPatterns, KeepSet, Place, Presence, Shape, sightings};
 use compactd::policy::prompt::user_message;
-use compactd::policy::transcript::{Message, Role};
+use compactd::policy::transcript::{Message, Role, ToolCall};
 use libfuzzer_sys::fuzz_target;
 use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
 
@@ -26,12 +28,25 @@ fuzz_target!(|data: &[u8]| {
         let _ = retry_after(&headers, SystemTime::now());
     }
     let text = String::from_utf8_lossy(data);
-    let messages = [Message::new(Role::User, text.as_ref()), Message::new(Role::Tool, text.as_ref())];
-    let items = extract(Some(&text), &messages);
-    let (summary, _) = complete(&text, &items);
-    let summary = defuse_handoff_tags(&summary);
-    assert!(!summary.contains("</handoff>"), "a summary carried the closing tag");
-    let _ = user_message(Some(&summary), &messages);
-    let rendered = Handoff { summary: Some(summary), reply: Some(text.to_string()), ..Handoff::default() }.render();
-    assert_eq!(rendered.matches("</handoff>").count(), 1, "the handoff was broken out of");
+    let call = ToolCall { id: "c".into(), name: "Bash".into(), arguments: text.to_string() };
+    let messages = [
+        Message::new(Role::User, text.as_ref()),
+        Message { tool_calls: vec![call], ..Message::new(Role::Assistant, text.as_ref()) },
+        Message::new(Role::Tool, text.as_ref()),
+    ];
+    let harness = HarnessPatterns::default();
+    let mut set = KeepSet::default();
+    let place = Place { conversation_id: "c".into(), turn_id: Some(1), compaction_seq: None, message: None, at: chrono::DateTime::UNIX_EPOCH };
+    for message in &messages {
+        set.observe(&sightings(message, &harness), &place);
+    }
+    for shape in [Shape::Prose, Shape::Lines] {
+        let (summary, _) = finish(&text, shape, &set, 500);
+        assert!(!summary.contains("</handoff>"), "a summary carried the closing tag");
+        let presence = Presence::of(&summary);
+        let _ = set.items().iter().filter(|item| presence.holds(item)).count();
+        let _ = user_message(Some(narrative_of(&summary)), &messages);
+        let rendered = Handoff { summary: Some(summary), reply: Some(text.to_string()), ..Handoff::default() }.render();
+        assert_eq!(rendered.matches("</handoff>").count(), 1, "the handoff was broken out of");
+    }
 });

@@ -7,6 +7,7 @@ use super::decide::{Decide, DecideRequest};
 use super::due::DueQuery;
 use super::extract::parse_json;
 use super::handoff::{HandoffCommand, HandoffRequest};
+use super::keep::KeepQuery;
 use super::summarize::{Summarize, SummarizeRequest};
 use super::turn_ended::{EndTurn, TurnEndedRequest};
 use super::turns::TurnsQuery;
@@ -45,4 +46,5 @@ pub fn query_string(query: &str) {
     let _ = parse::<FleetQuery>(query);
     let _ = parse::<ConversationCompactionsQuery>(query);
     let _ = parse::<TurnsQuery>(query);
+    let _ = parse::<KeepQuery>(query);
 }

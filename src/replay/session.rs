@@ -132,7 +132,12 @@ pub fn into_turns(parsed: Parsed, harness: &HarnessPatterns) -> (Vec<Turn>, Vec<
 pub fn load(path: &Path, harness: &HarnessPatterns) -> Result<Session, SessionError> {
     let name = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|err| SessionError::Unreadable(name.clone(), err))?;
-    let format = detect(&text).ok_or_else(|| {
+    parse(name, &text, harness)
+}
+
+/// A session from its text; `name` says where it came from.
+pub fn parse(name: String, text: &str, harness: &HarnessPatterns) -> Result<Session, SessionError> {
+    let format = detect(text).ok_or_else(|| {
         SessionError::Malformed(
             name.clone(),
             "not a Claude Code or Codex session (JSONL), an aider chat history, or a JSON array of chat messages"
@@ -140,10 +145,10 @@ pub fn load(path: &Path, harness: &HarnessPatterns) -> Result<Session, SessionEr
         )
     })?;
     let parsed = match format {
-        Format::ClaudeCode => claude_code::parse(&text),
-        Format::Codex => codex::parse(&text),
-        Format::Aider => Ok(aider::parse(&text)),
-        Format::OpenAiChat => openai_chat::parse(&text),
+        Format::ClaudeCode => claude_code::parse(text),
+        Format::Codex => codex::parse(text),
+        Format::Aider => Ok(aider::parse(text)),
+        Format::OpenAiChat => openai_chat::parse(text),
     }
     .map_err(|why| SessionError::Malformed(name.clone(), why))?;
     let (turns, harness_summaries) = into_turns(parsed, harness);

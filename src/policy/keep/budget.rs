@@ -345,7 +345,11 @@ mod tests {
     #[test]
     fn a_narrative_that_holds_every_item_takes_the_room_they_would_have_taken() {
         let set = set_of(&[
-            (KeepKind::Request, "Rotate key KEY-2231 in /etc/app/keys now", Source::User),
+            (
+                KeepKind::Request,
+                "Rotate key KEY-2231 in /etc/app/keys now",
+                Source::User,
+            ),
             (KeepKind::Path, "/etc/app/keys", Source::User),
             (KeepKind::Id, "KEY-2231", Source::User),
         ]);

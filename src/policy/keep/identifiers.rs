@@ -162,7 +162,13 @@ fn is_path(text: &str, before: Option<char>, after: Option<char>) -> bool {
             || text.starts_with("./")
             || text.starts_with("../");
     }
-    has_extension || text.ends_with('/') || segments.len() >= 3 || COMMON_FOLDERS.contains(&segments[0])
+    // `fetched/stored/failed` is a list of words; `app/api/v1`, `a/b/c/d` are folders.
+    let word_list = segments.iter().all(|s| s.chars().all(char::is_alphabetic));
+    has_extension
+        || text.ends_with('/')
+        || COMMON_FOLDERS.contains(&segments[0])
+        || segments.len() >= 4
+        || (segments.len() >= 3 && !word_list)
 }
 
 /// Whether a word joined to a code names something (`req_8f3a2`,
@@ -309,7 +315,7 @@ mod tests {
 
     #[test]
     fn markup_dates_fractions_and_word_pairs_are_not_paths() {
-        let text = "<div class=\"a\"></div></span> and/or TCP/IP read/write 2024/01/15 3/4 1/2/3 /div /tmp Node.js w/o";
+        let text = "<div class=\"a\"></div></span> and/or TCP/IP read/write 2024/01/15 3/4 1/2/3 /div /tmp Node.js w/o fetched/stored/failed";
         assert!(of(text, KeepKind::Path).is_empty(), "{:?}", of(text, KeepKind::Path));
     }
 
