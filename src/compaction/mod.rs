@@ -178,11 +178,9 @@ async fn write(
     let delta = &gathered.messages[..cut_at];
     let seq = stored.last_compaction_seq + 1;
     let harness = writers.config.harness.clone();
-    let mut observations = keep::of_turns(&request.id, &unread, &harness);
-    if sent_messages {
-        // The kept messages come again in the next delta: read them then.
-        observations.extend(keep::of_messages(&request.id, seq, request.at, delta, &harness));
-    }
+    // The kept messages come again in the next delta: read them then.
+    let sent_delta = if sent_messages { delta.to_vec() } else { Vec::new() };
+    let observations = observe(request.id.clone(), seq, request.at, unread, sent_delta, harness.clone()).await;
     let mut keep_set = stored_keep.set;
     keep::take_in(&mut keep_set, stored_keep.turns_read, &observations);
     let tokens_before = request
@@ -195,8 +193,8 @@ async fn write(
         harness: &harness,
     };
     let written = match harness_summary {
-        Some(text) if trigger == Trigger::ManualRecovery => Ok(summarizer::clean_slate(&text, rules.max_tokens)),
-        Some(text) => Ok(summarizer::from_harness(&text, rules)),
+        Some(text) if trigger == Trigger::ManualRecovery => Ok(summarizer::clean_slate(&text, rules.max_tokens).await),
+        Some(text) => Ok(summarizer::from_harness(&text, rules).await),
         None => {
             let over_budget = writers
                 .daily_budget
@@ -271,6 +269,27 @@ fn pending_trigger(stored: &StoredConversation) -> Trigger {
         .and_then(Trigger::parse)
         .filter(|trigger| trigger.is_compaction_trigger())
         .unwrap_or(Trigger::Manual)
+}
+
+/// What the unread turns and the sent delta say, read off the async threads:
+/// a delta full of tool output takes a while.
+async fn observe(
+    id: ConversationId,
+    seq: i64,
+    at: DateTime<Utc>,
+    unread: Vec<crate::store::turns::Turn>,
+    delta: Vec<Message>,
+    harness: Arc<HarnessPatterns>,
+) -> Vec<Observation> {
+    let read = move || {
+        let mut observations = keep::of_turns(&id, &unread, &harness);
+        observations.extend(keep::of_messages(&id, seq, at, &delta, &harness));
+        observations
+    };
+    tokio::task::spawn_blocking(read).await.unwrap_or_else(|err| {
+        tracing::warn!(%err, "the transcript could not be read into the keep set");
+        Vec::new()
+    })
 }
 
 struct Counted {

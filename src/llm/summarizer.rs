@@ -141,6 +141,23 @@ pub fn finish_beside(
     }
 }
 
+/// [`finish`] on a blocking thread: fitting a long narrative counts tokens
+/// for a tenth of a second or more, which must not stall the async workers.
+pub async fn finish_off_thread(
+    narrative: String,
+    shape: Shape,
+    keep: &KeepSet,
+    max_tokens: u64,
+) -> (String, KeepFigures) {
+    let owned = keep.clone();
+    let fitting = narrative.clone();
+    match tokio::task::spawn_blocking(move || finish(&fitting, shape, &owned, max_tokens)).await {
+        Ok(finished) => finished,
+        // The thread pool is shutting down: fit it here.
+        Err(_) => finish(&narrative, shape, keep, max_tokens),
+    }
+}
+
 /// The new summary of `messages` on top of the stored summary `prior`; an
 /// upstream failure is the error, and the caller keeps the anchor.
 pub async fn write(
@@ -161,7 +178,7 @@ pub async fn write(
             };
             let completion = summary_model.client.complete(&request).await?;
             let narrative = clip(&completion.text, MAX_SUMMARY_BYTES);
-            let finished = finish(&narrative, Shape::Prose, rules.keep, rules.max_tokens);
+            let finished = finish_off_thread(narrative, Shape::Prose, rules.keep, rules.max_tokens).await;
             Ok(Draft {
                 model: Some(completion.model),
                 upstream_input_tokens: completion.input_tokens,
@@ -184,28 +201,22 @@ pub async fn write(
             let max_tokens = rules
                 .max_tokens
                 .min(extractive::max_tokens(rules.transcript_tokens, least));
-            Ok(Draft::new(
-                Writer::Extractive,
-                finish(&narrative, Shape::Lines, rules.keep, max_tokens),
-            ))
+            let finished = finish_off_thread(narrative, Shape::Lines, rules.keep, max_tokens).await;
+            Ok(Draft::new(Writer::Extractive, finished))
         }
     }
 }
 
 /// A summary the harness wrote: recorded as its narrative, held to the same
 /// budget and keep guard as any.
-pub fn from_harness(text: &str, rules: Rules<'_>) -> Draft {
-    Draft::new(
-        Writer::Harness,
-        finish(text.trim(), Shape::Prose, rules.keep, rules.max_tokens),
-    )
+pub async fn from_harness(text: &str, rules: Rules<'_>) -> Draft {
+    let finished = finish_off_thread(text.trim().to_owned(), Shape::Prose, rules.keep, rules.max_tokens).await;
+    Draft::new(Writer::Harness, finished)
 }
 
 /// An operator's clean slate (`manual_recovery`): the text as given, within
 /// the budget, with nothing appended.
-pub fn clean_slate(text: &str, max_tokens: u64) -> Draft {
-    Draft::new(
-        Writer::Harness,
-        finish(text.trim(), Shape::Prose, &KeepSet::default(), max_tokens),
-    )
+pub async fn clean_slate(text: &str, max_tokens: u64) -> Draft {
+    let finished = finish_off_thread(text.trim().to_owned(), Shape::Prose, &KeepSet::default(), max_tokens).await;
+    Draft::new(Writer::Harness, finished)
 }

@@ -71,37 +71,49 @@ const MIN_FRAGMENT_TOKENS: u64 = 32;
 
 /// The longest beginning of `text` that ends at a sentence boundary and
 /// fits; a first sentence too long for the room is cut between words, when
-/// the room is worth it.
+/// the room is worth it. Each sentence is counted once (a long narrative is
+/// cut many times while a summary is fitted); the cut is then counted whole.
 fn cut_at_sentence(text: &str, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> String {
     let ends: Vec<usize> = SENTENCE_END.find_iter(text).map(|m| m.end()).collect();
-    let fits = |end: usize| count(text[..end].trim_end()) <= max_tokens;
-    let (mut low, mut high) = (0_usize, ends.len());
-    while low < high {
-        let middle = (low + high).div_ceil(2);
-        if fits(ends[middle - 1]) {
-            low = middle;
-        } else {
-            high = middle - 1;
+    let mut running = 0_u64;
+    let mut start = 0;
+    let mut kept = 0;
+    for (at, end) in ends.iter().enumerate() {
+        running += count(&text[start..*end]);
+        start = *end;
+        if running > max_tokens {
+            break;
         }
+        kept = at + 1;
     }
-    if low > 0 {
-        return text[..ends[low - 1]].trim_end().to_owned();
+    // Pieces counted apart can count a little less than counted together.
+    while kept > 0 && count(text[..ends[kept - 1]].trim_end()) > max_tokens {
+        kept -= 1;
+    }
+    if kept > 0 {
+        return text[..ends[kept - 1]].trim_end().to_owned();
     }
     if max_tokens < MIN_FRAGMENT_TOKENS {
         return String::new();
     }
-    let words: Vec<usize> = text.match_indices(char::is_whitespace).map(|(at, _)| at).collect();
-    let mut kept = "";
-    for end in words {
-        if count(&format!("{}…", &text[..end])) > max_tokens {
+    let mut words_end = 0;
+    let mut running = count("…");
+    let mut previous = 0;
+    for (at, _) in text.match_indices(char::is_whitespace) {
+        running += count(&text[previous..at]);
+        previous = at;
+        if running > max_tokens {
             break;
         }
-        kept = &text[..end];
+        words_end = at;
     }
-    if kept.is_empty() {
+    while words_end > 0 && count(&format!("{}…", text[..words_end].trim_end())) > max_tokens {
+        words_end = text[..words_end].trim_end().rfind(char::is_whitespace).unwrap_or(0);
+    }
+    if words_end == 0 {
         String::new()
     } else {
-        format!("{}…", kept.trim_end())
+        format!("{}…", text[..words_end].trim_end())
     }
 }
 
@@ -143,34 +155,52 @@ fn assemble(header: &[&str], earlier: &[String], left_out: usize, rest: &[&str])
 
 /// Merges the oldest `- ` lines into one `- Earlier:` line, as few as will
 /// make it fit; when even all of them merged are too long, the oldest
-/// entries are left out (the stored turns still hold them).
+/// entries are left out (the stored turns still hold them). Lines and
+/// entries are counted once each, the choice then counted whole.
 fn merge_oldest_lines(text: &str, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> String {
     let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let split = all.iter().position(|l| l.starts_with("- ")).unwrap_or(all.len());
     let (header, body) = all.split_at(split);
-    let entries: Vec<String> = body.iter().map(|line| entry(line)).collect();
-    let merged = |k: usize| assemble(header, &entries[..k], 0, &body[k..]);
-    let fits = |k: usize| count(&merged(k)) <= max_tokens;
-    let (mut low, mut high) = (1_usize, body.len());
-    if body.is_empty() || !fits(high) {
-        // Even everything merged is too long: leave out the oldest entries.
-        for left_out in 1..=entries.len() {
-            let text = assemble(header, &entries[left_out..], left_out, &[]);
-            if count(&text) <= max_tokens {
-                return text;
-            }
-        }
+    if body.is_empty() {
         return cut_at_sentence(&header.join("\n"), max_tokens, count);
     }
-    while low < high {
-        let middle = (low + high) / 2;
-        if fits(middle) {
-            high = middle;
-        } else {
-            low = middle + 1;
+    let entries: Vec<String> = body.iter().map(|line| entry(line)).collect();
+    // Estimates from pieces counted apart (line breaks and separators left
+    // out, so they err low); what they choose is counted whole.
+    let head = count(&header.join("\n")) + count(EARLIER);
+    let mut whole_from = vec![0_u64; body.len() + 1];
+    for k in (0..body.len()).rev() {
+        whole_from[k] = whole_from[k + 1] + count(body[k]);
+    }
+    let entry_tokens: Vec<u64> = entries.iter().map(|e| count(e)).collect();
+    let merged = |k: usize| assemble(header, &entries[..k], 0, &body[k..]);
+    let mut merged_tokens = 0;
+    for k in 1..=body.len() {
+        merged_tokens += entry_tokens[k - 1];
+        if head + merged_tokens + whole_from[k] <= max_tokens {
+            // Counted whole it may come out a little over: merge one more.
+            if let Some(fitting) = (k..=body.len()).map(merged).find(|text| count(text) <= max_tokens) {
+                return fitting;
+            }
+            break;
         }
     }
-    merged(low)
+    // Even everything merged is too long: leave out the oldest entries.
+    let note = count("(0000 older left out) ");
+    let mut kept_tokens: u64 = entry_tokens.iter().sum();
+    for left_out in 1..=entries.len() {
+        kept_tokens -= entry_tokens[left_out - 1];
+        if head + note + kept_tokens <= max_tokens {
+            let fitting = (left_out..=entries.len())
+                .map(|left_out| assemble(header, &entries[left_out..], left_out, &[]))
+                .find(|text| count(text) <= max_tokens);
+            if let Some(fitting) = fitting {
+                return fitting;
+            }
+            break;
+        }
+    }
+    cut_at_sentence(&header.join("\n"), max_tokens, count)
 }
 
 #[cfg(test)]
@@ -219,7 +249,8 @@ mod tests {
     fn a_sentence_too_long_for_the_room_is_cut_between_words() {
         let sentence: String = (0..100).map(|i| format!("w{i} ")).collect();
         let cut = fit_narrative(&sentence, Shape::Prose, 40, &words);
-        assert!(cut.starts_with("w0 w1 ") && cut.ends_with("w39…"), "{cut}");
+        assert!(cut.starts_with("w0 w1 ") && cut.ends_with('…'), "{cut}");
+        assert!((38..=40).contains(&words(&cut)), "{cut}");
         assert_eq!(
             fit_narrative(&sentence, Shape::Prose, 20, &words),
             "",
