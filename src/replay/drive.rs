@@ -13,7 +13,7 @@ use super::report::{Compacted, Figures, HarnessComparison, SessionReport};
 use super::session::Session;
 use super::{Replay, ReplayError, Schedule};
 use crate::compaction::keep;
-use crate::domain::{ConversationId, TenantId};
+use crate::domain::ConversationId;
 use crate::llm::tokens;
 use crate::policy::transcript::{Message, Role};
 
@@ -35,10 +35,16 @@ fn wire(message: &Message) -> Value {
 }
 
 impl Replay {
+    fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match &self.key {
+            Some((_, key)) => request.bearer_auth(key),
+            None => request,
+        }
+    }
+
     async fn call(&self, path: &str, body: Value) -> Result<Value, ReplayError> {
         let response = self
-            .client
-            .post(format!("{}{path}", self.base))
+            .authorized(self.client.post(format!("{}{path}", self.base)))
             .json(&body)
             .send()
             .await
@@ -53,8 +59,7 @@ impl Replay {
 
     async fn summary_of(&self, id: &str) -> Result<Option<String>, ReplayError> {
         let response = self
-            .client
-            .get(format!("{}/conversations/{id}", self.base))
+            .authorized(self.client.get(format!("{}/conversations/{id}", self.base)))
             .send()
             .await
             .map_err(|err| ReplayError::Service(err.to_string()))?;
@@ -64,7 +69,6 @@ impl Replay {
 
     /// What the agent has of the conversation now, measured against its keep set.
     async fn measure(&self, id: &str, text: &str) -> Result<Figures, ReplayError> {
-        let tenant = TenantId::parse("tenant", "default").map_err(|err| ReplayError::Service(err.to_string()))?;
         let conversation = ConversationId::parse("conversation_id", id.to_owned())
             .map_err(|err| ReplayError::Service(err.to_string()))?;
         let mut conn = self
@@ -72,7 +76,7 @@ impl Replay {
             .acquire()
             .await
             .map_err(|err| ReplayError::Service(err.to_string()))?;
-        let current = keep::current(&mut conn, &tenant, &conversation, &self.summaries.harness)
+        let current = keep::current(&mut conn, &self.tenant, &conversation, &self.summaries.harness)
             .await
             .map_err(|err| ReplayError::Service(err.to_string()))?;
         Ok(Figures::measure(current.set.items(), text))

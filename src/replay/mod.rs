@@ -19,7 +19,9 @@ use std::path::PathBuf;
 use sqlx::PgPool;
 use tokio::sync::oneshot;
 
+use crate::auth::admin;
 use crate::compaction::SummaryConfig;
+use crate::domain::TenantId;
 use crate::policy::keep::summary_max_tokens;
 use crate::startup::{Application, Settings, StartupError};
 pub use report::SessionReport;
@@ -51,10 +53,17 @@ pub enum ReplayError {
     Service(String),
 }
 
+/// The tenant a replay acts as when the database has API keys (with none
+/// it runs open, as `default`).
+pub const REPLAY_TENANT: &str = "replay";
+
 /// The service, running in this process for one replay.
 pub struct Replay {
     base: String,
     client: reqwest::Client,
+    /// Its own key (id and key) when the database has keys; revoked at the end.
+    key: Option<(String, String)>,
+    tenant: TenantId,
     pool: PgPool,
     summaries: SummaryConfig,
     options: ReplayOptions,
@@ -73,8 +82,30 @@ impl Replay {
             rate_per_second: 0,
             ..settings
         };
-        let app = Application::build(settings, pool.clone()).await?;
+        // The service closes its pool when it stops: it gets one of its own.
+        let served_pool = crate::store::pool((*pool.connect_options()).clone(), 4);
+        let app = Application::build(settings, served_pool).await?;
         let base = format!("http://{}", app.local_addr());
+        // A database with keys refuses the open tenant: the replay mints a
+        // key of its own, for a tenant of its own, and revokes it at the end.
+        let registry = app.keys();
+        let key = if registry.is_open() {
+            None
+        } else {
+            let minted = admin::create(&pool, REPLAY_TENANT, "agent", Some("compactd replay"))
+                .await
+                .map_err(|err| ReplayError::Service(format!("no key for the replay: {err}")))?;
+            registry
+                .reload()
+                .await
+                .map_err(|err| ReplayError::Service(format!("the keys could not be read again: {err}")))?;
+            Some(minted)
+        };
+        let tenant = match key {
+            Some(_) => TenantId::parse("tenant", REPLAY_TENANT),
+            None => Ok(TenantId::open()),
+        }
+        .map_err(|err| ReplayError::Service(err.to_string()))?;
         let (shutdown, stopped) = oneshot::channel::<()>();
         let served = tokio::spawn(app.run_until(async {
             stopped.await.ok();
@@ -82,6 +113,8 @@ impl Replay {
         Ok(Self {
             base,
             client: reqwest::Client::new(),
+            key,
+            tenant,
             pool,
             summaries,
             options,
@@ -96,6 +129,11 @@ impl Replay {
     }
 
     pub async fn stop(mut self) {
+        if let Some((id, _)) = &self.key
+            && let Err(err) = admin::revoke(&self.pool, id).await
+        {
+            tracing::warn!(%err, "the replay's key could not be revoked");
+        }
         if let Some(shutdown) = self.shutdown.take() {
             let _ = shutdown.send(());
         }

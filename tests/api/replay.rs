@@ -276,3 +276,29 @@ async fn the_binary_prints_a_report_and_json_for_scripts() {
             .contains("/etc/app/keys.json")
     );
 }
+
+#[tokio::test]
+async fn a_database_with_keys_gets_a_replay_of_its_own_tenant_and_key_revoked_after() {
+    let dir = scratch();
+    let file = write(&dir, "chat.json", &openai_chat());
+    let database = Database::create().await;
+    compactd::auth::admin::create(&database.pool, "acme", "agent", None)
+        .await
+        .unwrap();
+
+    let reports = replay_files(&[file], test_settings(), database.pool.clone(), EVERY_8)
+        .await
+        .expect("the replay runs with keys in the database");
+
+    assert!(reports[0].final_summary.contains("/etc/app/keys.json"));
+    let tenants: Vec<String> = sqlx::query_scalar("SELECT DISTINCT tenant FROM conversations")
+        .fetch_all(&database.pool)
+        .await
+        .unwrap();
+    assert_eq!(tenants, [compactd::replay::REPLAY_TENANT]);
+    let live: i64 = sqlx::query_scalar("SELECT count(*) FROM api_keys WHERE tenant = 'replay' AND revoked_at IS NULL")
+        .fetch_one(&database.pool)
+        .await
+        .unwrap();
+    assert_eq!(live, 0, "the replay's key is revoked");
+}
