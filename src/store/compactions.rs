@@ -149,7 +149,7 @@ pub struct Recorded {
 }
 
 /// The keep figures as the ledger stores them: totals, and each kind's.
-pub fn keep_json(figures: &KeepFigures) -> serde_json::Value {
+fn keep_json(figures: &KeepFigures) -> serde_json::Value {
     let by_kind: serde_json::Map<String, serde_json::Value> = figures
         .by_kind
         .iter()
