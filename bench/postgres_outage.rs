@@ -90,6 +90,7 @@ async fn main() {
             request: REQUEST_DEADLINE,
             summarize: REQUEST_DEADLINE,
         },
+        connections: compactd::serve::ConnectionLimits::default(),
         summaries: Default::default(),
         daily_token_budget: None,
         background: None,

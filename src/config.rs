@@ -18,6 +18,7 @@ use crate::http::Timeouts;
 use crate::llm::{LlmConfig, Provider, RetryPolicy};
 use crate::policy::keep::HarnessPatterns;
 use crate::policy::{CacheLife, PolicyConfig};
+use crate::serve::ConnectionLimits;
 use crate::startup::SummarizerSettings;
 
 #[derive(Debug, Parser)]
@@ -120,6 +121,16 @@ pub struct ServeArgs {
     #[arg(long, env = "COMPACTD_REQUEST_TIMEOUT_SECS", default_value_t = 10,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub request_timeout_secs: u64,
+    /// Seconds a client has to send a request's headers, from connecting or
+    /// from its previous answer (an idle keep-alive connection closes then).
+    #[arg(long, env = "COMPACTD_HEADER_TIMEOUT_SECS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout_secs: u64,
+    /// Client connections held at once (fitted under the file limit); more
+    /// are answered 503 and closed at once.
+    #[arg(long, env = "COMPACTD_CLIENT_CONNECTIONS", default_value_t = 8192,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub client_connections: u64,
     /// Run the background workers (scoring, audits, the idle sweep) in this process.
     #[arg(long, env = "COMPACTD_BACKGROUND", default_value_t = true, action = clap::ArgAction::Set)]
     pub background: bool,
@@ -256,6 +267,13 @@ impl ServeArgs {
             abandoned_after: StdDuration::from_secs(self.claim_timeout_secs),
             ..BackgroundSettings::default()
         })
+    }
+
+    pub fn connections(&self) -> ConnectionLimits {
+        ConnectionLimits {
+            header_timeout: StdDuration::from_secs(self.header_timeout_secs),
+            max_connections: usize::try_from(self.client_connections).unwrap_or(usize::MAX),
+        }
     }
 
     pub fn timeouts(&self) -> Timeouts {

@@ -12,6 +12,7 @@ pub mod llm;
 pub mod policy;
 pub mod private_postgres;
 pub mod replay;
+pub mod serve;
 pub mod startup;
 pub mod store;
 pub mod telemetry;

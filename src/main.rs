@@ -13,6 +13,7 @@ use compactd::policy::PolicyConfig;
 use compactd::private_postgres::PrivatePostgres;
 use compactd::replay::report::render;
 use compactd::replay::{ReplayOptions, Schedule, replay_files};
+use compactd::serve::ConnectionLimits;
 use compactd::startup::{Application, Settings, shutdown_signal};
 use compactd::{http, store};
 use sqlx::postgres::PgConnectOptions;
@@ -62,6 +63,7 @@ fn serve(args: ServeArgs) -> Result<(), AnyError> {
         rate_per_second: args.rate_per_second,
         rate_burst: args.rate_burst,
         timeouts: args.timeouts(),
+        connections: args.connections(),
         summaries: args.summaries.to_config()?,
         daily_token_budget: Some(args.llm.tenant_daily_token_budget).filter(|budget| *budget > 0),
         background: args.background(),
@@ -95,6 +97,7 @@ fn replay(args: ReplayArgs) -> Result<(), AnyError> {
             request: Duration::from_secs(60),
             summarize: deadline + Duration::from_secs(15),
         },
+        connections: ConnectionLimits::default(),
         summaries: args.summaries.to_config()?,
         daily_token_budget: None,
         background: None,

@@ -17,6 +17,7 @@ use crate::compaction::SummaryConfig;
 use crate::http::{self, AppState, Timeouts};
 use crate::llm::{LlmClient, LlmConfig, LlmError, SummaryModel, tokens};
 use crate::policy::PolicyConfig;
+use crate::serve::{self, ConnectionLimits};
 use crate::store;
 use crate::store::StoreError;
 
@@ -35,6 +36,8 @@ pub struct Settings {
     pub rate_per_second: u32,
     pub rate_burst: u32,
     pub timeouts: Timeouts,
+    /// What bounds a client's connection.
+    pub connections: ConnectionLimits,
     /// What every summary is held to (SPEC §4).
     pub summaries: SummaryConfig,
     /// Upstream tokens a tenant may spend a day; `None`: no limit.
@@ -70,6 +73,7 @@ pub struct Application {
     pool: PgPool,
     keys: Arc<KeyRegistry>,
     workers: Option<Workers>,
+    connections: ConnectionLimits,
     /// Follows key changes from startup on; stopped with the service.
     key_follower: tokio::task::JoinHandle<()>,
 }
@@ -132,12 +136,22 @@ impl Application {
             policy: state.policy.clone(),
         });
         let router = http::router(state);
+        let connections = match serve::raise_open_file_limit() {
+            Some(open_files) => settings.connections.fitted_to(open_files),
+            None => settings.connections,
+        };
+        tracing::info!(
+            max_connections = connections.max_connections,
+            header_timeout = ?connections.header_timeout,
+            "client connections bounded"
+        );
         Ok(Self {
             listener,
             router,
             pool,
             keys,
             workers,
+            connections,
             key_follower,
         })
     }
@@ -165,9 +179,7 @@ impl Application {
             tokio::spawn(crate::telemetry::keep_metrics_bounded()),
         ];
         background.extend(self.workers.map(Workers::spawn).unwrap_or_default());
-        let served = axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown)
-            .await;
+        let served = serve::serve(self.listener, self.router, self.connections, shutdown).await;
         for task in background {
             task.abort();
         }

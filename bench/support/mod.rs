@@ -137,6 +137,7 @@ pub async fn compactd_with(
             request: Duration::from_secs(10),
             summarize: Duration::from_secs(90),
         },
+        connections: compactd::serve::ConnectionLimits::default(),
         summaries: Default::default(),
         daily_token_budget: None,
         background,

@@ -14,6 +14,7 @@ pub mod extract;
 #[doc(hidden)]
 pub mod fuzzing;
 mod handoff;
+mod headers;
 mod health;
 pub mod idempotency;
 mod keep;
@@ -97,6 +98,7 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
         .layer(DefaultBodyLimit::max(max_body_bytes))
         .layer(CatchPanicLayer::custom(panic_response))
+        .layer(axum::middleware::from_fn(headers::secure))
         .layer(axum::middleware::from_fn(observe::observe))
 }
 

@@ -103,6 +103,7 @@ pub fn test_settings() -> Settings {
             request: Duration::from_secs(10),
             summarize: Duration::from_secs(30),
         },
+        connections: compactd::serve::ConnectionLimits::default(),
         summaries: Default::default(),
         daily_token_budget: None,
         background: None,

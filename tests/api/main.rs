@@ -7,6 +7,7 @@ mod binary;
 mod browser;
 mod clients;
 mod concurrency;
+mod connections;
 mod conversations;
 mod dashboard;
 mod decide;

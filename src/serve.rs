@@ -1,0 +1,203 @@
+//! Accepting connections with bounds a hostile or broken client cannot
+//! stretch: headers must arrive within a deadline (which also closes an idle
+//! keep-alive connection, since hyper restarts it while waiting for the next
+//! request), the service holds at most so many connections (past that, a
+//! quick 503 and close), and its soft file limit is raised to the hard one so
+//! the cap, not the kernel, is what turns clients away.
+
+use std::future::Future;
+use std::io;
+use std::pin::pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use axum::http::Request;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::io::AsyncWriteExt;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tower::ServiceExt;
+
+/// File descriptors kept back from the connection cap: the database pool,
+/// the upstream client, logs, the tokenizer's files.
+const RESERVED_FILES: u64 = 256;
+/// After an accept error that is not the client's (the file limit, memory):
+/// a pause so the loop does not spin while the condition lasts.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+/// How long a connection turned away at the cap may take to receive its 503.
+const TURN_AWAY_WITHIN: Duration = Duration::from_secs(1);
+
+/// What bounds a connection.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectionLimits {
+    /// A client must send a request's whole head within this, counted from
+    /// the connection's start or from the previous answer.
+    pub header_timeout: Duration,
+    /// Connections held at once; more are answered 503 and closed.
+    pub max_connections: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self {
+            header_timeout: Duration::from_secs(10),
+            max_connections: 8192,
+        }
+    }
+}
+
+impl ConnectionLimits {
+    /// The cap that fits under the process's file limit.
+    pub fn fitted_to(self, open_files: u64) -> Self {
+        let room = usize::try_from(open_files.saturating_sub(RESERVED_FILES)).unwrap_or(usize::MAX);
+        Self {
+            max_connections: self.max_connections.min(room.max(1)),
+            ..self
+        }
+    }
+}
+
+/// Raises the soft limit on open files to the hard one and answers the
+/// limit now in force (`None`: it could not be read).
+pub fn raise_open_file_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) != 0 {
+            return None;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raw const raised) == 0 {
+                limit = raised;
+            }
+        }
+    }
+    Some(limit.rlim_cur)
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves, then lets the
+/// requests in flight finish.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    limits: ConnectionLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> io::Result<()> {
+    let permits = Arc::new(Semaphore::new(limits.max_connections));
+    let graceful = GracefulShutdown::new();
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    let mut shutdown = pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(err) => {
+                    if !is_the_clients(&err) {
+                        tracing::warn!(%err, "could not accept a connection");
+                        tokio::time::sleep(ACCEPT_BACKOFF).await;
+                    }
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            metrics::counter!("compactd_connections_refused_total").increment(1);
+            tokio::spawn(turn_away(stream));
+            continue;
+        };
+        // Answers are small and written whole: waiting to coalesce them only adds latency.
+        let _ = stream.set_nodelay(true);
+        let router = router.clone();
+        let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            router.clone().oneshot(request)
+        });
+        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            if let Err(err) = connection.await {
+                tracing::debug!(%err, %peer, "connection ended with an error");
+            }
+            drop(permit);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// Errors that concern one connection only (it was reset before we took
+/// it): the next accept is fine.
+fn is_the_clients(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionRefused
+    )
+}
+
+/// The answer past the cap: written at once, without reading the request.
+const AT_CAPACITY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
+content-type: application/problem+json\r\n\
+retry-after: 1\r\n\
+connection: close\r\n\
+content-length: 137\r\n\
+\r\n\
+{\"type\":\"/problems/unavailable\",\"title\":\"Service unavailable\",\"status\":503,\"detail\":\"too many connections; retry shortly\"}";
+
+async fn turn_away(mut stream: TcpStream) {
+    let answered = tokio::time::timeout(TURN_AWAY_WITHIN, async {
+        stream.write_all(AT_CAPACITY).await?;
+        stream.shutdown().await
+    })
+    .await;
+    if let Ok(Err(err)) = answered {
+        tracing::debug!(%err, "could not answer a connection past the cap");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_refusal_declares_its_body_exactly() {
+        let text = std::str::from_utf8(AT_CAPACITY).unwrap();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap();
+        let declared: usize = head
+            .lines()
+            .find_map(|line| line.strip_prefix("content-length: "))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(declared, body.len());
+        let problem: serde_json::Value = serde_json::from_str(body).unwrap();
+        assert_eq!(problem["status"], 503);
+    }
+
+    #[test]
+    fn the_cap_leaves_room_for_the_services_own_files() {
+        let limits = ConnectionLimits {
+            header_timeout: Duration::from_secs(10),
+            max_connections: 10_000,
+        };
+        assert_eq!(limits.fitted_to(1024).max_connections, 768);
+        assert_eq!(limits.fitted_to(1_048_576).max_connections, 10_000);
+        assert_eq!(limits.fitted_to(10).max_connections, 1);
+    }
+}
