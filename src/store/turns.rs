@@ -112,8 +112,10 @@ pub enum Said {
 }
 
 /// Turns matching `query`, best first: Postgres's own text search (the
-/// `simple` configuration, so every language is at least split into words),
-/// and a plain substring match for scripts written without spaces.
+/// `simple` configuration, so every language is at least split into words)
+/// over each turn's stored vector, through its index; and a plain substring
+/// match where words cannot serve: in every turn for a query in a script
+/// written without spaces, else in the few turns too long for their vector.
 pub async fn search(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -123,14 +125,12 @@ pub async fn search(
     limit: i64,
 ) -> StoreResult<Vec<Turn>> {
     let rows = sqlx::query(&format!(
-        "SELECT {COLUMNS} FROM (
-           SELECT *, to_tsvector('simple', coalesce(user_text, '') || ' ' || coalesce(assistant_text, '')) AS document
-             FROM turns
-            WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($4, 9223372036854775807)
-         ) t
-          WHERE document @@ websearch_to_tsquery('simple', $3)
-             OR strpos(lower(coalesce(user_text, '') || ' ' || coalesce(assistant_text, '')), lower($3)) > 0
-          ORDER BY ts_rank(document, websearch_to_tsquery('simple', $3)) DESC, seq DESC
+        "SELECT {COLUMNS} FROM turns
+          WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($4, 9223372036854775807)
+            AND (search @@ websearch_to_tsquery('simple', $3)
+                 OR ((search_partial OR $6)
+                     AND strpos(lower(coalesce(user_text, '') || ' ' || coalesce(assistant_text, '')), lower($3)) > 0))
+          ORDER BY ts_rank(search, websearch_to_tsquery('simple', $3)) DESC, seq DESC
           LIMIT $5"
     ))
     .bind(tenant.as_str())
@@ -138,9 +138,22 @@ pub async fn search(
     .bind(query)
     .bind(from)
     .bind(limit)
+    .bind(written_without_spaces(query))
     .fetch_all(&mut *conn)
     .await?;
     Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+}
+
+/// Whether `query` holds a letter of a script written without spaces (Han,
+/// kana, Thai, Lao, Khmer, Myanmar, Tibetan), which the word search takes
+/// whole runs of as one word.
+fn written_without_spaces(query: &str) -> bool {
+    query.chars().any(|c| {
+        matches!(u32::from(c),
+            0x0E00..=0x0EFF | 0x0F00..=0x0FFF | 0x1000..=0x109F | 0x1780..=0x17FF
+            | 0x3040..=0x30FF | 0x31F0..=0x31FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF
+            | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
+    })
 }
 
 /// The newest `limit` live (not evicted) turns, oldest first.
@@ -161,4 +174,25 @@ pub async fn recent_live(
     .fetch_all(&mut *conn)
     .await?;
     Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_scripts_without_spaces_need_the_substring_match() {
+        for spaced in [
+            "billing",
+            "src/store/turns.rs",
+            "\"database password\"",
+            "Привет мир",
+            "한국어 검색",
+        ] {
+            assert!(!written_without_spaces(spaced), "{spaced}");
+        }
+        for unspaced in ["生產環境", "データベース", "ภาษาไทย", "ok 刪除"] {
+            assert!(written_without_spaces(unspaced), "{unspaced}");
+        }
+    }
 }

@@ -195,6 +195,52 @@ async fn turns_are_found_by_full_text_search_in_any_script() {
     assert_eq!(status, 422);
 }
 
+/// Words no dictionary has, all different: `qa`, `qb`, … in base 26.
+fn distinct_words(count: usize) -> String {
+    (0..count)
+        .map(|mut n| {
+            let mut word = String::from("q");
+            loop {
+                word.push(char::from(b'a' + (n % 26) as u8));
+                n /= 26;
+                if n == 0 {
+                    break word;
+                }
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[tokio::test]
+async fn one_huge_turn_of_distinct_words_leaves_its_conversation_searchable() {
+    let app = spawn_app().await;
+    let huge = format!("opening-marker {} closing-marker", distinct_words(220_000));
+    assert!(huge.len() > 1_300_000, "{}", huge.len());
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "c1", "user": "Deploy the billing service", "assistant": "Deployed."}),
+    )
+    .await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "c1", "user": "paste", "assistant": huge}),
+    )
+    .await;
+
+    let (status, billing) = app.get_json("/conversations/c1/turns?q=billing").await;
+    assert_eq!(status, 200, "{billing}");
+    assert_eq!(seqs(&billing, "turns", "id"), [1]);
+    let (_, opening) = app.get_json("/conversations/c1/turns?q=opening-marker").await;
+    assert_eq!(seqs(&opening, "turns", "id"), [2]);
+    let (_, closing) = app.get_json("/conversations/c1/turns?q=closing-marker").await;
+    assert_eq!(
+        seqs(&closing, "turns", "id"),
+        [2],
+        "past the stored vector, the substring match finds it"
+    );
+}
+
 #[tokio::test]
 async fn dashboards_can_read_the_ledger_view_with_its_reader_role() {
     let app = spawn_app().await;
