@@ -30,28 +30,100 @@ pub use row::StoredConversation;
 /// What went wrong below the HTTP layer.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The database could not be reached in time: worth retrying.
-    #[error("the database is unavailable")]
+    /// The database went away or could not take the work now (unreachable,
+    /// shutting down, restarting, the connection ended, out of connections,
+    /// a lost race such as a deadlock): worth retrying.
+    #[error("the database is unavailable ({})", describe(.0))]
     Unavailable(#[source] sqlx::Error),
     /// A row holds a value this version cannot read: a bug or a hand edit.
     #[error("stored data is inconsistent: {0}")]
     Corrupt(String),
-    #[error("database error")]
+    #[error("database error ({})", describe(.0))]
     Other(#[source] sqlx::Error),
+}
+
+impl StoreError {
+    /// The SQLSTATE Postgres answered, when it was Postgres that refused.
+    pub fn sqlstate(&self) -> Option<String> {
+        match self {
+            Self::Unavailable(err) | Self::Other(err) => sqlstate(err),
+            Self::Corrupt(_) => None,
+        }
+    }
+
+    /// A lost race (deadlock, serialization failure): running again at once
+    /// is the remedy.
+    pub fn is_lost_race(&self) -> bool {
+        self.sqlstate()
+            .is_some_and(|code| matches!(code.as_str(), "40001" | "40P01"))
+    }
+}
+
+fn sqlstate(err: &sqlx::Error) -> Option<String> {
+    match err {
+        sqlx::Error::Database(db) => db.code().map(|code| code.into_owned()),
+        _ => None,
+    }
+}
+
+/// The error for a log line: its SQLSTATE and Postgres's message, or sqlx's.
+fn describe(err: &sqlx::Error) -> String {
+    match err {
+        sqlx::Error::Database(db) => format!("SQLSTATE {}: {}", db.code().unwrap_or_default(), db.message()),
+        other => other.to_string(),
+    }
+}
+
+/// SQLSTATEs that say the database, not the request, is the trouble:
+/// class 08 (the connection failed), 53 (out of connections, memory or
+/// disk), 57 (shutdown, crash, restart, a terminated or cancelled backend),
+/// 40 (a lost race), and 25006 (a read-only standby after a failover).
+fn went_away(code: &str) -> bool {
+    code.starts_with("08")
+        || code.starts_with("53")
+        || code.starts_with("57")
+        || code.starts_with("40")
+        || code == "25006"
 }
 
 impl From<sqlx::Error> for StoreError {
     fn from(err: sqlx::Error) -> Self {
-        match err {
-            sqlx::Error::PoolTimedOut | sqlx::Error::PoolClosed | sqlx::Error::Io(_) | sqlx::Error::Tls(_) => {
-                Self::Unavailable(err)
-            }
-            other => Self::Other(other),
+        let unavailable = match &err {
+            sqlx::Error::PoolTimedOut
+            | sqlx::Error::PoolClosed
+            | sqlx::Error::Io(_)
+            | sqlx::Error::Tls(_)
+            | sqlx::Error::WorkerCrashed
+            | sqlx::Error::Protocol(_) => true,
+            sqlx::Error::Database(db) => db.code().is_some_and(|code| went_away(&code)),
+            _ => false,
+        };
+        if unavailable {
+            Self::Unavailable(err)
+        } else {
+            Self::Other(err)
         }
     }
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_database_going_away_is_told_apart_from_a_bad_statement() {
+        for code in [
+            "57P01", "57P02", "57P03", "57014", "08006", "08003", "53300", "40P01", "40001", "25006",
+        ] {
+            assert!(went_away(code), "{code}");
+        }
+        for code in ["23505", "22P02", "42P01", "42703", "23503"] {
+            assert!(!went_away(code), "{code}");
+        }
+    }
+}
 
 /// Embedded migrations: the binary carries its schema.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");

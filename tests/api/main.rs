@@ -25,6 +25,7 @@ mod llm_client;
 mod logs;
 mod observability;
 mod openapi;
+mod outages;
 mod private_postgres;
 mod replay;
 mod replicas;
