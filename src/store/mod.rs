@@ -108,23 +108,6 @@ impl From<sqlx::Error> for StoreError {
 
 pub type StoreResult<T> = Result<T, StoreError>;
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_database_going_away_is_told_apart_from_a_bad_statement() {
-        for code in [
-            "57P01", "57P02", "57P03", "57014", "08006", "08003", "53300", "40P01", "40001", "25006",
-        ] {
-            assert!(went_away(code), "{code}");
-        }
-        for code in ["23505", "22P02", "42P01", "42703", "23503"] {
-            assert!(!went_away(code), "{code}");
-        }
-    }
-}
-
 /// Embedded migrations: the binary carries its schema.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
@@ -205,4 +188,21 @@ pub(crate) fn db_count(n: u64) -> i64 {
 /// A count read back from a `bigint` column.
 pub(crate) fn count_of(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_database_going_away_is_told_apart_from_a_bad_statement() {
+        for code in [
+            "57P01", "57P02", "57P03", "57014", "08006", "08003", "53300", "40P01", "40001", "25006",
+        ] {
+            assert!(went_away(code), "{code}");
+        }
+        for code in ["23505", "22P02", "42P01", "42703", "23503"] {
+            assert!(!went_away(code), "{code}");
+        }
+    }
 }
