@@ -18,7 +18,7 @@ use super::extract::{Caller, IdempotencyKey};
 use crate::compaction;
 use crate::domain::TenantId;
 use crate::store;
-use crate::store::idempotency::{self, Claim};
+use crate::store::idempotency::{self, Claim, ClaimToken};
 
 /// A finished JSON answer, as bytes, so a replay can repeat it exactly.
 pub struct Reply {
@@ -115,8 +115,17 @@ pub async fn run<E: Effect>(
     // up: a claimed key must be answered or given back, so its retry finds
     // the answer instead of a claim nobody holds.
     let (app, tenant, fingerprint) = (app.clone(), caller.tenant.clone(), fingerprint(route, body));
+    let token = ClaimToken::new();
     to_completion(async move {
-        match idempotency::begin(&app.pool, &tenant, &key, &fingerprint).await? {
+        let claim = match idempotency::begin(&app.pool, &tenant, &key, &fingerprint, token).await {
+            Ok(claim) => claim,
+            Err(err) => {
+                // The claim may have committed with its answer lost on the way.
+                give_back(app.pool.clone(), tenant, key, token);
+                return Err(err.into());
+            }
+        };
+        match claim {
             Claim::InFlight => Err(ApiError::IdempotencyKeyInFlight),
             Claim::Mismatch => Err(ApiError::IdempotencyKeyReused),
             Claim::Replay { status, body } => {
@@ -135,7 +144,7 @@ pub async fn run<E: Effect>(
                         let mut tx = app.pool.begin().await?;
                         let reply = ready.apply(&app, &mut tx).await?;
                         let status = reply.status.as_u16();
-                        if !idempotency::finish(&mut tx, &tenant, &key, &fingerprint, status, &reply.body).await? {
+                        if !idempotency::finish(&mut tx, &tenant, &key, token, status, &reply.body).await? {
                             return Err(ApiError::IdempotencyKeyInFlight);
                         }
                         tx.commit().await?;
@@ -147,7 +156,7 @@ pub async fn run<E: Effect>(
                 }
                 .await;
                 if outcome.is_err() {
-                    give_back(app.pool.clone(), tenant, key, fingerprint);
+                    give_back(app.pool.clone(), tenant, key, token);
                 }
                 Ok(outcome?.into_response())
             }
@@ -157,10 +166,10 @@ pub async fn run<E: Effect>(
 }
 
 /// Gives a failed request's key back, so its retry can run.
-fn give_back(pool: PgPool, tenant: TenantId, key: String, fingerprint: Vec<u8>) {
+fn give_back(pool: PgPool, tenant: TenantId, key: String, token: ClaimToken) {
     store::keep_giving_back("an idempotency claim", idempotency::ABANDONED_AFTER, move || {
-        let (pool, tenant, key, fingerprint) = (pool.clone(), tenant.clone(), key.clone(), fingerprint.clone());
-        async move { idempotency::abandon(&pool, &tenant, &key, &fingerprint).await }
+        let (pool, tenant, key) = (pool.clone(), tenant.clone(), key.clone());
+        async move { idempotency::abandon(&pool, &tenant, &key, token).await }
     });
 }
 

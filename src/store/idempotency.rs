@@ -6,6 +6,12 @@
 //! answer then commit in one transaction ([`finish`]): a crash between them
 //! leaves neither, and the in-flight row, once abandoned long enough, is taken
 //! over by the next retry.
+//!
+//! Each claim carries a token ([`ClaimToken`]): whoever made it, and only
+//! they, finish or give it back. A request whose claim may or may not have
+//! committed (the connection died while the answer was on its way) gives
+//! back by its token, which frees the key if it was taken and touches
+//! nothing if not.
 
 use std::time::Duration;
 
@@ -19,6 +25,26 @@ pub const RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
 /// After this long without an answer a claim was abandoned (its process
 /// died): longer than any request may run.
 pub const ABANDONED_AFTER: Duration = Duration::from_secs(10 * 60);
+
+/// One request's claim on a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaimToken(uuid::Uuid);
+
+impl ClaimToken {
+    pub fn new() -> Self {
+        Self(uuid::Uuid::new_v4())
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+impl Default for ClaimToken {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 /// What an earlier use of the key says about this request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,11 +60,19 @@ pub enum Claim {
 }
 
 /// Claims `key` for a request with `fingerprint`, or says why not.
-pub async fn begin(pool: &PgPool, tenant: &TenantId, key: &str, fingerprint: &[u8]) -> StoreResult<Claim> {
+pub async fn begin(
+    pool: &PgPool,
+    tenant: &TenantId,
+    key: &str,
+    fingerprint: &[u8],
+    token: ClaimToken,
+) -> StoreResult<Claim> {
     let claimed = sqlx::query(
-        "INSERT INTO idempotency_keys AS k (tenant, key, fingerprint, status, body) VALUES ($1, $2, $3, NULL, NULL)
+        "INSERT INTO idempotency_keys AS k (tenant, key, fingerprint, status, body, claim)
+         VALUES ($1, $2, $3, NULL, NULL, $6)
          ON CONFLICT (tenant, key) DO UPDATE
-            SET fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL, created_at = now()
+            SET fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL, created_at = now(),
+                claim = EXCLUDED.claim
           WHERE k.created_at <= now() - $4::interval
              OR (k.status IS NULL AND k.created_at <= now() - $5::interval)
          RETURNING 1",
@@ -48,6 +82,7 @@ pub async fn begin(pool: &PgPool, tenant: &TenantId, key: &str, fingerprint: &[u
     .bind(fingerprint)
     .bind(RETENTION)
     .bind(ABANDONED_AFTER)
+    .bind(token.as_bytes())
     .fetch_optional(pool)
     .await?;
     if claimed.is_some() {
@@ -82,17 +117,17 @@ pub async fn finish(
     tx: &mut PgConnection,
     tenant: &TenantId,
     key: &str,
-    fingerprint: &[u8],
+    token: ClaimToken,
     status: u16,
     body: &[u8],
 ) -> StoreResult<bool> {
     let done = sqlx::query(
         "UPDATE idempotency_keys SET status = $4, body = $5
-          WHERE tenant = $1 AND key = $2 AND fingerprint = $3 AND status IS NULL",
+          WHERE tenant = $1 AND key = $2 AND claim = $3 AND status IS NULL",
     )
     .bind(tenant.as_str())
     .bind(key)
-    .bind(fingerprint)
+    .bind(token.as_bytes())
     .bind(i16::try_from(status).unwrap_or(i16::MAX))
     .bind(body)
     .execute(&mut *tx)
@@ -100,12 +135,13 @@ pub async fn finish(
     Ok(done.rows_affected() == 1)
 }
 
-/// Gives up a claim whose request failed, so a retry may run at once.
-pub async fn abandon(pool: &PgPool, tenant: &TenantId, key: &str, fingerprint: &[u8]) -> StoreResult<()> {
-    sqlx::query("DELETE FROM idempotency_keys WHERE tenant = $1 AND key = $2 AND fingerprint = $3 AND status IS NULL")
+/// Gives up a claim whose request failed (or may have been made when the
+/// request could not tell), so a retry may run at once.
+pub async fn abandon(pool: &PgPool, tenant: &TenantId, key: &str, token: ClaimToken) -> StoreResult<()> {
+    sqlx::query("DELETE FROM idempotency_keys WHERE tenant = $1 AND key = $2 AND claim = $3 AND status IS NULL")
         .bind(tenant.as_str())
         .bind(key)
-        .bind(fingerprint)
+        .bind(token.as_bytes())
         .execute(pool)
         .await?;
     Ok(())

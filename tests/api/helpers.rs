@@ -305,7 +305,12 @@ pub async fn wait_for_count(pool: &PgPool, count_sql: &str, at_least: i64) -> i6
 impl TestApp {
     /// A second service on this app's database, as another replica would be.
     pub async fn replica(&self, settings: Settings) -> (String, oneshot::Sender<()>) {
-        let pool = store::pool(admin_options().database(&self.database), 10);
+        self.replica_through(settings, admin_options()).await
+    }
+
+    /// A replica that reaches this app's database at `server` (a proxy, say).
+    pub async fn replica_through(&self, settings: Settings, server: PgConnectOptions) -> (String, oneshot::Sender<()>) {
+        let pool = store::pool(server.database(&self.database), 4);
         let app = Application::build(settings, pool).await.expect("the replica builds");
         let address = format!("http://127.0.0.1:{}", app.port());
         let (shutdown, stopped) = oneshot::channel::<()>();

@@ -1,6 +1,6 @@
 use compactd::domain::TenantId;
 use compactd::http::idempotency::fingerprint;
-use compactd::store::idempotency::{self, Claim};
+use compactd::store::idempotency::{self, Claim, ClaimToken};
 use serde_json::json;
 
 use crate::helpers::spawn_app;
@@ -92,7 +92,8 @@ async fn a_retry_while_the_first_is_in_flight_is_409() {
     };
     // The same request holds the key: it claimed it and has not answered yet.
     let fingerprint = &fingerprint("POST /usage", body.to_string().as_bytes());
-    let claim = idempotency::begin(&app.pool, &TenantId::open(), "busy-key", fingerprint)
+    let token = ClaimToken::new();
+    let claim = idempotency::begin(&app.pool, &TenantId::open(), "busy-key", fingerprint, token)
         .await
         .unwrap();
     assert_eq!(claim, Claim::Fresh);
@@ -102,7 +103,7 @@ async fn a_retry_while_the_first_is_in_flight_is_409() {
     assert_eq!(in_flight.status(), 409);
     assert_eq!(in_flight.headers()["retry-after"], "1");
     assert_eq!(app.conversation_count().await, 0);
-    idempotency::abandon(&app.pool, &TenantId::open(), "busy-key", fingerprint)
+    idempotency::abandon(&app.pool, &TenantId::open(), "busy-key", token)
         .await
         .unwrap();
     assert_eq!(
@@ -115,9 +116,15 @@ async fn a_retry_while_the_first_is_in_flight_is_409() {
 #[tokio::test]
 async fn an_abandoned_claim_is_taken_over() {
     let app = spawn_app().await;
-    idempotency::begin(&app.pool, &TenantId::open(), "stale", b"dead process")
-        .await
-        .unwrap();
+    idempotency::begin(
+        &app.pool,
+        &TenantId::open(),
+        "stale",
+        b"dead process",
+        ClaimToken::new(),
+    )
+    .await
+    .unwrap();
     sqlx::query("UPDATE idempotency_keys SET created_at = now() - interval '11 minutes'")
         .execute(&app.pool)
         .await

@@ -2,10 +2,17 @@
 //! operator terminating connections does it: callers are told to retry (503
 //! with Retry-After), never 500, and nothing is left stuck behind.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
 use serde_json::json;
 use sqlx::Connection;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Notify;
 
-use crate::helpers::{TestApp, admin_options, spawn_app};
+use crate::helpers::{TestApp, admin_options, spawn_app, test_settings};
 
 /// Ends every connection the app holds to its database, as
 /// `pg_terminate_backend` does when an operator (or a failover) does it.
@@ -69,4 +76,147 @@ async fn terminated_database_connections_answer_503_with_retry_after_never_500()
         round += 1;
         assert!(round < 110, "the service did not recover");
     }
+}
+
+/// A TCP proxy to the test Postgres that, once, swallows the database's
+/// answer to the statement containing `marker` and then, when told, cuts that
+/// connection: the statement ran (and committed), the service never hears so.
+struct AnswerSwallowingProxy {
+    options: sqlx::postgres::PgConnectOptions,
+    swallowing: Arc<Notify>,
+    cut: Arc<Notify>,
+}
+
+impl AnswerSwallowingProxy {
+    async fn start(marker: &'static [u8]) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let (swallowing, cut) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
+        let armed = Arc::new(AtomicBool::new(true));
+        let server = admin_options();
+        let upstream = format!("{}:{}", server.get_host(), server.get_port());
+        let (told, cutter) = (swallowing.clone(), cut.clone());
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let database = TcpStream::connect(&upstream).await.unwrap();
+                let (armed, told, cutter) = (armed.clone(), told.clone(), cutter.clone());
+                tokio::spawn(relay(client, database, marker, armed, told, cutter));
+            }
+        });
+        Self {
+            options: admin_options().host("127.0.0.1").port(port),
+            swallowing,
+            cut,
+        }
+    }
+}
+
+async fn relay(
+    client: TcpStream,
+    database: TcpStream,
+    marker: &'static [u8],
+    armed: Arc<AtomicBool>,
+    told: Arc<Notify>,
+    cutter: Arc<Notify>,
+) {
+    let (mut from_client, mut to_client) = client.into_split();
+    let (mut from_database, mut to_database) = database.into_split();
+    let muted = Arc::new(AtomicBool::new(false));
+    let mute = muted.clone();
+    let upward = async move {
+        let mut seen = Vec::new();
+        let mut prepared = false;
+        let mut buffer = [0u8; 16 * 1024];
+        loop {
+            let n = match from_client.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            // The statement is prepared first (its text goes up, its
+            // description comes down), then bound and run: a Bind message.
+            if prepared && buffer[0] == b'B' {
+                prepared = false;
+                mute.store(true, Ordering::SeqCst);
+                told.notify_one();
+            }
+            seen.extend_from_slice(&buffer[..n]);
+            if seen.windows(marker.len()).any(|window| window == marker) && armed.swap(false, Ordering::SeqCst) {
+                prepared = true;
+            }
+            if to_database.write_all(&buffer[..n]).await.is_err() {
+                return;
+            }
+        }
+    };
+    let downward = async move {
+        let mut buffer = [0u8; 16 * 1024];
+        loop {
+            let n = match from_database.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => n,
+            };
+            if muted.load(Ordering::SeqCst) {
+                // Held back until the test cuts this connection.
+                cutter.notified().await;
+                return;
+            }
+            if to_client.write_all(&buffer[..n]).await.is_err() {
+                return;
+            }
+        }
+    };
+    // Either side ending drops both halves, which closes both sockets.
+    tokio::select! {
+        () = upward => {}
+        () = downward => {}
+    }
+}
+
+#[tokio::test]
+async fn a_key_whose_claim_committed_unheard_is_not_stranded() {
+    let app = spawn_app().await;
+    let proxy = AnswerSwallowingProxy::start(b"INSERT INTO idempotency_keys").await;
+    let (address, _stop) = app.replica_through(test_settings(), proxy.options.clone()).await;
+    let client = reqwest::Client::new();
+    let send = || {
+        client
+            .post(format!("{address}/usage"))
+            .header("Idempotency-Key", "k-1")
+            .json(&json!({"conversation_id": "c1", "used": 5, "size": 1000}))
+            .send()
+    };
+
+    let first = tokio::spawn(send());
+    proxy.swallowing.notified().await;
+    // The claim commits on the database while its answer is held back.
+    let committed = tokio::time::timeout(Duration::from_secs(20), async {
+        let mut every = tokio::time::interval(Duration::from_millis(5));
+        loop {
+            every.tick().await;
+            let claims: i64 = sqlx::query_scalar("SELECT count(*) FROM idempotency_keys WHERE key = 'k-1'")
+                .fetch_one(&app.pool)
+                .await
+                .unwrap();
+            if claims == 1 {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(committed.is_ok(), "the claim never committed");
+    proxy.cut.notify_one();
+    let first = first.await.unwrap().unwrap();
+    assert_eq!(first.status(), 503, "{:?}", first.text().await);
+
+    // The retry runs (once the failed request has given its claim back), instead
+    // of being told for ten minutes that a request nobody runs is in flight.
+    let mut retry = send().await.unwrap();
+    let mut tries = 1;
+    while retry.status() == 409 && tries < 200 {
+        tokio::task::yield_now().await;
+        retry = send().await.unwrap();
+        tries += 1;
+    }
+    assert_eq!(retry.status(), 200, "after {tries} tries: {:?}", retry.text().await);
+    assert_eq!(app.state("c1").await["used"], 5);
 }
