@@ -1,10 +1,18 @@
 //! The keys, in memory: looked up on every request without a database round
 //! trip, refreshed whenever the table changes (its trigger NOTIFYs) and, as a
-//! backstop, every little while; an unknown id also refreshes it (rate
-//! limited), so a key created a moment ago works at once.
+//! backstop, every little while.
+//!
+//! The copy is trusted only while the LISTEN that keeps it fresh is live
+//! ("synced"): then an unknown id is refused from memory, in the time a wrong
+//! secret takes, so a flood of made-up ids costs no database read and tells
+//! nobody which ids exist. From the moment the listening connection is lost
+//! until it listens again and has re-read the keys, every request re-reads
+//! them first (requests at the same moment share one read), so a revocation
+//! made meanwhile is never missed.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock, RwLock};
 use std::time::Duration;
 
 use axum::http::HeaderValue;
@@ -19,6 +27,12 @@ use crate::store::{StoreResult, keys};
 
 /// How often the keys are re-read even without a notification.
 const BACKSTOP: Duration = Duration::from_secs(30);
+/// How long to wait before listening again after a failed attempt.
+const RELISTEN_AFTER: Duration = Duration::from_secs(1);
+
+/// A hash no secret has, compared against for an unknown id so that it is
+/// refused in the time a wrong secret takes.
+static NO_SUCH_KEY: LazyLock<Vec<u8>> = LazyLock::new(|| vec![0; 32]);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Denied {
@@ -30,6 +44,9 @@ pub enum Denied {
     Unknown,
     #[error("the API key was revoked")]
     Revoked,
+    /// The keys cannot be read and the copy may be stale: a 503, not a 401.
+    #[error("API keys cannot be checked while the database is unreachable; retry shortly")]
+    Unverifiable,
 }
 
 struct Entry {
@@ -45,6 +62,8 @@ pub struct KeyRegistry {
     last_reload: Mutex<Instant>,
     /// Counts re-reads, so a watcher can tell when a change has been taken in.
     generation: watch::Sender<u64>,
+    /// The LISTEN is live and the keys were read after it began.
+    synced: AtomicBool,
 }
 
 impl KeyRegistry {
@@ -54,6 +73,7 @@ impl KeyRegistry {
             keys: RwLock::new(Arc::default()),
             last_reload: Mutex::new(Instant::now()),
             generation: watch::Sender::new(0),
+            synced: AtomicBool::new(false),
         });
         registry.reload().await?;
         Ok(registry)
@@ -93,6 +113,16 @@ impl KeyRegistry {
         self.generation.subscribe()
     }
 
+    /// Whether the copy holds the key with this id (revoked or not).
+    pub fn knows(&self, id: &str) -> bool {
+        self.snapshot().contains_key(id)
+    }
+
+    /// Whether the copy is being kept fresh by a live LISTEN.
+    pub fn is_synced(&self) -> bool {
+        self.synced.load(Ordering::Acquire)
+    }
+
     async fn read_all(&self) -> StoreResult<HashMap<String, Entry>> {
         let mut conn = self.pool.acquire().await?;
         let stored = keys::all(&mut conn).await?;
@@ -111,46 +141,44 @@ impl KeyRegistry {
         Ok(fresh)
     }
 
-    /// Re-reads the keys after a miss at `looked`, unless a re-read finished
-    /// since then (misses at the same moment share one re-read).
-    async fn reload_after_miss(&self, looked: Instant) {
+    /// Re-reads the keys unless a re-read finished since `looked` (requests
+    /// at the same moment share one); answers whether the copy is now at
+    /// least that fresh.
+    async fn reload_after_miss(&self, looked: Instant) -> bool {
         let mut last = self.last_reload.lock().await;
         if *last > looked {
-            return;
+            return true;
         }
         match self.read_all().await {
             Ok(fresh) => {
                 self.replace(fresh);
                 *last = Instant::now();
+                true
             }
-            Err(err) => tracing::warn!(%err, "could not re-read the API keys"),
+            Err(err) => {
+                tracing::debug!(%err, "could not re-read the API keys");
+                false
+            }
         }
     }
 
     /// Who sends `authorization`.
     pub async fn authenticate(&self, authorization: Option<&HeaderValue>) -> Result<Caller, Denied> {
         let looked = Instant::now();
+        // Changes may have gone unheard: read them before trusting the copy.
+        if !self.is_synced() && !self.reload_after_miss(looked).await {
+            return Err(Denied::Unverifiable);
+        }
         if self.is_open() {
-            // Open mode ignores what is sent, but a well-formed key may be
-            // one created a moment ago: look again before trusting the mode.
-            if authorization.map(bearer).is_none_or(|key| key.is_err()) {
-                return Ok(Caller::open());
-            }
-            self.reload_after_miss(looked).await;
-            if self.is_open() {
-                return Ok(Caller::open());
-            }
+            return Ok(Caller::open());
         }
         let (id, secret) = authorization.map(bearer).transpose()?.ok_or(Denied::Missing)?;
-        let mut keys = self.snapshot();
-        if !keys.contains_key(id) {
-            self.reload_after_miss(looked).await;
-            keys = self.snapshot();
-        }
-        let entry = keys.get(id).ok_or(Denied::Unknown)?;
-        if !key::matches(secret, &entry.secret_hash) {
-            return Err(Denied::Unknown);
-        }
+        let keys = self.snapshot();
+        let entry = keys.get(id);
+        // The same work for an unknown id as for a wrong secret.
+        let stored_hash = entry.map_or(NO_SUCH_KEY.as_slice(), |entry| entry.secret_hash.as_slice());
+        let matched = key::matches(secret, stored_hash);
+        let entry = entry.filter(|_| matched).ok_or(Denied::Unknown)?;
         if entry.revoked {
             return Err(Denied::Revoked);
         }
@@ -182,12 +210,16 @@ impl KeyRegistry {
             Ok::<_, sqlx::Error>(listener)
         };
         match listener.await {
-            Ok(listener) => {
-                if let Err(err) = self.reload().await {
-                    tracing::warn!(%err, "could not re-read the API keys");
+            Ok(listener) => match self.reload().await {
+                Ok(()) => {
+                    self.synced.store(true, Ordering::Release);
+                    Some(listener)
                 }
-                Some(listener)
-            }
+                Err(err) => {
+                    tracing::warn!(%err, "could not re-read the API keys; listening again");
+                    None
+                }
+            },
             Err(err) => {
                 tracing::warn!(%err, "cannot listen for key changes; retrying");
                 None
@@ -197,25 +229,29 @@ impl KeyRegistry {
 
     async fn keep_following(self: Arc<Self>, mut first: Option<PgListener>) {
         loop {
-            let mut listener = match first.take() {
-                Some(listener) => listener,
-                None => match self.subscribe().await {
-                    Some(listener) => listener,
-                    None => {
-                        tokio::time::sleep(BACKSTOP).await;
-                        continue;
-                    }
-                },
+            let listener = match first.take() {
+                Some(listener) => Some(listener),
+                None => self.subscribe().await,
+            };
+            let Some(mut listener) = listener else {
+                tokio::time::sleep(RELISTEN_AFTER).await;
+                continue;
             };
             loop {
-                // A notification, a lost connection (reconnected by recv) or
-                // the backstop's timeout: each is a reason to re-read.
-                if let Ok(Err(err)) = tokio::time::timeout(BACKSTOP, listener.recv()).await {
-                    tracing::debug!(%err, "key notifications interrupted");
-                    tokio::time::sleep(Duration::from_secs(1)).await;
-                }
-                if let Err(err) = self.reload().await {
-                    tracing::warn!(%err, "could not re-read the API keys");
+                match tokio::time::timeout(BACKSTOP, listener.try_recv()).await {
+                    // A change, or the backstop: re-read.
+                    Ok(Ok(Some(_))) | Err(_) => {
+                        if let Err(err) = self.reload().await {
+                            tracing::warn!(%err, "could not re-read the API keys");
+                        }
+                    }
+                    // The connection is gone, and with it any NOTIFY sent
+                    // meanwhile: distrust the copy until listening again.
+                    Ok(Ok(None) | Err(_)) => {
+                        self.synced.store(false, Ordering::Release);
+                        tracing::warn!("lost the key-change listener; re-reading keys per request until it is back");
+                        break;
+                    }
                 }
             }
         }

@@ -185,7 +185,11 @@ impl FromRequestParts<AppState> for Caller {
         let caller = state
             .keys
             .authenticate(parts.headers.get(header::AUTHORIZATION))
-            .await?;
+            .await
+            .map_err(|denied| match denied {
+                auth::Denied::Unverifiable => ApiError::Unavailable,
+                refused => ApiError::Unauthorized(refused),
+            })?;
         if let Some(key_id) = &caller.key_id {
             state.rate_limits.check(key_id).map_err(ApiError::RateLimited)?;
         }

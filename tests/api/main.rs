@@ -1,6 +1,6 @@
 //! Integration tests: the real service on port 0, real Postgres, over HTTP.
 
-mod auth;
+pub mod auth;
 mod background;
 mod bad_input;
 mod binary;

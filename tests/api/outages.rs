@@ -220,3 +220,178 @@ async fn a_key_whose_claim_committed_unheard_is_not_stranded() {
     assert_eq!(retry.status(), 200, "after {tries} tries: {:?}", retry.text().await);
     assert_eq!(app.state("c1").await["used"], 5);
 }
+
+async fn status_with(app: &TestApp, key: &str) -> u16 {
+    app.post("/usage")
+        .bearer_auth(key)
+        .json(&json!({"conversation_id": "c", "used": 1, "size": 1000}))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// A TCP proxy to the test Postgres that can cut, silently (no error from
+/// the server, as when a network path or the server's host dies), every
+/// connection that has sent `marker`, and hold new connections until told.
+struct SilentCutProxy {
+    options: sqlx::postgres::PgConnectOptions,
+    cut: Arc<Notify>,
+    open: tokio::sync::watch::Sender<bool>,
+}
+
+impl SilentCutProxy {
+    async fn start(marker: &'static [u8]) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let cut = Arc::new(Notify::new());
+        let (open, opened) = tokio::sync::watch::channel(true);
+        let server = admin_options();
+        let upstream = format!("{}:{}", server.get_host(), server.get_port());
+        let cutter = cut.clone();
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let (upstream, cutter, mut opened) = (upstream.clone(), cutter.clone(), opened.clone());
+                tokio::spawn(async move {
+                    let _ = opened.wait_for(|open| *open).await;
+                    let database = TcpStream::connect(&upstream).await.unwrap();
+                    let (mut from_client, mut to_client) = client.into_split();
+                    let (mut from_database, mut to_database) = database.into_split();
+                    let marked = Arc::new(Notify::new());
+                    let mark = marked.clone();
+                    let upward = async move {
+                        let mut seen = Vec::new();
+                        let mut buffer = [0u8; 16 * 1024];
+                        while let Ok(n @ 1..) = from_client.read(&mut buffer).await {
+                            seen.extend_from_slice(&buffer[..n]);
+                            if seen.windows(marker.len()).any(|window| window == marker) {
+                                mark.notify_one();
+                            }
+                            if to_database.write_all(&buffer[..n]).await.is_err() {
+                                return;
+                            }
+                        }
+                    };
+                    let downward = async move {
+                        let mut buffer = [0u8; 16 * 1024];
+                        while let Ok(n @ 1..) = from_database.read(&mut buffer).await {
+                            if to_client.write_all(&buffer[..n]).await.is_err() {
+                                return;
+                            }
+                        }
+                    };
+                    let cut_when_marked = async move {
+                        marked.notified().await;
+                        cutter.notified().await;
+                    };
+                    tokio::select! {
+                        () = upward => {}
+                        () = downward => {}
+                        () = cut_when_marked => {}
+                    }
+                });
+            }
+        });
+        Self {
+            options: admin_options().host("127.0.0.1").port(port),
+            cut,
+            open,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_revocation_made_while_the_key_listener_was_cut_off_is_not_missed() {
+    let app = spawn_app().await;
+    let proxy = SilentCutProxy::start(b"LISTEN").await;
+    let (address, _stop) = app.replica_through(test_settings(), proxy.options.clone()).await;
+    let (id, key) = crate::auth::key(&app, "acme", "agent").await;
+    let status = || async {
+        reqwest::Client::new()
+            .post(format!("{address}/usage"))
+            .bearer_auth(&key)
+            .json(&json!({"conversation_id": "c", "used": 1, "size": 1000}))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    // The replica took the key in from its own LISTEN.
+    let started = std::time::Instant::now();
+    while status().await != 200 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the replica never took the key in"
+        );
+        tokio::task::yield_now().await;
+    }
+
+    // Its listening connection dies without a word, and until the key is
+    // revoked nothing can connect again: the revocation's NOTIFY reaches nobody.
+    let listening = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'",
+        )
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+    };
+    let before = listening().await;
+    proxy.open.send_replace(false);
+    proxy.cut.notify_waiters();
+    // The server has seen the replica's listener go (the app's own stays).
+    while listening().await == before {
+        tokio::task::yield_now().await;
+    }
+    sqlx::query("UPDATE api_keys SET revoked_at = now() WHERE id = $1")
+        .bind(&id)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    proxy.open.send_replace(true);
+
+    // Refused at once, not after the 30 s backstop re-read.
+    let started = std::time::Instant::now();
+    let mut last = status().await;
+    while last == 200 && started.elapsed() < Duration::from_secs(5) {
+        tokio::task::yield_now().await;
+        last = status().await;
+    }
+    assert_eq!(last, 401, "the revoked key still worked after {:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn unknown_key_ids_are_refused_from_memory_while_the_keys_cannot_be_read() {
+    let app = spawn_app().await;
+    let (_, good) = crate::auth::key(&app, "acme", "agent").await;
+    // Any read of the keys now waits behind this lock.
+    let mut admin =
+        sqlx::PgConnection::connect_with(&admin_options().database(app.pool.connect_options().get_database().unwrap()))
+            .await
+            .unwrap();
+    let mut locking = admin.begin().await.unwrap();
+    sqlx::query("LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE")
+        .execute(&mut *locking)
+        .await
+        .unwrap();
+
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(5))
+        .build()
+        .unwrap();
+    for n in 0..50 {
+        let made_up = format!("cpk_{n:016x}_{}", "0".repeat(64));
+        let answer = client
+            .post(format!("{}/usage", app.address))
+            .bearer_auth(&made_up)
+            .json(&json!({"conversation_id": "c", "used": 1}))
+            .send()
+            .await
+            .expect("answered without waiting for the keys table");
+        assert_eq!(answer.status(), 401);
+    }
+    assert_eq!(status_with(&app, &good).await, 200);
+    locking.rollback().await.unwrap();
+}
