@@ -156,7 +156,7 @@ const AT_CAPACITY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
 content-type: application/problem+json\r\n\
 retry-after: 1\r\n\
 connection: close\r\n\
-content-length: 137\r\n\
+content-length: 122\r\n\
 \r\n\
 {\"type\":\"/problems/unavailable\",\"title\":\"Service unavailable\",\"status\":503,\"detail\":\"too many connections; retry shortly\"}";
 

@@ -72,6 +72,9 @@ impl LlmClient {
     pub fn new(config: LlmConfig) -> Result<Self, LlmError> {
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(10))
+            // A redirect would carry the tenants' transcripts (and, for some
+            // providers, the key) to a host nobody configured.
+            .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("compactd/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|err| LlmError::Transport(err.to_string()))?;
@@ -110,7 +113,12 @@ impl LlmClient {
                     Some(wait) => {
                         metrics::counter!("compactd_upstream_retries_total", "model" => request.model.clone())
                             .increment(1);
-                        tracing::debug!(attempt, ?wait, %error, "upstream call failed; retrying");
+                        tracing::debug!(
+                            attempt,
+                            ?wait,
+                            error = error.details(),
+                            "upstream call failed; retrying"
+                        );
                         tokio::time::sleep(wait).await;
                     }
                     None => return Err(error),
@@ -138,7 +146,11 @@ impl LlmClient {
             Err(error) => {
                 metrics::counter!("compactd_upstream_errors_total", "model" => model, "kind" => error.kind())
                     .increment(1);
-                tracing::warn!(%error, attempts = attempts.load(Ordering::Relaxed), "upstream call failed");
+                tracing::warn!(
+                    error = error.details(),
+                    attempts = attempts.load(Ordering::Relaxed),
+                    "upstream call failed"
+                );
             }
         }
         outcome
@@ -226,6 +238,26 @@ fn transport(err: reqwest::Error) -> LlmError {
     if err.is_timeout() {
         return LlmError::Deadline { attempts: 0 };
     }
-    // The URL is ours and carries no secret; the key travels in a header.
-    LlmError::Transport(err.to_string())
+    // A configured URL may carry a key in its query (`?api-key=…`): keep the
+    // host and path only, even in the log.
+    let url = err.url().map(without_query);
+    let err = err.without_url();
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(cause) = source {
+        text = format!("{text}: {cause}");
+        source = cause.source();
+    }
+    LlmError::Transport(match url {
+        Some(url) => format!("{text} ({url})"),
+        None => text,
+    })
+}
+
+/// `url` without its query string and fragment.
+pub fn without_query(url: &reqwest::Url) -> String {
+    let mut bare = url.clone();
+    bare.set_query(None);
+    bare.set_fragment(None);
+    bare.to_string()
 }

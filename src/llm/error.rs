@@ -1,5 +1,9 @@
 //! What can go wrong with the upstream LLM. Every one of these is a fail-soft
 //! outcome for the caller: the anchor stays, a failed attempt is recorded.
+//!
+//! An error's text (its `Display`) is what tenants see, in answers, the
+//! ledger and the dashboard: a short kind, never the upstream's body (HTML,
+//! stack traces) or its URL. [`LlmError::details`] is for the operator's log.
 
 /// The most of an upstream error body kept in an error (never a secret of
 /// ours: requests carry the key in a header, not the body).
@@ -11,17 +15,29 @@ pub enum LlmError {
     NotConfigured,
     #[error("the upstream did not answer within the deadline ({attempts} attempts)")]
     Deadline { attempts: u32 },
-    #[error("the upstream answered {status}: {body}")]
+    /// `body`: an excerpt of what it answered, for the log only.
+    #[error("the upstream answered {status}")]
     Status { status: u16, body: String },
-    #[error("could not reach the upstream: {0}")]
+    /// What failed, for the log only.
+    #[error("could not reach the upstream")]
     Transport(String),
     #[error("the upstream answered with no text")]
     Empty,
-    #[error("the upstream's answer is not what its API describes: {0}")]
+    /// What was wrong with it, for the log only.
+    #[error("the upstream's answer was unreadable")]
     Malformed(String),
 }
 
 impl LlmError {
+    /// The error with what only the operator should see.
+    pub fn details(&self) -> String {
+        match self {
+            Self::Status { body, .. } => format!("{self}: {body}"),
+            Self::Transport(what) | Self::Malformed(what) => format!("{self}: {what}"),
+            other => other.to_string(),
+        }
+    }
+
     /// A short stable name, for metrics.
     pub const fn kind(&self) -> &'static str {
         match self {

@@ -229,3 +229,58 @@ async fn a_compaction_that_cannot_be_recorded_gives_its_claim_back() {
     assert_eq!(claimed, None, "the failed attempts left the conversation claimed");
     assert_eq!((retried, answer["success"].as_bool()), (200, Some(true)), "{answer}");
 }
+
+#[tokio::test]
+async fn the_upstream_client_follows_no_redirect() {
+    let elsewhere = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer("stolen")))
+        .mount(&elsewhere)
+        .await;
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(307).insert_header("location", format!("{}/v1/chat/completions", elsewhere.uri())),
+        )
+        .mount(&upstream)
+        .await;
+    let app = spawn_app_with_upstream(&upstream.uri(), DEADLINE).await;
+    conversation_with_a_summary(&app).await;
+
+    let answer = app.report("/summarize", json!({"conversation_id": "c"})).await;
+
+    assert_eq!(answer["success"], false);
+    assert_eq!(answer["error"], "the upstream answered 307");
+    assert!(
+        elsewhere.received_requests().await.unwrap().is_empty(),
+        "the transcript went to the redirect's target"
+    );
+}
+
+#[tokio::test]
+async fn tenants_see_the_kind_of_an_upstream_failure_not_its_body_or_url() {
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(400)
+                .set_body_string("<html><pre>Traceback: secret_internal_host:8443 in handler</pre></html>"),
+        )
+        .mount(&upstream)
+        .await;
+    let mut settings = upstream_settings(&upstream.uri(), DEADLINE);
+    if let Some(summarizer) = settings.summarizer.as_mut() {
+        summarizer.llm.base_url = format!("{}/v1?api-key=sk-in-the-query", upstream.uri());
+    }
+    let app = spawn(settings).await;
+    conversation_with_a_summary(&app).await;
+
+    let answer = app.report("/summarize", json!({"conversation_id": "c"})).await;
+    let (_, ledger) = app.get_json("/conversations/c/compactions").await;
+
+    assert_eq!(answer["error"], "the upstream answered 400");
+    for text in [answer.to_string(), ledger.to_string()] {
+        for leak in ["Traceback", "secret_internal_host", "sk-in-the-query", "api-key"] {
+            assert!(!text.contains(leak), "{leak} in {text}");
+        }
+    }
+}
