@@ -44,11 +44,12 @@ pub(super) async fn run_if_due(workers: &Workers, tenant: &str, conversation_id:
     let recorded = match decide(workers, &claimed).await {
         Ok(outcome) => {
             metrics::counter!("compactd_audits_total").increment(1);
-            audits::finish(&workers.pool, &claimed, &outcome).await
+            crate::store::retry_lost_races(|| audits::finish(&workers.pool, &claimed, &outcome)).await
         }
         Err(gave_up) => {
             metrics::counter!("compactd_background_skipped_total", "reason" => gave_up.reason).increment(1);
-            audits::give_up(&workers.pool, &claimed, gave_up.reason, &gave_up.detail).await
+            crate::store::retry_lost_races(|| audits::give_up(&workers.pool, &claimed, gave_up.reason, &gave_up.detail))
+                .await
         }
     };
     if let Err(err) = recorded {

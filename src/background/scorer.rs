@@ -12,7 +12,7 @@ use crate::llm::CompletionRequest;
 use crate::llm::error::excerpt;
 use crate::policy::score;
 use crate::store::scoring::{self, ClaimedTurn};
-use crate::store::{StoreResult, budget};
+use crate::store::{self, StoreResult, budget};
 
 /// A score is one digit: a few tokens of output are plenty.
 const SCORE_MAX_TOKENS: u32 = 8;
@@ -83,13 +83,16 @@ async fn score_one(workers: Workers, turn: ClaimedTurn) {
         }
     };
     if let Err(err) = outcome {
-        // The claim lapses and the turn is taken again.
         tracing::warn!(%err, turn = turn.seq, "could not record a turn's score");
+        // Taken again next round; should this fail too, the claim lapses.
+        if let Err(err) = scoring::release(&workers.pool, &turn).await {
+            tracing::debug!(%err, turn = turn.seq, "could not give a turn's claim back");
+        }
     }
 }
 
 async fn scored(workers: &Workers, turn: &ClaimedTurn, value: u8, source: &'static str) -> StoreResult<()> {
-    if scoring::record(&workers.pool, turn, value, source).await? {
+    if store::retry_lost_races(|| scoring::record(&workers.pool, turn, value, source)).await? {
         metrics::counter!("compactd_turns_scored_total", "source" => source).increment(1);
     }
     Ok(())
@@ -97,7 +100,7 @@ async fn scored(workers: &Workers, turn: &ClaimedTurn, value: u8, source: &'stat
 
 async fn skipped(workers: &Workers, turn: &ClaimedTurn, reason: &'static str, detail: &str) -> StoreResult<()> {
     metrics::counter!("compactd_background_skipped_total", "reason" => reason).increment(1);
-    scoring::record_failure(&workers.pool, turn, reason, detail).await
+    store::retry_lost_races(|| scoring::record_failure(&workers.pool, turn, reason, detail)).await
 }
 
 /// The score model, unless there is none or the tenant's budget is spent.

@@ -129,6 +129,7 @@ pub struct Outcome {
 pub async fn finish(pool: &PgPool, claimed: &Claimed, outcome: &Outcome) -> StoreResult<()> {
     let mut conn = pool.acquire().await?;
     let mut tx = conn.begin().await?;
+    super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
     for (seq, score) in &outcome.scores {
         sqlx::query(
             "UPDATE turns SET score = $4, score_source = 'audit', scored_at = now(), score_claimed_at = NULL,
@@ -182,6 +183,7 @@ pub async fn finish(pool: &PgPool, claimed: &Claimed, outcome: &Outcome) -> Stor
 pub async fn give_up(pool: &PgPool, claimed: &Claimed, reason: &str, detail: &str) -> StoreResult<()> {
     let mut conn = pool.acquire().await?;
     let mut tx = conn.begin().await?;
+    super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
     release_turns(&mut tx, claimed).await?;
     sqlx::query(
         "UPDATE conversations SET audit_claimed_at = NULL, audit_attempted_at = now()

@@ -145,6 +145,44 @@ pub async fn begin_fleet_read(pool: &PgPool) -> StoreResult<Transaction<'static,
     Ok(transaction)
 }
 
+/// Takes the conversation's row lock, first, in a transaction that will also
+/// write its turns or keep items: every writer takes the row before those
+/// (the hot path updates the row before it inserts a turn), so no two
+/// writers ever wait on each other in opposite orders.
+pub async fn lock_conversation_first(
+    conn: &mut sqlx::PgConnection,
+    tenant: &str,
+    conversation_id: &str,
+) -> StoreResult<()> {
+    sqlx::query("SELECT 1 FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR NO KEY UPDATE")
+        .bind(tenant)
+        .bind(conversation_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+/// Runs `write` (its own transaction) again at once when it lost a race
+/// (a deadlock or serialization failure), a few times, instead of leaving
+/// its work to a claim's timeout.
+pub async fn retry_lost_races<T, F, Fut>(mut write: F) -> StoreResult<T>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = StoreResult<T>>,
+{
+    const TRIES: u32 = 3;
+    let mut tried = 1;
+    loop {
+        match write().await {
+            Err(err) if err.is_lost_race() && tried < TRIES => {
+                tracing::debug!(%err, tried, "a write lost a race; running it again");
+                tried += 1;
+            }
+            outcome => return outcome,
+        }
+    }
+}
+
 /// Runs `give_back` on a task of its own until the database takes it,
 /// backing off from 100 ms to 5 s, for at most `for_at_most` (what it gives
 /// back expires by itself by then). For returning a claim after a failure,

@@ -95,6 +95,7 @@ pub(crate) async fn append_event(
 pub async fn record(pool: &PgPool, turn: &ClaimedTurn, score: u8, source: &str) -> StoreResult<bool> {
     let mut conn = pool.acquire().await?;
     let mut tx = conn.begin().await?;
+    super::lock_conversation_first(&mut tx, &turn.tenant, &turn.conversation_id).await?;
     let done = sqlx::query(
         "UPDATE turns SET score = $4, score_source = $5, scored_at = now(), score_claimed_at = NULL
           WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL",
@@ -115,10 +116,26 @@ pub async fn record(pool: &PgPool, turn: &ClaimedTurn, score: u8, source: &str) 
     Ok(true)
 }
 
+/// Gives a claimed turn back after its score could not be recorded, so the
+/// next round takes it instead of waiting for the claim to lapse.
+pub async fn release(pool: &PgPool, turn: &ClaimedTurn) -> StoreResult<()> {
+    sqlx::query(
+        "UPDATE turns SET score_claimed_at = NULL
+          WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL",
+    )
+    .bind(&turn.tenant)
+    .bind(&turn.conversation_id)
+    .bind(turn.seq)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
 /// The score call failed: the turn stays unscored, left to the next audit.
 pub async fn record_failure(pool: &PgPool, turn: &ClaimedTurn, reason: &str, detail: &str) -> StoreResult<()> {
     let mut conn = pool.acquire().await?;
     let mut tx = conn.begin().await?;
+    super::lock_conversation_first(&mut tx, &turn.tenant, &turn.conversation_id).await?;
     let done = sqlx::query(
         "UPDATE turns SET score_failed = true, score_claimed_at = NULL
           WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL",

@@ -22,6 +22,7 @@ mod injection;
 mod keep;
 mod ledger;
 mod llm_client;
+mod lock_order;
 mod logs;
 mod observability;
 mod openapi;
