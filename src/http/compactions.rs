@@ -83,7 +83,7 @@ pub async fn of_conversation(
         .transpose()?;
     let mut conn = app.pool.acquire().await?;
     if conversations::find(&mut conn, &caller.tenant, &id).await?.is_none() {
-        return Err(ApiError::NotFound(format!("no conversation {:?}", id.as_str())));
+        return Err(ApiError::no_conversation(&id));
     }
     let rows = compactions::of_conversation(&mut conn, &caller.tenant, &id, before, limit.into()).await?;
     let next_before_seq = (rows.len() == limit as usize)

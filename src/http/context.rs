@@ -85,7 +85,7 @@ pub async fn context(
     let mut conn = app.pool.acquire().await?;
     let stored = conversations::find(&mut conn, &caller.tenant, &id)
         .await?
-        .ok_or_else(|| ApiError::NotFound(format!("no conversation {:?}", id.as_str())))?;
+        .ok_or_else(|| ApiError::no_conversation(&id))?;
     let newest = turns::recent_live(&mut conn, &caller.tenant, &id, recent.into()).await?;
     let mut messages = Vec::new();
     if !stored.critical.is_empty() {

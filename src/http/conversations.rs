@@ -27,7 +27,7 @@ pub fn router() -> Router<AppState> {
 async fn find(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> ApiResult<StoredConversation> {
     conversations::find(conn, tenant, id)
         .await?
-        .ok_or_else(|| ApiError::NotFound(format!("no conversation {id:?}")))
+        .ok_or_else(|| ApiError::no_conversation(id))
 }
 
 /// A conversation's state

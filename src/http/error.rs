@@ -9,7 +9,7 @@ use utoipa::ToSchema;
 use std::time::Duration;
 
 use crate::auth::Denied;
-use crate::domain::InvalidValue;
+use crate::domain::{ConversationId, InvalidValue};
 use crate::store::StoreError;
 
 pub type ApiResult<T, E = ApiError> = Result<T, E>;
@@ -125,6 +125,13 @@ impl ApiError {
             detail,
             field,
         }
+    }
+}
+
+impl ApiError {
+    /// The 404 for a conversation the caller's tenant does not have.
+    pub fn no_conversation(id: &ConversationId) -> Self {
+        Self::NotFound(format!("no conversation {:?}", id.as_str()))
     }
 }
 

@@ -183,7 +183,7 @@ impl Effect for HandoffCommand {
         let mut conn = app.pool.acquire().await?;
         let stored = conversations::find(&mut conn, &tenant, &id)
             .await?
-            .ok_or_else(|| ApiError::NotFound(format!("no conversation {:?}", id.as_str())))?;
+            .ok_or_else(|| ApiError::no_conversation(&id))?;
         if handoff.requests.is_empty() {
             let latest = turns::latest_with(&mut conn, &tenant, &id, Said::User, REQUEST_LOOKBACK).await?;
             let mut requests: Vec<Request> = latest
@@ -223,7 +223,7 @@ impl Ready for HandoffReady {
             Self::Decline { tenant, id, at } => {
                 handoffs::decline(conn, &tenant, &id, at.get())
                     .await?
-                    .ok_or_else(|| ApiError::NotFound(format!("no conversation {:?}", id.as_str())))?;
+                    .ok_or_else(|| ApiError::no_conversation(&id))?;
                 Reply::ok(&HandoffResponse {
                     text: None,
                     successor_id: None,
@@ -240,7 +240,7 @@ impl Ready for HandoffReady {
                 } = *rendered;
                 let mut tx = conn.begin().await?;
                 let Some(stored) = conversations::lock(&mut tx, &tenant, &id).await? else {
-                    return Err(ApiError::NotFound(format!("no conversation {:?}", id.as_str())));
+                    return Err(ApiError::no_conversation(&id));
                 };
                 // The keep set, with every turn stored since the last boundary
                 // read, is what the summary section carries and the successor inherits.
@@ -289,7 +289,7 @@ impl Ready for HandoffReady {
                             declined: false,
                         })
                     }
-                    Err(NotRolled::Missing) => Err(ApiError::NotFound(format!("no conversation {:?}", id.as_str()))),
+                    Err(NotRolled::Missing) => Err(ApiError::no_conversation(&id)),
                     Err(NotRolled::SuccessorTaken) => Err(ApiError::Conflict(format!(
                         "conversation {:?} already exists and does not continue this one",
                         successor.as_str()

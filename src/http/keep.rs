@@ -137,7 +137,7 @@ pub async fn list_keep(
     let kind = query.kind;
     let mut conn = app.pool.acquire().await?;
     let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
-        return Err(ApiError::NotFound(format!("no conversation {:?}", id.as_str())));
+        return Err(ApiError::no_conversation(&id));
     };
     let current = keep::current(&mut conn, &caller.tenant, &id, &app.summaries.harness).await?;
     let summary = Presence::of(stored.summary.as_ref().map_or("", |(text, _)| text.as_str()));

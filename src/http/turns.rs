@@ -121,7 +121,7 @@ pub async fn list_turns(
     // Planned for the words searched: a generic plan reads every turn.
     let mut conn = store::begin_fleet_read(&app.pool).await?;
     let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
-        return Err(ApiError::NotFound(format!("no conversation {:?}", id.as_str())));
+        return Err(ApiError::no_conversation(&id));
     };
     let critical: Vec<i64> = stored.critical.iter().map(|c| c.turn_id).collect();
     let (found, next_from) = match &search {

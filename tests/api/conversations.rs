@@ -13,6 +13,10 @@ async fn reading_an_unknown_conversation_is_a_404_problem() {
     let problem: serde_json::Value = response.json().await.unwrap();
     assert_eq!(problem["status"], 404);
     assert_eq!(problem["type"], "/problems/not-found");
+    assert_eq!(
+        problem["detail"], r#"no conversation "nobody""#,
+        "the id as sent, not a Rust type"
+    );
     let (status, _) = app.get_json("/conversations/nobody/events").await;
     assert_eq!(status, 404);
 }
