@@ -91,6 +91,7 @@ async fn main() {
             summarize: REQUEST_DEADLINE,
         },
         connections: compactd::serve::ConnectionLimits::default(),
+        database_wait: Duration::from_secs(10),
         summaries: Default::default(),
         daily_token_budget: None,
         background: None,

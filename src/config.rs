@@ -131,6 +131,11 @@ pub struct ServeArgs {
     #[arg(long, env = "COMPACTD_CLIENT_CONNECTIONS", default_value_t = 8192,
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub client_connections: u64,
+    /// Seconds start-up waits for the database to answer, retrying with
+    /// backoff (/healthz answers and /readyz says 503 meanwhile).
+    #[arg(long, env = "COMPACTD_DATABASE_WAIT_SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    pub database_wait_secs: u64,
     /// Run the background workers (scoring, audits, the idle sweep) in this process.
     #[arg(long, env = "COMPACTD_BACKGROUND", default_value_t = true, action = clap::ArgAction::Set)]
     pub background: bool,

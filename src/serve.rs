@@ -88,9 +88,10 @@ pub fn raise_open_file_limit() -> Option<u64> {
 }
 
 /// Serves `router` on `listener` until `shutdown` resolves, then lets the
-/// requests in flight finish.
+/// requests in flight finish (the listener stays open: connections that
+/// arrive meanwhile wait for whoever serves it next).
 pub async fn serve(
-    listener: TcpListener,
+    listener: &TcpListener,
     router: Router,
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
@@ -137,7 +138,6 @@ pub async fn serve(
             drop(permit);
         });
     }
-    drop(listener);
     graceful.shutdown().await;
     Ok(())
 }

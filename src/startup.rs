@@ -38,6 +38,9 @@ pub struct Settings {
     pub timeouts: Timeouts,
     /// What bounds a client's connection.
     pub connections: ConnectionLimits,
+    /// How long start-up waits for the database to answer (serving /healthz,
+    /// and 503 for everything else, meanwhile) before giving up.
+    pub database_wait: Duration,
     /// What every summary is held to (SPEC §4).
     pub summaries: SummaryConfig,
     /// Upstream tokens a tenant may spend a day; `None`: no limit.
@@ -58,6 +61,8 @@ pub struct SummarizerSettings {
 pub enum StartupError {
     #[error("could not listen on {addr}: {source}")]
     Bind { addr: SocketAddr, source: io::Error },
+    #[error("the database did not answer within {waited:?}: {last}")]
+    DatabaseUnavailable { waited: Duration, last: StoreError },
     #[error("migrations failed: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("the upstream LLM client could not be built: {0}")]
@@ -86,6 +91,11 @@ impl Application {
                 addr: settings.addr,
                 source,
             })?;
+        let connections = match serve::raise_open_file_limit() {
+            Some(open_files) => settings.connections.fitted_to(open_files),
+            None => settings.connections,
+        };
+        wait_for_database(&listener, &pool, settings.database_wait, connections).await?;
         store::migrate(&pool).await?;
         let (summary_model, score_model) = match settings.summarizer {
             Some(upstream) => {
@@ -136,10 +146,6 @@ impl Application {
             policy: state.policy.clone(),
         });
         let router = http::router(state);
-        let connections = match serve::raise_open_file_limit() {
-            Some(open_files) => settings.connections.fitted_to(open_files),
-            None => settings.connections,
-        };
         tracing::info!(
             max_connections = connections.max_connections,
             header_timeout = ?connections.header_timeout,
@@ -179,13 +185,58 @@ impl Application {
             tokio::spawn(crate::telemetry::keep_metrics_bounded()),
         ];
         background.extend(self.workers.map(Workers::spawn).unwrap_or_default());
-        let served = serve::serve(self.listener, self.router, self.connections, shutdown).await;
+        let served = serve::serve(&self.listener, self.router, self.connections, shutdown).await;
         for task in background {
             task.abort();
         }
         self.pool.close().await;
         served
     }
+}
+
+/// The longest pause between two tries at the database during start-up.
+const MOST_PATIENT_PAUSE: Duration = Duration::from_secs(5);
+
+/// Waits, with backoff, until the database answers, for at most `patience`;
+/// meanwhile the listener answers /healthz and turns everything else away
+/// with a 503, so orchestrators see a live process that is not ready.
+async fn wait_for_database(
+    listener: &TcpListener,
+    pool: &PgPool,
+    patience: Duration,
+    limits: ConnectionLimits,
+) -> Result<(), StartupError> {
+    if store::ping(pool).await.is_ok() {
+        return Ok(());
+    }
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let starting = serve::serve(listener, http::health::starting_router(), limits, async {
+        stopped.await.ok();
+    });
+    let waited = async {
+        let deadline = tokio::time::Instant::now() + patience;
+        let mut pause = Duration::from_millis(100);
+        let answered = loop {
+            match store::ping(pool).await {
+                Ok(()) => break Ok(()),
+                Err(last) if tokio::time::Instant::now() + pause > deadline => {
+                    break Err(StartupError::DatabaseUnavailable { waited: patience, last });
+                }
+                Err(err) => {
+                    tracing::warn!(%err, retry_in = ?pause, "the database does not answer yet; waiting for it");
+                    tokio::time::sleep(pause).await;
+                    pause = (pause * 2).min(MOST_PATIENT_PAUSE);
+                }
+            }
+        };
+        let _ = stop.send(());
+        answered
+    };
+    let (_, answered) = tokio::join!(starting, waited);
+    if answered.is_ok() {
+        tracing::info!("the database answers; starting");
+    }
+    answered
 }
 
 async fn sweep_idempotency_keys(pool: PgPool) {

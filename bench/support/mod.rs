@@ -138,6 +138,7 @@ pub async fn compactd_with(
             summarize: Duration::from_secs(90),
         },
         connections: compactd::serve::ConnectionLimits::default(),
+        database_wait: Duration::from_secs(10),
         summaries: Default::default(),
         daily_token_budget: None,
         background,

@@ -15,6 +15,14 @@ use crate::store;
 /// How long readiness waits for the database before saying no.
 const READY_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// What answers while start-up waits for the database: alive, not ready,
+/// and every other request told to come back.
+pub fn starting_router() -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .fallback(|| async { ApiError::Unavailable })
+}
+
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/healthz", get(healthz))

@@ -15,7 +15,7 @@ pub mod extract;
 pub mod fuzzing;
 mod handoff;
 mod headers;
-mod health;
+pub mod health;
 pub mod idempotency;
 mod keep;
 mod ledger;

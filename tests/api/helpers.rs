@@ -104,6 +104,7 @@ pub fn test_settings() -> Settings {
             summarize: Duration::from_secs(30),
         },
         connections: compactd::serve::ConnectionLimits::default(),
+        database_wait: Duration::from_secs(10),
         summaries: Default::default(),
         daily_token_budget: None,
         background: None,

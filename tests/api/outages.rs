@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use compactd::startup::{Application, Settings, StartupError};
 use serde_json::json;
 use sqlx::Connection;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -394,4 +395,68 @@ async fn unknown_key_ids_are_refused_from_memory_while_the_keys_cannot_be_read()
     }
     assert_eq!(status_with(&app, &good).await, 200);
     locking.rollback().await.unwrap();
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[tokio::test]
+async fn start_up_waits_for_the_database_and_says_not_ready_meanwhile() {
+    let app = spawn_app().await;
+    let database = app.pool.connect_options().get_database().unwrap().to_owned();
+    let proxy = SilentCutProxy::start(b"never sent").await;
+    proxy.open.send_replace(false);
+    let port = free_port();
+    let settings = Settings {
+        addr: ([127, 0, 0, 1], port).into(),
+        ..test_settings()
+    };
+    let pool = compactd::store::pool(proxy.options.clone().database(&database), 4);
+    let building = tokio::spawn(Application::build(settings, pool));
+
+    let client = reqwest::Client::new();
+    let ready = |path: &'static str| client.get(format!("http://127.0.0.1:{port}{path}")).send();
+    let waiting = loop {
+        if let Ok(answer) = ready("/readyz").await {
+            break answer;
+        }
+        tokio::task::yield_now().await;
+    };
+    assert_eq!(waiting.status(), 503);
+    assert_eq!(waiting.headers()["retry-after"], "1");
+    assert_eq!(ready("/healthz").await.unwrap().status(), 200, "alive while it waits");
+    assert_eq!(ready("/usage").await.unwrap().status(), 503);
+    assert!(!building.is_finished());
+
+    proxy.open.send_replace(true);
+    let started = building.await.unwrap().expect("it starts once the database answers");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(started.run_until(async {
+        stopped.await.ok();
+    }));
+    assert_eq!(ready("/readyz").await.unwrap().status(), 200);
+    let _ = stop.send(());
+}
+
+#[tokio::test]
+async fn start_up_gives_up_on_the_database_after_the_configured_wait() {
+    let proxy = SilentCutProxy::start(b"never sent").await;
+    proxy.open.send_replace(false);
+    let settings = Settings {
+        database_wait: Duration::from_secs(1),
+        ..test_settings()
+    };
+    let started = std::time::Instant::now();
+    let built = Application::build(settings, compactd::store::pool(proxy.options.clone(), 2)).await;
+    assert!(
+        matches!(built, Err(StartupError::DatabaseUnavailable { .. })),
+        "{:?}",
+        built.err()
+    );
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
 }
