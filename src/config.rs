@@ -193,8 +193,10 @@ pub struct LlmArgs {
     #[arg(long, env = "COMPACTD_LLM_RETRY_AFTER_CAP_SECS", default_value_t = 30)]
     pub llm_retry_after_cap_secs: u64,
     /// Upstream tokens (input and output) each tenant may spend a day, UTC;
-    /// past it, summaries are extractive and say so. 0: no limit.
-    #[arg(long, env = "COMPACTD_TENANT_DAILY_TOKEN_BUDGET", default_value_t = 0)]
+    /// past it, summaries are extractive and say so. 0: no limit. The
+    /// default (ten million: some seventy compactions of a full 128k window)
+    /// bounds what one runaway tenant can cost.
+    #[arg(long, env = "COMPACTD_TENANT_DAILY_TOKEN_BUDGET", default_value_t = DEFAULT_DAILY_TOKEN_BUDGET)]
     pub tenant_daily_token_budget: u64,
     /// Upstream calls in flight at once.
     #[arg(long, env = "COMPACTD_LLM_MAX_CONCURRENT", default_value_t = 32,
@@ -422,9 +424,27 @@ impl PolicyArgs {
     }
 }
 
+/// Upstream tokens a tenant may spend a day unless told otherwise.
+pub const DEFAULT_DAILY_TOKEN_BUDGET: u64 = 10_000_000;
+
+impl LlmArgs {
+    /// The daily budget per tenant; `None`: no limit.
+    pub fn daily_token_budget(&self) -> Option<u64> {
+        Some(self.tenant_daily_token_budget).filter(|budget| *budget > 0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tenant_s_upstream_spending_is_bounded_unless_told_otherwise() {
+        let cli = Cli::try_parse_from(["compactd"]).unwrap();
+        assert_eq!(cli.serve.llm.daily_token_budget(), Some(DEFAULT_DAILY_TOKEN_BUDGET));
+        let cli = Cli::try_parse_from(["compactd", "--tenant-daily-token-budget", "0"]).unwrap();
+        assert_eq!(cli.serve.llm.daily_token_budget(), None);
+    }
 
     #[test]
     fn the_defaults_are_the_spec_policy() {

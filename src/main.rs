@@ -66,7 +66,7 @@ fn serve(args: ServeArgs) -> Result<(), AnyError> {
         connections: args.connections(),
         database_wait: Duration::from_secs(args.database_wait_secs),
         summaries: args.summaries.to_config()?,
-        daily_token_budget: Some(args.llm.tenant_daily_token_budget).filter(|budget| *budget > 0),
+        daily_token_budget: args.llm.daily_token_budget(),
         background: args.background(),
     };
     let max_connections = args.max_connections;
