@@ -10,6 +10,7 @@ HOST, PORT = sys.argv[1], int(sys.argv[2])
 SILENT, TRICKLE, SECONDS, HONEST = (int(a) for a in sys.argv[3:7])
 
 closed = {"silent": 0, "trickle": 0}
+held = []
 latencies = []
 errors = {}
 
@@ -20,12 +21,16 @@ async def silent():
     except OSError as err:
         errors[f"silent connect: {err.__class__.__name__}"] = errors.get(f"silent connect: {err.__class__.__name__}", 0) + 1
         return
+    connected = time.monotonic()
     try:
-        data = await asyncio.wait_for(reader.read(1), timeout=SECONDS + 5)
-        if data == b"" or data:
-            closed["silent"] += 1
-    except (asyncio.TimeoutError, OSError):
+        await asyncio.wait_for(reader.read(1), timeout=SECONDS + 5)
+        closed["silent"] += 1
+    except asyncio.TimeoutError:
         pass
+    except OSError:
+        # A reset is a close too.
+        closed["silent"] += 1
+    held.append(time.monotonic() - connected)
     writer.close()
 
 
@@ -108,6 +113,9 @@ async def main():
     print(f"honest pairs (/usage + /decide): {len(latencies)} in {SECONDS} s, errors: {sum(errors.values())} {errors}")
     print(f"pair latency ms: p50 {pick(0.5):.1f}  p99 {pick(0.99):.1f}  max {pick(1.0):.1f}")
     print(f"hostile sockets closed by the service: silent {closed['silent']}/{SILENT}, trickling {closed['trickle']}/{TRICKLE}")
+    if held:
+        held.sort()
+        print(f"a silent socket was held: median {held[len(held) // 2]:.1f} s, longest {held[-1]:.1f} s")
 
 
 asyncio.run(main())

@@ -60,7 +60,12 @@ impl fmt::Debug for LlmClient {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LlmClient")
             .field("provider", &self.provider)
-            .field("endpoint", &self.endpoint)
+            // A configured URL may carry a key in its query.
+            .field(
+                "endpoint",
+                &reqwest::Url::parse(&self.endpoint)
+                    .map_or_else(|_| "[unparsable]".to_owned(), |url| without_query(&url)),
+            )
             .finish()
     }
 }
@@ -260,4 +265,29 @@ pub fn without_query(url: &reqwest::Url) -> String {
     bare.set_query(None);
     bare.set_fragment(None);
     bare.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_loses_its_query_before_it_is_shown() {
+        let url = reqwest::Url::parse("https://llm.example/openai/v1/chat/completions?api-key=sk-secret#x").unwrap();
+        assert_eq!(without_query(&url), "https://llm.example/openai/v1/chat/completions");
+    }
+
+    #[test]
+    fn a_client_s_debug_shows_no_key_in_its_endpoint() {
+        let client = LlmClient::new(LlmConfig {
+            provider: Provider::OpenAi,
+            base_url: "https://llm.example/v1?api-key=sk-secret".into(),
+            api_key: Some("sk-header".into()),
+            retry: RetryPolicy::default(),
+            max_concurrent: 1,
+        })
+        .unwrap();
+        let shown = format!("{client:?}");
+        assert!(!shown.contains("sk-secret") && !shown.contains("sk-header"), "{shown}");
+    }
 }
