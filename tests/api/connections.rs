@@ -196,3 +196,17 @@ async fn the_api_reference_still_renders_under_its_content_security_policy() {
     let page = crate::browser::dom(&format!("{}/docs/", app.address)).await;
     assert!(page.contains(r#"data-path="/turn-ended""#), "Swagger UI did not render");
 }
+
+#[tokio::test]
+async fn a_post_refused_for_its_key_says_connection_close() {
+    let app = crate::helpers::spawn_app().await;
+    crate::auth::key(&app, "acme", "agent").await;
+    let refused = app
+        .post("/usage")
+        .json(&serde_json::json!({"conversation_id": "c", "used": 1}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    assert_eq!(refused.headers()["connection"], "close");
+}
