@@ -28,6 +28,7 @@ mod observability;
 mod openapi;
 mod outages;
 mod private_postgres;
+mod proxy;
 mod replay;
 mod replicas;
 mod schemathesis;

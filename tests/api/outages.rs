@@ -2,18 +2,14 @@
 //! operator terminating connections does it: callers are told to retry (503
 //! with Retry-After), never 500, and nothing is left stuck behind.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use compactd::startup::{Application, Settings, StartupError};
 use serde_json::json;
 use sqlx::Connection;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Notify;
 
 use crate::helpers::{TestApp, admin_options, spawn_app, test_settings};
+use crate::proxy::{Fault, FaultyProxy};
 
 /// Ends every connection the app holds to its database, as
 /// `pg_terminate_backend` does when an operator (or a failover) does it.
@@ -79,104 +75,10 @@ async fn terminated_database_connections_answer_503_with_retry_after_never_500()
     }
 }
 
-/// A TCP proxy to the test Postgres that, once, swallows the database's
-/// answer to the statement containing `marker` and then, when told, cuts that
-/// connection: the statement ran (and committed), the service never hears so.
-struct AnswerSwallowingProxy {
-    options: sqlx::postgres::PgConnectOptions,
-    swallowing: Arc<Notify>,
-    cut: Arc<Notify>,
-}
-
-impl AnswerSwallowingProxy {
-    async fn start(marker: &'static [u8]) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let (swallowing, cut) = (Arc::new(Notify::new()), Arc::new(Notify::new()));
-        let armed = Arc::new(AtomicBool::new(true));
-        let server = admin_options();
-        let upstream = format!("{}:{}", server.get_host(), server.get_port());
-        let (told, cutter) = (swallowing.clone(), cut.clone());
-        tokio::spawn(async move {
-            while let Ok((client, _)) = listener.accept().await {
-                let database = TcpStream::connect(&upstream).await.unwrap();
-                let (armed, told, cutter) = (armed.clone(), told.clone(), cutter.clone());
-                tokio::spawn(relay(client, database, marker, armed, told, cutter));
-            }
-        });
-        Self {
-            options: admin_options().host("127.0.0.1").port(port),
-            swallowing,
-            cut,
-        }
-    }
-}
-
-async fn relay(
-    client: TcpStream,
-    database: TcpStream,
-    marker: &'static [u8],
-    armed: Arc<AtomicBool>,
-    told: Arc<Notify>,
-    cutter: Arc<Notify>,
-) {
-    let (mut from_client, mut to_client) = client.into_split();
-    let (mut from_database, mut to_database) = database.into_split();
-    let muted = Arc::new(AtomicBool::new(false));
-    let mute = muted.clone();
-    let upward = async move {
-        let mut seen = Vec::new();
-        let mut prepared = false;
-        let mut buffer = [0u8; 16 * 1024];
-        loop {
-            let n = match from_client.read(&mut buffer).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => n,
-            };
-            // The statement is prepared first (its text goes up, its
-            // description comes down), then bound and run: a Bind message.
-            if prepared && buffer[0] == b'B' {
-                prepared = false;
-                mute.store(true, Ordering::SeqCst);
-                told.notify_one();
-            }
-            seen.extend_from_slice(&buffer[..n]);
-            if seen.windows(marker.len()).any(|window| window == marker) && armed.swap(false, Ordering::SeqCst) {
-                prepared = true;
-            }
-            if to_database.write_all(&buffer[..n]).await.is_err() {
-                return;
-            }
-        }
-    };
-    let downward = async move {
-        let mut buffer = [0u8; 16 * 1024];
-        loop {
-            let n = match from_database.read(&mut buffer).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => n,
-            };
-            if muted.load(Ordering::SeqCst) {
-                // Held back until the test cuts this connection.
-                cutter.notified().await;
-                return;
-            }
-            if to_client.write_all(&buffer[..n]).await.is_err() {
-                return;
-            }
-        }
-    };
-    // Either side ending drops both halves, which closes both sockets.
-    tokio::select! {
-        () = upward => {}
-        () = downward => {}
-    }
-}
-
 #[tokio::test]
 async fn a_key_whose_claim_committed_unheard_is_not_stranded() {
     let app = spawn_app().await;
-    let proxy = AnswerSwallowingProxy::start(b"INSERT INTO idempotency_keys").await;
+    let proxy = FaultyProxy::start(b"INSERT INTO idempotency_keys", Fault::SwallowAnswer).await;
     let (address, _stop) = app.replica_through(test_settings(), proxy.options.clone()).await;
     let client = reqwest::Client::new();
     let send = || {
@@ -205,7 +107,7 @@ async fn a_key_whose_claim_committed_unheard_is_not_stranded() {
     })
     .await;
     assert!(committed.is_ok(), "the claim never committed");
-    proxy.cut.notify_one();
+    proxy.cut();
     let first = first.await.unwrap().unwrap();
     assert_eq!(first.status(), 503, "{:?}", first.text().await);
 
@@ -222,8 +124,10 @@ async fn a_key_whose_claim_committed_unheard_is_not_stranded() {
     assert_eq!(app.state("c1").await["used"], 5);
 }
 
-async fn status_with(app: &TestApp, key: &str) -> u16 {
-    app.post("/usage")
+/// The status `/usage` at `address` answers a caller with `key`.
+async fn usage_status(address: &str, key: &str) -> u16 {
+    reqwest::Client::new()
+        .post(format!("{address}/usage"))
         .bearer_auth(key)
         .json(&json!({"conversation_id": "c", "used": 1, "size": 1000}))
         .send()
@@ -233,92 +137,13 @@ async fn status_with(app: &TestApp, key: &str) -> u16 {
         .as_u16()
 }
 
-/// A TCP proxy to the test Postgres that can cut, silently (no error from
-/// the server, as when a network path or the server's host dies), every
-/// connection that has sent `marker`, and hold new connections until told.
-struct SilentCutProxy {
-    options: sqlx::postgres::PgConnectOptions,
-    cut: Arc<Notify>,
-    open: tokio::sync::watch::Sender<bool>,
-}
-
-impl SilentCutProxy {
-    async fn start(marker: &'static [u8]) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let cut = Arc::new(Notify::new());
-        let (open, opened) = tokio::sync::watch::channel(true);
-        let server = admin_options();
-        let upstream = format!("{}:{}", server.get_host(), server.get_port());
-        let cutter = cut.clone();
-        tokio::spawn(async move {
-            while let Ok((client, _)) = listener.accept().await {
-                let (upstream, cutter, mut opened) = (upstream.clone(), cutter.clone(), opened.clone());
-                tokio::spawn(async move {
-                    let _ = opened.wait_for(|open| *open).await;
-                    let database = TcpStream::connect(&upstream).await.unwrap();
-                    let (mut from_client, mut to_client) = client.into_split();
-                    let (mut from_database, mut to_database) = database.into_split();
-                    let marked = Arc::new(Notify::new());
-                    let mark = marked.clone();
-                    let upward = async move {
-                        let mut seen = Vec::new();
-                        let mut buffer = [0u8; 16 * 1024];
-                        while let Ok(n @ 1..) = from_client.read(&mut buffer).await {
-                            seen.extend_from_slice(&buffer[..n]);
-                            if seen.windows(marker.len()).any(|window| window == marker) {
-                                mark.notify_one();
-                            }
-                            if to_database.write_all(&buffer[..n]).await.is_err() {
-                                return;
-                            }
-                        }
-                    };
-                    let downward = async move {
-                        let mut buffer = [0u8; 16 * 1024];
-                        while let Ok(n @ 1..) = from_database.read(&mut buffer).await {
-                            if to_client.write_all(&buffer[..n]).await.is_err() {
-                                return;
-                            }
-                        }
-                    };
-                    let cut_when_marked = async move {
-                        marked.notified().await;
-                        cutter.notified().await;
-                    };
-                    tokio::select! {
-                        () = upward => {}
-                        () = downward => {}
-                        () = cut_when_marked => {}
-                    }
-                });
-            }
-        });
-        Self {
-            options: admin_options().host("127.0.0.1").port(port),
-            cut,
-            open,
-        }
-    }
-}
-
 #[tokio::test]
 async fn a_revocation_made_while_the_key_listener_was_cut_off_is_not_missed() {
     let app = spawn_app().await;
-    let proxy = SilentCutProxy::start(b"LISTEN").await;
+    let proxy = FaultyProxy::start(b"LISTEN", Fault::CutWhenTold).await;
     let (address, _stop) = app.replica_through(test_settings(), proxy.options.clone()).await;
     let (id, key) = crate::auth::key(&app, "acme", "agent").await;
-    let status = || async {
-        reqwest::Client::new()
-            .post(format!("{address}/usage"))
-            .bearer_auth(&key)
-            .json(&json!({"conversation_id": "c", "used": 1, "size": 1000}))
-            .send()
-            .await
-            .unwrap()
-            .status()
-            .as_u16()
-    };
+    let status = || usage_status(&address, &key);
     // The replica took the key in from its own LISTEN.
     let started = std::time::Instant::now();
     while status().await != 200 {
@@ -341,7 +166,7 @@ async fn a_revocation_made_while_the_key_listener_was_cut_off_is_not_missed() {
     };
     let before = listening().await;
     proxy.open.send_replace(false);
-    proxy.cut.notify_waiters();
+    proxy.cut();
     // The server has seen the replica's listener go (the app's own stays).
     while listening().await == before {
         tokio::task::yield_now().await;
@@ -393,7 +218,7 @@ async fn unknown_key_ids_are_refused_from_memory_while_the_keys_cannot_be_read()
             .expect("answered without waiting for the keys table");
         assert_eq!(answer.status(), 401);
     }
-    assert_eq!(status_with(&app, &good).await, 200);
+    assert_eq!(usage_status(&app.address, &good).await, 200);
     locking.rollback().await.unwrap();
 }
 
@@ -409,7 +234,7 @@ fn free_port() -> u16 {
 async fn start_up_waits_for_the_database_and_says_not_ready_meanwhile() {
     let app = spawn_app().await;
     let database = app.pool.connect_options().get_database().unwrap().to_owned();
-    let proxy = SilentCutProxy::start(b"never sent").await;
+    let proxy = FaultyProxy::start(b"never sent", Fault::CutWhenTold).await;
     proxy.open.send_replace(false);
     let port = free_port();
     let settings = Settings {
@@ -445,7 +270,7 @@ async fn start_up_waits_for_the_database_and_says_not_ready_meanwhile() {
 
 #[tokio::test]
 async fn start_up_gives_up_on_the_database_after_the_configured_wait() {
-    let proxy = SilentCutProxy::start(b"never sent").await;
+    let proxy = FaultyProxy::start(b"never sent", Fault::CutWhenTold).await;
     proxy.open.send_replace(false);
     let settings = Settings {
         database_wait: Duration::from_secs(1),
