@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock, RwLock};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use axum::http::HeaderValue;
@@ -32,7 +32,7 @@ const RELISTEN_AFTER: Duration = Duration::from_secs(1);
 
 /// A hash no secret has, compared against for an unknown id so that it is
 /// refused in the time a wrong secret takes.
-static NO_SUCH_KEY: LazyLock<Vec<u8>> = LazyLock::new(|| vec![0; 32]);
+const NO_SUCH_KEY: [u8; 32] = [0; 32];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Denied {
@@ -144,7 +144,7 @@ impl KeyRegistry {
     /// Re-reads the keys unless a re-read finished since `looked` (requests
     /// at the same moment share one); answers whether the copy is now at
     /// least that fresh.
-    async fn reload_after_miss(&self, looked: Instant) -> bool {
+    async fn reload_unless_fresher(&self, looked: Instant) -> bool {
         let mut last = self.last_reload.lock().await;
         if *last > looked {
             return true;
@@ -166,7 +166,7 @@ impl KeyRegistry {
     pub async fn authenticate(&self, authorization: Option<&HeaderValue>) -> Result<Caller, Denied> {
         let looked = Instant::now();
         // Changes may have gone unheard: read them before trusting the copy.
-        if !self.is_synced() && !self.reload_after_miss(looked).await {
+        if !self.is_synced() && !self.reload_unless_fresher(looked).await {
             return Err(Denied::Unverifiable);
         }
         if self.is_open() {

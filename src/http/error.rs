@@ -28,7 +28,7 @@ pub enum ApiError {
     #[error("the body is larger than the {0} bytes this server accepts")]
     PayloadTooLarge(usize),
     #[error("{0}")]
-    Unauthorized(#[from] Denied),
+    Unauthorized(Denied),
     #[error("{0}")]
     Forbidden(String),
     #[error("this key is sending requests too fast; retry after the time given")]
@@ -132,6 +132,16 @@ impl ApiError {
     /// The 404 for a conversation the caller's tenant does not have.
     pub fn no_conversation(id: &ConversationId) -> Self {
         Self::NotFound(format!("no conversation {:?}", id.as_str()))
+    }
+}
+
+impl From<Denied> for ApiError {
+    fn from(denied: Denied) -> Self {
+        match denied {
+            // The keys could not be checked: the database's trouble, not the caller's.
+            Denied::Unverifiable => Self::Unavailable,
+            refused => Self::Unauthorized(refused),
+        }
     }
 }
 

@@ -185,11 +185,7 @@ impl FromRequestParts<AppState> for Caller {
         let caller = state
             .keys
             .authenticate(parts.headers.get(header::AUTHORIZATION))
-            .await
-            .map_err(|denied| match denied {
-                auth::Denied::Unverifiable => ApiError::Unavailable,
-                refused => ApiError::Unauthorized(refused),
-            })?;
+            .await?;
         if let Some(key_id) = &caller.key_id {
             state.rate_limits.check(key_id).map_err(ApiError::RateLimited)?;
         }

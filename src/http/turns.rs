@@ -13,8 +13,8 @@ use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
 use super::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::domain::{Count, InvalidValue};
+use crate::store::conversations;
 use crate::store::turns::{self, Turn};
-use crate::store::{self, conversations};
 
 /// The most turns one page holds.
 pub const MAX_TURNS: u32 = 200;
@@ -118,8 +118,7 @@ pub async fn list_turns(
         )
         .into());
     }
-    // Planned for the words searched: a generic plan reads every turn.
-    let mut conn = store::begin_fleet_read(&app.pool).await?;
+    let mut conn = app.pool.acquire().await?;
     let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
         return Err(ApiError::no_conversation(&id));
     };
@@ -138,7 +137,6 @@ pub async fn list_turns(
             (page, next)
         }
     };
-    conn.commit().await?;
     Ok(Json(TurnsPage {
         conversation_id: id.to_string(),
         turns: found.into_iter().map(|turn| TurnView::new(turn, &critical)).collect(),

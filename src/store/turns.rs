@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use sqlx::postgres::PgRow;
-use sqlx::{PgConnection, Row};
+use sqlx::{Connection, PgConnection, Row};
 
 use super::{StoreResult, count_of};
 use crate::domain::{ConversationId, TenantId};
@@ -124,6 +124,11 @@ pub async fn search(
     from: Option<i64>,
     limit: i64,
 ) -> StoreResult<Vec<Turn>> {
+    // Planned for the words searched: the pool's generic plan reads every turn.
+    let mut tx = conn.begin().await?;
+    sqlx::query("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
+        .execute(&mut *tx)
+        .await?;
     let rows = sqlx::query(&format!(
         "SELECT {COLUMNS} FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($4, 9223372036854775807)
@@ -139,8 +144,9 @@ pub async fn search(
     .bind(from)
     .bind(limit)
     .bind(written_without_spaces(query))
-    .fetch_all(&mut *conn)
+    .fetch_all(&mut *tx)
     .await?;
+    tx.commit().await?;
     Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
 }
 
