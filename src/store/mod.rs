@@ -43,26 +43,13 @@ pub enum StoreError {
 }
 
 impl StoreError {
-    /// The SQLSTATE Postgres answered, when it was Postgres that refused.
-    pub fn sqlstate(&self) -> Option<String> {
-        match self {
-            Self::Unavailable(err) | Self::Other(err) => sqlstate(err),
-            Self::Corrupt(_) => None,
-        }
-    }
-
     /// A lost race (deadlock, serialization failure): running again at once
     /// is the remedy.
     pub fn is_lost_race(&self) -> bool {
-        self.sqlstate()
-            .is_some_and(|code| matches!(code.as_str(), "40001" | "40P01"))
-    }
-}
-
-fn sqlstate(err: &sqlx::Error) -> Option<String> {
-    match err {
-        sqlx::Error::Database(db) => db.code().map(|code| code.into_owned()),
-        _ => None,
+        match self {
+            Self::Unavailable(sqlx::Error::Database(db)) => matches!(db.code().as_deref(), Some("40001" | "40P01")),
+            _ => false,
+        }
     }
 }
 

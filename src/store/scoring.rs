@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
+
 use serde_json::json;
 use sqlx::{Connection, PgConnection, PgPool, Row};
 
@@ -17,6 +19,9 @@ pub struct ClaimedTurn {
     pub seq: i64,
     pub user: Option<String>,
     pub assistant: Option<String>,
+    /// When it was claimed: a give-back names it, so a claim taken since
+    /// (an audit's, another worker's) is left alone.
+    pub claimed_at: DateTime<Utc>,
 }
 
 /// Claims up to `limit` unscored turns, oldest first, skipping those another
@@ -31,7 +36,7 @@ pub async fn claim(pool: &PgPool, limit: i64, abandoned_after: Duration) -> Stor
                   LIMIT $1
                   FOR UPDATE SKIP LOCKED) picked
           WHERE (t.tenant, t.conversation_id, t.seq) = (picked.tenant, picked.conversation_id, picked.seq)
-         RETURNING t.tenant, t.conversation_id, t.seq, t.user_text, t.assistant_text",
+         RETURNING t.tenant, t.conversation_id, t.seq, t.user_text, t.assistant_text, t.score_claimed_at",
     )
     .bind(limit)
     .bind(abandoned_after)
@@ -45,6 +50,7 @@ pub async fn claim(pool: &PgPool, limit: i64, abandoned_after: Duration) -> Stor
                 seq: row.try_get("seq")?,
                 user: row.try_get("user_text")?,
                 assistant: row.try_get("assistant_text")?,
+                claimed_at: row.try_get("score_claimed_at")?,
             })
         })
         .collect()
@@ -121,11 +127,12 @@ pub async fn record(pool: &PgPool, turn: &ClaimedTurn, score: u8, source: &str) 
 pub async fn release(pool: &PgPool, turn: &ClaimedTurn) -> StoreResult<()> {
     sqlx::query(
         "UPDATE turns SET score_claimed_at = NULL
-          WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL",
+          WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL AND score_claimed_at = $4",
     )
     .bind(&turn.tenant)
     .bind(&turn.conversation_id)
     .bind(turn.seq)
+    .bind(turn.claimed_at)
     .execute(pool)
     .await?;
     Ok(())

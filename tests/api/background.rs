@@ -293,3 +293,39 @@ async fn unreadable_answers_are_skipped_as_parse_failures_and_change_nothing() {
     assert_eq!(context["critical"], json!([]));
     assert!(context["memory"].is_null());
 }
+
+#[tokio::test]
+async fn a_score_that_loses_a_race_is_recorded_at_once_not_after_the_claim_lapses() {
+    let app = spawn(Settings {
+        background: working(),
+        ..test_settings()
+    })
+    .await;
+    // The first score written loses a race (a deadlock, as Postgres reports it).
+    for statement in [
+        "CREATE SEQUENCE lose_once",
+        "CREATE FUNCTION lose_race() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN
+             IF nextval('lose_once') = 1 THEN
+               RAISE EXCEPTION 'deadlock detected' USING ERRCODE = '40P01';
+             END IF;
+             RETURN NEW;
+           END $$",
+        "CREATE TRIGGER lose_race BEFORE UPDATE OF score ON turns FOR EACH ROW EXECUTE FUNCTION lose_race()",
+    ] {
+        sqlx::query(statement).execute(&app.pool).await.unwrap();
+    }
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "c", "user": "Never deploy on Fridays.", "assistant": "Understood."}),
+    )
+    .await;
+
+    // The claim would lapse after five minutes; the wait gives up after one.
+    wait_for_count(&app.pool, "SELECT count(*) FROM turns WHERE score IS NOT NULL", 1).await;
+    let lost: i64 = sqlx::query_scalar("SELECT last_value FROM lose_once")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert!(lost >= 2, "the race was lost once and the write ran again");
+}
