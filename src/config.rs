@@ -12,8 +12,8 @@ use std::time::Duration as StdDuration;
 
 use std::sync::Arc;
 
+use crate::app::summarize::{DEFAULT_SUMMARY_MAX_TOKENS, SummaryConfig};
 use crate::background::BackgroundSettings;
-use crate::compaction::{DEFAULT_SUMMARY_MAX_TOKENS, SummaryConfig};
 use crate::http::Timeouts;
 use crate::llm::{LlmConfig, Provider, RetryPolicy};
 use crate::policy::keep::HarnessPatterns;

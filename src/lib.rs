@@ -2,9 +2,9 @@
 //! over into a new one, and keeps every conversation's state and history in
 //! Postgres.
 
+pub mod app;
 pub mod auth;
 pub mod background;
-pub mod compaction;
 pub mod config;
 pub mod domain;
 pub mod http;

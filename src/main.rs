@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use compactd::auth::admin;
+use compactd::app::keys;
 use std::time::Duration;
 
 use compactd::config::{Cli, Command, DatabaseArgs, KeysAction, LogFormat, ReplayArgs, ServeArgs};
@@ -130,7 +130,7 @@ async fn manage_keys(action: KeysAction, options: PgConnectOptions) -> Result<()
     store::migrate(&pool).await?;
     match action {
         KeysAction::Create { tenant, role, note } => {
-            let (id, key) = admin::create(&pool, &tenant, &role, note.as_deref()).await?;
+            let (id, key) = keys::create(&pool, &tenant, &role, note.as_deref()).await?;
             eprintln!("Created key {id} for tenant {tenant} ({role}). Store it now: it is not shown again.");
             println!("{key}");
         }
@@ -139,7 +139,7 @@ async fn manage_keys(action: KeysAction, options: PgConnectOptions) -> Result<()
                 "{:<16}  {:<20}  {:<6}  {:<20}  {:<20}  note",
                 "id", "tenant", "role", "created", "revoked"
             );
-            for key in admin::list(&pool).await? {
+            for key in keys::list(&pool).await? {
                 let when = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M:%S").to_string();
                 println!(
                     "{:<16}  {:<20}  {:<6}  {:<20}  {:<20}  {}",
@@ -153,7 +153,7 @@ async fn manage_keys(action: KeysAction, options: PgConnectOptions) -> Result<()
             }
         }
         KeysAction::Revoke { id } => {
-            if !admin::revoke(&pool, &id).await? {
+            if !keys::revoke(&pool, &id).await? {
                 return Err(format!("no live key {id}").into());
             }
             eprintln!("Revoked key {id}; running services stop accepting it at once.");

@@ -11,11 +11,12 @@ use axum::Router;
 use sqlx::PgPool;
 use tokio::net::TcpListener;
 
+use crate::app::SummaryConfig;
+use crate::app::{Budget, Services};
 use crate::auth::{KeyRegistry, RateLimits};
-use crate::background::{BackgroundSettings, ScoreModel, Workers};
-use crate::compaction::SummaryConfig;
+use crate::background::{BackgroundSettings, Workers};
 use crate::http::{self, AppState, Timeouts};
-use crate::llm::{LlmClient, LlmConfig, LlmError, SummaryModel, tokens};
+use crate::llm::{LlmClient, LlmConfig, LlmError, UpstreamModel, tokens};
 use crate::policy::PolicyConfig;
 use crate::serve::{self, ConnectionLimits};
 use crate::store;
@@ -101,11 +102,11 @@ impl Application {
             Some(upstream) => {
                 // One client, so one bound on calls in flight, for both models.
                 let client = Arc::new(LlmClient::new(upstream.llm)?);
-                let score_model = upstream.score_model.map(|model| ScoreModel {
+                let score_model = upstream.score_model.map(|model| UpstreamModel {
                     client: client.clone(),
                     model,
                 });
-                let summary_model = SummaryModel {
+                let summary_model = UpstreamModel {
                     client,
                     model: upstream.model,
                 };
@@ -125,26 +126,27 @@ impl Application {
         crate::telemetry::metrics();
         // The tokenizer's vocabulary loads once, now, not in the first request.
         tokio::task::spawn_blocking(tokens::warm_up);
-        let state = AppState {
+        let services = Services {
             pool: pool.clone(),
             policy: Arc::new(settings.policy),
             summary_model,
             summaries: settings.summaries.clone(),
+            score_model,
+            budget: Budget {
+                daily: settings.daily_token_budget,
+            },
+        };
+        let workers = settings.background.map(|background| Workers {
+            services: services.clone(),
+            settings: background,
+        });
+        let state = AppState {
+            services,
             max_body_bytes: settings.max_body_bytes,
             keys: keys.clone(),
             rate_limits: Arc::new(RateLimits::new(settings.rate_per_second, settings.rate_burst)),
             timeouts: settings.timeouts,
-            daily_token_budget: settings.daily_token_budget,
         };
-        let workers = settings.background.map(|background| Workers {
-            pool: pool.clone(),
-            settings: background,
-            score_model,
-            summary_model: state.summary_model.clone(),
-            summaries: state.summaries.clone(),
-            daily_token_budget: state.daily_token_budget,
-            policy: state.policy.clone(),
-        });
         let router = http::router(state);
         tracing::info!(
             max_connections = connections.max_connections,

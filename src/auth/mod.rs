@@ -2,7 +2,6 @@
 //! against an in-memory copy of the keys that every change to the table
 //! refreshes at once (LISTEN/NOTIFY); and each key's request rate.
 
-pub mod admin;
 pub mod key;
 mod rate;
 mod registry;

@@ -1,30 +1,20 @@
-//! Background work (SPEC §5): scoring stored turns, auditing conversations,
-//! and compacting idle ones before their cache expires. Every piece of work is
-//! claimed through the database, so any number of replicas share it, none
-//! does it twice, and a replica that dies leaves nothing that is not taken up
-//! again.
+//! When background work runs (SPEC §5): the loops that score stored turns,
+//! audit the conversations they touched, and sweep idle ones before their
+//! cache expires. The work itself is the use cases' (`app::score`,
+//! `app::audit`, `app::idle_sweep`); every piece of it is claimed through
+//! the database, so any number of replicas share it, none does it twice, and
+//! a replica that dies leaves nothing that is not taken up again.
 
-mod audit;
 mod idle;
 mod scorer;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::PgPool;
 use tokio::task::JoinHandle;
 
-use crate::compaction::SummaryConfig;
-use crate::llm::{LlmClient, SummaryModel};
-use crate::policy::PolicyConfig;
+use crate::app::Services;
+use crate::app::audit::AuditSettings;
 use crate::policy::audit::AuditConfig;
-
-/// The upstream and the model that score turns (one of their own).
-#[derive(Debug, Clone)]
-pub struct ScoreModel {
-    pub client: Arc<LlmClient>,
-    pub model: String,
-}
 
 /// How the background workers run.
 #[derive(Debug, Clone)]
@@ -55,17 +45,21 @@ impl Default for BackgroundSettings {
     }
 }
 
+impl BackgroundSettings {
+    fn audits(&self) -> AuditSettings {
+        AuditSettings {
+            config: self.audit.clone(),
+            abandoned_after: self.abandoned_after,
+            retry_after: self.audit_retry_after,
+        }
+    }
+}
+
 /// What the workers share.
 #[derive(Clone)]
 pub struct Workers {
-    pub pool: PgPool,
+    pub services: Services,
     pub settings: BackgroundSettings,
-    /// `None`: the heuristic scores turns and audits without a model.
-    pub score_model: Option<ScoreModel>,
-    pub summary_model: Option<SummaryModel>,
-    pub summaries: SummaryConfig,
-    pub daily_token_budget: Option<u64>,
-    pub policy: Arc<PolicyConfig>,
 }
 
 impl Workers {
@@ -73,7 +67,7 @@ impl Workers {
     pub fn spawn(self) -> Vec<JoinHandle<()>> {
         let mut handles = vec![tokio::spawn(scorer::run(self.clone()))];
         if let Some(every) = self.settings.idle_sweep_every {
-            handles.push(tokio::spawn(idle::run(self, every)));
+            handles.push(tokio::spawn(idle::run(self.services, every)));
         }
         handles
     }

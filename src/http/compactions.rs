@@ -81,7 +81,7 @@ pub async fn of_conversation(
         .before_seq
         .map(|seq| Count::parse("before_seq", seq).map(Count::to_i64))
         .transpose()?;
-    let mut conn = app.pool.acquire().await?;
+    let mut conn = app.services.pool.acquire().await?;
     if conversations::find(&mut conn, &caller.tenant, &id).await?.is_none() {
         return Err(ApiError::no_conversation(&id));
     }
@@ -153,7 +153,7 @@ pub async fn of_fleet(
         until: At::parse_optional("until", query.until.as_deref())?.map(At::get),
         before,
     };
-    let mut transaction = store::begin_fleet_read(&app.pool).await?;
+    let mut transaction = store::begin_fleet_read(&app.services.pool).await?;
     let rows = compactions::of_fleet(&mut transaction, &caller.tenant, &filter, limit.into()).await?;
     transaction.commit().await?;
     let next_cursor = (rows.len() == limit as usize)

@@ -82,7 +82,7 @@ pub async fn context(
     if recent > MAX_RECENT {
         return Err(InvalidValue::new("recent", format!("must be 0 to {MAX_RECENT}")).into());
     }
-    let mut conn = app.pool.acquire().await?;
+    let mut conn = app.services.pool.acquire().await?;
     let stored = conversations::find(&mut conn, &caller.tenant, &id)
         .await?
         .ok_or_else(|| ApiError::no_conversation(&id))?;

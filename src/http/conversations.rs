@@ -50,9 +50,9 @@ pub async fn show(
     caller: Caller,
     ConversationPath(id): ConversationPath,
 ) -> ApiResult<Json<ConversationState>> {
-    let mut conn = app.pool.acquire().await?;
+    let mut conn = app.services.pool.acquire().await?;
     let stored = find(&mut conn, &caller.tenant, &id).await?;
-    Ok(Json(ConversationState::new(stored, &app.policy)?))
+    Ok(Json(ConversationState::new(stored, &app.services.policy)))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -113,7 +113,7 @@ pub async fn list_events(
         return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_EVENTS_PAGE}")).into());
     }
     let after = Count::parse("after", query.after.unwrap_or(0))?.to_i64();
-    let mut conn = app.pool.acquire().await?;
+    let mut conn = app.services.pool.acquire().await?;
     let stored = find(&mut conn, &caller.tenant, &id).await?;
     let page = events::list(&mut conn, &caller.tenant, &id, after, i64::from(limit)).await?;
     let next_after = (page.len() == limit as usize)

@@ -6,17 +6,16 @@ use axum::response::Response;
 use axum::routing::post;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sqlx::PgConnection;
 use utoipa::ToSchema;
 
 use super::AppState;
-use super::error::{ApiError, ApiResult, Problem};
+use super::error::{ApiResult, Problem};
 use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
-use super::idempotency::{self, Effect, Ready, Reply};
-use super::views::{ConversationState, PendingDecision};
+use super::idempotency::{self, Render, Reply};
+use super::views::ConversationState;
+use crate::app::decide::{Decide, Decided};
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
-use crate::policy::{self, Decision, DecisionKind, Guard, KEEP_INSTRUCTIONS, Moment, Trigger};
-use crate::store::conversations;
+use crate::policy::{DecisionKind, Guard, KEEP_INSTRUCTIONS, Moment, Trigger};
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/decide", post(decide))
@@ -56,76 +55,34 @@ pub struct DecideResponse {
     pub state: Option<ConversationState>,
 }
 
-pub struct Decide {
-    tenant: TenantId,
-    id: ConversationId,
-    moment: Moment,
-    at: At,
+/// The question, its values checked.
+pub(super) fn parse(tenant: TenantId, request: DecideRequest) -> Result<Decide, InvalidValue> {
+    Ok(Decide {
+        tenant,
+        id: ConversationId::parse("conversation_id", request.conversation_id)?,
+        moment: request.moment.unwrap_or_default(),
+        at: At::parse_or_now("at", request.at.as_deref())?.get(),
+    })
 }
 
-impl Decide {
-    pub(crate) fn parse(tenant: TenantId, request: DecideRequest) -> Result<Self, InvalidValue> {
-        Ok(Self {
-            tenant,
-            id: ConversationId::parse("conversation_id", request.conversation_id)?,
-            moment: request.moment.unwrap_or_default(),
-            at: At::parse_or_now("at", request.at.as_deref())?,
-        })
-    }
-
-    fn answer(&self, decision: Decision, state: Option<ConversationState>) -> DecideResponse {
-        metrics::counter!(
-            "compactd_decisions_total",
-            "decision" => decision.kind.as_str(),
-            "trigger" => decision.trigger.map_or("none", Trigger::as_str),
-            "moment" => self.moment.as_str(),
-        )
-        .increment(1);
-        DecideResponse {
+impl Render for Decided {
+    fn render(self, app: &AppState) -> ApiResult<Reply> {
+        let Decided {
+            decision,
+            moment,
+            at,
+            stored,
+        } = self;
+        Reply::ok(&DecideResponse {
             keep_instructions: (decision.kind == DecisionKind::Compact).then(|| KEEP_INSTRUCTIONS.to_owned()),
             decision: decision.kind,
             trigger: decision.trigger,
             guard: decision.guard,
             reason: decision.reason,
-            moment: self.moment,
-            at: self.at.get(),
-            state,
-        }
-    }
-}
-
-impl Effect for Decide {
-    type Ready = Self;
-
-    async fn prepare(self, _: &AppState) -> ApiResult<Self> {
-        Ok(self)
-    }
-}
-
-impl Ready for Decide {
-    async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
-        let Some(stored) = conversations::find(conn, &self.tenant, &self.id).await? else {
-            return Reply::ok(&self.answer(Decision::no_usage_yet(), None));
-        };
-        let decision = policy::decide(&stored.state, self.moment, self.at.get(), &app.policy);
-        let mut state = ConversationState::new(stored, &app.policy)?;
-        if decision.kind != DecisionKind::Keep {
-            let mut pending = PendingDecision {
-                decision: decision.kind,
-                trigger: decision.trigger,
-                guard: decision.guard,
-                reason: decision.reason.clone(),
-                moment: self.moment,
-                at: self.at.get(),
-                event_seq: None,
-            };
-            let logged = serde_json::to_value(&pending).map_err(|err| ApiError::Internal(err.to_string()))?;
-            let seq = conversations::record_decision(conn, &self.tenant, &self.id, self.at.get(), &logged).await?;
-            pending.event_seq = seq;
-            state.event_count = seq.unwrap_or(state.event_count);
-            state.pending_decision = Some(pending);
-        }
-        Reply::ok(&self.answer(decision, Some(state)))
+            moment,
+            at,
+            state: stored.map(|stored| ConversationState::new(stored, &app.services.policy)),
+        })
     }
 }
 
@@ -153,6 +110,6 @@ pub async fn decide(
     key: IdempotencyKey,
     body: JsonBody<DecideRequest>,
 ) -> ApiResult<Response> {
-    let command = Decide::parse(caller.tenant.clone(), body.value)?;
+    let command = parse(caller.tenant.clone(), body.value)?;
     idempotency::run(&app, &caller, key, "POST /decide", &body.raw, command).await
 }

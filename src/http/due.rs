@@ -100,13 +100,13 @@ pub async fn list_due(
         return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_DUE}")).into());
     }
     let at = At::parse_or_now("at", query.at.as_deref())?.get();
-    let mut conn = app.pool.acquire().await?;
+    let mut conn = app.services.pool.acquire().await?;
     let mut due_now = Vec::new();
     let mut after: Option<Position> = None;
     // The scan over-approximates (the loop guards are the policy's); page on
     // until enough are due or the candidates run out.
     loop {
-        let (tenant, policy, page_after) = (&caller.tenant, &app.policy, after.as_ref());
+        let (tenant, policy, page_after) = (&caller.tenant, &app.services.policy, after.as_ref());
         let batch = match due_moment {
             DueMoment::Idle => {
                 due::idle_candidates(&mut conn, Some(tenant), at, policy, page_after, limit.into()).await?
@@ -123,7 +123,7 @@ pub async fn list_due(
             })
         });
         for stored in batch {
-            let decision = policy::decide(&stored.state, moment, at, &app.policy);
+            let decision = policy::decide(&stored.state, moment, at, &app.services.policy);
             if decision.kind != DecisionKind::Keep && due_now.len() < limit as usize {
                 due_now.push(DueConversation {
                     conversation_id: stored.conversation_id,
@@ -133,7 +133,7 @@ pub async fn list_due(
                     reason: decision.reason,
                     last_turn_at: stored.state.last_turn_at,
                     used: stored.state.used,
-                    cache_life: stored.state.effective_cache_life(&app.policy),
+                    cache_life: stored.state.effective_cache_life(&app.services.policy),
                 });
             }
         }

@@ -8,6 +8,7 @@ use utoipa::ToSchema;
 
 use std::time::Duration;
 
+use crate::app::Refusal;
 use crate::auth::Denied;
 use crate::domain::{ConversationId, InvalidValue};
 use crate::store::StoreError;
@@ -131,7 +132,7 @@ impl ApiError {
 impl ApiError {
     /// The 404 for a conversation the caller's tenant does not have.
     pub fn no_conversation(id: &ConversationId) -> Self {
-        Self::NotFound(format!("no conversation {:?}", id.as_str()))
+        Refusal::no_conversation(id).into()
     }
 }
 
@@ -141,6 +142,16 @@ impl From<Denied> for ApiError {
             // The keys could not be checked: the database's trouble, not the caller's.
             Denied::Unverifiable => Self::Unavailable,
             refused => Self::Unauthorized(refused),
+        }
+    }
+}
+
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::NotFound(text) => Self::NotFound(text),
+            Refusal::Conflict(text) => Self::Conflict(text),
+            Refusal::Store(err) => err.into(),
         }
     }
 }

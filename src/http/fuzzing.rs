@@ -3,15 +3,15 @@
 
 use super::compactions::{ConversationCompactionsQuery, FleetQuery};
 use super::conversations::EventsQuery;
-use super::decide::{Decide, DecideRequest};
+use super::decide::{self, DecideRequest};
 use super::due::DueQuery;
 use super::extract::parse_json;
-use super::handoff::{HandoffCommand, HandoffRequest};
+use super::handoff::{self, HandoffRequest};
 use super::keep::KeepQuery;
-use super::summarize::{Summarize, SummarizeRequest};
-use super::turn_ended::{EndTurn, TurnEndedRequest};
+use super::summarize::{self, SummarizeRequest};
+use super::turn_ended::{self, TurnEndedRequest};
 use super::turns::TurnsQuery;
-use super::usage::{RecordUsage, UsageRequest};
+use super::usage::{self, UsageRequest};
 use crate::auth::Caller;
 use crate::domain::TenantId;
 
@@ -20,19 +20,19 @@ use crate::domain::TenantId;
 pub fn request_body(body: &[u8]) {
     let tenant = TenantId::open();
     if let Ok(request) = parse_json::<UsageRequest>(body) {
-        let _ = RecordUsage::parse(tenant.clone(), request);
+        let _ = usage::parse(tenant.clone(), request);
     }
     if let Ok(request) = parse_json::<TurnEndedRequest>(body) {
-        let _ = EndTurn::parse(tenant.clone(), request);
+        let _ = turn_ended::parse(tenant.clone(), request);
     }
     if let Ok(request) = parse_json::<DecideRequest>(body) {
-        let _ = Decide::parse(tenant.clone(), request);
+        let _ = decide::parse(tenant.clone(), request);
     }
     if let Ok(request) = parse_json::<SummarizeRequest>(body) {
-        let _ = Summarize::parse(&Caller::open(), request);
+        let _ = summarize::parse(&Caller::open(), request);
     }
     if let Ok(request) = parse_json::<HandoffRequest>(body) {
-        let _ = HandoffCommand::parse(tenant, request);
+        let _ = handoff::parse(tenant, request);
     }
 }
 

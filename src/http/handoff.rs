@@ -7,30 +7,16 @@ use axum::response::Response;
 use axum::routing::post;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
-use sqlx::{Connection, PgConnection};
 use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
 use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
-use super::idempotency::{self, Effect, Ready, Reply};
-use crate::compaction::keep;
+use super::idempotency::{self, Render, Reply};
+use crate::app::handoff::{HandedOff, HandoffCommand};
 use crate::domain::text::storable;
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
-use crate::llm::Writer;
-use crate::llm::summarizer::finish_beside;
 use crate::policy::handoff::{Handoff, Request};
-use crate::policy::keep::narrative::narrative_of;
-use crate::policy::keep::summary_max_tokens;
-use crate::store::handoffs::{self, NotRolled};
-use crate::store::turns::{self, Said};
-use crate::store::{compactions, conversations};
-
-/// How many of the user's latest messages a handoff quotes by default…
-pub const DEFAULT_REQUESTS: usize = 3;
-/// …found among this many of the newest turns with user text (harness text
-/// in the user role is not the user's).
-const REQUEST_LOOKBACK: i64 = 50;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/handoff", post(handoff))
@@ -81,222 +67,74 @@ pub struct HandoffResponse {
     pub declined: bool,
 }
 
-pub enum HandoffCommand {
-    Decline {
-        tenant: TenantId,
-        id: ConversationId,
-        at: At,
-    },
-    RollOver {
-        tenant: TenantId,
-        id: ConversationId,
-        successor: ConversationId,
-        at: At,
-        given: Handoff,
-    },
-}
-
-impl HandoffCommand {
-    pub(crate) fn parse(tenant: TenantId, request: HandoffRequest) -> Result<Self, ApiError> {
-        let id = ConversationId::parse("conversation_id", request.conversation_id)?;
-        let at = At::parse_or_now("at", request.at.as_deref())?;
-        if request.declined.unwrap_or(false) {
-            return Ok(Self::Decline { tenant, id, at });
-        }
-        let successor = match request.successor_id {
-            Some(raw) => ConversationId::parse("successor_id", raw)?,
-            None => ConversationId::parse("successor_id", uuid::Uuid::new_v4().to_string())?,
-        };
-        if successor == id {
-            return Err(ApiError::Conflict(
-                "a conversation cannot continue itself: pick another successor_id".to_owned(),
-            ));
-        }
-        let requests = request
-            .requests
-            .map(|requests| {
-                requests
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, quoted)| {
-                        NaiveDate::parse_from_str(&quoted.date, "%Y-%m-%d").map_err(|_| {
-                            InvalidValue::new(format!("requests[{i}].date"), "must be a date as YYYY-MM-DD")
-                        })?;
-                        Ok(Request {
-                            date: quoted.date,
-                            text: storable(quoted.text),
-                        })
-                    })
-                    .collect::<Result<Vec<_>, InvalidValue>>()
-            })
-            .transpose()?;
-        let given = Handoff {
-            summary: None,
-            requests: requests.unwrap_or_default(),
-            reply: request.reply.map(storable),
-            plan: request.plan.map(storable),
-            bookmark: request.bookmark.map(storable),
-        };
-        Ok(Self::RollOver {
+/// The request as a handoff to make or a decline to record.
+pub(super) fn parse(tenant: TenantId, request: HandoffRequest) -> Result<HandoffCommand, ApiError> {
+    let id = ConversationId::parse("conversation_id", request.conversation_id)?;
+    let at = At::parse_or_now("at", request.at.as_deref())?;
+    if request.declined.unwrap_or(false) {
+        return Ok(HandoffCommand::Decline {
             tenant,
             id,
-            successor,
-            at,
-            given,
-        })
+            at: at.get(),
+        });
     }
-}
-
-/// A handoff with its defaults filled in from what is stored; its summary
-/// is rendered when the rollover is recorded.
-pub struct Rendered {
-    tenant: TenantId,
-    id: ConversationId,
-    successor: ConversationId,
-    at: At,
-    handoff: Handoff,
-}
-
-pub enum HandoffReady {
-    Decline {
-        tenant: TenantId,
-        id: ConversationId,
-        at: At,
-    },
-    RollOver(Box<Rendered>),
-}
-
-impl Effect for HandoffCommand {
-    type Ready = HandoffReady;
-
-    async fn prepare(self, app: &AppState) -> ApiResult<HandoffReady> {
-        let (tenant, id, successor, at, mut handoff) = match self {
-            Self::Decline { tenant, id, at } => return Ok(HandoffReady::Decline { tenant, id, at }),
-            Self::RollOver {
-                tenant,
-                id,
-                successor,
-                at,
-                given,
-            } => (tenant, id, successor, at, given),
-        };
-        let mut conn = app.pool.acquire().await?;
-        let stored = conversations::find(&mut conn, &tenant, &id)
-            .await?
-            .ok_or_else(|| ApiError::no_conversation(&id))?;
-        if handoff.requests.is_empty() {
-            let latest = turns::latest_with(&mut conn, &tenant, &id, Said::User, REQUEST_LOOKBACK).await?;
-            let mut requests: Vec<Request> = latest
+    let successor = match request.successor_id {
+        Some(raw) => ConversationId::parse("successor_id", raw)?,
+        None => ConversationId::parse("successor_id", uuid::Uuid::new_v4().to_string())?,
+    };
+    if successor == id {
+        return Err(ApiError::Conflict(
+            "a conversation cannot continue itself: pick another successor_id".to_owned(),
+        ));
+    }
+    let requests = request
+        .requests
+        .map(|requests| {
+            requests
                 .into_iter()
-                .filter_map(|turn| {
-                    let words = app.summaries.harness.split(turn.user.as_deref()?).words;
-                    (!words.is_empty()).then(|| Request {
-                        date: turn.at.format("%Y-%m-%d").to_string(),
-                        text: words,
+                .enumerate()
+                .map(|(i, quoted)| {
+                    NaiveDate::parse_from_str(&quoted.date, "%Y-%m-%d").map_err(|_| {
+                        InvalidValue::new(format!("requests[{i}].date"), "must be a date as YYYY-MM-DD")
+                    })?;
+                    Ok(Request {
+                        date: quoted.date,
+                        text: storable(quoted.text),
                     })
                 })
-                .take(DEFAULT_REQUESTS)
-                .collect();
-            requests.reverse();
-            handoff.requests = requests;
-        }
-        if handoff.reply.is_none() {
-            let last = turns::latest_with(&mut conn, &tenant, &id, Said::Assistant, 1).await?;
-            handoff.reply = last.into_iter().next().and_then(|turn| turn.assistant);
-        }
-        if handoff.bookmark.is_none() && stored.last_turn_seq > 0 {
-            handoff.bookmark = Some(stored.last_turn_seq.to_string());
-        }
-        Ok(HandoffReady::RollOver(Box::new(Rendered {
-            tenant,
-            id,
-            successor,
-            at,
-            handoff,
-        })))
-    }
+                .collect::<Result<Vec<_>, InvalidValue>>()
+        })
+        .transpose()?;
+    let given = Handoff {
+        summary: None,
+        requests: requests.unwrap_or_default(),
+        reply: request.reply.map(storable),
+        plan: request.plan.map(storable),
+        bookmark: request.bookmark.map(storable),
+    };
+    Ok(HandoffCommand::RollOver {
+        tenant,
+        id,
+        successor,
+        at: at.get(),
+        given,
+    })
 }
 
-impl Ready for HandoffReady {
-    async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
-        match self {
-            Self::Decline { tenant, id, at } => {
-                handoffs::decline(conn, &tenant, &id, at.get())
-                    .await?
-                    .ok_or_else(|| ApiError::no_conversation(&id))?;
-                Reply::ok(&HandoffResponse {
-                    text: None,
-                    successor_id: None,
-                    declined: true,
-                })
-            }
-            Self::RollOver(rendered) => {
-                let Rendered {
-                    tenant,
-                    id,
-                    successor,
-                    at,
-                    mut handoff,
-                } = *rendered;
-                let mut tx = conn.begin().await?;
-                let Some(stored) = conversations::lock(&mut tx, &tenant, &id).await? else {
-                    return Err(ApiError::no_conversation(&id));
-                };
-                // The keep set, with every turn stored since the last boundary
-                // read, is what the summary section carries and the successor inherits.
-                let current = keep::current(&mut tx, &tenant, &id, &app.summaries.harness).await?;
-                crate::store::keep::save(&mut tx, &tenant, &id, &current.set, current.turns_read).await?;
-                let shape = match &stored.summary {
-                    Some((_, seq)) => compactions::writer_of(&mut tx, &tenant, &id, *seq)
-                        .await?
-                        .and_then(|name| Writer::parse(&name))
-                        .unwrap_or(Writer::Llm)
-                        .shape(),
-                    None => Writer::Llm.shape(),
-                };
-                let anchor = stored
-                    .summary
-                    .as_ref()
-                    .map(|(text, _)| narrative_of(text))
-                    .unwrap_or("");
-                let budget = summary_max_tokens(app.summaries.max_tokens, stored.state.size);
-                // What the handoff quotes in its other sections is not repeated.
-                let beside = Handoff {
-                    summary: None,
-                    ..handoff.clone()
-                }
-                .render();
-                let (summary, _) = finish_beside(anchor, &beside, shape, &current.set, budget);
-                handoff.summary = Some(summary);
-                let text = handoff.render();
-                let rolled = handoffs::roll_over(
-                    &mut tx,
-                    &tenant,
-                    &id,
-                    &successor,
-                    at.get(),
-                    &text,
-                    handoff.bookmark.as_deref(),
-                )
-                .await?;
-                match rolled {
-                    Ok(_) => {
-                        crate::store::keep::inherit(&mut tx, &tenant, &id, &successor).await?;
-                        tx.commit().await?;
-                        Reply::ok(&HandoffResponse {
-                            text: Some(text),
-                            successor_id: Some(successor.to_string()),
-                            declined: false,
-                        })
-                    }
-                    Err(NotRolled::Missing) => Err(ApiError::no_conversation(&id)),
-                    Err(NotRolled::SuccessorTaken) => Err(ApiError::Conflict(format!(
-                        "conversation {:?} already exists and does not continue this one",
-                        successor.as_str()
-                    ))),
-                }
-            }
-        }
+impl Render for HandedOff {
+    fn render(self, _: &AppState) -> ApiResult<Reply> {
+        Reply::ok(&match self {
+            HandedOff::Declined => HandoffResponse {
+                text: None,
+                successor_id: None,
+                declined: true,
+            },
+            HandedOff::RolledOver { text, successor } => HandoffResponse {
+                text: Some(text),
+                successor_id: Some(successor.to_string()),
+                declined: false,
+            },
+        })
     }
 }
 
@@ -325,6 +163,6 @@ pub async fn handoff(
     key: IdempotencyKey,
     body: JsonBody<HandoffRequest>,
 ) -> ApiResult<Response> {
-    let command = HandoffCommand::parse(caller.tenant.clone(), body.value)?;
+    let command = parse(caller.tenant.clone(), body.value)?;
     idempotency::run(&app, &caller, key, "POST /handoff", &body.raw, command).await
 }

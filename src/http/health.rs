@@ -49,7 +49,7 @@ pub async fn healthz() -> Json<Health> {
         (status = 503, description = "The database does not answer.", body = Problem, content_type = "application/problem+json"),
     ))]
 pub async fn readyz(State(app): State<AppState>) -> ApiResult<Json<Health>> {
-    match tokio::time::timeout(READY_TIMEOUT, store::ping(&app.pool)).await {
+    match tokio::time::timeout(READY_TIMEOUT, store::ping(&app.services.pool)).await {
         Ok(Ok(())) => Ok(Json(Health { status: "ready" })),
         _ => Err(ApiError::Unavailable),
     }

@@ -1,21 +1,19 @@
 //! Runs a POST's effect once per Idempotency-Key (SPEC §3): the first answer
 //! is kept with the effect, in one transaction, and replayed byte for byte.
 
-use std::future::Future;
-
 use axum::body::Body;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgPool;
 use tracing::Instrument;
 
 use super::AppState;
 use super::error::{ApiError, ApiResult};
 use super::extract::{Caller, IdempotencyKey};
-use crate::compaction;
+use crate::app::{Ready, UseCase};
 use crate::domain::TenantId;
 use crate::store;
 use crate::store::idempotency::{self, Claim, ClaimToken};
@@ -46,65 +44,28 @@ impl IntoResponse for Reply {
     }
 }
 
-/// What a POST does. Its slow part ([`Effect::prepare`]: reads, upstream
-/// calls) runs with no transaction open; its writes ([`Ready::apply`]) run in
-/// one transaction with the key's answer when the caller sent a key.
-pub trait Effect: Send + 'static {
-    type Ready: Ready;
-
-    /// It claims something that must be given back (a conversation being
-    /// compacted): it runs to the end even when the client goes away.
-    const RUN_TO_COMPLETION: bool = false;
-
-    fn prepare(self, app: &AppState) -> impl Future<Output = ApiResult<Self::Ready>> + Send;
+/// Turns a use case's answer into the bytes a replay repeats.
+pub trait Render {
+    fn render(self, app: &AppState) -> ApiResult<Reply>;
 }
 
-pub trait Ready: Send + 'static {
-    fn apply<'a>(
-        self,
-        app: &'a AppState,
-        conn: &'a mut PgConnection,
-    ) -> impl Future<Output = ApiResult<Reply>> + Send + 'a;
-
-    /// What `prepare` claimed, to give back when the writes do not commit.
-    fn claim(&self) -> Option<compaction::Claim> {
-        None
-    }
-}
-
-/// A claim whose writes did not commit goes back, so that a retry is not
-/// turned away as busy until the claim expires.
-async fn give_back_unless_done<T>(app: &AppState, claim: Option<compaction::Claim>, outcome: &ApiResult<T>) {
-    if outcome.is_err()
-        && let Some(claim) = claim
-    {
-        claim.give_back(&app.pool).await;
-    }
-}
-
-/// Runs `effect` as the request with `body` at `route` asks, honouring its key.
-pub async fn run<E: Effect>(
+/// Runs `use_case` as the request with `body` at `route` asks, honouring its key.
+pub async fn run<U>(
     app: &AppState,
     caller: &Caller,
     key: IdempotencyKey,
     route: &str,
     body: &[u8],
-    effect: E,
-) -> ApiResult<Response> {
+    use_case: U,
+) -> ApiResult<Response>
+where
+    U: UseCase,
+    Answer<U>: Render,
+{
     let Some(key) = key.0 else {
         let app = app.clone();
-        let work = async move {
-            let ready = effect.prepare(&app).await?;
-            let claim = ready.claim();
-            let outcome = async {
-                let mut conn = app.pool.acquire().await?;
-                ready.apply(&app, &mut conn).await
-            }
-            .await;
-            give_back_unless_done(&app, claim, &outcome).await;
-            outcome
-        };
-        let reply = if E::RUN_TO_COMPLETION {
+        let work = async move { execute(&app, use_case, None).await };
+        let reply = if U::RUN_TO_COMPLETION {
             to_completion(work).await?
         } else {
             work.await?
@@ -117,11 +78,11 @@ pub async fn run<E: Effect>(
     let (app, tenant, fingerprint) = (app.clone(), caller.tenant.clone(), fingerprint(route, body));
     let token = ClaimToken::new();
     to_completion(async move {
-        let claim = match idempotency::begin(&app.pool, &tenant, &key, &fingerprint, token).await {
+        let claim = match idempotency::begin(&app.services.pool, &tenant, &key, &fingerprint, token).await {
             Ok(claim) => claim,
             Err(err) => {
                 // The claim may have committed with its answer lost on the way.
-                give_back(app.pool.clone(), tenant, key, token);
+                give_back(app.services.pool.clone(), tenant, key, token);
                 return Err(err.into());
             }
         };
@@ -137,32 +98,70 @@ pub async fn run<E: Effect>(
                 Ok(response)
             }
             Claim::Fresh => {
-                let outcome = async {
-                    let ready = effect.prepare(&app).await?;
-                    let claim = ready.claim();
-                    let written = async {
-                        let mut tx = app.pool.begin().await?;
-                        let reply = ready.apply(&app, &mut tx).await?;
-                        let status = reply.status.as_u16();
-                        if !idempotency::finish(&mut tx, &tenant, &key, token, status, &reply.body).await? {
-                            return Err(ApiError::IdempotencyKeyInFlight);
-                        }
-                        tx.commit().await?;
-                        Ok(reply)
-                    }
-                    .await;
-                    give_back_unless_done(&app, claim, &written).await;
-                    written
-                }
+                let outcome = execute(
+                    &app,
+                    use_case,
+                    Some(KeyClaim {
+                        tenant: &tenant,
+                        key: &key,
+                        token,
+                    }),
+                )
                 .await;
                 if outcome.is_err() {
-                    give_back(app.pool.clone(), tenant, key, token);
+                    give_back(app.services.pool.clone(), tenant, key, token);
                 }
                 Ok(outcome?.into_response())
             }
         }
     })
     .await
+}
+
+type Answer<U> = <<U as UseCase>::Ready as Ready>::Answer;
+
+/// The key a request claimed: its answer commits with the effect.
+struct KeyClaim<'a> {
+    tenant: &'a TenantId,
+    key: &'a str,
+    token: ClaimToken,
+}
+
+/// Prepares the use case, then writes its effect and renders its answer in
+/// one transaction with the key's answer (without a key, on one connection:
+/// the hot path's writes are single statements). What the use case claimed
+/// is given back unless the writes commit.
+async fn execute<U>(app: &AppState, use_case: U, key: Option<KeyClaim<'_>>) -> ApiResult<Reply>
+where
+    U: UseCase,
+    Answer<U>: Render,
+{
+    let services = &app.services;
+    let mut ready = use_case.prepare(services).await?;
+    let claim = ready.take_claim();
+    let written = async {
+        match key {
+            None => {
+                let mut conn = services.pool.acquire().await?;
+                ready.apply(services, &mut conn).await?.render(app)
+            }
+            Some(KeyClaim { tenant, key, token }) => {
+                let mut tx = services.pool.begin().await?;
+                let reply = ready.apply(services, &mut tx).await?.render(app)?;
+                let status = reply.status.as_u16();
+                if !idempotency::finish(&mut tx, tenant, key, token, status, &reply.body).await? {
+                    return Err(ApiError::IdempotencyKeyInFlight);
+                }
+                tx.commit().await?;
+                Ok(reply)
+            }
+        }
+    }
+    .await;
+    if let Some(claim) = claim {
+        claim.settle(written.is_ok()).await;
+    }
+    written
 }
 
 /// Gives a failed request's key back, so its retry can run.

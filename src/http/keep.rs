@@ -12,7 +12,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
 use super::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
-use crate::compaction::keep;
+use crate::app::keep_set;
 use crate::domain::InvalidValue;
 use crate::policy::keep::{KeepItem, KeepKind, Place, Presence, Source};
 use crate::store::conversations;
@@ -135,11 +135,11 @@ pub async fn list_keep(
         return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_ITEMS}")).into());
     }
     let kind = query.kind;
-    let mut conn = app.pool.acquire().await?;
+    let mut conn = app.services.pool.acquire().await?;
     let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
         return Err(ApiError::no_conversation(&id));
     };
-    let current = keep::current(&mut conn, &caller.tenant, &id, &app.summaries.harness).await?;
+    let current = keep_set::current(&mut conn, &caller.tenant, &id, &app.services.summaries.harness).await?;
     let summary = Presence::of(stored.summary.as_ref().map_or("", |(text, _)| text.as_str()));
     let ranked = current.set.ranked();
     let unranked = current.set.items().iter().filter(|item| item.tier().is_none());

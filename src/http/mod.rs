@@ -11,7 +11,7 @@ mod docs;
 mod due;
 pub mod error;
 pub mod extract;
-#[doc(hidden)]
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 mod handoff;
 mod headers;
@@ -40,32 +40,23 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use sqlx::PgPool;
 use tower_http::catch_panic::CatchPanicLayer;
 
 use self::deadline::DeadlineLayer;
 use self::error::{ApiError, problem_response};
+use crate::app::Services;
 use crate::auth::{KeyRegistry, RateLimits};
-use crate::compaction::SummaryConfig;
-use crate::llm::SummaryModel;
-use crate::policy::PolicyConfig;
 
 /// What every handler can reach.
 #[derive(Clone)]
 pub struct AppState {
-    pub pool: PgPool,
-    pub policy: Arc<PolicyConfig>,
-    /// Who writes summaries; `None`: the extractive summarizer.
-    pub summary_model: Option<SummaryModel>,
-    /// What every summary is held to.
-    pub summaries: SummaryConfig,
+    /// What the use cases share.
+    pub services: Services,
     /// The largest body accepted, for the 413 to say.
     pub max_body_bytes: usize,
     pub keys: Arc<KeyRegistry>,
     pub rate_limits: Arc<RateLimits>,
     pub timeouts: Timeouts,
-    /// Upstream tokens a tenant may spend a day; `None`: no limit.
-    pub daily_token_budget: Option<u64>,
 }
 
 /// The whole API, ready to serve.

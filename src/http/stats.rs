@@ -105,7 +105,7 @@ pub async fn read(
 ) -> ApiResult<Json<Stats>> {
     let since = At::parse_optional("since", query.since.as_deref())?.map(At::get);
     let until = At::parse_optional("until", query.until.as_deref())?.map(At::get);
-    let mut transaction = store::begin_fleet_read(&app.pool).await?;
+    let mut transaction = store::begin_fleet_read(&app.services.pool).await?;
     let read = stats::read(&mut transaction, &caller.tenant, since, until).await?;
     let keep = store::keep::figures_between(&mut transaction, &caller.tenant, since, until).await?;
     transaction.commit().await?;
@@ -220,7 +220,7 @@ pub async fn read_series(
         At::parse_optional("until", query.until.as_deref())?,
         At::now(),
     );
-    let mut transaction = store::begin_fleet_read(&app.pool).await?;
+    let mut transaction = store::begin_fleet_read(&app.services.pool).await?;
     let points = series::read(&mut transaction, &caller.tenant, &span).await?;
     transaction.commit().await?;
     Ok(Json(StatsSeries {

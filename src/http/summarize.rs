@@ -6,19 +6,18 @@ use axum::extract::State;
 use axum::response::Response;
 use axum::routing::post;
 use serde::{Deserialize, Serialize};
-use sqlx::PgConnection;
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, Problem};
 use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
-use super::idempotency::{self, Effect, Ready, Reply};
+use super::idempotency::{self, Render, Reply};
 use super::ledger::Compaction;
 use super::views::ConversationState;
 use super::wire::CompactionTrigger;
+use crate::app::summarize::{self, Summarized};
 use crate::auth;
-use crate::compaction::{self, Prepared, Refused, Writers};
 use crate::domain::text::storable;
 use crate::domain::{self, At, ConversationId, Count, InvalidValue};
 use crate::policy::transcript::{Message, Role, ToolCall};
@@ -152,100 +151,61 @@ pub struct SummarizeResponse {
     pub state: ConversationState,
 }
 
-pub struct Summarize(compaction::Request);
+/// The request, its values checked; a `manual_recovery` boundary takes an admin.
+pub(super) fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<summarize::Request, ApiError> {
+    let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
+    let trigger = request.trigger.map(|CompactionTrigger(trigger)| trigger);
+    if trigger == Some(Trigger::ManualRecovery) && caller.role != domain::Role::Admin {
+        return Err(ApiError::Forbidden(
+            "manual_recovery boundaries take an admin key".to_owned(),
+        ));
+    }
+    Ok(summarize::Request {
+        tenant: caller.tenant.clone(),
+        id: ConversationId::parse("conversation_id", request.conversation_id)?,
+        messages: request
+            .messages
+            .map(|messages| {
+                messages
+                    .into_iter()
+                    .enumerate()
+                    .map(|(at, message)| message.into_message(at))
+                    .collect()
+            })
+            .transpose()?,
+        summary: request.summary.map(storable),
+        trigger,
+        by_host: request.by_host.unwrap_or(true),
+        idle: request.idle.unwrap_or(false),
+        tokens_before: count("tokens_before", request.tokens_before)?,
+        keep_recent_tokens: count("keep_recent_tokens", request.keep_recent_tokens)?,
+        at: At::parse_or_now("at", request.at.as_deref())?.get(),
+    })
+}
 
-impl Summarize {
-    pub(crate) fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<Self, ApiError> {
-        let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
-        let trigger = request.trigger.map(|CompactionTrigger(trigger)| trigger);
-        if trigger == Some(Trigger::ManualRecovery) && caller.role != domain::Role::Admin {
-            return Err(ApiError::Forbidden(
-                "manual_recovery boundaries take an admin key".to_owned(),
-            ));
+impl From<summarize::Overflow> for Overflow {
+    fn from(overflow: summarize::Overflow) -> Self {
+        Self {
+            tokens_used: overflow.tokens_used,
+            context_window: overflow.context_window,
+            overflow: overflow.overflow,
+            utilization: overflow.utilization,
+            message_count: overflow.message_count,
+            trigger: overflow.trigger,
         }
-        Ok(Self(compaction::Request {
-            tenant: caller.tenant.clone(),
-            id: ConversationId::parse("conversation_id", request.conversation_id)?,
-            messages: request
-                .messages
-                .map(|messages| {
-                    messages
-                        .into_iter()
-                        .enumerate()
-                        .map(|(at, message)| message.into_message(at))
-                        .collect()
-                })
-                .transpose()?,
-            summary: request.summary.map(storable),
-            trigger,
-            by_host: request.by_host.unwrap_or(true),
-            idle: request.idle.unwrap_or(false),
-            tokens_before: count("tokens_before", request.tokens_before)?,
-            keep_recent_tokens: count("keep_recent_tokens", request.keep_recent_tokens)?,
-            at: At::parse_or_now("at", request.at.as_deref())?.get(),
-        }))
     }
 }
 
-impl From<Refused> for ApiError {
-    fn from(refused: Refused) -> Self {
-        match refused {
-            Refused::Missing(_) => ApiError::NotFound(refused.to_string()),
-            Refused::Busy => ApiError::Conflict(refused.to_string()),
-            Refused::Empty => ApiError::Conflict(refused.to_string()),
-            Refused::Store(err) => err.into(),
-        }
-    }
-}
-
-impl Effect for Summarize {
-    type Ready = Prepared;
-
-    /// The conversation is claimed while its summary is written.
-    const RUN_TO_COMPLETION: bool = true;
-
-    async fn prepare(self, app: &AppState) -> ApiResult<Prepared> {
-        let writers = Writers {
-            model: app.summary_model.as_ref(),
-            daily_budget: app.daily_token_budget,
-            config: &app.summaries,
-        };
-        Ok(compaction::prepare(&app.pool, writers, self.0).await?)
-    }
-}
-
-impl Ready for Prepared {
-    fn claim(&self) -> Option<compaction::Claim> {
-        Some(self.claim.clone())
-    }
-
-    async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
-        let (recorded, stored) = compaction::record(conn, &self).await?;
-        let success = recorded.success;
-        let overflow = (success && self.size > 0 && recorded.tokens_after > self.size).then(|| Overflow {
-            tokens_used: recorded.tokens_after,
-            context_window: self.size,
-            overflow: recorded.tokens_after - self.size,
-            utilization: recorded.tokens_after as f64 / self.size as f64,
-            message_count: recorded
-                .total_messages
-                .saturating_sub(recorded.kept_from.unwrap_or(recorded.total_messages))
-                + 1,
-            trigger: self.attempt.trigger,
-        });
-        let summary = if success {
-            recorded.summary.clone()
-        } else {
-            self.prior.clone()
-        };
+impl Render for Summarized {
+    fn render(self, app: &AppState) -> ApiResult<Reply> {
         Reply::ok(&SummarizeResponse {
-            success,
-            summary,
-            error: recorded.error.clone(),
+            success: self.recorded.success,
+            summary: self.summary,
+            error: self.recorded.error.clone(),
             keep_instructions: KEEP_INSTRUCTIONS.to_owned(),
-            compaction: Compaction::try_from(recorded)?,
-            overflow,
-            state: ConversationState::new(stored, &app.policy)?,
+            compaction: Compaction::try_from(self.recorded)?,
+            overflow: self.overflow.map(Overflow::from),
+            state: ConversationState::new(self.stored, &app.services.policy),
         })
     }
 }
@@ -277,6 +237,6 @@ pub async fn summarize(
     key: IdempotencyKey,
     body: JsonBody<SummarizeRequest>,
 ) -> ApiResult<Response> {
-    let command = Summarize::parse(&caller, body.value)?;
+    let command = parse(&caller, body.value)?;
     idempotency::run(&app, &caller, key, "POST /summarize", &body.raw, command).await
 }

@@ -5,18 +5,18 @@ use axum::extract::State;
 use axum::response::Response;
 use axum::routing::post;
 use serde::{Deserialize, Serialize};
-use sqlx::PgConnection;
 use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::{ApiResult, Problem};
 use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
-use super::idempotency::{self, Effect, Ready, Reply};
+use super::idempotency::{self, Render, Reply};
 use super::views::ConversationState;
+use crate::app::turn_end::{EndTurn, TurnEnded};
 use crate::domain::text::storable;
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
 use crate::policy::TurnEnd;
-use crate::store::conversations::{self, TurnText};
+use crate::store::conversations::TurnText;
 
 /// The most user messages one turn may report.
 pub const MAX_USER_MESSAGES: u64 = 1_000_000;
@@ -57,54 +57,35 @@ pub struct TurnEndedResponse {
     pub state: ConversationState,
 }
 
-pub struct EndTurn {
-    tenant: TenantId,
-    id: ConversationId,
-    turn: TurnEnd,
-    text: TurnText,
-    at: At,
-}
-
-impl EndTurn {
-    pub(crate) fn parse(tenant: TenantId, request: TurnEndedRequest) -> Result<Self, InvalidValue> {
-        let user_messages = request.user_messages.unwrap_or(1);
-        if user_messages > MAX_USER_MESSAGES {
-            return Err(InvalidValue::new(
-                "user_messages",
-                format!("must be at most {MAX_USER_MESSAGES}"),
-            ));
-        }
-        Ok(Self {
-            tenant,
-            id: ConversationId::parse("conversation_id", request.conversation_id)?,
-            turn: TurnEnd {
-                user_messages,
-                run_completed: request.run_completed.unwrap_or(true),
-            },
-            text: TurnText {
-                user: request.user.map(storable),
-                assistant: request.assistant.map(storable),
-            },
-            at: At::parse_or_now("at", request.at.as_deref())?,
-        })
+/// The turn end, its values checked.
+pub(super) fn parse(tenant: TenantId, request: TurnEndedRequest) -> Result<EndTurn, InvalidValue> {
+    let user_messages = request.user_messages.unwrap_or(1);
+    if user_messages > MAX_USER_MESSAGES {
+        return Err(InvalidValue::new(
+            "user_messages",
+            format!("must be at most {MAX_USER_MESSAGES}"),
+        ));
     }
+    Ok(EndTurn {
+        tenant,
+        id: ConversationId::parse("conversation_id", request.conversation_id)?,
+        turn: TurnEnd {
+            user_messages,
+            run_completed: request.run_completed.unwrap_or(true),
+        },
+        text: TurnText {
+            user: request.user.map(storable),
+            assistant: request.assistant.map(storable),
+        },
+        at: At::parse_or_now("at", request.at.as_deref())?.get(),
+    })
 }
 
-impl Effect for EndTurn {
-    type Ready = Self;
-
-    async fn prepare(self, _: &AppState) -> ApiResult<Self> {
-        Ok(self)
-    }
-}
-
-impl Ready for EndTurn {
-    async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
-        let (stored, turn_id) =
-            conversations::end_turn(conn, &self.tenant, &self.id, &self.turn, self.text, self.at.get()).await?;
+impl Render for TurnEnded {
+    fn render(self, app: &AppState) -> ApiResult<Reply> {
         Reply::ok(&TurnEndedResponse {
-            turn_id,
-            state: ConversationState::new(stored, &app.policy)?,
+            turn_id: self.turn_id,
+            state: ConversationState::new(self.stored, &app.services.policy),
         })
     }
 }
@@ -132,6 +113,6 @@ pub async fn end_turn(
     key: IdempotencyKey,
     body: JsonBody<TurnEndedRequest>,
 ) -> ApiResult<Response> {
-    let command = EndTurn::parse(caller.tenant.clone(), body.value)?;
+    let command = parse(caller.tenant.clone(), body.value)?;
     idempotency::run(&app, &caller, key, "POST /turn-ended", &body.raw, command).await
 }

@@ -118,7 +118,7 @@ pub async fn list_turns(
         )
         .into());
     }
-    let mut conn = app.pool.acquire().await?;
+    let mut conn = app.services.pool.acquire().await?;
     let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
         return Err(ApiError::no_conversation(&id));
     };

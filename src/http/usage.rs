@@ -5,17 +5,17 @@ use axum::extract::State;
 use axum::response::Response;
 use axum::routing::post;
 use serde::Deserialize;
-use sqlx::PgConnection;
 use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::{ApiResult, Problem};
 use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
-use super::idempotency::{self, Effect, Ready, Reply};
+use super::idempotency::{self, Render, Reply};
 use super::views::ConversationState;
+use crate::app::usage::RecordUsage;
 use crate::domain::{At, ConversationId, Count, InvalidValue, TenantId};
 use crate::policy::{CacheLife, UsageReport};
-use crate::store::conversations;
+use crate::store::StoredConversation;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/usage", post(record_usage))
@@ -63,48 +63,29 @@ pub struct UsageRequest {
     pub at: Option<String>,
 }
 
-/// A checked usage report.
-pub struct RecordUsage {
-    tenant: TenantId,
-    id: ConversationId,
-    report: UsageReport,
-    at: At,
+/// The report, its values checked.
+pub(super) fn parse(tenant: TenantId, request: UsageRequest) -> Result<RecordUsage, InvalidValue> {
+    let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
+    Ok(RecordUsage {
+        tenant,
+        id: ConversationId::parse("conversation_id", request.conversation_id)?,
+        report: UsageReport {
+            used: Count::parse("used", request.used)?.get(),
+            size: count("size", request.size)?,
+            input: count("input", request.input)?,
+            cached_read: count("cached_read", request.cached_read)?,
+            cache_written: count("cache_written", request.cache_written)?,
+            output: count("output", request.output)?,
+            cache_life: request.cache_life,
+            context_pressure_tokens: count("context_pressure_tokens", request.context_pressure_tokens)?,
+        },
+        at: At::parse_or_now("at", request.at.as_deref())?.get(),
+    })
 }
 
-impl RecordUsage {
-    pub(crate) fn parse(tenant: TenantId, request: UsageRequest) -> Result<Self, InvalidValue> {
-        let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
-        Ok(Self {
-            tenant,
-            id: ConversationId::parse("conversation_id", request.conversation_id)?,
-            report: UsageReport {
-                used: Count::parse("used", request.used)?.get(),
-                size: count("size", request.size)?,
-                input: count("input", request.input)?,
-                cached_read: count("cached_read", request.cached_read)?,
-                cache_written: count("cache_written", request.cache_written)?,
-                output: count("output", request.output)?,
-                cache_life: request.cache_life,
-                context_pressure_tokens: count("context_pressure_tokens", request.context_pressure_tokens)?,
-            },
-            at: At::parse_or_now("at", request.at.as_deref())?,
-        })
-    }
-}
-
-impl Effect for RecordUsage {
-    type Ready = Self;
-
-    async fn prepare(self, _: &AppState) -> ApiResult<Self> {
-        Ok(self)
-    }
-}
-
-impl Ready for RecordUsage {
-    async fn apply(self, app: &AppState, conn: &mut PgConnection) -> ApiResult<Reply> {
-        let stored =
-            conversations::record_usage(conn, &self.tenant, &self.id, &self.report, self.at.get(), &app.policy).await?;
-        Reply::ok(&ConversationState::new(stored, &app.policy)?)
+impl Render for StoredConversation {
+    fn render(self, app: &AppState) -> ApiResult<Reply> {
+        Reply::ok(&ConversationState::new(self, &app.services.policy))
     }
 }
 
@@ -131,6 +112,6 @@ pub async fn record_usage(
     key: IdempotencyKey,
     body: JsonBody<UsageRequest>,
 ) -> ApiResult<Response> {
-    let command = RecordUsage::parse(caller.tenant.clone(), body.value)?;
+    let command = parse(caller.tenant.clone(), body.value)?;
     idempotency::run(&app, &caller, key, "POST /usage", &body.raw, command).await
 }

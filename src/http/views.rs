@@ -1,11 +1,10 @@
 //! What the API answers about a conversation, shared by every resource.
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::error::ApiError;
-use crate::policy::{CacheLife, CacheLifeSetting, DecisionKind, Guard, Moment, PolicyConfig, Trigger};
+use crate::policy::{CacheLife, CacheLifeSetting, ModelCall, PendingDecision, PolicyConfig};
 use crate::store::StoredConversation;
 
 /// A conversation's state (SPEC §1), with its summary, pending decision and lineage.
@@ -70,44 +69,10 @@ pub struct Summary {
     pub seq: i64,
 }
 
-/// A non-keep decision as it was logged.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct PendingDecision {
-    pub decision: DecisionKind,
-    pub trigger: Option<Trigger>,
-    pub guard: Option<Guard>,
-    pub reason: String,
-    pub moment: Moment,
-    pub at: DateTime<Utc>,
-    /// The seq of its `decision` event.
-    #[serde(default)]
-    pub event_seq: Option<i64>,
-}
-
-/// The token counts of one model call.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct ModelCall {
-    pub input: Option<u64>,
-    pub cached_read: Option<u64>,
-    pub cache_written: Option<u64>,
-    pub output: Option<u64>,
-}
-
 impl ConversationState {
-    pub fn new(stored: StoredConversation, config: &PolicyConfig) -> Result<Self, ApiError> {
-        let corrupt = |what: &str, err: serde_json::Error| ApiError::Internal(format!("stored {what}: {err}"));
-        let pending_decision = stored
-            .pending_decision
-            .map(serde_json::from_value)
-            .transpose()
-            .map_err(|err| corrupt("pending decision", err))?;
-        let last_call = stored
-            .last_call
-            .map(serde_json::from_value)
-            .transpose()
-            .map_err(|err| corrupt("last call", err))?;
+    pub fn new(stored: StoredConversation, config: &PolicyConfig) -> Self {
         let c = stored.state;
-        Ok(Self {
+        Self {
             conversation_id: stored.conversation_id,
             used: c.used,
             size: c.size,
@@ -132,13 +97,13 @@ impl ConversationState {
             user_messages_since_run_completed: c.user_messages_since_run_completed,
             failed_compactions_in_row: c.failed_compactions_in_row,
             summary: stored.summary.map(|(text, seq)| Summary { text, seq }),
-            pending_decision,
-            last_call,
+            pending_decision: stored.pending_decision,
+            last_call: stored.last_call,
             predecessor_id: stored.predecessor_id,
             successor_id: stored.successor_id,
             event_count: stored.last_event_seq,
             turn_count: stored.last_turn_seq,
             updated_at: stored.updated_at,
-        })
+        }
     }
 }

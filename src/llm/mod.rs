@@ -14,5 +14,5 @@ pub mod wire;
 pub use client::{LlmClient, LlmConfig};
 pub use error::LlmError;
 pub use retry::RetryPolicy;
-pub use summarizer::{Draft, SummaryModel, Via, Writer};
+pub use summarizer::{Draft, UpstreamModel, Via, Writer};
 pub use wire::{Completion, CompletionRequest, Provider};

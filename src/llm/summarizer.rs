@@ -27,10 +27,10 @@ const LABEL_TOKENS: u64 = 4;
 /// The most of an upstream's answer read, whatever it sends.
 pub const MAX_SUMMARY_BYTES: usize = 32 * 1024;
 
-/// The upstream and the model that write summaries (a model of their own,
-/// separate from any other).
+/// An upstream and the model asked there: summaries and scores each have
+/// their own.
 #[derive(Debug, Clone)]
-pub struct SummaryModel {
+pub struct UpstreamModel {
     pub client: Arc<LlmClient>,
     pub model: String,
 }
@@ -108,7 +108,7 @@ impl Draft {
 /// How the summary is to be written.
 #[derive(Debug, Clone, Copy)]
 pub enum Via<'a> {
-    Upstream(&'a SummaryModel),
+    Upstream(&'a UpstreamModel),
     /// Without a model, for this reason (said in the summary).
     Extractive(&'a str),
 }

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use super::report::{Compacted, Figures, HarnessComparison, SessionReport};
 use super::session::Session;
 use super::{Replay, ReplayError, Schedule};
-use crate::compaction::keep;
+use crate::app::keep_set;
 use crate::domain::ConversationId;
 use crate::llm::tokens;
 use crate::policy::transcript::{Message, Role};
@@ -76,7 +76,7 @@ impl Replay {
             .acquire()
             .await
             .map_err(|err| ReplayError::Service(err.to_string()))?;
-        let current = keep::current(&mut conn, &self.tenant, &conversation, &self.summaries.harness)
+        let current = keep_set::current(&mut conn, &self.tenant, &conversation, &self.summaries.harness)
             .await
             .map_err(|err| ReplayError::Service(err.to_string()))?;
         Ok(Figures::measure(current.set.items(), text))

@@ -19,8 +19,8 @@ use std::path::PathBuf;
 use sqlx::PgPool;
 use tokio::sync::oneshot;
 
-use crate::auth::admin;
-use crate::compaction::SummaryConfig;
+use crate::app::keys;
+use crate::app::summarize::SummaryConfig;
 use crate::domain::TenantId;
 use crate::policy::keep::summary_max_tokens;
 use crate::startup::{Application, Settings, StartupError};
@@ -92,7 +92,7 @@ impl Replay {
         let key = if registry.is_open() {
             None
         } else {
-            let minted = admin::create(&pool, REPLAY_TENANT, "agent", Some("compactd replay"))
+            let minted = keys::create(&pool, REPLAY_TENANT, "agent", Some("compactd replay"))
                 .await
                 .map_err(|err| ReplayError::Service(format!("no key for the replay: {err}")))?;
             registry
@@ -130,7 +130,7 @@ impl Replay {
 
     pub async fn stop(mut self) {
         if let Some((id, _)) = &self.key
-            && let Err(err) = admin::revoke(&self.pool, id).await
+            && let Err(err) = keys::revoke(&self.pool, id).await
         {
             tracing::warn!(%err, "the replay's key could not be revoked");
         }

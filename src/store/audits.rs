@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use sqlx::{Connection, PgPool, Row};
+use sqlx::{Connection, PgConnection, Row};
 
 use super::StoreResult;
 use super::scoring::append_event;
@@ -40,14 +40,13 @@ pub struct Claimed {
 /// Claims the conversation's audit when one is due and no other worker runs
 /// it; also claims the turns it will re-score, so the scorer leaves them.
 pub async fn claim(
-    pool: &PgPool,
+    conn: &mut PgConnection,
     tenant: &str,
     conversation_id: &str,
     config: &AuditConfig,
     abandoned_after: Duration,
     retry_after: Duration,
 ) -> StoreResult<Option<Claimed>> {
-    let mut conn = pool.acquire().await?;
     let mut tx = conn.begin().await?;
     let row = sqlx::query(
         "UPDATE conversations c SET audit_claimed_at = now()
@@ -126,8 +125,7 @@ pub struct Outcome {
 }
 
 /// Applies an audit's outcome and ends its claim, in one transaction.
-pub async fn finish(pool: &PgPool, claimed: &Claimed, outcome: &Outcome) -> StoreResult<()> {
-    let mut conn = pool.acquire().await?;
+pub async fn finish(conn: &mut PgConnection, claimed: &Claimed, outcome: &Outcome) -> StoreResult<()> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
     for (seq, score) in &outcome.scores {
@@ -180,8 +178,7 @@ pub async fn finish(pool: &PgPool, claimed: &Claimed, outcome: &Outcome) -> Stor
 }
 
 /// Ends a claimed audit without applying anything, and says why.
-pub async fn give_up(pool: &PgPool, claimed: &Claimed, reason: &str, detail: &str) -> StoreResult<()> {
-    let mut conn = pool.acquire().await?;
+pub async fn give_up(conn: &mut PgConnection, claimed: &Claimed, reason: &str, detail: &str) -> StoreResult<()> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
     release_turns(&mut tx, claimed).await?;

@@ -9,15 +9,16 @@
 use std::sync::LazyLock;
 
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
+use serde_json::json;
 use sqlx::postgres::PgArguments;
 use sqlx::query::Query;
+use sqlx::types::Json;
 use sqlx::{PgConnection, Postgres};
 
 use super::state::{STATE_COLUMNS, bind_state};
 use super::{StoreResult, StoredConversation, db_count};
 use crate::domain::{ConversationId, TenantId};
-use crate::policy::{CacheLife, Conversation, PolicyConfig, TurnEnd, UsageReport};
+use crate::policy::{CacheLife, Conversation, ModelCall, PendingDecision, PolicyConfig, TurnEnd, UsageReport};
 
 /// The columns of a fresh row, bound as `$1..=$23` by [`bind_fresh`].
 static INSERT_FRESH: LazyLock<String> = LazyLock::new(|| {
@@ -35,7 +36,7 @@ fn bind_fresh<'q>(
     tenant: &'q TenantId,
     id: &'q ConversationId,
     state: &'q Conversation,
-    last_call: Option<Value>,
+    last_call: Option<Json<ModelCall>>,
     first_turn: bool,
 ) -> Query<'q, Postgres, PgArguments> {
     bind_state(sqlx::query(sql).bind(tenant.as_str()).bind(id.as_str()), state)
@@ -91,15 +92,7 @@ pub async fn record_usage(
 ) -> StoreResult<StoredConversation> {
     let mut fresh = Conversation::new(at);
     fresh.record_usage(report, at, config);
-    let counts = [report.input, report.cached_read, report.cache_written, report.output];
-    let call = counts.iter().any(Option::is_some).then(|| {
-        json!({
-            "input": report.input,
-            "cached_read": report.cached_read,
-            "cache_written": report.cache_written,
-            "output": report.output,
-        })
-    });
+    let call = ModelCall::of(report).map(Json);
     let payload = json!({
         "used": report.used,
         "size": report.size,
@@ -237,7 +230,7 @@ pub async fn record_decision(
     tenant: &TenantId,
     id: &ConversationId,
     at: DateTime<Utc>,
-    decision: &Value,
+    decision: &PendingDecision,
 ) -> StoreResult<Option<i64>> {
     let seq = sqlx::query_scalar(
         "WITH c AS (
@@ -255,7 +248,7 @@ pub async fn record_decision(
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(at)
-    .bind(decision)
+    .bind(Json(decision))
     .fetch_optional(&mut *conn)
     .await?;
     Ok(seq)

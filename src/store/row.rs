@@ -3,10 +3,11 @@
 use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::postgres::PgRow;
+use sqlx::types::Json;
 
 use super::audits::Critical;
 use super::{StoreError, count_of};
-use crate::policy::{CacheLifeSetting, Conversation};
+use crate::policy::{CacheLifeSetting, Conversation, ModelCall, PendingDecision};
 
 /// A conversation as stored: the policy's state plus what the service keeps
 /// beside it.
@@ -19,8 +20,8 @@ pub struct StoredConversation {
     pub summary: Option<(String, i64)>,
     pub predecessor_id: Option<String>,
     pub successor_id: Option<String>,
-    pub pending_decision: Option<serde_json::Value>,
-    pub last_call: Option<serde_json::Value>,
+    pub pending_decision: Option<PendingDecision>,
+    pub last_call: Option<ModelCall>,
     pub last_event_seq: i64,
     pub last_turn_seq: i64,
     /// The seq of its latest compaction attempt.
@@ -69,8 +70,12 @@ impl StoredConversation {
             summary: summary.zip(summary_seq),
             predecessor_id: row.try_get("predecessor_id")?,
             successor_id: row.try_get("successor_id")?,
-            pending_decision: row.try_get("pending_decision")?,
-            last_call: row.try_get("last_call")?,
+            pending_decision: row
+                .try_get::<Option<Json<PendingDecision>>, _>("pending_decision")?
+                .map(|Json(pending)| pending),
+            last_call: row
+                .try_get::<Option<Json<ModelCall>>, _>("last_call")?
+                .map(|Json(call)| call),
             last_event_seq: row.try_get("last_event_seq")?,
             last_turn_seq: row.try_get("last_turn_seq")?,
             last_compaction_seq: row.try_get("last_compaction_seq")?,

@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use serde_json::json;
-use sqlx::{Connection, PgConnection, PgPool, Row};
+use sqlx::{Connection, PgConnection, Row};
 
 use super::StoreResult;
 
@@ -26,7 +26,7 @@ pub struct ClaimedTurn {
 
 /// Claims up to `limit` unscored turns, oldest first, skipping those another
 /// worker holds; a claim older than `abandoned_after` is taken again.
-pub async fn claim(pool: &PgPool, limit: i64, abandoned_after: Duration) -> StoreResult<Vec<ClaimedTurn>> {
+pub async fn claim(conn: &mut PgConnection, limit: i64, abandoned_after: Duration) -> StoreResult<Vec<ClaimedTurn>> {
     let rows = sqlx::query(
         "UPDATE turns t SET score_claimed_at = now()
            FROM (SELECT tenant, conversation_id, seq FROM turns
@@ -40,7 +40,7 @@ pub async fn claim(pool: &PgPool, limit: i64, abandoned_after: Duration) -> Stor
     )
     .bind(limit)
     .bind(abandoned_after)
-    .fetch_all(pool)
+    .fetch_all(&mut *conn)
     .await?;
     rows.iter()
         .map(|row| {
@@ -57,10 +57,10 @@ pub async fn claim(pool: &PgPool, limit: i64, abandoned_after: Duration) -> Stor
 }
 
 /// Turns waiting to be scored (the scorer's queue).
-pub async fn waiting(pool: &PgPool) -> StoreResult<i64> {
+pub async fn waiting(conn: &mut PgConnection) -> StoreResult<i64> {
     Ok(
         sqlx::query_scalar("SELECT count(*) FROM turns WHERE score IS NULL AND NOT score_failed")
-            .fetch_one(pool)
+            .fetch_one(&mut *conn)
             .await?,
     )
 }
@@ -98,8 +98,7 @@ pub(crate) async fn append_event(
 
 /// Records a claimed turn's score; `false` when the claim was lost (another
 /// worker took it as abandoned, or an audit scored it), and nothing is written.
-pub async fn record(pool: &PgPool, turn: &ClaimedTurn, score: u8, source: &str) -> StoreResult<bool> {
-    let mut conn = pool.acquire().await?;
+pub async fn record(conn: &mut PgConnection, turn: &ClaimedTurn, score: u8, source: &str) -> StoreResult<bool> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &turn.tenant, &turn.conversation_id).await?;
     let done = sqlx::query(
@@ -124,7 +123,7 @@ pub async fn record(pool: &PgPool, turn: &ClaimedTurn, score: u8, source: &str) 
 
 /// Gives a claimed turn back after its score could not be recorded, so the
 /// next round takes it instead of waiting for the claim to lapse.
-pub async fn release(pool: &PgPool, turn: &ClaimedTurn) -> StoreResult<()> {
+pub async fn release(conn: &mut PgConnection, turn: &ClaimedTurn) -> StoreResult<()> {
     sqlx::query(
         "UPDATE turns SET score_claimed_at = NULL
           WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL AND score_claimed_at = $4",
@@ -133,14 +132,18 @@ pub async fn release(pool: &PgPool, turn: &ClaimedTurn) -> StoreResult<()> {
     .bind(&turn.conversation_id)
     .bind(turn.seq)
     .bind(turn.claimed_at)
-    .execute(pool)
+    .execute(&mut *conn)
     .await?;
     Ok(())
 }
 
 /// The score call failed: the turn stays unscored, left to the next audit.
-pub async fn record_failure(pool: &PgPool, turn: &ClaimedTurn, reason: &str, detail: &str) -> StoreResult<()> {
-    let mut conn = pool.acquire().await?;
+pub async fn record_failure(
+    conn: &mut PgConnection,
+    turn: &ClaimedTurn,
+    reason: &str,
+    detail: &str,
+) -> StoreResult<()> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &turn.tenant, &turn.conversation_id).await?;
     let done = sqlx::query(

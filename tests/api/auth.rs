@@ -1,6 +1,6 @@
 //! Who may do what: the auth matrix of SPEC §6.
 
-use compactd::auth::admin;
+use compactd::app::keys as admin;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 

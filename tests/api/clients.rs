@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use compactd::auth::admin;
+use compactd::app::keys as admin;
 use serde_json::Value;
 use tokio::process::Command;
 

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use compactd::compaction::SummaryConfig;
+use compactd::app::summarize::SummaryConfig;
 use compactd::llm::tokens;
 use compactd::policy::keep::HarnessPatterns;
 use compactd::policy::keep::narrative::KEPT_HEADING;

@@ -1,6 +1,6 @@
 //! What the logs never hold: API keys and upstream keys, at any level.
 
-use compactd::auth::admin;
+use compactd::app::keys as admin;
 use serde_json::json;
 
 use crate::binary;

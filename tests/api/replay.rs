@@ -282,7 +282,7 @@ async fn a_database_with_keys_gets_a_replay_of_its_own_tenant_and_key_revoked_af
     let dir = scratch();
     let file = write(&dir, "chat.json", &openai_chat());
     let database = Database::create().await;
-    compactd::auth::admin::create(&database.pool, "acme", "agent", None)
+    compactd::app::keys::create(&database.pool, "acme", "agent", None)
         .await
         .unwrap();
 

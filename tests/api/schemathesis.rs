@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use compactd::auth::admin;
+use compactd::app::keys as admin;
 use serde_json::json;
 
 use crate::binary;

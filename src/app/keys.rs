@@ -1,9 +1,9 @@
-//! Managing keys (the `compactd keys` subcommands): create one and show it
+//! Manage keys (the `compactd keys` subcommands): create one and show it
 //! once, list them, revoke one.
 
 use sqlx::PgPool;
 
-use super::key;
+use crate::auth::key;
 use crate::domain::{InvalidValue, Role, TenantId};
 use crate::store::{StoreError, keys};
 

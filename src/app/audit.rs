@@ -4,17 +4,29 @@
 
 use std::collections::HashMap;
 
-use super::Workers;
-use super::scorer::{spend, upstream_for};
+use std::time::Duration;
+
+use super::Services;
 use crate::llm::CompletionRequest;
 use crate::llm::error::excerpt;
-use crate::policy::audit::{self, LiveTurn};
+use crate::policy::audit::{self, AuditConfig, LiveTurn};
 use crate::policy::score;
+use crate::store;
 use crate::store::audits::{self, Claimed, Critical, Outcome};
 
 /// Room for one `id: score` line per turn.
 const RESCORE_MAX_TOKENS: u32 = 1_024;
 const MEMORY_MAX_TOKENS: u32 = 1_024;
+
+/// When audits are due, and how long a claim or a failure holds.
+#[derive(Debug, Clone)]
+pub struct AuditSettings {
+    pub config: AuditConfig,
+    /// A claim older than this was abandoned (its worker died): taken again.
+    pub abandoned_after: Duration,
+    /// A failed audit is not retried sooner than this.
+    pub retry_after: Duration,
+}
 
 /// Why an audit gave up.
 struct GaveUp {
@@ -22,16 +34,20 @@ struct GaveUp {
     detail: String,
 }
 
-pub(super) async fn run_if_due(workers: &Workers, tenant: &str, conversation_id: &str) {
-    let settings = &workers.settings;
-    let claimed = audits::claim(
-        &workers.pool,
-        tenant,
-        conversation_id,
-        &settings.audit,
-        settings.abandoned_after,
-        settings.audit_retry_after,
-    )
+/// Audits the conversation when its audit is due and no other worker runs it.
+pub async fn run_if_due(services: &Services, settings: &AuditSettings, tenant: &str, conversation_id: &str) {
+    let claimed = async {
+        let mut conn = services.pool.acquire().await?;
+        audits::claim(
+            &mut conn,
+            tenant,
+            conversation_id,
+            &settings.config,
+            settings.abandoned_after,
+            settings.retry_after,
+        )
+        .await
+    }
     .await;
     let claimed = match claimed {
         Ok(Some(claimed)) => claimed,
@@ -41,15 +57,22 @@ pub(super) async fn run_if_due(workers: &Workers, tenant: &str, conversation_id:
             return;
         }
     };
-    let recorded = match decide(workers, &claimed).await {
+    let recorded = match decide(services, &settings.config, &claimed).await {
         Ok(outcome) => {
             metrics::counter!("compactd_audits_total").increment(1);
-            crate::store::retry_lost_races(|| audits::finish(&workers.pool, &claimed, &outcome)).await
+            store::retry_lost_races(|| async {
+                let mut conn = services.pool.acquire().await?;
+                audits::finish(&mut conn, &claimed, &outcome).await
+            })
+            .await
         }
         Err(gave_up) => {
             metrics::counter!("compactd_background_skipped_total", "reason" => gave_up.reason).increment(1);
-            crate::store::retry_lost_races(|| audits::give_up(&workers.pool, &claimed, gave_up.reason, &gave_up.detail))
-                .await
+            store::retry_lost_races(|| async {
+                let mut conn = services.pool.acquire().await?;
+                audits::give_up(&mut conn, &claimed, gave_up.reason, &gave_up.detail).await
+            })
+            .await
         }
     };
     if let Err(err) = recorded {
@@ -58,8 +81,8 @@ pub(super) async fn run_if_due(workers: &Workers, tenant: &str, conversation_id:
     }
 }
 
-async fn decide(workers: &Workers, claimed: &Claimed) -> Result<Outcome, GaveUp> {
-    let model = upstream_for(workers, &claimed.tenant).await;
+async fn decide(services: &Services, config: &AuditConfig, claimed: &Claimed) -> Result<Outcome, GaveUp> {
+    let model = services.score_model_for(&claimed.tenant).await;
     let asked: Vec<&LiveTurn> = claimed
         .live
         .iter()
@@ -79,13 +102,9 @@ async fn decide(workers: &Workers, claimed: &Claimed) -> Result<Outcome, GaveUp>
                 reason: "audit-call",
                 detail: err.to_string(),
             })?;
-            spend(
-                workers,
-                &claimed.tenant,
-                completion.input_tokens,
-                completion.output_tokens,
-            )
-            .await;
+            services
+                .spend_on_scores(&claimed.tenant, completion.input_tokens, completion.output_tokens)
+                .await;
             let seqs: Vec<i64> = asked.iter().map(|turn| turn.seq).collect();
             audit::parse_rescore(&completion.text, &seqs).ok_or_else(|| GaveUp {
                 reason: "audit-parse",
@@ -130,9 +149,9 @@ async fn decide(workers: &Workers, claimed: &Claimed) -> Result<Outcome, GaveUp>
         .collect();
     let memory = match facts.last() {
         None => None,
-        Some(newest) => Some((rebuilt_memory(workers, claimed, &facts).await?, newest.seq)),
+        Some(newest) => Some((rebuilt_memory(services, config, claimed, &facts).await?, newest.seq)),
     };
-    let evicted = audit::to_evict(&merged, &workers.settings.audit);
+    let evicted = audit::to_evict(&merged, config);
     Ok(Outcome {
         scores,
         critical,
@@ -141,13 +160,14 @@ async fn decide(workers: &Workers, claimed: &Claimed) -> Result<Outcome, GaveUp>
     })
 }
 
-async fn rebuilt_memory(workers: &Workers, claimed: &Claimed, facts: &[&LiveTurn]) -> Result<String, GaveUp> {
-    let Some(model) = upstream_for(workers, &claimed.tenant).await else {
-        return Ok(audit::heuristic_memory(
-            claimed.memory.as_deref(),
-            facts,
-            &workers.settings.audit,
-        ));
+async fn rebuilt_memory(
+    services: &Services,
+    config: &AuditConfig,
+    claimed: &Claimed,
+    facts: &[&LiveTurn],
+) -> Result<String, GaveUp> {
+    let Some(model) = services.score_model_for(&claimed.tenant).await else {
+        return Ok(audit::heuristic_memory(claimed.memory.as_deref(), facts, config));
     };
     let request = CompletionRequest {
         model: model.model.clone(),
@@ -160,12 +180,8 @@ async fn rebuilt_memory(workers: &Workers, claimed: &Claimed, facts: &[&LiveTurn
         reason: "audit-call",
         detail: err.to_string(),
     })?;
-    spend(
-        workers,
-        &claimed.tenant,
-        completion.input_tokens,
-        completion.output_tokens,
-    )
-    .await;
+    services
+        .spend_on_scores(&claimed.tenant, completion.input_tokens, completion.output_tokens)
+        .await;
     Ok(completion.text)
 }

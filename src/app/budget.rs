@@ -1,0 +1,87 @@
+//! The one gate every upstream call passes (SPEC §6): a tenant's daily
+//! upstream token budget. Summaries, scores and audits all ask it before
+//! they call, and count what they spent after.
+
+use sqlx::PgConnection;
+
+use super::Services;
+use crate::domain::TenantId;
+use crate::llm::UpstreamModel;
+use crate::store::{StoreResult, budget};
+
+/// Upstream tokens each tenant may spend a day; `None`: no limit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Budget {
+    pub daily: Option<u64>,
+}
+
+/// The tenant spent its budget for today: why no model was asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spent(String);
+
+impl Spent {
+    pub fn reason(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Budget {
+    /// Whether the tenant may still call upstream today.
+    pub async fn allows(&self, conn: &mut PgConnection, tenant: &TenantId) -> StoreResult<Result<(), Spent>> {
+        let Some(daily) = self.daily else {
+            return Ok(Ok(()));
+        };
+        let spent = budget::spent_today(conn, tenant).await?;
+        if spent < daily {
+            Ok(Ok(()))
+        } else {
+            Ok(Err(Spent(format!(
+                "the tenant's daily upstream budget of {daily} tokens is spent"
+            ))))
+        }
+    }
+
+    /// Counts one upstream call's tokens against today's budget (when the
+    /// upstream said how many it took).
+    pub async fn spend(
+        &self,
+        conn: &mut PgConnection,
+        tenant: &TenantId,
+        input: Option<u64>,
+        output: Option<u64>,
+    ) -> StoreResult<()> {
+        match input {
+            Some(input) => budget::spend(conn, tenant, input, output.unwrap_or(0)).await,
+            None => Ok(()),
+        }
+    }
+}
+
+/// The gate as the background workers meet it: turns and audits name their
+/// tenant as stored.
+impl Services {
+    /// The score model for the tenant, unless there is none or the tenant's
+    /// budget is spent (or cannot be read: the heuristic costs nothing).
+    pub(crate) async fn score_model_for(&self, tenant: &str) -> Option<&UpstreamModel> {
+        let model = self.score_model.as_ref()?;
+        let tenant = TenantId::parse("tenant", tenant).ok()?;
+        let mut conn = self.pool.acquire().await.ok()?;
+        self.budget.allows(&mut conn, &tenant).await.ok()?.ok()?;
+        Some(model)
+    }
+
+    /// Counts a score or audit call against the tenant's budget; a count that
+    /// cannot be written is logged, not retried.
+    pub(crate) async fn spend_on_scores(&self, tenant: &str, input: Option<u64>, output: Option<u64>) {
+        let Ok(tenant) = TenantId::parse("tenant", tenant) else {
+            return;
+        };
+        let spent = async {
+            let mut conn = self.pool.acquire().await?;
+            self.budget.spend(&mut conn, &tenant, input, output).await
+        };
+        if let Err(err) = spent.await {
+            tracing::warn!(%err, "could not count upstream tokens against the budget");
+        }
+    }
+}

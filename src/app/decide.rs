@@ -1,0 +1,70 @@
+//! Decide (SPEC §2, §3 /decide): the policy applied to a conversation's
+//! state at the moment asked. A non-keep decision is logged as an event and
+//! becomes the conversation's pending decision.
+
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+
+use super::{Outcome, Ready, Services, ready_as_it_comes};
+use crate::domain::{ConversationId, TenantId};
+use crate::policy::{self, Decision, DecisionKind, Moment, PendingDecision, Trigger};
+use crate::store::{StoredConversation, conversations};
+
+#[derive(Debug)]
+pub struct Decide {
+    pub tenant: TenantId,
+    pub id: ConversationId,
+    pub moment: Moment,
+    pub at: DateTime<Utc>,
+}
+
+/// The decision, and the state it was made on with the decision pending.
+#[derive(Debug)]
+pub struct Decided {
+    pub decision: Decision,
+    pub moment: Moment,
+    pub at: DateTime<Utc>,
+    /// `None`: a conversation never reported on (it is not created).
+    pub stored: Option<StoredConversation>,
+}
+
+ready_as_it_comes!(Decide);
+
+impl Ready for Decide {
+    type Answer = Decided;
+
+    async fn apply(self, services: &Services, conn: &mut PgConnection) -> Outcome<Decided> {
+        let Some(mut stored) = conversations::find(conn, &self.tenant, &self.id).await? else {
+            return Ok(self.answer(Decision::no_usage_yet(), None));
+        };
+        let decision = policy::decide(&stored.state, self.moment, self.at, &services.policy);
+        if decision.kind != DecisionKind::Keep {
+            let mut pending = PendingDecision::of(&decision, self.moment, self.at);
+            let seq = conversations::record_decision(conn, &self.tenant, &self.id, self.at, &pending).await?;
+            pending.event_seq = seq;
+            if let Some(seq) = seq {
+                stored.last_event_seq = seq;
+            }
+            stored.pending_decision = Some(pending);
+        }
+        Ok(self.answer(decision, Some(stored)))
+    }
+}
+
+impl Decide {
+    fn answer(&self, decision: Decision, stored: Option<StoredConversation>) -> Decided {
+        metrics::counter!(
+            "compactd_decisions_total",
+            "decision" => decision.kind.as_str(),
+            "trigger" => decision.trigger.map_or("none", Trigger::as_str),
+            "moment" => self.moment.as_str(),
+        )
+        .increment(1);
+        Decided {
+            decision,
+            moment: self.moment,
+            at: self.at,
+            stored,
+        }
+    }
+}

@@ -1,0 +1,197 @@
+//! Hand off (SPEC §3 /handoff): start a new conversation from an old one
+//! with the text that carries it over (its defaults filled in from the
+//! stored turns, its summary fitted beside the rest), or record that the
+//! user carried on.
+
+use chrono::{DateTime, Utc};
+use sqlx::{Connection, PgConnection};
+
+use super::{Outcome, Ready, Refusal, Services, UseCase, keep_set};
+use crate::domain::{ConversationId, TenantId};
+use crate::llm::Writer;
+use crate::llm::summarizer::finish_beside;
+use crate::policy::handoff::{Handoff, Request};
+use crate::policy::keep::narrative::narrative_of;
+use crate::policy::keep::summary_max_tokens;
+use crate::store::handoffs::{self, NotRolled};
+use crate::store::turns::{self, Said};
+use crate::store::{compactions, conversations};
+
+/// How many of the user's latest messages a handoff quotes by default…
+pub const DEFAULT_REQUESTS: usize = 3;
+/// …found among this many of the newest turns with user text (harness text
+/// in the user role is not the user's).
+const REQUEST_LOOKBACK: i64 = 50;
+
+/// A checked handoff: a rollover with what the caller gave, or a decline.
+#[derive(Debug)]
+pub enum HandoffCommand {
+    Decline {
+        tenant: TenantId,
+        id: ConversationId,
+        at: DateTime<Utc>,
+    },
+    RollOver {
+        tenant: TenantId,
+        id: ConversationId,
+        successor: ConversationId,
+        at: DateTime<Utc>,
+        given: Handoff,
+    },
+}
+
+/// What was recorded.
+#[derive(Debug)]
+pub enum HandedOff {
+    Declined,
+    RolledOver { text: String, successor: ConversationId },
+}
+
+/// A handoff with its defaults filled in from what is stored; its summary
+/// is rendered when the rollover is recorded.
+#[derive(Debug)]
+pub struct Rendered {
+    tenant: TenantId,
+    id: ConversationId,
+    successor: ConversationId,
+    at: DateTime<Utc>,
+    handoff: Handoff,
+}
+
+#[derive(Debug)]
+pub enum HandoffReady {
+    Decline {
+        tenant: TenantId,
+        id: ConversationId,
+        at: DateTime<Utc>,
+    },
+    RollOver(Box<Rendered>),
+}
+
+impl UseCase for HandoffCommand {
+    type Ready = HandoffReady;
+
+    async fn prepare(self, services: &Services) -> Outcome<HandoffReady> {
+        let (tenant, id, successor, at, mut handoff) = match self {
+            Self::Decline { tenant, id, at } => return Ok(HandoffReady::Decline { tenant, id, at }),
+            Self::RollOver {
+                tenant,
+                id,
+                successor,
+                at,
+                given,
+            } => (tenant, id, successor, at, given),
+        };
+        let mut conn = services.pool.acquire().await?;
+        let stored = conversations::find(&mut conn, &tenant, &id)
+            .await?
+            .ok_or_else(|| Refusal::no_conversation(&id))?;
+        if handoff.requests.is_empty() {
+            let latest = turns::latest_with(&mut conn, &tenant, &id, Said::User, REQUEST_LOOKBACK).await?;
+            let mut requests: Vec<Request> = latest
+                .into_iter()
+                .filter_map(|turn| {
+                    let words = services.summaries.harness.split(turn.user.as_deref()?).words;
+                    (!words.is_empty()).then(|| Request {
+                        date: turn.at.format("%Y-%m-%d").to_string(),
+                        text: words,
+                    })
+                })
+                .take(DEFAULT_REQUESTS)
+                .collect();
+            requests.reverse();
+            handoff.requests = requests;
+        }
+        if handoff.reply.is_none() {
+            let last = turns::latest_with(&mut conn, &tenant, &id, Said::Assistant, 1).await?;
+            handoff.reply = last.into_iter().next().and_then(|turn| turn.assistant);
+        }
+        if handoff.bookmark.is_none() && stored.last_turn_seq > 0 {
+            handoff.bookmark = Some(stored.last_turn_seq.to_string());
+        }
+        Ok(HandoffReady::RollOver(Box::new(Rendered {
+            tenant,
+            id,
+            successor,
+            at,
+            handoff,
+        })))
+    }
+}
+
+impl Ready for HandoffReady {
+    type Answer = HandedOff;
+
+    async fn apply(self, services: &Services, conn: &mut PgConnection) -> Outcome<HandedOff> {
+        match self {
+            Self::Decline { tenant, id, at } => {
+                handoffs::decline(conn, &tenant, &id, at)
+                    .await?
+                    .ok_or_else(|| Refusal::no_conversation(&id))?;
+                Ok(HandedOff::Declined)
+            }
+            Self::RollOver(rendered) => {
+                let Rendered {
+                    tenant,
+                    id,
+                    successor,
+                    at,
+                    mut handoff,
+                } = *rendered;
+                let mut tx = conn.begin().await?;
+                let Some(stored) = conversations::lock(&mut tx, &tenant, &id).await? else {
+                    return Err(Refusal::no_conversation(&id));
+                };
+                // The keep set, with every turn stored since the last boundary
+                // read, is what the summary section carries and the successor inherits.
+                let current = keep_set::current(&mut tx, &tenant, &id, &services.summaries.harness).await?;
+                crate::store::keep::save(&mut tx, &tenant, &id, &current.set, current.turns_read).await?;
+                let shape = match &stored.summary {
+                    Some((_, seq)) => compactions::writer_of(&mut tx, &tenant, &id, *seq)
+                        .await?
+                        .and_then(|name| Writer::parse(&name))
+                        .unwrap_or(Writer::Llm)
+                        .shape(),
+                    None => Writer::Llm.shape(),
+                };
+                let anchor = stored
+                    .summary
+                    .as_ref()
+                    .map(|(text, _)| narrative_of(text))
+                    .unwrap_or("");
+                let budget = summary_max_tokens(services.summaries.max_tokens, stored.state.size);
+                // What the handoff quotes in its other sections is not repeated.
+                let beside = Handoff {
+                    summary: None,
+                    ..handoff.clone()
+                }
+                .render();
+                let (summary, _) = finish_beside(anchor, &beside, shape, &current.set, budget);
+                handoff.summary = Some(summary);
+                let text = handoff.render();
+                let rolled = handoffs::roll_over(
+                    &mut tx,
+                    &tenant,
+                    &id,
+                    &successor,
+                    at,
+                    &text,
+                    handoff.bookmark.as_deref(),
+                )
+                .await?;
+                match rolled {
+                    Ok(_) => {
+                        crate::store::keep::inherit(&mut tx, &tenant, &id, &successor).await?;
+                        tx.commit().await?;
+                        Ok(HandedOff::RolledOver { text, successor })
+                    }
+                    Err(NotRolled::Missing) => Err(Refusal::no_conversation(&id)),
+                    Err(NotRolled::SuccessorTaken) => Err(Refusal::Conflict(format!(
+                        "conversation {:?} already exists and does not continue this one",
+                        successor.as_str()
+                    ))),
+                }
+            }
+        }
+    }
+}

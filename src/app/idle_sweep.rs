@@ -1,0 +1,57 @@
+//! Sweep the idle (SPEC §2, §5): conversations whose one-hour cache is about to expire are
+//! compacted by the service itself (trigger `idle_cache_expiry`, `idle: true`),
+//! where turns are stored to summarize. Each is claimed like any compaction,
+//! so two replicas never both do it.
+
+use chrono::Utc;
+
+use super::summarize::{self, Request};
+use super::{Refusal, Services};
+use crate::domain::{ConversationId, TenantId};
+use crate::policy::{DecisionKind, Moment, Trigger, decide};
+use crate::store::{StoreResult, due};
+
+/// Conversations looked at per sweep.
+const SWEEP_LIMIT: i64 = 200;
+
+/// Compacts every idle conversation due now; answers how many.
+pub async fn sweep(services: &Services) -> StoreResult<usize> {
+    let now = Utc::now();
+    let candidates = {
+        let mut conn = services.pool.acquire().await?;
+        due::idle_candidates(&mut conn, None, now, &services.policy, None, SWEEP_LIMIT).await?
+    };
+    let mut compacted = 0;
+    for stored in candidates {
+        let decision = decide(&stored.state, Moment::Idle, now, &services.policy);
+        if decision.kind != DecisionKind::Compact || stored.last_turn_seq <= stored.boundary_turn_seq {
+            continue;
+        }
+        let (Ok(tenant), Ok(id)) = (
+            TenantId::parse("tenant", &stored.tenant),
+            ConversationId::parse("conversation_id", stored.conversation_id.clone()),
+        ) else {
+            continue;
+        };
+        let request = Request {
+            tenant,
+            id,
+            messages: None,
+            summary: None,
+            trigger: Some(Trigger::IdleCacheExpiry),
+            by_host: false,
+            idle: true,
+            tokens_before: None,
+            keep_recent_tokens: None,
+            at: now,
+        };
+        match summarize::compact(services, request).await {
+            Ok(_) => compacted += 1,
+            // The database failed: the next sweep tries again.
+            Err(Refusal::Store(err)) => return Err(err),
+            // Busy means another replica has it; the rest is for the next sweep.
+            Err(_) => {}
+        }
+    }
+    Ok(compacted)
+}

@@ -1,0 +1,121 @@
+//! The use cases: one module for each thing the service does (report usage,
+//! end a turn, decide, summarize, hand off, score, audit, sweep the idle,
+//! manage keys). Each parses nothing and renders nothing: it takes checked
+//! values, owns what its transaction writes, and answers domain values.
+//! `http/` parses a request, calls one use case and renders its answer;
+//! `background/` schedules the same use cases.
+//!
+//! A use case that writes runs in two steps ([`UseCase`]): its slow part
+//! with no transaction open (reads, upstream calls), then its writes in one
+//! transaction, which the caller may share with the answer it keeps for an
+//! Idempotency-Key.
+
+pub(crate) mod audit;
+pub(crate) mod budget;
+pub(crate) mod decide;
+pub(crate) mod handoff;
+pub(crate) mod idle_sweep;
+pub(crate) mod keep_set;
+pub mod keys;
+pub(crate) mod score;
+pub mod summarize;
+pub(crate) mod turn_end;
+pub(crate) mod usage;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use sqlx::{PgConnection, PgPool};
+
+use crate::domain::ConversationId;
+use crate::llm::UpstreamModel;
+use crate::policy::PolicyConfig;
+use crate::store::StoreError;
+pub use budget::Budget;
+pub use summarize::{ClaimGuard, SummaryConfig};
+
+/// What the use cases share: the database, the policy, the upstreams and
+/// what they are held to.
+#[derive(Clone)]
+pub struct Services {
+    pub pool: PgPool,
+    pub policy: Arc<PolicyConfig>,
+    /// Who writes summaries; `None`: the extractive summarizer.
+    pub summary_model: Option<UpstreamModel>,
+    /// What every summary is held to.
+    pub summaries: SummaryConfig,
+    /// Who scores turns and audits; `None`: the heuristics.
+    pub score_model: Option<UpstreamModel>,
+    /// What each tenant may spend upstream a day.
+    pub budget: Budget,
+}
+
+/// Why a use case did not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    #[error("{0}")]
+    NotFound(String),
+    /// The request is valid but collides with what is stored now.
+    #[error("{0}")]
+    Conflict(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Refusal {
+    /// The one answer for a conversation that does not exist (or is another
+    /// tenant's).
+    pub fn no_conversation(id: &ConversationId) -> Self {
+        Self::NotFound(format!("no conversation {:?}", id.as_str()))
+    }
+}
+
+impl From<sqlx::Error> for Refusal {
+    fn from(err: sqlx::Error) -> Self {
+        Self::Store(err.into())
+    }
+}
+
+pub type Outcome<T> = Result<T, Refusal>;
+
+/// A use case that writes. Its slow part ([`UseCase::prepare`]) runs with no
+/// transaction open; its writes ([`Ready::apply`]) in the one transaction
+/// the caller opens and commits.
+pub trait UseCase: Send + 'static {
+    type Ready: Ready;
+
+    /// It claims something that must be given back (a conversation being
+    /// compacted): it runs to the end even when its caller goes away.
+    const RUN_TO_COMPLETION: bool = false;
+
+    fn prepare(self, services: &Services) -> impl Future<Output = Outcome<Self::Ready>> + Send;
+}
+
+pub trait Ready: Send + 'static {
+    type Answer: Send;
+
+    fn apply<'a>(
+        self,
+        services: &'a Services,
+        conn: &'a mut PgConnection,
+    ) -> impl Future<Output = Outcome<Self::Answer>> + Send + 'a;
+
+    /// What `prepare` claimed: it goes back unless the writes commit.
+    fn take_claim(&mut self) -> Option<ClaimGuard> {
+        None
+    }
+}
+
+/// A use case whose slow part is nothing: it is ready as it comes.
+macro_rules! ready_as_it_comes {
+    ($command:ty) => {
+        impl $crate::app::UseCase for $command {
+            type Ready = Self;
+
+            async fn prepare(self, _: &$crate::app::Services) -> $crate::app::Outcome<Self> {
+                Ok(self)
+            }
+        }
+    };
+}
+pub(crate) use ready_as_it_comes;

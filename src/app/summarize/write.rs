@@ -1,0 +1,188 @@
+//! Writing one summary: the transcript since the boundary gathered and
+//! counted, the keep set brought up to date, the summary written by the
+//! upstream, the extractive summarizer or the harness, under §4's rules.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::{DateTime, Utc};
+
+use super::{NO_UPSTREAM, Prepared, Request, transcript};
+use crate::app::keep_set::{self, Observation};
+use crate::app::{Outcome, Refusal, Services};
+use crate::domain::ConversationId;
+use crate::llm::summarizer::Rules;
+use crate::llm::{self, Via, summarizer, tokens};
+use crate::policy::keep::{HarnessPatterns, summary_max_tokens};
+use crate::policy::prompt::PROMPT_VERSION;
+use crate::policy::transcript::{Message, Role};
+use crate::policy::{Trigger, cut};
+use crate::store::compactions::Attempt;
+use crate::store::{StoreError, StoredConversation, turns};
+
+pub(super) async fn write(
+    services: &Services,
+    request: Request,
+    stored: StoredConversation,
+    started: Instant,
+) -> Outcome<Prepared> {
+    let sent_messages = request.messages.is_some();
+    let (gathered, allowed, stored_keep, unread) = {
+        let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
+        let gathered = transcript::gather(&mut conn, &request.tenant, &request.id, &stored, request.messages).await?;
+        let allowed = services.budget.allows(&mut conn, &request.tenant).await?;
+        let stored_keep = crate::store::keep::load(&mut conn, &request.tenant, &request.id).await?;
+        // Stored turns are read even when the caller sends `messages`: they
+        // may hold what the messages do not (a turn begun before a rollover,
+        // a caller that sends only part of its transcript). Read twice, an
+        // item counts twice; read never, it would be lost.
+        let unread = turns::since(&mut conn, &request.tenant, &request.id, stored_keep.turns_read).await?;
+        (gathered, allowed, stored_keep, unread)
+    };
+    let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
+    let trigger = request.trigger.unwrap_or_else(|| pending_trigger(&stored));
+    let harness_summary = match (trigger, request.summary) {
+        (Trigger::ManualRecovery, summary) => Some(summary.unwrap_or_default()),
+        (_, summary) => summary,
+    };
+    if gathered.messages.is_empty() && prior.is_none() && harness_summary.is_none() {
+        return Err(Refusal::Conflict(
+            "nothing to summarize: no messages were sent, none are stored since the last boundary, and there is no summary yet"
+                .to_owned(),
+        ));
+    }
+    let counted = count_tokens(gathered.messages.clone(), prior.clone()).await;
+    let kept_from = request
+        .keep_recent_tokens
+        .map(|keep| cut::kept_from(&gathered.messages, &counted.per_message, keep));
+    let cut_at = kept_from.unwrap_or(gathered.messages.len());
+    let delta = &gathered.messages[..cut_at];
+    let seq = stored.last_compaction_seq + 1;
+    let harness = services.summaries.harness.clone();
+    // The kept messages come again in the next delta: read them then.
+    let sent_delta = if sent_messages { delta.to_vec() } else { Vec::new() };
+    let observations = observe(request.id.clone(), seq, request.at, unread, sent_delta, harness.clone()).await;
+    let mut keep_set = stored_keep.set;
+    keep_set::take_in(&mut keep_set, stored_keep.turns_read, &observations);
+    let tokens_before = request
+        .tokens_before
+        .unwrap_or_else(|| counted.prior + counted.per_message.iter().sum::<u64>());
+    let rules = Rules {
+        keep: &keep_set,
+        max_tokens: summary_max_tokens(services.summaries.max_tokens, stored.state.size),
+        transcript_tokens: counted.prior + counted.per_message.iter().sum::<u64>(),
+        harness: &harness,
+    };
+    let written = match harness_summary {
+        Some(text) if trigger == Trigger::ManualRecovery => Ok(summarizer::clean_slate(&text, rules.max_tokens).await),
+        Some(text) => Ok(summarizer::from_harness(&text, rules).await),
+        None => {
+            let via = match (&services.summary_model, &allowed) {
+                (_, Err(spent)) => Via::Extractive(spent.reason()),
+                (Some(model), Ok(())) => Via::Upstream(model),
+                (None, Ok(())) => Via::Extractive(NO_UPSTREAM),
+            };
+            llm::summarizer::write(via, prior.as_deref(), delta, rules).await
+        }
+    };
+    let kept_tokens: u64 = counted.per_message[cut_at..].iter().sum();
+    let role_count = |role: Role| gathered.messages.iter().filter(|m| m.role == role).count() as u64;
+    let mut attempt = Attempt {
+        at: request.at,
+        trigger,
+        by_host: request.by_host,
+        idle: request.idle,
+        summarizer: "llm",
+        model: None,
+        tokens_before,
+        tokens_after: tokens_before,
+        total_messages: gathered.messages.len() as u64,
+        user_messages: role_count(Role::User),
+        assistant_messages: role_count(Role::Assistant),
+        tool_messages: role_count(Role::Tool),
+        kept_from: kept_from.map(|k| k as u64),
+        duration_ms: 0,
+        upstream_input_tokens: None,
+        upstream_output_tokens: None,
+        outcome: Err(String::new()),
+        prompt_version: None,
+        boundary_turn_seq: gathered.boundary(cut_at),
+        keep: None,
+    };
+    match written {
+        Ok(draft) => {
+            attempt.tokens_after = tokens::count(&draft.text) + kept_tokens;
+            attempt.summarizer = draft.writer.as_str();
+            attempt.prompt_version = (draft.writer == llm::Writer::Llm).then_some(PROMPT_VERSION);
+            attempt.model = draft.model;
+            attempt.upstream_input_tokens = draft.upstream_input_tokens;
+            attempt.upstream_output_tokens = draft.upstream_output_tokens;
+            attempt.keep = Some(draft.figures);
+            attempt.outcome = Ok(draft.text);
+        }
+        Err(error) => {
+            attempt.model = services.summary_model.as_ref().map(|m| m.model.clone());
+            attempt.outcome = Err(error.to_string());
+        }
+    }
+    attempt.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    Ok(Prepared {
+        tenant: request.tenant,
+        id: request.id,
+        attempt,
+        prior,
+        size: stored.state.size,
+        claim: None,
+        observations,
+    })
+}
+
+/// The pending decision's trigger when it names a compaction, else `manual`.
+fn pending_trigger(stored: &StoredConversation) -> Trigger {
+    stored
+        .pending_decision
+        .as_ref()
+        .and_then(|pending| pending.trigger)
+        .filter(|trigger| trigger.is_compaction_trigger())
+        .unwrap_or(Trigger::Manual)
+}
+
+/// What the unread turns and the sent delta say, read off the async threads:
+/// a delta full of tool output takes a while.
+async fn observe(
+    id: ConversationId,
+    seq: i64,
+    at: DateTime<Utc>,
+    unread: Vec<crate::store::turns::Turn>,
+    delta: Vec<Message>,
+    harness: Arc<HarnessPatterns>,
+) -> Vec<Observation> {
+    let read = move || {
+        let mut observations = keep_set::of_turns(&id, &unread, &harness);
+        observations.extend(keep_set::of_messages(&id, seq, at, &delta, &harness));
+        observations
+    };
+    tokio::task::spawn_blocking(read).await.unwrap_or_else(|err| {
+        tracing::warn!(%err, "the transcript could not be read into the keep set");
+        Vec::new()
+    })
+}
+
+struct Counted {
+    per_message: Vec<u64>,
+    prior: u64,
+}
+
+/// Token counts off the async threads: a long transcript takes a while.
+async fn count_tokens(messages: Vec<Message>, prior: Option<String>) -> Counted {
+    let len = messages.len();
+    let count = move || Counted {
+        per_message: messages.iter().map(|m| tokens::count(&m.text_for_counting())).collect(),
+        prior: prior.as_deref().map_or(0, tokens::count),
+    };
+    // Should the tokenizer ever fail, the counts are unknown, not the request.
+    tokio::task::spawn_blocking(count).await.unwrap_or(Counted {
+        per_message: vec![0; len],
+        prior: 0,
+    })
+}

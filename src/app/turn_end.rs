@@ -1,0 +1,40 @@
+//! End a turn (SPEC §3 /turn-ended): counts the turn and its user messages,
+//! clears the quiet-spell flags, and stores its text as the next turn.
+
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
+
+use super::{Outcome, Ready, Services, ready_as_it_comes};
+use crate::domain::{ConversationId, TenantId};
+use crate::policy::TurnEnd;
+use crate::store::StoredConversation;
+use crate::store::conversations::{self, TurnText};
+
+/// A checked turn end.
+#[derive(Debug)]
+pub struct EndTurn {
+    pub tenant: TenantId,
+    pub id: ConversationId,
+    pub turn: TurnEnd,
+    pub text: TurnText,
+    pub at: DateTime<Utc>,
+}
+
+/// The state after the turn, and the stored turn's id when it had text.
+#[derive(Debug)]
+pub struct TurnEnded {
+    pub stored: StoredConversation,
+    pub turn_id: Option<i64>,
+}
+
+ready_as_it_comes!(EndTurn);
+
+impl Ready for EndTurn {
+    type Answer = TurnEnded;
+
+    async fn apply(self, _: &Services, conn: &mut PgConnection) -> Outcome<TurnEnded> {
+        let (stored, turn_id) =
+            conversations::end_turn(conn, &self.tenant, &self.id, &self.turn, self.text, self.at).await?;
+        Ok(TurnEnded { stored, turn_id })
+    }
+}
