@@ -212,7 +212,7 @@ async fn wait_for_database(
         return Ok(());
     }
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let starting = serve::serve(listener, http::health::starting_router(), limits, async {
+    let starting = serve::serve(listener, http::routes::health::starting_router(), limits, async {
         stopped.await.ok();
     });
     let waited = async {

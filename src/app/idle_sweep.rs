@@ -5,8 +5,8 @@
 
 use chrono::Utc;
 
-use super::summarize::{self, Request};
-use super::{Refusal, Services};
+use super::summarize::Request;
+use super::{Alone, Refusal, Services};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::{DecisionKind, Moment, Trigger, decide};
 use crate::store::{StoreResult, due};
@@ -45,7 +45,7 @@ pub async fn sweep(services: &Services) -> StoreResult<usize> {
             keep_recent_tokens: None,
             at: now,
         };
-        match summarize::compact(services, request).await {
+        match super::perform(services, request, Alone).await {
             Ok(_) => compacted += 1,
             // The database failed: the next sweep tries again.
             Err(Refusal::Store(err)) => return Err(err),

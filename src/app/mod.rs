@@ -25,7 +25,7 @@ pub(crate) mod usage;
 use std::future::Future;
 use std::sync::Arc;
 
-use sqlx::{PgConnection, PgPool};
+use sqlx::{Connection, PgConnection, PgPool};
 
 use crate::domain::ConversationId;
 use crate::llm::UpstreamModel;
@@ -104,6 +104,73 @@ pub trait Ready: Send + 'static {
     fn take_claim(&mut self) -> Option<ClaimGuard> {
         None
     }
+}
+
+/// What a use case's answer is.
+pub type Answer<U> = <<U as UseCase>::Ready as Ready>::Answer;
+
+/// What the caller writes beside a use case's writes, in its transaction
+/// (the answer an Idempotency-Key keeps), and how the answer leaves.
+pub trait Beside<A>: Send {
+    type Output: Send;
+    type Error: From<Refusal> + Send;
+
+    /// Whether there is anything to commit beside the use case's writes;
+    /// without, they run on one connection with no transaction around them
+    /// (the hot path's writes are single statements).
+    fn in_transaction(&self) -> bool;
+
+    fn write(
+        self,
+        answer: A,
+        conn: &mut PgConnection,
+    ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
+}
+
+/// Nothing beside: the answer as it is.
+pub struct Alone;
+
+impl<A: Send> Beside<A> for Alone {
+    type Output = A;
+    type Error = Refusal;
+
+    fn in_transaction(&self) -> bool {
+        false
+    }
+
+    async fn write(self, answer: A, _: &mut PgConnection) -> Outcome<A> {
+        Ok(answer)
+    }
+}
+
+/// Runs a use case: its slow part, then its writes with what the caller
+/// writes `beside` them. What the use case claimed goes back unless the
+/// writes commit.
+pub async fn perform<U, B>(services: &Services, use_case: U, beside: B) -> Result<B::Output, B::Error>
+where
+    U: UseCase,
+    B: Beside<Answer<U>>,
+{
+    let mut ready = use_case.prepare(services).await?;
+    let claim = ready.take_claim();
+    let written = async {
+        let mut conn = services.pool.acquire().await.map_err(Refusal::from)?;
+        if beside.in_transaction() {
+            let mut tx = conn.begin().await.map_err(Refusal::from)?;
+            let answer = ready.apply(services, &mut tx).await?;
+            let output = beside.write(answer, &mut tx).await?;
+            tx.commit().await.map_err(Refusal::from)?;
+            Ok(output)
+        } else {
+            let answer = ready.apply(services, &mut conn).await?;
+            beside.write(answer, &mut conn).await
+        }
+    }
+    .await;
+    if let Some(claim) = claim {
+        claim.settle(written.is_ok()).await;
+    }
+    written
 }
 
 /// A use case whose slow part is nothing: it is ready as it comes.

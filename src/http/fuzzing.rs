@@ -1,19 +1,19 @@
 //! Entry points for the fuzz targets in `fuzz/`: everything a request body or
 //! query string goes through before the database, with no database.
 
-use super::compactions::{ConversationCompactionsQuery, FleetQuery};
-use super::conversations::EventsQuery;
-use super::decide::{self, DecideRequest};
-use super::due::DueQuery;
-use super::extract::parse_json;
-use super::handoff::{self, HandoffRequest};
-use super::keep::KeepQuery;
-use super::summarize::{self, SummarizeRequest};
-use super::turn_ended::{self, TurnEndedRequest};
-use super::turns::TurnsQuery;
-use super::usage::{self, UsageRequest};
 use crate::auth::Caller;
 use crate::domain::TenantId;
+use crate::http::extract::parse_json;
+use crate::http::routes::compactions::{ConversationCompactionsQuery, FleetQuery};
+use crate::http::routes::conversations::EventsQuery;
+use crate::http::routes::decide::{self, DecideRequest};
+use crate::http::routes::due::DueQuery;
+use crate::http::routes::handoff::{self, HandoffRequest};
+use crate::http::routes::keep::KeepQuery;
+use crate::http::routes::summarize::{self, SummarizeRequest};
+use crate::http::routes::turn_ended::{self, TurnEndedRequest};
+use crate::http::routes::turns::TurnsQuery;
+use crate::http::routes::usage::{self, UsageRequest};
 
 /// Parses `body` as every endpoint's request and checks it as the endpoint
 /// would. Any outcome is fine but a panic.

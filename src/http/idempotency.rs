@@ -7,14 +7,14 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use tracing::Instrument;
 
-use super::AppState;
-use super::error::{ApiError, ApiResult};
-use super::extract::{Caller, IdempotencyKey};
-use crate::app::{Ready, UseCase};
+use crate::app::{self, Answer, Beside, UseCase};
 use crate::domain::TenantId;
+use crate::http::AppState;
+use crate::http::error::{ApiError, ApiResult};
+use crate::http::extract::{Caller, IdempotencyKey};
 use crate::store;
 use crate::store::idempotency::{self, Claim, ClaimToken};
 
@@ -64,7 +64,7 @@ where
 {
     let Some(key) = key.0 else {
         let app = app.clone();
-        let work = async move { execute(&app, use_case, None).await };
+        let work = async move { app::perform(&app.services, use_case, Respond { app: &app, key: None }).await };
         let reply = if U::RUN_TO_COMPLETION {
             to_completion(work).await?
         } else {
@@ -98,16 +98,15 @@ where
                 Ok(response)
             }
             Claim::Fresh => {
-                let outcome = execute(
-                    &app,
-                    use_case,
-                    Some(KeyClaim {
+                let respond = Respond {
+                    app: &app,
+                    key: Some(KeyClaim {
                         tenant: &tenant,
                         key: &key,
                         token,
                     }),
-                )
-                .await;
+                };
+                let outcome = app::perform(&app.services, use_case, respond).await;
                 if outcome.is_err() {
                     give_back(app.services.pool.clone(), tenant, key, token);
                 }
@@ -118,8 +117,6 @@ where
     .await
 }
 
-type Answer<U> = <<U as UseCase>::Ready as Ready>::Answer;
-
 /// The key a request claimed: its answer commits with the effect.
 struct KeyClaim<'a> {
     tenant: &'a TenantId,
@@ -127,41 +124,30 @@ struct KeyClaim<'a> {
     token: ClaimToken,
 }
 
-/// Prepares the use case, then writes its effect and renders its answer in
-/// one transaction with the key's answer (without a key, on one connection:
-/// the hot path's writes are single statements). What the use case claimed
-/// is given back unless the writes commit.
-async fn execute<U>(app: &AppState, use_case: U, key: Option<KeyClaim<'_>>) -> ApiResult<Reply>
-where
-    U: UseCase,
-    Answer<U>: Render,
-{
-    let services = &app.services;
-    let mut ready = use_case.prepare(services).await?;
-    let claim = ready.take_claim();
-    let written = async {
-        match key {
-            None => {
-                let mut conn = services.pool.acquire().await?;
-                ready.apply(services, &mut conn).await?.render(app)
-            }
-            Some(KeyClaim { tenant, key, token }) => {
-                let mut tx = services.pool.begin().await?;
-                let reply = ready.apply(services, &mut tx).await?.render(app)?;
-                let status = reply.status.as_u16();
-                if !idempotency::finish(&mut tx, tenant, key, token, status, &reply.body).await? {
-                    return Err(ApiError::IdempotencyKeyInFlight);
-                }
-                tx.commit().await?;
-                Ok(reply)
+/// The answer rendered and, with a key, kept beside the effect.
+struct Respond<'a> {
+    app: &'a AppState,
+    key: Option<KeyClaim<'a>>,
+}
+
+impl<A: Render + Send> Beside<A> for Respond<'_> {
+    type Output = Reply;
+    type Error = ApiError;
+
+    fn in_transaction(&self) -> bool {
+        self.key.is_some()
+    }
+
+    async fn write(self, answer: A, conn: &mut PgConnection) -> ApiResult<Reply> {
+        let reply = answer.render(self.app)?;
+        if let Some(KeyClaim { tenant, key, token }) = self.key {
+            let status = reply.status.as_u16();
+            if !idempotency::finish(conn, tenant, key, token, status, &reply.body).await? {
+                return Err(ApiError::IdempotencyKeyInFlight);
             }
         }
+        Ok(reply)
     }
-    .await;
-    if let Some(claim) = claim {
-        claim.settle(written.is_ok()).await;
-    }
-    written
 }
 
 /// Gives a failed request's key back, so its retry can run.

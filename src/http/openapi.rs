@@ -7,7 +7,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement
 use utoipa::openapi::{ContentBuilder, Ref, RefOr, Response, ResponseBuilder};
 use utoipa::{Modify, OpenApi};
 
-use super::AppState;
+use crate::http::AppState;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -17,25 +17,25 @@ use super::AppState;
         license(name = "MIT OR Apache-2.0"),
     ),
     paths(
-        super::usage::record_usage,
-        super::turn_ended::end_turn,
-        super::decide::decide,
-        super::summarize::summarize,
-        super::handoff::handoff,
-        super::compactions::of_conversation,
-        super::compactions::of_fleet,
-        super::turns::list_turns,
-        super::keep::list_keep,
-        super::context::context,
-        super::stats::read,
-        super::stats::read_series,
-        super::due::list_due,
-        super::conversations::show,
-        super::conversations::list_events,
-        super::health::healthz,
-        super::health::readyz,
+        crate::http::routes::usage::record_usage,
+        crate::http::routes::turn_ended::end_turn,
+        crate::http::routes::decide::decide,
+        crate::http::routes::summarize::summarize,
+        crate::http::routes::handoff::handoff,
+        crate::http::routes::compactions::of_conversation,
+        crate::http::routes::compactions::of_fleet,
+        crate::http::routes::turns::list_turns,
+        crate::http::routes::keep::list_keep,
+        crate::http::routes::context::context,
+        crate::http::routes::stats::read,
+        crate::http::routes::stats::read_series,
+        crate::http::routes::due::list_due,
+        crate::http::routes::conversations::show,
+        crate::http::routes::conversations::list_events,
+        crate::http::routes::health::healthz,
+        crate::http::routes::health::readyz,
         openapi_json,
-        super::metrics::metrics,
+        crate::http::routes::metrics::metrics,
     ),
     modifiers(&Guarded),
     tags(

@@ -184,22 +184,6 @@ impl Ready for Prepared {
     }
 }
 
-/// Compacts a conversation, start to end, in a transaction of its own: for
-/// callers with nothing to commit beside it.
-pub async fn compact(services: &Services, request: Request) -> Outcome<Summarized> {
-    let mut prepared = request.prepare(services).await?;
-    let claim = prepared.take_claim();
-    let recorded = async {
-        let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
-        prepared.apply(services, &mut conn).await
-    }
-    .await;
-    if let Some(claim) = claim {
-        claim.settle(recorded.is_ok()).await;
-    }
-    recorded
-}
-
 /// Records the attempt and applies it, in a transaction of its own (or a
 /// savepoint of the caller's); the claim ends.
 async fn record(

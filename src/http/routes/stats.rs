@@ -9,11 +9,11 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::AppState;
-use super::error::{ApiResult, Problem};
-use super::extract::{Caller, QueryParams};
 use crate::domain::At;
 use crate::domain::series::{Bucket, Series};
+use crate::http::AppState;
+use crate::http::error::{ApiResult, Problem};
+use crate::http::extract::{Caller, QueryParams};
 use crate::policy::keep::KeepKind;
 use crate::store::{self, series, stats};
 

@@ -10,13 +10,13 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use super::AppState;
-use super::error::ApiError;
+use crate::http::AppState;
+use crate::http::error::ApiError;
 
 /// Each file's name and contents, built in.
 macro_rules! files {
     ($($name:literal),* $(,)?) => {
-        [$(($name, include_str!(concat!("../../assets/dashboard/", $name)))),*]
+        [$(($name, include_str!(concat!("../../../assets/dashboard/", $name)))),*]
     };
 }
 

@@ -6,7 +6,7 @@
 use axum::Router;
 use utoipa_swagger_ui::{Config, SwaggerUi};
 
-use super::AppState;
+use crate::http::AppState;
 
 pub fn router() -> Router<AppState> {
     let config = Config::from("/openapi.json")

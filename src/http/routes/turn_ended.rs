@@ -7,14 +7,14 @@ use axum::routing::post;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::AppState;
-use super::error::{ApiResult, Problem};
-use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
-use super::idempotency::{self, Render, Reply};
-use super::views::ConversationState;
 use crate::app::turn_end::{EndTurn, TurnEnded};
 use crate::domain::text::storable;
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
+use crate::http::AppState;
+use crate::http::error::{ApiResult, Problem};
+use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
+use crate::http::idempotency::{self, Render, Reply};
+use crate::http::views::conversation::ConversationState;
 use crate::policy::TurnEnd;
 use crate::store::conversations::TurnText;
 
@@ -37,7 +37,7 @@ pub struct TurnEndedRequest {
     pub conversation_id: String,
     /// User messages in this turn (default 1, at most 1,000,000).
     #[schema(example = 1, maximum = 1_000_000)]
-    #[serde(default, deserialize_with = "super::whole::optional")]
+    #[serde(default, deserialize_with = "crate::http::extract::whole::optional")]
     pub user_messages: Option<u64>,
     /// The agent's run finished cleanly (default true).
     pub run_completed: Option<bool>,

@@ -7,13 +7,13 @@ use axum::routing::post;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::AppState;
-use super::error::{ApiResult, Problem};
-use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
-use super::idempotency::{self, Render, Reply};
-use super::views::ConversationState;
 use crate::app::usage::RecordUsage;
 use crate::domain::{At, ConversationId, Count, InvalidValue, TenantId};
+use crate::http::AppState;
+use crate::http::error::{ApiResult, Problem};
+use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
+use crate::http::idempotency::{self, Render, Reply};
+use crate::http::views::conversation::ConversationState;
 use crate::policy::{CacheLife, UsageReport};
 use crate::store::StoredConversation;
 
@@ -35,28 +35,28 @@ pub struct UsageRequest {
     pub conversation_id: String,
     /// Context tokens in use now.
     #[schema(example = 120_000)]
-    #[serde(deserialize_with = "super::whole::required")]
+    #[serde(deserialize_with = "crate::http::extract::whole::required")]
     pub used: u64,
     /// The context window's size; 0 or absent leaves the known size.
     #[schema(example = 200_000)]
-    #[serde(default, deserialize_with = "super::whole::optional")]
+    #[serde(default, deserialize_with = "crate::http::extract::whole::optional")]
     pub size: Option<u64>,
     /// Input tokens of the model call.
-    #[serde(default, deserialize_with = "super::whole::optional")]
+    #[serde(default, deserialize_with = "crate::http::extract::whole::optional")]
     pub input: Option<u64>,
     /// Of those, read from the prompt cache.
-    #[serde(default, deserialize_with = "super::whole::optional")]
+    #[serde(default, deserialize_with = "crate::http::extract::whole::optional")]
     pub cached_read: Option<u64>,
     /// Tokens written to the prompt cache.
-    #[serde(default, deserialize_with = "super::whole::optional")]
+    #[serde(default, deserialize_with = "crate::http::extract::whole::optional")]
     pub cache_written: Option<u64>,
     /// Output tokens of the model call.
-    #[serde(default, deserialize_with = "super::whole::optional")]
+    #[serde(default, deserialize_with = "crate::http::extract::whole::optional")]
     pub output: Option<u64>,
     /// Declares the cache life; a declaration is never overridden by an observation.
     pub cache_life: Option<CacheLife>,
     /// This conversation's context-pressure threshold; 0 clears it.
-    #[serde(default, deserialize_with = "super::whole::optional")]
+    #[serde(default, deserialize_with = "crate::http::extract::whole::optional")]
     pub context_pressure_tokens: Option<u64>,
     /// When it happened (RFC 3339); the server's clock when absent.
     #[schema(value_type = Option<String>, format = DateTime)]

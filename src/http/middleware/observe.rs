@@ -10,7 +10,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use tracing::Instrument;
 
-use super::error::InternalErrorText;
+use crate::http::error::InternalErrorText;
 
 pub static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 

@@ -8,11 +8,11 @@ use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
 use utoipa::{IntoParams, ToSchema};
 
-use super::AppState;
-use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
-use super::views::ConversationState;
 use crate::domain::{ConversationId, Count, InvalidValue, TenantId};
+use crate::http::AppState;
+use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
+use crate::http::views::conversation::ConversationState;
 use crate::store::{StoredConversation, conversations, events};
 
 /// The most events one page holds.

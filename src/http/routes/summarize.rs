@@ -9,17 +9,17 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 
-use super::AppState;
-use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
-use super::idempotency::{self, Render, Reply};
-use super::ledger::Compaction;
-use super::views::ConversationState;
-use super::wire::CompactionTrigger;
 use crate::app::summarize::{self, Summarized};
 use crate::auth;
 use crate::domain::text::storable;
 use crate::domain::{self, At, ConversationId, Count, InvalidValue};
+use crate::http::AppState;
+use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
+use crate::http::idempotency::{self, Render, Reply};
+use crate::http::views::conversation::ConversationState;
+use crate::http::views::ledger::Compaction;
+use crate::http::views::wire::CompactionTrigger;
 use crate::policy::transcript::{Message, Role, ToolCall};
 use crate::policy::{KEEP_INSTRUCTIONS, Trigger};
 
@@ -48,10 +48,10 @@ pub struct SummarizeRequest {
     /// Compacted while idle (default false).
     pub idle: Option<bool>,
     /// The context's size before; absent: counted with a real tokenizer.
-    #[serde(default, deserialize_with = "super::whole::optional")]
+    #[serde(default, deserialize_with = "crate::http::extract::whole::optional")]
     pub tokens_before: Option<u64>,
     /// Keep about this many tokens of the newest messages verbatim.
-    #[serde(default, deserialize_with = "super::whole::optional")]
+    #[serde(default, deserialize_with = "crate::http::extract::whole::optional")]
     pub keep_recent_tokens: Option<u64>,
     /// When it happened (RFC 3339); the server's clock when absent.
     #[schema(value_type = Option<String>, format = DateTime)]

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::error::ApiError;
+use crate::http::error::ApiError;
 use crate::llm::Writer;
 use crate::policy::Trigger;
 use crate::policy::keep::{KeepFigures, KindFigures};

@@ -8,10 +8,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::AppState;
-use super::error::{ApiResult, Problem};
-use super::extract::{Caller, QueryParams};
 use crate::domain::{At, InvalidValue};
+use crate::http::AppState;
+use crate::http::error::{ApiResult, Problem};
+use crate::http::extract::{Caller, QueryParams};
 use crate::policy::{self, CacheLife, DecisionKind, Guard, Moment, Trigger};
 use crate::store::due::{self, Position};
 

@@ -6,7 +6,7 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use super::AppState;
+use crate::http::AppState;
 use crate::telemetry;
 
 pub fn router() -> Router<AppState> {

@@ -8,11 +8,11 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::AppState;
-use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
-use super::turns::TurnView;
 use crate::domain::InvalidValue;
+use crate::http::AppState;
+use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
+use crate::http::routes::turns::TurnView;
 use crate::store::{conversations, turns};
 
 /// The most recent turns one context carries.

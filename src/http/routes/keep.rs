@@ -9,11 +9,11 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::AppState;
-use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::app::keep_set;
 use crate::domain::InvalidValue;
+use crate::http::AppState;
+use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::policy::keep::{KeepItem, KeepKind, Place, Presence, Source};
 use crate::store::conversations;
 

@@ -7,11 +7,11 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::AppState;
-use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
-use super::ledger::Compaction;
 use crate::domain::{At, Count, FleetCursor, InvalidValue};
+use crate::http::AppState;
+use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
+use crate::http::views::ledger::Compaction;
 use crate::policy::Trigger;
 use crate::store::compactions::{self, FleetFilter};
 use crate::store::{self, conversations};

@@ -8,8 +8,8 @@ use axum::{Json, Router};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::AppState;
-use super::error::{ApiError, ApiResult, Problem};
+use crate::http::AppState;
+use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::store;
 
 /// How long readiness waits for the database before saying no.

@@ -8,13 +8,13 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::AppState;
-use super::error::{ApiResult, Problem};
-use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
-use super::idempotency::{self, Render, Reply};
-use super::views::ConversationState;
 use crate::app::decide::{Decide, Decided};
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
+use crate::http::AppState;
+use crate::http::error::{ApiResult, Problem};
+use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
+use crate::http::idempotency::{self, Render, Reply};
+use crate::http::views::conversation::ConversationState;
 use crate::policy::{DecisionKind, Guard, KEEP_INSTRUCTIONS, Moment, Trigger};
 
 pub fn router() -> Router<AppState> {

@@ -12,7 +12,7 @@ use axum::extract::Request;
 use axum::response::{IntoResponse, Response};
 use tower::{Layer, Service};
 
-use super::error::ApiError;
+use crate::http::error::ApiError;
 
 #[derive(Debug, Clone, Copy)]
 pub struct DeadlineLayer(pub Duration);

@@ -9,13 +9,13 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::AppState;
-use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
-use super::idempotency::{self, Render, Reply};
 use crate::app::handoff::{HandedOff, HandoffCommand};
 use crate::domain::text::storable;
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
+use crate::http::AppState;
+use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
+use crate::http::idempotency::{self, Render, Reply};
 use crate::policy::handoff::{Handoff, Request};
 
 pub fn router() -> Router<AppState> {

@@ -9,10 +9,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::AppState;
-use super::error::{ApiError, ApiResult, Problem};
-use super::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::domain::{Count, InvalidValue};
+use crate::http::AppState;
+use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::store::conversations;
 use crate::store::turns::{self, Turn};
 
