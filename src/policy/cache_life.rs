@@ -3,8 +3,6 @@
 
 use chrono::Duration;
 
-use super::config::PolicyConfig;
-
 /// How long the provider keeps a prompt cached.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CacheLife {
@@ -37,8 +35,8 @@ impl CacheLife {
     /// What a call that came `gap` after the previous turn shows: a pause long
     /// enough to cool a five-minute cache but short of an hour tells the two
     /// apart by whether most of the input was read from cache.
-    pub fn observed(gap: Duration, cached_read: u64, input: u64, config: &PolicyConfig) -> Option<Self> {
-        if gap <= config.observe_min_gap || gap >= config.observe_max_gap || input == 0 {
+    pub fn observed(gap: Duration, cached_read: u64, input: u64, window: ObservationWindow) -> Option<Self> {
+        if gap <= window.after || gap >= window.before || input == 0 {
             return None;
         }
         // u128: both counts may be anywhere up to 2^63.
@@ -48,6 +46,14 @@ impl CacheLife {
             Self::FiveMinutes
         })
     }
+}
+
+/// The pauses that tell the cache lives apart: longer than `after`, shorter
+/// than `before` (both ends open).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObservationWindow {
+    pub after: Duration,
+    pub before: Duration,
 }
 
 /// Where a conversation's cache life came from; a declaration is never
@@ -63,9 +69,11 @@ pub enum CacheLifeSetting {
 }
 
 impl CacheLifeSetting {
-    pub fn effective(self, config: &PolicyConfig) -> CacheLife {
+    /// The life the policy uses: `default` (the server's) unless one was
+    /// declared or observed.
+    pub fn effective(self, default: CacheLife) -> CacheLife {
         match self {
-            Self::Default => config.default_cache_life,
+            Self::Default => default,
             Self::Declared(life) | Self::Observed(life) => life,
         }
     }
@@ -102,9 +110,15 @@ impl CacheLifeSetting {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::PolicyConfig;
 
     fn observed(minutes: i64, cached_read: u64, input: u64) -> Option<CacheLife> {
-        CacheLife::observed(Duration::minutes(minutes), cached_read, input, &PolicyConfig::default())
+        CacheLife::observed(
+            Duration::minutes(minutes),
+            cached_read,
+            input,
+            PolicyConfig::default().observation_window(),
+        )
     }
 
     #[test]
@@ -123,7 +137,7 @@ mod tests {
                 Duration::minutes(6) + Duration::microseconds(1),
                 0,
                 10,
-                &PolicyConfig::default()
+                PolicyConfig::default().observation_window()
             ),
             Some(CacheLife::FiveMinutes)
         );
@@ -169,8 +183,11 @@ mod tests {
             default_cache_life: CacheLife::OneHour,
             ..PolicyConfig::default()
         };
-        assert_eq!(CacheLifeSetting::Default.effective(&config), CacheLife::OneHour);
+        assert_eq!(
+            CacheLifeSetting::Default.effective(config.default_cache_life),
+            CacheLife::OneHour
+        );
         let declared = CacheLifeSetting::Declared(CacheLife::FiveMinutes);
-        assert_eq!(declared.effective(&config), CacheLife::FiveMinutes);
+        assert_eq!(declared.effective(config.default_cache_life), CacheLife::FiveMinutes);
     }
 }

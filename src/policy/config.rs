@@ -5,7 +5,7 @@
 
 use chrono::Duration;
 
-use super::cache_life::CacheLife;
+use super::cache_life::{CacheLife, ObservationWindow};
 
 /// The thresholds the decision reads. `Default` is the spec's policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +75,14 @@ impl Default for PolicyConfig {
 }
 
 impl PolicyConfig {
+    /// The pauses that show a conversation's cache life.
+    pub fn observation_window(&self) -> ObservationWindow {
+        ObservationWindow {
+            after: self.observe_min_gap,
+            before: self.observe_max_gap,
+        }
+    }
+
     /// `min(size / 4 * 3, cap)`: three quarters of the window, capped, in the
     /// spec's integer arithmetic.
     pub fn trigger_tokens(&self, size: u64) -> u64 {

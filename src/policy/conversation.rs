@@ -131,7 +131,7 @@ impl Conversation {
 
     fn observe_cache_life(&self, report: &UsageReport, at: DateTime<Utc>, config: &PolicyConfig) -> Option<CacheLife> {
         let gap = at - self.last_turn_at?;
-        CacheLife::observed(gap, report.cached_read?, report.input?, config)
+        CacheLife::observed(gap, report.cached_read?, report.input?, config.observation_window())
     }
 
     /// A turn ended at `at`.
@@ -186,7 +186,7 @@ impl Conversation {
     }
 
     pub fn effective_cache_life(&self, config: &PolicyConfig) -> CacheLife {
-        self.cache_life.effective(config)
+        self.cache_life.effective(config.default_cache_life)
     }
 }
 

@@ -71,7 +71,8 @@ mod tests {
 
     use super::*;
     use crate::policy::cache_life::CacheLifeSetting;
-    use crate::policy::decision::{Moment, decide};
+    use crate::policy::decide::decide;
+    use crate::policy::decision::Moment;
     use crate::policy::guard::Guard;
 
     fn now() -> DateTime<Utc> {

@@ -47,7 +47,8 @@ mod tests {
     use super::*;
     use crate::policy::cache_life::{CacheLife, CacheLifeSetting};
     use crate::policy::conversation::TurnEnd;
-    use crate::policy::decision::{Moment, decide};
+    use crate::policy::decide::decide;
+    use crate::policy::decision::Moment;
 
     fn now() -> DateTime<Utc> {
         DateTime::parse_from_rfc3339("2026-10-18T09:00:00Z").unwrap().to_utc()

@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use super::session::Parsed;
+use super::parsed::Parsed;
 use crate::policy::transcript::{Message, Role, ToolCall};
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::session::Parsed;
+use super::parsed::Parsed;
 use crate::policy::transcript::{Message, Role, ToolCall};
 
 /// The text of a content value: a string, or the text blocks of an array.

@@ -10,6 +10,7 @@ mod claude_code;
 mod codex;
 mod drive;
 mod openai_chat;
+mod parsed;
 pub mod report;
 pub mod session;
 

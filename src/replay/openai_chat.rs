@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::claude_code::text_of;
-use super::session::Parsed;
+use super::parsed::Parsed;
 use crate::policy::transcript::{Message, Role, ToolCall};
 
 fn arguments_of(arguments: &Value) -> String {

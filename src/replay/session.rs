@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+pub use super::parsed::Parsed;
 use super::{aider, claude_code, codex, openai_chat};
 use crate::policy::keep::HarnessPatterns;
 use crate::policy::keep::extract::users_words;
@@ -51,15 +52,6 @@ pub struct Session {
     pub format: Format,
     pub turns: Vec<Turn>,
     pub harness_summaries: Vec<HarnessSummary>,
-}
-
-/// What a parser reads out of a file: messages in order, and harness
-/// summaries after the message they follow.
-#[derive(Debug, Default)]
-pub struct Parsed {
-    pub messages: Vec<Message>,
-    /// (index of the next message, text).
-    pub summaries: Vec<(usize, String)>,
 }
 
 #[derive(Debug, thiserror::Error)]
