@@ -11,10 +11,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use compactd::http::Timeouts;
+use compactd::config::Settings;
+use compactd::config::Timeouts;
 use compactd::policy::PolicyConfig;
 use compactd::private_postgres::PrivatePostgres;
-use compactd::startup::{Application, Settings};
+use compactd::startup::Application;
 use serde_json::json;
 use tokio::sync::Mutex;
 
@@ -90,7 +91,7 @@ async fn main() {
             request: REQUEST_DEADLINE,
             summarize: REQUEST_DEADLINE,
         },
-        connections: compactd::serve::ConnectionLimits::default(),
+        connections: compactd::config::ConnectionLimits::default(),
         database_wait: Duration::from_secs(10),
         summaries: Default::default(),
         daily_token_budget: None,

@@ -15,7 +15,7 @@ mod support;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use compactd::background::BackgroundSettings;
+use compactd::config::BackgroundSettings;
 use serde_json::json;
 use sqlx::postgres::PgConnectOptions;
 

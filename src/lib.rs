@@ -5,6 +5,7 @@
 pub mod app;
 pub mod auth;
 pub mod background;
+pub mod commands;
 pub mod config;
 pub mod domain;
 pub mod http;

@@ -23,6 +23,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
+use crate::config::ConnectionLimits;
+
 /// File descriptors kept back from the connection cap: the database pool,
 /// the upstream client, logs, the tokenizer's files.
 const RESERVED_FILES: u64 = 256;
@@ -32,33 +34,12 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// How long a connection turned away at the cap may take to receive its 503.
 const TURN_AWAY_WITHIN: Duration = Duration::from_secs(1);
 
-/// What bounds a connection.
-#[derive(Debug, Clone, Copy)]
-pub struct ConnectionLimits {
-    /// A client must send a request's whole head within this, counted from
-    /// the connection's start or from the previous answer.
-    pub header_timeout: Duration,
-    /// Connections held at once; more are answered 503 and closed.
-    pub max_connections: usize,
-}
-
-impl Default for ConnectionLimits {
-    fn default() -> Self {
-        Self {
-            header_timeout: Duration::from_secs(10),
-            max_connections: 8192,
-        }
-    }
-}
-
-impl ConnectionLimits {
-    /// The cap that fits under the process's file limit.
-    pub fn fitted_to(self, open_files: u64) -> Self {
-        let room = usize::try_from(open_files.saturating_sub(RESERVED_FILES)).unwrap_or(usize::MAX);
-        Self {
-            max_connections: self.max_connections.min(room.max(1)),
-            ..self
-        }
+/// `limits` with a cap that fits under the process's file limit.
+pub fn fitted(limits: ConnectionLimits, open_files: u64) -> ConnectionLimits {
+    let room = usize::try_from(open_files.saturating_sub(RESERVED_FILES)).unwrap_or(usize::MAX);
+    ConnectionLimits {
+        max_connections: limits.max_connections.min(room.max(1)),
+        ..limits
     }
 }
 
@@ -196,8 +177,8 @@ mod tests {
             header_timeout: Duration::from_secs(10),
             max_connections: 10_000,
         };
-        assert_eq!(limits.fitted_to(1024).max_connections, 768);
-        assert_eq!(limits.fitted_to(1_048_576).max_connections, 10_000);
-        assert_eq!(limits.fitted_to(10).max_connections, 1);
+        assert_eq!(fitted(limits, 1024).max_connections, 768);
+        assert_eq!(fitted(limits, 1_048_576).max_connections, 10_000);
+        assert_eq!(fitted(limits, 10).max_connections, 1);
     }
 }

@@ -11,52 +11,18 @@ use axum::Router;
 use sqlx::PgPool;
 use tokio::net::TcpListener;
 
-use crate::app::SummaryConfig;
 use crate::app::{Budget, Services};
 use crate::auth::{KeyRegistry, RateLimits};
-use crate::background::{BackgroundSettings, Workers};
-use crate::http::{self, AppState, Timeouts};
-use crate::llm::{LlmClient, LlmConfig, LlmError, UpstreamModel, tokens};
-use crate::policy::PolicyConfig;
-use crate::serve::{self, ConnectionLimits};
+use crate::background::Workers;
+use crate::config::{ConnectionLimits, Settings};
+use crate::http::{self, AppState};
+use crate::llm::{LlmClient, LlmError, UpstreamModel, tokens};
+use crate::serve;
 use crate::store;
 use crate::store::StoreError;
 
 /// How often expired idempotency keys are swept.
 const SWEEP_EVERY: Duration = Duration::from_secs(15 * 60);
-
-/// What the service needs besides a database.
-#[derive(Debug, Clone)]
-pub struct Settings {
-    pub addr: SocketAddr,
-    pub max_body_bytes: usize,
-    pub policy: PolicyConfig,
-    /// The upstream that writes summaries; `None`: extractive summaries.
-    pub summarizer: Option<SummarizerSettings>,
-    /// Requests a second each key may make, and its burst (0: no limit).
-    pub rate_per_second: u32,
-    pub rate_burst: u32,
-    pub timeouts: Timeouts,
-    /// What bounds a client's connection.
-    pub connections: ConnectionLimits,
-    /// How long start-up waits for the database to answer (serving /healthz,
-    /// and 503 for everything else, meanwhile) before giving up.
-    pub database_wait: Duration,
-    /// What every summary is held to (SPEC §4).
-    pub summaries: SummaryConfig,
-    /// Upstream tokens a tenant may spend a day; `None`: no limit.
-    pub daily_token_budget: Option<u64>,
-    /// Scoring, audits and the idle sweep; `None`: this process does none.
-    pub background: Option<BackgroundSettings>,
-}
-
-#[derive(Debug, Clone)]
-pub struct SummarizerSettings {
-    pub llm: LlmConfig,
-    pub model: String,
-    /// The model that scores turns, on the same upstream; `None`: the heuristic.
-    pub score_model: Option<String>,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -93,7 +59,7 @@ impl Application {
                 source,
             })?;
         let connections = match serve::raise_open_file_limit() {
-            Some(open_files) => settings.connections.fitted_to(open_files),
+            Some(open_files) => serve::fitted(settings.connections, open_files),
             None => settings.connections,
         };
         wait_for_database(&listener, &pool, settings.database_wait, connections).await?;

@@ -7,10 +7,12 @@ use std::time::Duration;
 
 use axum::routing;
 use axum::{Json, Router};
-use compactd::http::Timeouts;
-use compactd::llm::{LlmConfig, Provider, RetryPolicy, tokens};
+use compactd::config::Timeouts;
+use compactd::config::{LlmConfig, Provider, RetryPolicy};
+use compactd::config::{Settings, Upstream};
+use compactd::llm::tokens;
 use compactd::policy::PolicyConfig;
-use compactd::startup::{Application, Settings, SummarizerSettings};
+use compactd::startup::Application;
 use serde_json::{Value, json};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{ConnectOptions, Executor};
@@ -102,7 +104,7 @@ pub async fn compactd_with(
     name: &str,
     upstream: &str,
     pool_size: u32,
-    background: Option<compactd::background::BackgroundSettings>,
+    background: Option<compactd::config::BackgroundSettings>,
 ) -> String {
     let admin: PgConnectOptions = std::env::var("DATABASE_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
@@ -126,7 +128,7 @@ pub async fn compactd_with(
         addr: "127.0.0.1:0".parse().expect("an address"),
         max_body_bytes: 4 * 1024 * 1024,
         policy: PolicyConfig::default(),
-        summarizer: Some(SummarizerSettings {
+        summarizer: Some(Upstream {
             llm,
             model: "fake-summarizer".into(),
             score_model: background.as_ref().map(|_| "fake-scorer".to_owned()),
@@ -137,7 +139,7 @@ pub async fn compactd_with(
             request: Duration::from_secs(10),
             summarize: Duration::from_secs(90),
         },
-        connections: compactd::serve::ConnectionLimits::default(),
+        connections: compactd::config::ConnectionLimits::default(),
         database_wait: Duration::from_secs(10),
         summaries: Default::default(),
         daily_token_budget: None,

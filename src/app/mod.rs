@@ -27,12 +27,13 @@ use std::sync::Arc;
 
 use sqlx::{Connection, PgConnection, PgPool};
 
+use crate::config::SummaryConfig;
 use crate::domain::ConversationId;
 use crate::llm::UpstreamModel;
 use crate::policy::PolicyConfig;
 use crate::store::StoreError;
 pub use budget::Budget;
-pub use summarize::{ClaimGuard, SummaryConfig};
+pub use summarize::ClaimGuard;
 
 /// What the use cases share: the database, the policy, the upstreams and
 /// what they are held to.

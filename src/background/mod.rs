@@ -8,42 +8,11 @@
 mod idle;
 mod scorer;
 
-use std::time::Duration;
-
 use tokio::task::JoinHandle;
 
 use crate::app::Services;
 use crate::app::audit::AuditSettings;
-use crate::policy::audit::AuditConfig;
-
-/// How the background workers run.
-#[derive(Debug, Clone)]
-pub struct BackgroundSettings {
-    /// How long the scorer rests when it found nothing to score.
-    pub poll: Duration,
-    /// Turns one worker claims at a time.
-    pub batch: i64,
-    /// A claim older than this was abandoned (its worker died): taken again.
-    pub abandoned_after: Duration,
-    pub audit: AuditConfig,
-    /// A failed audit is not retried sooner than this.
-    pub audit_retry_after: Duration,
-    /// How often idle conversations are looked for; `None`: never.
-    pub idle_sweep_every: Option<Duration>,
-}
-
-impl Default for BackgroundSettings {
-    fn default() -> Self {
-        Self {
-            poll: Duration::from_millis(500),
-            batch: 16,
-            abandoned_after: Duration::from_secs(5 * 60),
-            audit: AuditConfig::default(),
-            audit_retry_after: Duration::from_secs(60),
-            idle_sweep_every: Some(Duration::from_secs(60)),
-        }
-    }
-}
+use crate::config::BackgroundSettings;
 
 impl BackgroundSettings {
     fn audits(&self) -> AuditSettings {

@@ -2,7 +2,7 @@
 
 use super::InvalidValue;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Role {
     /// Writes and reads its tenant's conversations.
     Agent,

@@ -17,4 +17,4 @@ mod state;
 pub mod views;
 
 pub use router::router;
-pub use state::{AppState, Timeouts};
+pub use state::AppState;

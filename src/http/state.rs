@@ -1,10 +1,10 @@
 //! What every handler can reach, and how long requests may take.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use crate::app::Services;
 use crate::auth::{KeyRegistry, RateLimits};
+use crate::config::Timeouts;
 
 /// What every handler can reach.
 #[derive(Clone)]
@@ -16,12 +16,4 @@ pub struct AppState {
     pub keys: Arc<KeyRegistry>,
     pub rate_limits: Arc<RateLimits>,
     pub timeouts: Timeouts,
-}
-
-/// How long requests may take before they are answered 503.
-#[derive(Debug, Clone, Copy)]
-pub struct Timeouts {
-    pub request: Duration,
-    /// /summarize, which waits for the upstream LLM.
-    pub summarize: Duration,
 }

@@ -14,36 +14,14 @@ use tokio::time::Instant;
 
 use super::dialect::Dialect;
 use super::error::{LlmError, excerpt};
-use super::retry::{RetryPolicy, retry_after};
-use super::wire::{Completion, CompletionRequest, Provider};
+use super::retry::retry_after;
+use super::wire::{Completion, CompletionRequest};
+use crate::config::{LlmConfig, Provider, RetryPolicy};
 
 /// The most of an answer read: a summary is a few KiB; more is a broken or
 /// hostile upstream.
 pub const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
 const ANTHROPIC_VERSION: &str = "2023-06-01";
-
-#[derive(Clone)]
-pub struct LlmConfig {
-    pub provider: Provider,
-    pub base_url: String,
-    pub api_key: Option<String>,
-    pub retry: RetryPolicy,
-    /// Upstream calls in flight at once; more wait their turn (within the deadline).
-    pub max_concurrent: usize,
-}
-
-/// The key is a secret: never printed.
-impl fmt::Debug for LlmConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LlmConfig")
-            .field("provider", &self.provider)
-            .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
-            .field("retry", &self.retry)
-            .field("max_concurrent", &self.max_concurrent)
-            .finish()
-    }
-}
 
 pub struct LlmClient {
     http: reqwest::Client,

@@ -11,8 +11,7 @@ pub mod summarizer;
 pub mod tokens;
 pub mod wire;
 
-pub use client::{LlmClient, LlmConfig};
+pub use client::LlmClient;
 pub use error::LlmError;
-pub use retry::RetryPolicy;
 pub use summarizer::{Draft, UpstreamModel, Via, Writer};
-pub use wire::{Completion, CompletionRequest, Provider};
+pub use wire::{Completion, CompletionRequest};

@@ -6,30 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RetryPolicy {
-    /// One deadline across every attempt and every wait.
-    pub deadline: Duration,
-    pub max_attempts: u32,
-    /// The first backoff's ceiling; it doubles each attempt...
-    pub base: Duration,
-    /// ...up to this.
-    pub cap: Duration,
-    /// The longest `Retry-After` honoured; a longer one gives up instead.
-    pub retry_after_cap: Duration,
-}
-
-impl Default for RetryPolicy {
-    fn default() -> Self {
-        Self {
-            deadline: Duration::from_secs(60),
-            max_attempts: 4,
-            base: Duration::from_millis(250),
-            cap: Duration::from_secs(8),
-            retry_after_cap: Duration::from_secs(30),
-        }
-    }
-}
+use crate::config::RetryPolicy;
 
 impl RetryPolicy {
     /// Full jitter: anywhere between zero and the attempt's ceiling, so that

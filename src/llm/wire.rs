@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use super::dialect::Dialect;
 use super::error::LlmError;
+use crate::config::Provider;
 
 /// One non-streaming completion: a system prompt and one user message.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,20 +29,8 @@ pub struct Completion {
     pub output_tokens: Option<u64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Provider {
-    OpenAi,
-    Anthropic,
-}
-
+/// What each upstream API expects.
 impl Provider {
-    pub fn default_base_url(self) -> &'static str {
-        match self {
-            Self::OpenAi => "https://api.openai.com/v1",
-            Self::Anthropic => "https://api.anthropic.com",
-        }
-    }
-
     /// The endpoint under `base_url` (a trailing slash or `/v1` is tolerated).
     pub fn endpoint(self, base_url: &str) -> String {
         let base = base_url.trim_end_matches('/');

@@ -21,10 +21,10 @@ use sqlx::PgPool;
 use tokio::sync::oneshot;
 
 use crate::app::keys;
-use crate::app::summarize::SummaryConfig;
+use crate::config::{Settings, SummaryConfig};
 use crate::domain::TenantId;
 use crate::policy::keep::summary_max_tokens;
-use crate::startup::{Application, Settings, StartupError};
+use crate::startup::{Application, StartupError};
 pub use report::SessionReport;
 use session::SessionError;
 

@@ -219,7 +219,7 @@ async fn manual_recovery_takes_an_admin_key() {
 
 #[tokio::test]
 async fn a_key_past_its_rate_gets_429_with_retry_after() {
-    let app = crate::helpers::spawn(compactd::startup::Settings {
+    let app = crate::helpers::spawn(compactd::config::Settings {
         rate_per_second: 1,
         rate_burst: 3,
         ..crate::helpers::test_settings()

@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use chrono::Utc;
-use compactd::background::BackgroundSettings;
-use compactd::startup::Settings;
+use compactd::config::BackgroundSettings;
+use compactd::config::Settings;
 use serde_json::{Value, json};
 use wiremock::matchers::{body_string_contains, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use compactd::serve::ConnectionLimits;
-use compactd::startup::Settings;
+use compactd::config::ConnectionLimits;
+use compactd::config::Settings;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 

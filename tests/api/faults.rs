@@ -145,7 +145,7 @@ async fn past_its_daily_budget_a_tenant_gets_extractive_summaries_that_say_so() 
         .mount(&upstream)
         .await;
     let settings = upstream_settings(&upstream.uri(), Duration::from_secs(5));
-    let app = spawn(compactd::startup::Settings {
+    let app = spawn(compactd::config::Settings {
         daily_token_budget: Some(60),
         ..settings
     })

@@ -10,9 +10,10 @@ use std::time::Duration;
 use std::sync::Arc;
 
 use compactd::auth::KeyRegistry;
-use compactd::http::Timeouts;
-use compactd::llm::{LlmConfig, Provider, RetryPolicy};
-use compactd::startup::{Application, Settings, SummarizerSettings};
+use compactd::config::Timeouts;
+use compactd::config::{LlmConfig, Provider, RetryPolicy};
+use compactd::config::{Settings, Upstream};
+use compactd::startup::Application;
 use compactd::store;
 use reqwest::{RequestBuilder, Response};
 use serde_json::Value;
@@ -80,7 +81,7 @@ pub fn upstream_settings(upstream: &str, deadline: Duration) -> Settings {
         },
         max_concurrent: 32,
     };
-    let summarizer = SummarizerSettings {
+    let summarizer = Upstream {
         llm,
         model: "summary-model".into(),
         score_model: None,
@@ -103,7 +104,7 @@ pub fn test_settings() -> Settings {
             request: Duration::from_secs(10),
             summarize: Duration::from_secs(30),
         },
-        connections: compactd::serve::ConnectionLimits::default(),
+        connections: compactd::config::ConnectionLimits::default(),
         database_wait: Duration::from_secs(10),
         summaries: Default::default(),
         daily_token_budget: None,

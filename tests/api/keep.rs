@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use compactd::app::summarize::SummaryConfig;
+use compactd::config::SummaryConfig;
 use compactd::llm::tokens;
 use compactd::policy::keep::HarnessPatterns;
 use compactd::policy::keep::narrative::KEPT_HEADING;
@@ -463,7 +463,7 @@ async fn bad_keep_reads_are_refused_plainly() {
 
 #[tokio::test]
 async fn an_operators_harness_pattern_is_not_the_user() {
-    let app = spawn(compactd::startup::Settings {
+    let app = spawn(compactd::config::Settings {
         summaries: SummaryConfig {
             harness: Arc::new(HarnessPatterns::with_extra(&["(?s)^\\[relay\\].*".to_owned()]).unwrap()),
             ..SummaryConfig::default()

@@ -2,7 +2,8 @@
 
 use std::time::{Duration, Instant};
 
-use compactd::llm::{CompletionRequest, LlmClient, LlmConfig, LlmError, Provider, RetryPolicy};
+use compactd::config::{LlmConfig, Provider, RetryPolicy};
+use compactd::llm::{CompletionRequest, LlmClient, LlmError};
 use serde_json::json;
 use wiremock::matchers::{body_partial_json, header, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
-use compactd::background::BackgroundSettings;
+use compactd::config::BackgroundSettings;
+use compactd::config::Settings;
 use compactd::policy::audit::AuditConfig;
-use compactd::startup::Settings;
 use serde_json::json;
 use sqlx::Connection;
 

@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use compactd::startup::{Application, Settings, StartupError};
+use compactd::config::Settings;
+use compactd::startup::{Application, StartupError};
 use serde_json::json;
 use sqlx::Connection;
 

@@ -9,7 +9,6 @@ mod write;
 
 pub use claim::ClaimGuard;
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -19,7 +18,6 @@ use super::keep_set::{self, Observation};
 use super::{Outcome, Ready, Refusal, Services, UseCase};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::Trigger;
-use crate::policy::keep::HarnessPatterns;
 use crate::policy::transcript::Message;
 use crate::store::compactions::{self, Attempt, Recorded, Unclaimed};
 use crate::store::{StoreError, StoreResult, StoredConversation};
@@ -30,28 +28,6 @@ pub const CLAIM_ABANDONED_AFTER: Duration = Duration::from_secs(11 * 60);
 
 /// Why no model wrote a summary.
 pub const NO_UPSTREAM: &str = "no upstream LLM is configured";
-
-/// What every summary is held to, whoever writes it (SPEC §4).
-#[derive(Debug, Clone)]
-pub struct SummaryConfig {
-    /// `COMPACTD_SUMMARY_MAX_TOKENS`: a summary's whole budget, before the
-    /// window's twentieth and the floor apply.
-    pub max_tokens: u64,
-    /// Harness text in the user role, built in and added.
-    pub harness: Arc<HarnessPatterns>,
-}
-
-impl Default for SummaryConfig {
-    fn default() -> Self {
-        Self {
-            max_tokens: DEFAULT_SUMMARY_MAX_TOKENS,
-            harness: Arc::default(),
-        }
-    }
-}
-
-/// The spec's default for `COMPACTD_SUMMARY_MAX_TOKENS`.
-pub const DEFAULT_SUMMARY_MAX_TOKENS: u64 = 4_000;
 
 /// What the caller asks for.
 #[derive(Debug, Clone)]

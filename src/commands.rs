@@ -1,0 +1,136 @@
+//! Running the command line: serve, migrate, print the OpenAPI document,
+//! replay sessions, manage keys — each against the configured database or a
+//! private one started for the command.
+
+use sqlx::postgres::PgConnectOptions;
+
+use crate::app::keys;
+use crate::config::{Cli, Command, DatabaseArgs, KeysAction, ReplayArgs, ServeArgs, Settings};
+use crate::private_postgres::PrivatePostgres;
+use crate::replay::report::render;
+use crate::replay::{ReplayOptions, Schedule, replay_files};
+use crate::startup::{Application, shutdown_signal};
+use crate::{http, store};
+
+/// Runs what the command line asks for.
+pub fn run(cli: Cli) -> Result<(), AnyError> {
+    match cli.command {
+        Some(Command::Openapi) => {
+            print!("{}", http::openapi::document());
+            Ok(())
+        }
+        Some(Command::Migrate(database)) => with_database(&database, |options| async move {
+            store::migrate(&store::pool(options, 1)).await?;
+            tracing::info!("migrations are up to date");
+            Ok(())
+        }),
+        Some(Command::Serve(args)) => serve(*args),
+        Some(Command::Replay(args)) => replay(*args),
+        Some(Command::Keys { action, database }) => with_database(&database, |options| manage_keys(action, options)),
+        None => serve(cli.serve),
+    }
+}
+
+/// Whatever stopped a command.
+pub type AnyError = Box<dyn std::error::Error + Send + Sync>;
+
+fn serve(args: ServeArgs) -> Result<(), AnyError> {
+    let settings = Settings::try_from(&args)?;
+    let max_connections = args.max_connections;
+    with_database(&args.database, move |options| async move {
+        let app = Application::build(settings, store::pool(options, max_connections)).await?;
+        // Tests and scripts wait for this line instead of polling.
+        println!("compactd listening on http://{}", app.local_addr());
+        tracing::info!(addr = %app.local_addr(), "compactd is serving");
+        app.run_until(shutdown_signal()).await?;
+        Ok(())
+    })
+}
+
+fn replay(args: ReplayArgs) -> Result<(), AnyError> {
+    let settings = Settings::replaying(&args)?;
+    let options = ReplayOptions {
+        window: args.window,
+        schedule: match args.every {
+            Some(every) => Schedule::Every(usize::try_from(every).unwrap_or(usize::MAX)),
+            None => Schedule::Policy,
+        },
+    };
+    with_database(&args.database, move |options_db| async move {
+        let pool = store::pool(options_db, 4);
+        let reports = replay_files(&args.files, settings, pool, options).await?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&reports)?);
+        } else {
+            for report in &reports {
+                print!("{}", render(report));
+            }
+        }
+        Ok(())
+    })
+}
+
+async fn manage_keys(action: KeysAction, options: PgConnectOptions) -> Result<(), AnyError> {
+    let pool = store::pool(options, 1);
+    store::migrate(&pool).await?;
+    match action {
+        KeysAction::Create { tenant, role, note } => {
+            let (id, key) = keys::create(&pool, &tenant, role.as_str(), note.as_deref()).await?;
+            eprintln!(
+                "Created key {id} for tenant {tenant} ({}). Store it now: it is not shown again.",
+                role.as_str()
+            );
+            println!("{key}");
+        }
+        KeysAction::List => {
+            println!(
+                "{:<16}  {:<20}  {:<6}  {:<20}  {:<20}  note",
+                "id", "tenant", "role", "created", "revoked"
+            );
+            for key in keys::list(&pool).await? {
+                let when = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M:%S").to_string();
+                println!(
+                    "{:<16}  {:<20}  {:<6}  {:<20}  {:<20}  {}",
+                    key.id,
+                    key.tenant,
+                    key.role,
+                    when(key.created_at),
+                    key.revoked_at.map(when).unwrap_or_else(|| "-".into()),
+                    key.note.unwrap_or_default()
+                );
+            }
+        }
+        KeysAction::Revoke { id } => {
+            if !keys::revoke(&pool, &id).await? {
+                return Err(format!("no live key {id}").into());
+            }
+            eprintln!("Revoked key {id}; running services stop accepting it at once.");
+        }
+    }
+    pool.close().await;
+    Ok(())
+}
+
+/// Runs `work` against the configured database, or a private one started
+/// here on the main thread and stopped when `work` ends.
+fn with_database<F, Fut>(database: &DatabaseArgs, work: F) -> Result<(), AnyError>
+where
+    F: FnOnce(PgConnectOptions) -> Fut,
+    Fut: Future<Output = Result<(), AnyError>>,
+{
+    let mut private = None;
+    let options = match &database.database_url {
+        Some(url) => url.parse::<PgConnectOptions>()?,
+        None => {
+            let server = PrivatePostgres::start(&database.data_dir)?;
+            let options = server.connect_options();
+            private = Some(server);
+            options
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let result = runtime.block_on(work(options));
+    drop(runtime);
+    drop(private);
+    result
+}

@@ -1,0 +1,257 @@
+//! The command line (SPEC §6): subcommands, and every setting as a flag with
+//! an environment variable (flags win).
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use super::policy_args::PolicyArgs;
+use super::settings::{DEFAULT_DAILY_TOKEN_BUDGET, DEFAULT_SUMMARY_MAX_TOKENS};
+use crate::domain::Role;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "compactd",
+    version,
+    about = "Tells LLM agents when to compact or roll over their conversations."
+)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// With no subcommand, `compactd` serves.
+    #[command(flatten)]
+    pub serve: ServeArgs,
+    /// `text` for people, `json` (one object a line) for log pipelines.
+    #[arg(long, env = "COMPACTD_LOG_FORMAT", default_value = "text", global = true)]
+    pub log_format: LogFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run migrations, then serve the API (the default).
+    Serve(Box<ServeArgs>),
+    /// Run the migrations and exit.
+    Migrate(DatabaseArgs),
+    /// Print the OpenAPI document (the one committed at openapi/openapi.json).
+    Openapi,
+    /// Replay recorded agent sessions through the service and report what
+    /// every summary kept.
+    Replay(Box<ReplayArgs>),
+    /// Manage API keys.
+    Keys {
+        #[command(subcommand)]
+        action: KeysAction,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeysAction {
+    /// Create a key and print it, once: only its hash is kept.
+    Create {
+        /// The tenant the key acts for (letters, digits, '.', '_', '-').
+        #[arg(long)]
+        tenant: String,
+        /// `agent` (read and write), `reader` (read only) or `admin` (also manual_recovery).
+        #[arg(long, value_enum, default_value_t = Role::Agent)]
+        role: Role,
+        /// What the key is for, shown by `keys list`.
+        #[arg(long)]
+        note: Option<String>,
+    },
+    /// List the keys (never their secrets).
+    List,
+    /// Revoke a key by its id (the part after `cpk_`, before the second `_`).
+    Revoke { id: String },
+}
+
+#[derive(Clone, Args)]
+pub struct DatabaseArgs {
+    /// Postgres to use; unset, a private Postgres runs in the data folder.
+    #[arg(long, env = "DATABASE_URL")]
+    pub database_url: Option<String>,
+    /// The private Postgres's folder.
+    #[arg(long, env = "COMPACTD_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+}
+
+/// The URL may carry a password: never print it.
+impl fmt::Debug for DatabaseArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DatabaseArgs")
+            .field("database_url", &self.database_url.as_ref().map(|_| "[redacted]"))
+            .field("data_dir", &self.data_dir)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+    /// Address to listen on.
+    #[arg(long, env = "COMPACTD_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    /// Database connections in the pool: about one per request in flight.
+    #[arg(long, env = "COMPACTD_MAX_CONNECTIONS", default_value_t = 16,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub max_connections: u32,
+    /// How long a request may take before it is abandoned with a 503
+    /// (/summarize: the upstream deadline plus 15 s).
+    #[arg(long, env = "COMPACTD_REQUEST_TIMEOUT_SECS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub request_timeout_secs: u64,
+    /// Seconds a client has to send a request's headers, from connecting or
+    /// from its previous answer (an idle keep-alive connection closes then).
+    #[arg(long, env = "COMPACTD_HEADER_TIMEOUT_SECS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout_secs: u64,
+    /// Client connections held at once (fitted under the file limit); more
+    /// are answered 503 and closed at once.
+    #[arg(long, env = "COMPACTD_CLIENT_CONNECTIONS", default_value_t = 8192,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub client_connections: u64,
+    /// Seconds start-up waits for the database to answer, retrying with
+    /// backoff (/healthz answers and /readyz says 503 meanwhile).
+    #[arg(long, env = "COMPACTD_DATABASE_WAIT_SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(0..=86_400))]
+    pub database_wait_secs: u64,
+    /// Run the background workers (scoring, audits, the idle sweep) in this process.
+    #[arg(long, env = "COMPACTD_BACKGROUND", default_value_t = true, action = clap::ArgAction::Set)]
+    pub background: bool,
+    /// Seconds between idle sweeps (0: none).
+    #[arg(long, env = "COMPACTD_IDLE_SWEEP_SECS", default_value_t = 60)]
+    pub idle_sweep_secs: u64,
+    /// Seconds after which a worker's claim counts as abandoned and is taken again.
+    #[arg(long, env = "COMPACTD_CLAIM_TIMEOUT_SECS", default_value_t = 300,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub claim_timeout_secs: u64,
+    /// Requests a second each API key may make (0: no limit; none in open mode).
+    #[arg(long, env = "COMPACTD_RATE_PER_SECOND", default_value_t = 1000)]
+    pub rate_per_second: u32,
+    /// The burst above that rate a key may send at once.
+    #[arg(long, env = "COMPACTD_RATE_BURST", default_value_t = 2000)]
+    pub rate_burst: u32,
+    #[command(flatten)]
+    pub summaries: SummaryArgs,
+    /// The largest request body accepted (413 past it).
+    #[arg(long, env = "COMPACTD_MAX_BODY_BYTES", default_value_t = 4 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+}
+
+/// Which upstream, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProviderChoice {
+    #[value(name = "openai")]
+    OpenAi,
+    Anthropic,
+    None,
+}
+
+/// The upstream LLM (SPEC §6). With no provider, summaries are extractive.
+#[derive(Clone, Args)]
+pub struct LlmArgs {
+    /// `openai` (any OpenAI-compatible server), `anthropic` or `none`.
+    #[arg(long, env = "COMPACTD_LLM_PROVIDER", value_enum, default_value_t = ProviderChoice::None)]
+    pub llm_provider: ProviderChoice,
+    /// Upstream base URL (`…/v1` for OpenAI-compatible); the provider's own when unset.
+    #[arg(long, env = "COMPACTD_LLM_BASE_URL")]
+    pub llm_base_url: Option<String>,
+    /// Upstream API key.
+    #[arg(long, env = "COMPACTD_LLM_API_KEY", hide_env_values = true)]
+    pub llm_api_key: Option<String>,
+    /// The model that writes summaries (required with a provider).
+    #[arg(long, env = "COMPACTD_SUMMARY_MODEL")]
+    pub summary_model: Option<String>,
+    /// The model that scores turns (SPEC §5), on the same upstream; unset: the heuristic.
+    #[arg(long, env = "COMPACTD_SCORE_MODEL")]
+    pub score_model: Option<String>,
+    /// One deadline across every attempt of an upstream call, in seconds.
+    #[arg(long, env = "COMPACTD_LLM_DEADLINE_SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub llm_deadline_secs: u64,
+    /// Attempts of one upstream call (retries on 429, 5xx and transport errors).
+    #[arg(long, env = "COMPACTD_LLM_MAX_ATTEMPTS", default_value_t = 4,
+          value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub llm_max_attempts: u32,
+    /// The longest `Retry-After` honoured, in seconds; a longer one gives up.
+    #[arg(long, env = "COMPACTD_LLM_RETRY_AFTER_CAP_SECS", default_value_t = 30)]
+    pub llm_retry_after_cap_secs: u64,
+    /// Upstream tokens (input and output) each tenant may spend a day, UTC;
+    /// past it, summaries are extractive and say so. 0: no limit. The
+    /// default (ten million: some seventy compactions of a full 128k window)
+    /// bounds what one runaway tenant can cost.
+    #[arg(long, env = "COMPACTD_TENANT_DAILY_TOKEN_BUDGET", default_value_t = DEFAULT_DAILY_TOKEN_BUDGET)]
+    pub tenant_daily_token_budget: u64,
+    /// Upstream calls in flight at once.
+    #[arg(long, env = "COMPACTD_LLM_MAX_CONCURRENT", default_value_t = 32,
+          value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub llm_max_concurrent: u64,
+}
+
+/// The key is a secret: never printed.
+impl fmt::Debug for LlmArgs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LlmArgs")
+            .field("llm_provider", &self.llm_provider)
+            .field("llm_base_url", &self.llm_base_url)
+            .field("llm_api_key", &self.llm_api_key.as_ref().map(|_| "[redacted]"))
+            .field("summary_model", &self.summary_model)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What every summary is held to (SPEC §4).
+#[derive(Debug, Clone, Args)]
+pub struct SummaryArgs {
+    /// A summary's whole budget in tokens, whoever writes it: at most a
+    /// twentieth of the conversation's window, at least 500.
+    #[arg(long, env = "COMPACTD_SUMMARY_MAX_TOKENS", default_value_t = DEFAULT_SUMMARY_MAX_TOKENS,
+          value_parser = clap::value_parser!(u64).range(500..=1_000_000))]
+    pub summary_max_tokens: u64,
+    /// More regexes for harness text in the user role, one a line; the flag
+    /// may be given more than once.
+    #[arg(long = "harness-pattern", env = "COMPACTD_HARNESS_PATTERNS", value_delimiter = '\n')]
+    pub harness_patterns: Vec<String>,
+}
+
+/// `compactd replay`: recorded sessions through the service, and a report.
+#[derive(Debug, Clone, Args)]
+pub struct ReplayArgs {
+    /// Claude Code session JSONL, Codex CLI rollout JSONL, aider chat
+    /// histories (.aider.chat.history.md) or JSON arrays of chat messages.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The replayed agent's context window, in tokens.
+    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1_000..=10_000_000))]
+    pub window: u64,
+    /// Compact every N turns instead of when the policy says so.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub every: Option<u64>,
+    /// Summarize without a model even when an upstream is configured.
+    #[arg(long)]
+    pub no_upstream: bool,
+    /// Print the report as JSON, for scripts.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub summaries: SummaryArgs,
+    #[command(flatten)]
+    pub llm: LlmArgs,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}

@@ -1,0 +1,208 @@
+//! From the command line to the settings: every flag checked once, here.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::args::{LlmArgs, ProviderChoice, ReplayArgs, ServeArgs, SummaryArgs};
+use super::settings::{
+    BackgroundSettings, ConnectionLimits, LlmConfig, Provider, RetryPolicy, Settings, SummaryConfig, Timeouts, Upstream,
+};
+use crate::policy::PolicyConfig;
+use crate::policy::keep::HarnessPatterns;
+
+/// Why the flags cannot run: says which flag.
+pub type Invalid = String;
+
+impl TryFrom<&ServeArgs> for Settings {
+    type Error = Invalid;
+
+    fn try_from(args: &ServeArgs) -> Result<Self, Invalid> {
+        Ok(Self {
+            addr: args.addr,
+            max_body_bytes: args.max_body_bytes,
+            policy: PolicyConfig::from(&args.policy),
+            summarizer: args.llm.upstream()?,
+            rate_per_second: args.rate_per_second,
+            rate_burst: args.rate_burst,
+            timeouts: Timeouts {
+                request: Duration::from_secs(args.request_timeout_secs),
+                summarize: Duration::from_secs(args.llm.llm_deadline_secs + 15),
+            },
+            connections: ConnectionLimits {
+                header_timeout: Duration::from_secs(args.header_timeout_secs),
+                max_connections: usize::try_from(args.client_connections).unwrap_or(usize::MAX),
+            },
+            database_wait: Duration::from_secs(args.database_wait_secs),
+            summaries: SummaryConfig::try_from(&args.summaries)?,
+            daily_token_budget: args.llm.daily_token_budget(),
+            background: args.background.then(|| BackgroundSettings {
+                idle_sweep_every: (args.idle_sweep_secs > 0).then(|| Duration::from_secs(args.idle_sweep_secs)),
+                abandoned_after: Duration::from_secs(args.claim_timeout_secs),
+                ..BackgroundSettings::default()
+            }),
+        })
+    }
+}
+
+impl Settings {
+    /// The service a replay runs in this process: on a free port, with no
+    /// limits, no background work, and the default policy.
+    pub fn replaying(args: &ReplayArgs) -> Result<Self, Invalid> {
+        let deadline = Duration::from_secs(args.llm.llm_deadline_secs);
+        Ok(Self {
+            addr: ([127, 0, 0, 1], 0).into(),
+            max_body_bytes: 256 * 1024 * 1024,
+            policy: PolicyConfig::default(),
+            summarizer: if args.no_upstream { None } else { args.llm.upstream()? },
+            rate_per_second: 0,
+            rate_burst: 0,
+            timeouts: Timeouts {
+                request: Duration::from_secs(60),
+                summarize: deadline + Duration::from_secs(15),
+            },
+            connections: ConnectionLimits::default(),
+            database_wait: Duration::from_secs(10),
+            summaries: SummaryConfig::try_from(&args.summaries)?,
+            daily_token_budget: None,
+            background: None,
+        })
+    }
+}
+
+impl TryFrom<&SummaryArgs> for SummaryConfig {
+    type Error = Invalid;
+
+    /// An error names a pattern that is not a regex.
+    fn try_from(args: &SummaryArgs) -> Result<Self, Invalid> {
+        Ok(Self {
+            max_tokens: args.summary_max_tokens,
+            harness: Arc::new(HarnessPatterns::with_extra(&args.harness_patterns)?),
+        })
+    }
+}
+
+impl LlmArgs {
+    /// The upstream, `None` when there is none; an error names what is missing.
+    pub fn upstream(&self) -> Result<Option<Upstream>, Invalid> {
+        let (provider, name) = match self.llm_provider {
+            ProviderChoice::OpenAi => (Provider::OpenAi, "openai"),
+            ProviderChoice::Anthropic => (Provider::Anthropic, "anthropic"),
+            ProviderChoice::None => return Ok(None),
+        };
+        let model = self
+            .summary_model
+            .clone()
+            .ok_or_else(|| format!("COMPACTD_SUMMARY_MODEL (--summary-model) is required with the {name} provider"))?;
+        let retry = RetryPolicy {
+            deadline: Duration::from_secs(self.llm_deadline_secs),
+            max_attempts: self.llm_max_attempts,
+            retry_after_cap: Duration::from_secs(self.llm_retry_after_cap_secs),
+            ..RetryPolicy::default()
+        };
+        Ok(Some(Upstream {
+            llm: LlmConfig {
+                provider,
+                base_url: self
+                    .llm_base_url
+                    .clone()
+                    .unwrap_or_else(|| provider.default_base_url().to_owned()),
+                api_key: self.llm_api_key.clone(),
+                retry,
+                max_concurrent: usize::try_from(self.llm_max_concurrent).unwrap_or(usize::MAX),
+            },
+            model,
+            score_model: self.score_model.clone(),
+        }))
+    }
+
+    /// The daily budget per tenant; `None`: no limit.
+    pub fn daily_token_budget(&self) -> Option<u64> {
+        Some(self.tenant_daily_token_budget).filter(|budget| *budget > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::Duration;
+    use clap::Parser;
+
+    use super::*;
+    use crate::config::args::{Cli, Command, DatabaseArgs};
+    use crate::config::settings::DEFAULT_DAILY_TOKEN_BUDGET;
+    use crate::policy::CacheLife;
+
+    #[test]
+    fn a_tenant_s_upstream_spending_is_bounded_unless_told_otherwise() {
+        let cli = Cli::try_parse_from(["compactd"]).unwrap();
+        assert_eq!(cli.serve.llm.daily_token_budget(), Some(DEFAULT_DAILY_TOKEN_BUDGET));
+        let cli = Cli::try_parse_from(["compactd", "--tenant-daily-token-budget", "0"]).unwrap();
+        assert_eq!(cli.serve.llm.daily_token_budget(), None);
+    }
+
+    #[test]
+    fn the_defaults_are_the_spec_policy() {
+        let cli = Cli::try_parse_from(["compactd"]).unwrap();
+        assert!(cli.command.is_none());
+        assert_eq!(PolicyConfig::from(&cli.serve.policy), PolicyConfig::default());
+        assert_eq!(cli.serve.addr.to_string(), "127.0.0.1:8080");
+    }
+
+    #[test]
+    fn flags_set_thresholds() {
+        let cli = Cli::try_parse_from([
+            "compactd",
+            "serve",
+            "--context-pressure-tokens",
+            "90000",
+            "--default-cache-life",
+            "one_hour",
+            "--idle-lead-minutes",
+            "10",
+        ])
+        .unwrap();
+        let Some(Command::Serve(args)) = cli.command else {
+            panic!("serve")
+        };
+        let config = PolicyConfig::from(&args.policy);
+        assert_eq!(config.context_pressure_tokens, Some(90_000));
+        assert_eq!(config.default_cache_life, CacheLife::OneHour);
+        assert_eq!(config.idle_lead, Duration::minutes(10));
+    }
+
+    #[test]
+    fn nonsense_is_refused_at_start() {
+        for args in [
+            ["compactd", "--emergency-percent", "0"],
+            ["compactd", "--default-cache-life", "forever"],
+            ["compactd", "--context-pressure-tokens", "0"],
+        ] {
+            assert!(Cli::try_parse_from(args).is_err(), "{args:?}");
+        }
+    }
+
+    #[test]
+    fn a_provider_needs_a_summary_model() {
+        let cli = Cli::try_parse_from(["compactd", "--llm-provider", "openai"]).unwrap();
+        assert!(cli.serve.llm.upstream().unwrap_err().contains("COMPACTD_SUMMARY_MODEL"));
+        let cli = Cli::try_parse_from(["compactd", "--llm-provider", "anthropic", "--summary-model", "m"]).unwrap();
+        let settings = cli.serve.llm.upstream().unwrap().unwrap();
+        assert_eq!(settings.llm.base_url, "https://api.anthropic.com");
+        let none = Cli::try_parse_from(["compactd"]).unwrap();
+        assert!(none.serve.llm.upstream().unwrap().is_none());
+    }
+
+    #[test]
+    fn the_upstream_key_is_never_printed() {
+        let cli = Cli::try_parse_from(["compactd", "--llm-api-key", "sk-secret"]).unwrap();
+        assert!(!format!("{cli:?}").contains("sk-secret"));
+    }
+
+    #[test]
+    fn the_database_url_is_never_printed() {
+        let args = DatabaseArgs {
+            database_url: Some("postgres://u:secret@h/db".into()),
+            data_dir: "d".into(),
+        };
+        assert!(!format!("{args:?}").contains("secret"));
+    }
+}

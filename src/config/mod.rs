@@ -1,0 +1,18 @@
+//! Configuration: the command line (`args`, `policy_args`), the settings the
+//! service runs with (`settings`), and the one place flags become settings
+//! (`from_args`). A leaf: it imports only the pure policy and domain values.
+
+mod args;
+mod from_args;
+mod policy_args;
+mod settings;
+
+pub use args::{
+    Cli, Command, DatabaseArgs, KeysAction, LlmArgs, LogFormat, ProviderChoice, ReplayArgs, ServeArgs, SummaryArgs,
+};
+pub use from_args::Invalid;
+pub use policy_args::PolicyArgs;
+pub use settings::{
+    BackgroundSettings, ConnectionLimits, DEFAULT_DAILY_TOKEN_BUDGET, DEFAULT_SUMMARY_MAX_TOKENS, LlmConfig, Provider,
+    RetryPolicy, Settings, SummaryConfig, Timeouts, Upstream,
+};

@@ -1,0 +1,192 @@
+//! The settings the service runs with, as plain values: what the command
+//! line (or a test) decides, and what every part reads. This module imports
+//! nothing of the service but the pure policy's own settings.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::policy::PolicyConfig;
+use crate::policy::audit::AuditConfig;
+use crate::policy::keep::HarnessPatterns;
+
+/// What the service needs besides a database.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub addr: SocketAddr,
+    pub max_body_bytes: usize,
+    pub policy: PolicyConfig,
+    /// The upstream that writes summaries; `None`: extractive summaries.
+    pub summarizer: Option<Upstream>,
+    /// Requests a second each key may make, and its burst (0: no limit).
+    pub rate_per_second: u32,
+    pub rate_burst: u32,
+    pub timeouts: Timeouts,
+    /// What bounds a client's connection.
+    pub connections: ConnectionLimits,
+    /// How long start-up waits for the database to answer (serving /healthz,
+    /// and 503 for everything else, meanwhile) before giving up.
+    pub database_wait: Duration,
+    /// What every summary is held to (SPEC §4).
+    pub summaries: SummaryConfig,
+    /// Upstream tokens a tenant may spend a day; `None`: no limit.
+    pub daily_token_budget: Option<u64>,
+    /// Scoring, audits and the idle sweep; `None`: this process does none.
+    pub background: Option<BackgroundSettings>,
+}
+
+/// The upstream LLM and the models asked there.
+#[derive(Debug, Clone)]
+pub struct Upstream {
+    pub llm: LlmConfig,
+    pub model: String,
+    /// The model that scores turns, on the same upstream; `None`: the heuristic.
+    pub score_model: Option<String>,
+}
+
+/// Upstream tokens a tenant may spend a day unless told otherwise.
+pub const DEFAULT_DAILY_TOKEN_BUDGET: u64 = 10_000_000;
+
+/// What every summary is held to, whoever writes it (SPEC §4).
+#[derive(Debug, Clone)]
+pub struct SummaryConfig {
+    /// `COMPACTD_SUMMARY_MAX_TOKENS`: a summary's whole budget, before the
+    /// window's twentieth and the floor apply.
+    pub max_tokens: u64,
+    /// Harness text in the user role, built in and added.
+    pub harness: Arc<HarnessPatterns>,
+}
+
+impl Default for SummaryConfig {
+    fn default() -> Self {
+        Self {
+            max_tokens: DEFAULT_SUMMARY_MAX_TOKENS,
+            harness: Arc::default(),
+        }
+    }
+}
+
+/// The spec's default for `COMPACTD_SUMMARY_MAX_TOKENS`.
+pub const DEFAULT_SUMMARY_MAX_TOKENS: u64 = 4_000;
+
+#[derive(Clone)]
+pub struct LlmConfig {
+    pub provider: Provider,
+    pub base_url: String,
+    pub api_key: Option<String>,
+    pub retry: RetryPolicy,
+    /// Upstream calls in flight at once; more wait their turn (within the deadline).
+    pub max_concurrent: usize,
+}
+
+/// The key is a secret: never printed.
+impl fmt::Debug for LlmConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LlmConfig")
+            .field("provider", &self.provider)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("retry", &self.retry)
+            .field("max_concurrent", &self.max_concurrent)
+            .finish()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// One deadline across every attempt and every wait.
+    pub deadline: Duration,
+    pub max_attempts: u32,
+    /// The first backoff's ceiling; it doubles each attempt...
+    pub base: Duration,
+    /// ...up to this.
+    pub cap: Duration,
+    /// The longest `Retry-After` honoured; a longer one gives up instead.
+    pub retry_after_cap: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            deadline: Duration::from_secs(60),
+            max_attempts: 4,
+            base: Duration::from_millis(250),
+            cap: Duration::from_secs(8),
+            retry_after_cap: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The upstream's API: any OpenAI-compatible server, or Anthropic's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provider {
+    OpenAi,
+    Anthropic,
+}
+
+/// Where each provider's API is (its requests are built in `llm::wire`).
+impl Provider {
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Self::OpenAi => "https://api.openai.com/v1",
+            Self::Anthropic => "https://api.anthropic.com",
+        }
+    }
+}
+
+/// How long requests may take before they are answered 503.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    pub request: Duration,
+    /// /summarize, which waits for the upstream LLM.
+    pub summarize: Duration,
+}
+
+/// What bounds a connection.
+#[derive(Debug, Clone, Copy)]
+pub struct ConnectionLimits {
+    /// A client must send a request's whole head within this, counted from
+    /// the connection's start or from the previous answer.
+    pub header_timeout: Duration,
+    /// Connections held at once; more are answered 503 and closed.
+    pub max_connections: usize,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self {
+            header_timeout: Duration::from_secs(10),
+            max_connections: 8192,
+        }
+    }
+}
+
+/// How the background workers run.
+#[derive(Debug, Clone)]
+pub struct BackgroundSettings {
+    /// How long the scorer rests when it found nothing to score.
+    pub poll: Duration,
+    /// Turns one worker claims at a time.
+    pub batch: i64,
+    /// A claim older than this was abandoned (its worker died): taken again.
+    pub abandoned_after: Duration,
+    pub audit: AuditConfig,
+    /// A failed audit is not retried sooner than this.
+    pub audit_retry_after: Duration,
+    /// How often idle conversations are looked for; `None`: never.
+    pub idle_sweep_every: Option<Duration>,
+}
+
+impl Default for BackgroundSettings {
+    fn default() -> Self {
+        Self {
+            poll: Duration::from_millis(500),
+            batch: 16,
+            abandoned_after: Duration::from_secs(5 * 60),
+            audit: AuditConfig::default(),
+            audit_retry_after: Duration::from_secs(60),
+            idle_sweep_every: Some(Duration::from_secs(60)),
+        }
+    }
+}
