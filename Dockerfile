@@ -6,6 +6,8 @@ FROM rust:1.95-bookworm AS build
 WORKDIR /src
 COPY Cargo.toml Cargo.lock rustfmt.toml ./
 COPY src ./src
+# The private Postgres (a workspace member, unused in the image: it has DATABASE_URL).
+COPY crates ./crates
 COPY migrations ./migrations
 # The dashboard's files are embedded in the binary.
 COPY assets ./assets
@@ -13,7 +15,7 @@ COPY assets ./assets
 COPY bench ./bench
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
-    cargo build --release --locked && cp target/release/compactd /usr/local/bin/compactd
+    cargo build --release --locked -p compactd && cp target/release/compactd /usr/local/bin/compactd
 
 FROM debian:bookworm-slim
 RUN apt-get update \

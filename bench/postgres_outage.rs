@@ -14,9 +14,10 @@ use std::time::{Duration, Instant};
 use compactd::config::Settings;
 use compactd::config::Timeouts;
 use compactd::policy::PolicyConfig;
-use compactd::private_postgres::PrivatePostgres;
 use compactd::startup::Application;
+use private_postgres::PrivatePostgres;
 use serde_json::json;
+use sqlx::postgres::PgConnectOptions;
 use tokio::sync::Mutex;
 
 const CLIENTS: usize = 16;
@@ -97,7 +98,7 @@ async fn main() {
         daily_token_budget: None,
         background: None,
     };
-    let pool = compactd::store::pool(database.connect_options(), 16);
+    let pool = compactd::store::pool(database.url().parse::<PgConnectOptions>().expect("its own URL"), 16);
     let app = Application::build(settings, pool).await.expect("compactd builds");
     let base = format!("http://{}", app.local_addr());
     tokio::spawn(app.run_until(std::future::pending()));
@@ -127,7 +128,7 @@ async fn main() {
     }
 
     let record = record.lock().await;
-    let pool = compactd::store::pool(database.connect_options(), 2);
+    let pool = compactd::store::pool(database.url().parse::<PgConnectOptions>().expect("its own URL"), 2);
     let stored: Vec<String> = sqlx::query_scalar("SELECT user_text FROM turns")
         .fetch_all(&pool)
         .await

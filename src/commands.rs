@@ -2,11 +2,11 @@
 //! replay sessions, manage keys — each against the configured database or a
 //! private one started for the command.
 
+use private_postgres::PrivatePostgres;
 use sqlx::postgres::PgConnectOptions;
 
 use crate::app::keys;
 use crate::config::{Cli, Command, DatabaseArgs, KeysAction, ReplayArgs, ServeArgs, Settings};
-use crate::private_postgres::PrivatePostgres;
 use crate::replay::report::render;
 use crate::replay::{ReplayOptions, Schedule, replay_files};
 use crate::startup::{Application, shutdown_signal};
@@ -123,7 +123,7 @@ where
         Some(url) => url.parse::<PgConnectOptions>()?,
         None => {
             let server = PrivatePostgres::start(&database.data_dir)?;
-            let options = server.connect_options();
+            let options = server.url().parse::<PgConnectOptions>()?;
             private = Some(server);
             options
         }

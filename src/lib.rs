@@ -11,7 +11,6 @@ pub mod domain;
 pub mod http;
 pub mod llm;
 pub mod policy;
-pub mod private_postgres;
 pub mod replay;
 pub mod serve;
 pub mod startup;

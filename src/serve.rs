@@ -23,6 +23,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tower::ServiceExt;
 
+use nix::sys::resource::{Resource, getrlimit, setrlimit};
+
 use crate::config::ConnectionLimits;
 
 /// File descriptors kept back from the connection cap: the database pool,
@@ -46,26 +48,11 @@ pub fn fitted(limits: ConnectionLimits, open_files: u64) -> ConnectionLimits {
 /// Raises the soft limit on open files to the hard one and answers the
 /// limit now in force (`None`: it could not be read).
 pub fn raise_open_file_limit() -> Option<u64> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &raw mut limit) != 0 {
-            return None;
-        }
-        if limit.rlim_cur < limit.rlim_max {
-            let raised = libc::rlimit {
-                rlim_cur: limit.rlim_max,
-                rlim_max: limit.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raw const raised) == 0 {
-                limit = raised;
-            }
-        }
+    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).ok()?;
+    if soft < hard && setrlimit(Resource::RLIMIT_NOFILE, hard, hard).is_ok() {
+        return Some(hard);
     }
-    Some(limit.rlim_cur)
+    Some(soft)
 }
 
 /// Serves `router` on `listener` until `shutdown` resolves, then lets the

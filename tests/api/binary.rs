@@ -1,6 +1,8 @@
 //! Runs the `compactd` binary itself, for what only a process shows: its
 //! start-up, its logs, its shutdown.
 
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -69,8 +71,7 @@ impl Service {
     /// SIGTERM, then the exit; answers everything it wrote.
     pub async fn stop(mut self) -> Vec<String> {
         let pid = self.child.id().expect("still running") as i32;
-        // SAFETY: kill(2) on our own child's pid.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
+        kill(Pid::from_raw(pid), Signal::SIGTERM).expect("our own child takes signals");
         let status = tokio::time::timeout(Duration::from_secs(60), self.child.wait())
             .await
             .unwrap()

@@ -1,4 +1,4 @@
-//! A private Postgres for a service started without `DATABASE_URL` (SPEC §6):
+//! A private Postgres for a service started without a database URL:
 //! initialized on first start in the data folder, reused on the next, and
 //! stopped when the service stops.
 //!
@@ -8,7 +8,6 @@
 //! namespaces are unavailable it runs as the `postgres` user through
 //! `runuser`, which needs the folder reachable by that user.
 
-use std::ffi::CString;
 use std::fs;
 use std::io::{self, Read};
 use std::net::{Ipv4Addr, TcpListener};
@@ -19,7 +18,9 @@ use std::process::{Child, Command, Stdio};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
 
-use sqlx::postgres::PgConnectOptions;
+use nix::sys::prctl;
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::{Pid, User, geteuid};
 
 /// How long a start (initdb aside) may take before we give up.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -150,13 +151,13 @@ impl PrivatePostgres {
         self.port
     }
 
-    pub fn connect_options(&self) -> PgConnectOptions {
-        PgConnectOptions::new()
-            .host("127.0.0.1")
-            .port(self.port)
-            .username(SUPERUSER)
-            .password(&self.password)
-            .database("postgres")
+    /// Where to connect: the superuser, on 127.0.0.1, to database `postgres`.
+    pub fn url(&self) -> String {
+        // The password is hex: nothing in it needs escaping.
+        format!(
+            "postgres://{SUPERUSER}:{}@127.0.0.1:{}/postgres",
+            self.password, self.port
+        )
     }
 
     fn wait_until_ready(&mut self, log_path: &Path) -> Result<(), PrivatePostgresError> {
@@ -192,23 +193,23 @@ impl PrivatePostgres {
     /// Immediate shutdown, as in a crash: no checkpoint, recovery from the
     /// WAL on the next start (for fault tests).
     pub fn crash(&mut self) {
-        self.signal_and_wait(libc::SIGQUIT);
+        self.signal_and_wait(Signal::SIGQUIT);
     }
 
     /// Fast shutdown: connections are closed, the data is safe.
     pub fn stop(&mut self) {
-        self.signal_and_wait(libc::SIGINT);
+        self.signal_and_wait(Signal::SIGINT);
     }
 
-    fn signal_and_wait(&mut self, signal: libc::c_int) {
+    fn signal_and_wait(&mut self, signal: Signal) {
         let Some(mut child) = self.child.take() else { return };
         // The server's own pid: under runuser our child is only its parent.
         let server_pid = fs::read_to_string(self.cluster.join("postmaster.pid"))
             .ok()
             .and_then(|text| text.lines().next().and_then(|pid| pid.trim().parse::<i32>().ok()));
         let pid = server_pid.unwrap_or(child.id() as i32);
-        // SAFETY: kill(2) with a pid we read and a constant signal; no memory is shared.
-        unsafe { libc::kill(pid, signal) };
+        // Gone already: the wait below sees it.
+        let _ = kill(Pid::from_raw(pid), signal);
         let deadline = Instant::now() + STOP_TIMEOUT;
         while Instant::now() < deadline {
             if matches!(child.try_wait(), Ok(Some(_))) {
@@ -306,8 +307,7 @@ fn find_binary(name: &'static str) -> Result<PathBuf, PrivatePostgresError> {
 }
 
 fn choose_run_as() -> RunAs {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+    if !geteuid().is_root() {
         return RunAs::Myself;
     }
     let (uid, gid) = user_ids(SUPERUSER)
@@ -352,25 +352,21 @@ fn command_as(run_as: &RunAs, program: &Path) -> Command {
 /// The server gets SIGINT (fast shutdown) if this process dies without
 /// stopping it, so a killed service leaves no server behind.
 fn stop_with_parent(command: &mut Command) {
-    // SAFETY: prctl is async-signal-safe and touches only the child's own state.
+    // SAFETY: the closure runs in the forked child before exec; prctl(2) is
+    // async-signal-safe and touches only the child's own state.
     unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT) == -1 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok(())
-        });
+        command.pre_exec(|| prctl::set_pdeathsig(Signal::SIGINT).map_err(io::Error::from));
     }
 }
 
 fn user_ids(name: &str) -> Option<(u32, u32)> {
-    let name = CString::new(name).ok()?;
-    // SAFETY: getpwnam reads a NUL-terminated name and returns a pointer into
-    // static storage, which is read at once, before any other call can reuse it.
-    unsafe {
-        let entry = libc::getpwnam(name.as_ptr());
-        (!entry.is_null()).then(|| ((*entry).pw_uid, (*entry).pw_gid))
-    }
+    let user = User::from_name(name).ok()??;
+    Some((user.uid.as_raw(), user.gid.as_raw()))
+}
+
+/// Whether a process with this pid exists (signal 0 only asks).
+fn alive(pid: i32) -> bool {
+    pid > 0 && kill(Pid::from_raw(pid), None).is_ok()
 }
 
 fn chown_to_postgres(dir: &Path) -> Result<(), PrivatePostgresError> {
@@ -393,8 +389,7 @@ fn chown_to_postgres(dir: &Path) -> Result<(), PrivatePostgresError> {
 fn live_server_port(cluster: &Path) -> Option<u16> {
     let text = fs::read_to_string(cluster.join("postmaster.pid")).ok()?;
     let pid = text.lines().next()?.trim().parse::<i32>().ok()?;
-    // SAFETY: kill(2) with signal 0 only asks whether the process exists.
-    let alive = pid > 0 && unsafe { libc::kill(pid, 0) } == 0;
+    let alive = alive(pid);
     let ready = text.lines().nth(7).is_some_and(|status| status.trim() == "ready");
     let port = text.lines().nth(3)?.trim().parse().ok()?;
     (alive && ready).then_some(port)
@@ -409,8 +404,7 @@ fn remove_stale_pid_file(cluster: &Path) -> Result<(), PrivatePostgresError> {
         return Ok(());
     };
     let pid = text.lines().next().and_then(|pid| pid.trim().parse::<i32>().ok());
-    // SAFETY: kill(2) with signal 0 only asks whether the process exists.
-    let alive = pid.is_some_and(|pid| pid > 0 && unsafe { libc::kill(pid, 0) } == 0);
+    let alive = pid.is_some_and(alive);
     if !alive {
         fs::remove_file(&pid_file).map_err(io_error("removing a stale postmaster.pid"))?;
     }
@@ -435,4 +429,69 @@ fn log_tail(path: &Path) -> String {
     let text = fs::read_to_string(path).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(20)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("private-postgres-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A pid file as Postgres writes it: pid, folder, start, port, socket
+    /// folder, listen address, shared memory, status.
+    fn pid_file(pid: i32, port: u16, status: &str) -> String {
+        format!("{pid}\n/data\n1700000000\n{port}\n\n127.0.0.1\n 0 0\n{status}\n")
+    }
+
+    #[test]
+    fn a_ready_server_that_lives_is_shared_on_its_port() {
+        let cluster = scratch("live");
+        fs::write(
+            cluster.join("postmaster.pid"),
+            pid_file(std::process::id() as i32, 5433, "ready"),
+        )
+        .unwrap();
+        assert_eq!(live_server_port(&cluster), Some(5433));
+    }
+
+    #[test]
+    fn a_server_still_starting_or_dead_is_not_shared() {
+        let cluster = scratch("starting");
+        fs::write(
+            cluster.join("postmaster.pid"),
+            pid_file(std::process::id() as i32, 5433, "starting"),
+        )
+        .unwrap();
+        assert_eq!(live_server_port(&cluster), None);
+        fs::write(cluster.join("postmaster.pid"), pid_file(i32::MAX, 5433, "ready")).unwrap();
+        assert_eq!(live_server_port(&cluster), None);
+    }
+
+    #[test]
+    fn only_a_dead_server_s_pid_file_is_removed() {
+        let cluster = scratch("stale");
+        let pid_path = cluster.join("postmaster.pid");
+        fs::write(&pid_path, pid_file(std::process::id() as i32, 5433, "ready")).unwrap();
+        remove_stale_pid_file(&cluster).unwrap();
+        assert!(pid_path.exists(), "a live server's pid file went");
+        fs::write(&pid_path, pid_file(i32::MAX, 5433, "ready")).unwrap();
+        remove_stale_pid_file(&cluster).unwrap();
+        assert!(!pid_path.exists(), "a dead server's pid file stayed");
+    }
+
+    #[test]
+    fn the_url_names_the_superuser_the_port_and_the_password() {
+        let server = PrivatePostgres {
+            child: None,
+            cluster: PathBuf::from("/nowhere"),
+            port: 54321,
+            password: "00ff".to_owned(),
+        };
+        assert_eq!(server.url(), "postgres://postgres:00ff@127.0.0.1:54321/postgres");
+    }
 }
