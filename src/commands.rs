@@ -32,7 +32,7 @@ pub fn run(cli: Cli) -> Result<(), AnyError> {
 }
 
 /// Whatever stopped a command.
-pub type AnyError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type AnyError = Box<dyn std::error::Error + Send + Sync>;
 
 fn serve(args: ServeArgs) -> Result<(), AnyError> {
     let settings = Settings::try_from(&args)?;

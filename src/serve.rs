@@ -37,7 +37,7 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 const TURN_AWAY_WITHIN: Duration = Duration::from_secs(1);
 
 /// `limits` with a cap that fits under the process's file limit.
-pub fn fitted(limits: ConnectionLimits, open_files: u64) -> ConnectionLimits {
+pub(crate) fn fitted(limits: ConnectionLimits, open_files: u64) -> ConnectionLimits {
     let room = usize::try_from(open_files.saturating_sub(RESERVED_FILES)).unwrap_or(usize::MAX);
     ConnectionLimits {
         max_connections: limits.max_connections.min(room.max(1)),
@@ -47,7 +47,7 @@ pub fn fitted(limits: ConnectionLimits, open_files: u64) -> ConnectionLimits {
 
 /// Raises the soft limit on open files to the hard one and answers the
 /// limit now in force (`None`: it could not be read).
-pub fn raise_open_file_limit() -> Option<u64> {
+pub(crate) fn raise_open_file_limit() -> Option<u64> {
     let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).ok()?;
     if soft < hard && setrlimit(Resource::RLIMIT_NOFILE, hard, hard).is_ok() {
         return Some(hard);
@@ -58,7 +58,7 @@ pub fn raise_open_file_limit() -> Option<u64> {
 /// Serves `router` on `listener` until `shutdown` resolves, then lets the
 /// requests in flight finish (the listener stays open: connections that
 /// arrive meanwhile wait for whoever serves it next).
-pub async fn serve(
+pub(crate) async fn serve(
     listener: &TcpListener,
     router: Router,
     limits: ConnectionLimits,

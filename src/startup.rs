@@ -220,7 +220,7 @@ async fn sweep_idempotency_keys(pool: PgPool) {
 }
 
 /// Resolves on Ctrl+C or SIGTERM.
-pub async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;

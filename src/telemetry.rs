@@ -35,7 +35,7 @@ const UPKEEP_EVERY: Duration = Duration::from_secs(5);
 /// buckets, and only a scrape of /metrics ran one: with nobody scraping, the
 /// queue grew by a sample (8 bytes) a request for ever, some 700 MB a day at
 /// 1,000 requests a second. Runs the upkeep every few seconds instead.
-pub async fn keep_metrics_bounded() {
+pub(crate) async fn keep_metrics_bounded() {
     let mut every = tokio::time::interval(UPKEEP_EVERY);
     loop {
         every.tick().await;
@@ -44,7 +44,7 @@ pub async fn keep_metrics_bounded() {
 }
 
 /// The process's metrics, recorded from here on.
-pub fn metrics() -> &'static PrometheusHandle {
+pub(crate) fn metrics() -> &'static PrometheusHandle {
     static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
     HANDLE.get_or_init(|| {
         let builder = PrometheusBuilder::new()

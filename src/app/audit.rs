@@ -20,7 +20,7 @@ const MEMORY_MAX_TOKENS: u32 = 1_024;
 
 /// When audits are due, and how long a claim or a failure holds.
 #[derive(Debug, Clone)]
-pub struct AuditSettings {
+pub(crate) struct AuditSettings {
     pub config: AuditConfig,
     /// A claim older than this was abandoned (its worker died): taken again.
     pub abandoned_after: Duration,
@@ -35,7 +35,7 @@ struct GaveUp {
 }
 
 /// Audits the conversation when its audit is due and no other worker runs it.
-pub async fn run_if_due(services: &Services, settings: &AuditSettings, tenant: &str, conversation_id: &str) {
+pub(crate) async fn run_if_due(services: &Services, settings: &AuditSettings, tenant: &str, conversation_id: &str) {
     let claimed = async {
         let mut conn = services.pool.acquire().await?;
         audits::claim(

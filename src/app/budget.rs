@@ -11,23 +11,23 @@ use crate::store::{StoreResult, budget};
 
 /// Upstream tokens each tenant may spend a day; `None`: no limit.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Budget {
+pub(crate) struct Budget {
     pub daily: Option<u64>,
 }
 
 /// The tenant spent its budget for today: why no model was asked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Spent(String);
+pub(crate) struct Spent(String);
 
 impl Spent {
-    pub fn reason(&self) -> &str {
+    pub(crate) fn reason(&self) -> &str {
         &self.0
     }
 }
 
 impl Budget {
     /// Whether the tenant may still call upstream today.
-    pub async fn allows(&self, conn: &mut PgConnection, tenant: &TenantId) -> StoreResult<Result<(), Spent>> {
+    pub(crate) async fn allows(&self, conn: &mut PgConnection, tenant: &TenantId) -> StoreResult<Result<(), Spent>> {
         let Some(daily) = self.daily else {
             return Ok(Ok(()));
         };
@@ -43,7 +43,7 @@ impl Budget {
 
     /// Counts one upstream call's tokens against today's budget (when the
     /// upstream said how many it took).
-    pub async fn spend(
+    pub(crate) async fn spend(
         &self,
         conn: &mut PgConnection,
         tenant: &TenantId,

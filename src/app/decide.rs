@@ -11,7 +11,7 @@ use crate::policy::{self, Decision, DecisionKind, Moment, PendingDecision, Trigg
 use crate::store::{StoredConversation, conversations};
 
 #[derive(Debug)]
-pub struct Decide {
+pub(crate) struct Decide {
     pub tenant: TenantId,
     pub id: ConversationId,
     pub moment: Moment,
@@ -20,7 +20,7 @@ pub struct Decide {
 
 /// The decision, and the state it was made on with the decision pending.
 #[derive(Debug)]
-pub struct Decided {
+pub(crate) struct Decided {
     pub decision: Decision,
     pub moment: Moment,
     pub at: DateTime<Utc>,

@@ -18,14 +18,14 @@ use crate::store::turns::{self, Said};
 use crate::store::{compactions, conversations};
 
 /// How many of the user's latest messages a handoff quotes by default…
-pub const DEFAULT_REQUESTS: usize = 3;
+pub(crate) const DEFAULT_REQUESTS: usize = 3;
 /// …found among this many of the newest turns with user text (harness text
 /// in the user role is not the user's).
 const REQUEST_LOOKBACK: i64 = 50;
 
 /// A checked handoff: a rollover with what the caller gave, or a decline.
 #[derive(Debug)]
-pub enum HandoffCommand {
+pub(crate) enum HandoffCommand {
     Decline {
         tenant: TenantId,
         id: ConversationId,
@@ -42,7 +42,7 @@ pub enum HandoffCommand {
 
 /// What was recorded.
 #[derive(Debug)]
-pub enum HandedOff {
+pub(crate) enum HandedOff {
     Declined,
     RolledOver { text: String, successor: ConversationId },
 }
@@ -50,7 +50,7 @@ pub enum HandedOff {
 /// A handoff with its defaults filled in from what is stored; its summary
 /// is rendered when the rollover is recorded.
 #[derive(Debug)]
-pub struct Rendered {
+pub(crate) struct Rendered {
     tenant: TenantId,
     id: ConversationId,
     successor: ConversationId,
@@ -59,7 +59,7 @@ pub struct Rendered {
 }
 
 #[derive(Debug)]
-pub enum HandoffReady {
+pub(crate) enum HandoffReady {
     Decline {
         tenant: TenantId,
         id: ConversationId,

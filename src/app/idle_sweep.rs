@@ -15,7 +15,7 @@ use crate::store::{StoreResult, due};
 const SWEEP_LIMIT: i64 = 200;
 
 /// Compacts every idle conversation due now; answers how many.
-pub async fn sweep(services: &Services) -> StoreResult<usize> {
+pub(crate) async fn sweep(services: &Services) -> StoreResult<usize> {
     let now = Utc::now();
     let candidates = {
         let mut conn = services.pool.acquire().await?;

@@ -15,7 +15,7 @@ use crate::store::turns::{self, Turn};
 
 /// What one place said.
 #[derive(Debug, Clone)]
-pub struct Observation {
+pub(crate) struct Observation {
     pub place: Place,
     pub sightings: Vec<Sighting>,
     /// The stored turn it came from, if any.
@@ -23,7 +23,7 @@ pub struct Observation {
 }
 
 /// The observations of stored turns, oldest first.
-pub fn of_turns(conversation: &ConversationId, turns: &[Turn], harness: &HarnessPatterns) -> Vec<Observation> {
+pub(crate) fn of_turns(conversation: &ConversationId, turns: &[Turn], harness: &HarnessPatterns) -> Vec<Observation> {
     turns
         .iter()
         .map(|turn| {
@@ -49,7 +49,7 @@ pub fn of_turns(conversation: &ConversationId, turns: &[Turn], harness: &Harness
 }
 
 /// The observations of a delta's messages, as the compaction `seq` saw them.
-pub fn of_messages(
+pub(crate) fn of_messages(
     conversation: &ConversationId,
     seq: i64,
     at: DateTime<Utc>,
@@ -75,7 +75,7 @@ pub fn of_messages(
 
 /// Takes `observations` into `set`, skipping stored turns it has read; the
 /// last stored turn read afterwards.
-pub fn take_in(set: &mut KeepSet, turns_read: i64, observations: &[Observation]) -> i64 {
+pub(crate) fn take_in(set: &mut KeepSet, turns_read: i64, observations: &[Observation]) -> i64 {
     let mut read = turns_read;
     for observation in observations {
         match observation.turn {
@@ -90,7 +90,7 @@ pub fn take_in(set: &mut KeepSet, turns_read: i64, observations: &[Observation])
 
 /// The keep set with every stored turn taken in: what it would be after the
 /// next compaction read them (nothing is saved).
-pub async fn current(
+pub(crate) async fn current(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,

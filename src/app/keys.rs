@@ -41,7 +41,7 @@ pub async fn create(
     Ok((new.id, new.key))
 }
 
-pub async fn list(pool: &PgPool) -> Result<Vec<keys::StoredKey>, KeyAdminError> {
+pub(crate) async fn list(pool: &PgPool) -> Result<Vec<keys::StoredKey>, KeyAdminError> {
     let mut conn = pool.acquire().await.map_err(StoreError::from)?;
     Ok(keys::all(&mut conn).await?)
 }

@@ -18,7 +18,7 @@ pub(crate) mod idle_sweep;
 pub(crate) mod keep_set;
 pub mod keys;
 pub(crate) mod score;
-pub mod summarize;
+pub(crate) mod summarize;
 pub(crate) mod turn_end;
 pub(crate) mod usage;
 
@@ -32,13 +32,13 @@ use crate::domain::ConversationId;
 use crate::llm::UpstreamModel;
 use crate::policy::PolicyConfig;
 use crate::store::StoreError;
-pub use budget::Budget;
-pub use summarize::ClaimGuard;
+pub(crate) use budget::Budget;
+pub(crate) use summarize::ClaimGuard;
 
 /// What the use cases share: the database, the policy, the upstreams and
 /// what they are held to.
 #[derive(Clone)]
-pub struct Services {
+pub(crate) struct Services {
     pub pool: PgPool,
     pub policy: Arc<PolicyConfig>,
     /// Who writes summaries; `None`: the extractive summarizer.
@@ -53,7 +53,7 @@ pub struct Services {
 
 /// Why a use case did not do what it was asked.
 #[derive(Debug, thiserror::Error)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     #[error("{0}")]
     NotFound(String),
     /// The request is valid but collides with what is stored now.
@@ -66,7 +66,7 @@ pub enum Refusal {
 impl Refusal {
     /// The one answer for a conversation that does not exist (or is another
     /// tenant's).
-    pub fn no_conversation(id: &ConversationId) -> Self {
+    pub(crate) fn no_conversation(id: &ConversationId) -> Self {
         Self::NotFound(format!("no conversation {:?}", id.as_str()))
     }
 }
@@ -77,12 +77,12 @@ impl From<sqlx::Error> for Refusal {
     }
 }
 
-pub type Outcome<T> = Result<T, Refusal>;
+pub(crate) type Outcome<T> = Result<T, Refusal>;
 
 /// A use case that writes. Its slow part ([`UseCase::prepare`]) runs with no
 /// transaction open; its writes ([`Ready::apply`]) in the one transaction
 /// the caller opens and commits.
-pub trait UseCase: Send + 'static {
+pub(crate) trait UseCase: Send + 'static {
     type Ready: Ready;
 
     /// It claims something that must be given back (a conversation being
@@ -92,7 +92,7 @@ pub trait UseCase: Send + 'static {
     fn prepare(self, services: &Services) -> impl Future<Output = Outcome<Self::Ready>> + Send;
 }
 
-pub trait Ready: Send + 'static {
+pub(crate) trait Ready: Send + 'static {
     type Answer: Send;
 
     fn apply<'a>(
@@ -108,11 +108,11 @@ pub trait Ready: Send + 'static {
 }
 
 /// What a use case's answer is.
-pub type Answer<U> = <<U as UseCase>::Ready as Ready>::Answer;
+pub(crate) type Answer<U> = <<U as UseCase>::Ready as Ready>::Answer;
 
 /// What the caller writes beside a use case's writes, in its transaction
 /// (the answer an Idempotency-Key keeps), and how the answer leaves.
-pub trait Beside<A>: Send {
+pub(crate) trait Beside<A>: Send {
     type Output: Send;
     type Error: From<Refusal> + Send;
 
@@ -129,7 +129,7 @@ pub trait Beside<A>: Send {
 }
 
 /// Nothing beside: the answer as it is.
-pub struct Alone;
+pub(crate) struct Alone;
 
 impl<A: Send> Beside<A> for Alone {
     type Output = A;
@@ -147,7 +147,7 @@ impl<A: Send> Beside<A> for Alone {
 /// Runs a use case: its slow part, then its writes with what the caller
 /// writes `beside` them. What the use case claimed goes back unless the
 /// writes commit.
-pub async fn perform<U, B>(services: &Services, use_case: U, beside: B) -> Result<B::Output, B::Error>
+pub(crate) async fn perform<U, B>(services: &Services, use_case: U, beside: B) -> Result<B::Output, B::Error>
 where
     U: UseCase,
     B: Beside<Answer<U>>,

@@ -17,7 +17,7 @@ const SCORE_MAX_TOKENS: u32 = 8;
 
 /// Claims up to `batch` unscored turns; a claim older than `abandoned_after`
 /// was its worker's last and is taken again.
-pub async fn claim(services: &Services, batch: i64, abandoned_after: Duration) -> StoreResult<Vec<ClaimedTurn>> {
+pub(crate) async fn claim(services: &Services, batch: i64, abandoned_after: Duration) -> StoreResult<Vec<ClaimedTurn>> {
     let mut conn = services.pool.acquire().await?;
     if let Ok(waiting) = scoring::waiting(&mut conn).await {
         metrics::gauge!("compactd_background_queue_depth", "work" => "scoring").set(waiting as f64);
@@ -27,7 +27,7 @@ pub async fn claim(services: &Services, batch: i64, abandoned_after: Duration) -
 
 /// Scores one claimed turn and records it; a score that cannot be recorded
 /// gives the turn's claim back, for the next round.
-pub async fn score(services: &Services, turn: ClaimedTurn) {
+pub(crate) async fn score(services: &Services, turn: ClaimedTurn) {
     let outcome = match services.score_model_for(&turn.tenant).await {
         Some(model) => {
             let request = CompletionRequest {

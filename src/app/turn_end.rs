@@ -12,7 +12,7 @@ use crate::store::conversations::{self, TurnText};
 
 /// A checked turn end.
 #[derive(Debug)]
-pub struct EndTurn {
+pub(crate) struct EndTurn {
     pub tenant: TenantId,
     pub id: ConversationId,
     pub turn: TurnEnd,
@@ -22,7 +22,7 @@ pub struct EndTurn {
 
 /// The state after the turn, and the stored turn's id when it had text.
 #[derive(Debug)]
-pub struct TurnEnded {
+pub(crate) struct TurnEnded {
     pub stored: StoredConversation,
     pub turn_id: Option<i64>,
 }

@@ -12,7 +12,7 @@ use crate::store::{StoredConversation, conversations};
 
 /// A checked usage report.
 #[derive(Debug)]
-pub struct RecordUsage {
+pub(crate) struct RecordUsage {
     pub tenant: TenantId,
     pub id: ConversationId,
     pub report: UsageReport,

@@ -5,12 +5,12 @@
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-pub const PREFIX: &str = "cpk_";
+pub(crate) const PREFIX: &str = "cpk_";
 const ID_BYTES: usize = 8;
 const SECRET_BYTES: usize = 32;
 
 /// A key as it is handed out once.
-pub struct NewKey {
+pub(crate) struct NewKey {
     pub id: String,
     pub secret_hash: Vec<u8>,
     /// The whole key; print it once and drop it.
@@ -21,7 +21,7 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-pub fn generate() -> Result<NewKey, getrandom::Error> {
+pub(crate) fn generate() -> Result<NewKey, getrandom::Error> {
     let mut id = [0_u8; ID_BYTES];
     let mut secret = [0_u8; SECRET_BYTES];
     getrandom::fill(&mut id)?;
@@ -34,12 +34,12 @@ pub fn generate() -> Result<NewKey, getrandom::Error> {
     })
 }
 
-pub fn hash(secret: &str) -> Vec<u8> {
+pub(crate) fn hash(secret: &str) -> Vec<u8> {
     Sha256::digest(secret.as_bytes()).to_vec()
 }
 
 /// The id and secret of a well-formed key.
-pub fn parse(key: &str) -> Option<(&str, &str)> {
+pub(crate) fn parse(key: &str) -> Option<(&str, &str)> {
     let rest = key.strip_prefix(PREFIX)?;
     let (id, secret) = rest.split_once('_')?;
     let hex_of = |text: &str, bytes: usize| text.len() == bytes * 2 && text.bytes().all(|b| b.is_ascii_hexdigit());
@@ -48,7 +48,7 @@ pub fn parse(key: &str) -> Option<(&str, &str)> {
 
 /// Whether `secret` is the one whose hash is stored, in time that does not
 /// depend on where they differ.
-pub fn matches(secret: &str, stored_hash: &[u8]) -> bool {
+pub(crate) fn matches(secret: &str, stored_hash: &[u8]) -> bool {
     hash(secret).ct_eq(stored_hash).into()
 }
 

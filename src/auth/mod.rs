@@ -2,18 +2,18 @@
 //! against an in-memory copy of the keys that every change to the table
 //! refreshes at once (LISTEN/NOTIFY); and each key's request rate.
 
-pub mod key;
+pub(crate) mod key;
 mod rate;
 mod registry;
 
-pub use rate::RateLimits;
+pub(crate) use rate::RateLimits;
 pub use registry::{Denied, KeyRegistry};
 
 use crate::domain::{Role, TenantId};
 
 /// The caller of a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Caller {
+pub(crate) struct Caller {
     pub tenant: TenantId,
     pub role: Role,
     /// The key's id; `None` in open mode.
@@ -22,7 +22,7 @@ pub struct Caller {
 
 impl Caller {
     /// Anyone, when the service runs with no keys: tenant `default`, all rights.
-    pub fn open() -> Self {
+    pub(crate) fn open() -> Self {
         Self {
             tenant: TenantId::open(),
             role: Role::Admin,

@@ -7,14 +7,14 @@ use std::time::Duration;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
-pub struct RateLimits {
+pub(crate) struct RateLimits {
     limiter: Option<DefaultKeyedRateLimiter<String>>,
     clock: DefaultClock,
 }
 
 impl RateLimits {
     /// `per_second` requests a second with bursts to `burst`; 0 turns it off.
-    pub fn new(per_second: u32, burst: u32) -> Self {
+    pub(crate) fn new(per_second: u32, burst: u32) -> Self {
         let limiter = NonZeroU32::new(per_second).map(|rate| {
             let burst = NonZeroU32::new(burst.max(per_second)).unwrap_or(rate);
             RateLimiter::keyed(Quota::per_second(rate).allow_burst(burst))
@@ -26,7 +26,7 @@ impl RateLimits {
     }
 
     /// `Err(wait)` when `key_id` must wait that long before its next request.
-    pub fn check(&self, key_id: &str) -> Result<(), Duration> {
+    pub(crate) fn check(&self, key_id: &str) -> Result<(), Duration> {
         let Some(limiter) = &self.limiter else { return Ok(()) };
         limiter
             .check_key(&key_id.to_owned())

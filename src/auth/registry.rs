@@ -67,7 +67,7 @@ pub struct KeyRegistry {
 }
 
 impl KeyRegistry {
-    pub async fn load(pool: PgPool) -> StoreResult<Arc<Self>> {
+    pub(crate) async fn load(pool: PgPool) -> StoreResult<Arc<Self>> {
         let registry = Arc::new(Self {
             pool,
             keys: RwLock::new(Arc::default()),
@@ -88,7 +88,7 @@ impl KeyRegistry {
 
     /// Open mode: no key was ever created, so every caller is the `default`
     /// tenant. Once one exists (even revoked), every request needs a key.
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         self.snapshot().is_empty()
     }
 
@@ -119,7 +119,7 @@ impl KeyRegistry {
     }
 
     /// Whether the copy is being kept fresh by a live LISTEN.
-    pub fn is_synced(&self) -> bool {
+    pub(crate) fn is_synced(&self) -> bool {
         self.synced.load(Ordering::Acquire)
     }
 
@@ -163,7 +163,7 @@ impl KeyRegistry {
     }
 
     /// Who sends `authorization`.
-    pub async fn authenticate(&self, authorization: Option<&HeaderValue>) -> Result<Caller, Denied> {
+    pub(crate) async fn authenticate(&self, authorization: Option<&HeaderValue>) -> Result<Caller, Denied> {
         let looked = Instant::now();
         // Changes may have gone unheard: read them before trusting the copy.
         if !self.is_synced() && !self.reload_unless_fresher(looked).await {
@@ -193,7 +193,7 @@ impl KeyRegistry {
     /// The first LISTEN is in place when this returns, so no change made
     /// after startup can slip past; each (re)subscription re-reads the keys,
     /// because changes made while nobody listened sent their NOTIFY to no one.
-    pub async fn follow_changes(self: Arc<Self>) -> tokio::task::JoinHandle<()> {
+    pub(crate) async fn follow_changes(self: Arc<Self>) -> tokio::task::JoinHandle<()> {
         let first = self.subscribe().await;
         tokio::spawn(self.keep_following(first))
     }

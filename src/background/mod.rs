@@ -26,14 +26,14 @@ impl BackgroundSettings {
 
 /// What the workers share.
 #[derive(Clone)]
-pub struct Workers {
+pub(crate) struct Workers {
     pub services: Services,
     pub settings: BackgroundSettings,
 }
 
 impl Workers {
     /// Starts the scorer (which audits what it touched) and the idle sweep.
-    pub fn spawn(self) -> Vec<JoinHandle<()>> {
+    pub(crate) fn spawn(self) -> Vec<JoinHandle<()>> {
         let mut handles = vec![tokio::spawn(scorer::run(self.clone()))];
         if let Some(every) = self.settings.idle_sweep_every {
             handles.push(tokio::spawn(idle::run(self.services, every)));

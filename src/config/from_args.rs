@@ -47,7 +47,7 @@ impl TryFrom<&ServeArgs> for Settings {
 impl Settings {
     /// The service a replay runs in this process: on a free port, with no
     /// limits, no background work, and the default policy.
-    pub fn replaying(args: &ReplayArgs) -> Result<Self, Invalid> {
+    pub(crate) fn replaying(args: &ReplayArgs) -> Result<Self, Invalid> {
         let deadline = Duration::from_secs(args.llm.llm_deadline_secs);
         Ok(Self {
             addr: ([127, 0, 0, 1], 0).into(),
@@ -83,7 +83,7 @@ impl TryFrom<&SummaryArgs> for SummaryConfig {
 
 impl LlmArgs {
     /// The upstream, `None` when there is none; an error names what is missing.
-    pub fn upstream(&self) -> Result<Option<Upstream>, Invalid> {
+    pub(crate) fn upstream(&self) -> Result<Option<Upstream>, Invalid> {
         let (provider, name) = match self.llm_provider {
             ProviderChoice::OpenAi => (Provider::OpenAi, "openai"),
             ProviderChoice::Anthropic => (Provider::Anthropic, "anthropic"),
@@ -116,7 +116,7 @@ impl LlmArgs {
     }
 
     /// The daily budget per tenant; `None`: no limit.
-    pub fn daily_token_budget(&self) -> Option<u64> {
+    pub(crate) fn daily_token_budget(&self) -> Option<u64> {
         Some(self.tenant_daily_token_budget).filter(|budget| *budget > 0)
     }
 }

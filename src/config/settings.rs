@@ -127,7 +127,7 @@ pub enum Provider {
 
 /// Where each provider's API is (its requests are built in `llm::wire`).
 impl Provider {
-    pub fn default_base_url(self) -> &'static str {
+    pub(crate) fn default_base_url(self) -> &'static str {
         match self {
             Self::OpenAi => "https://api.openai.com/v1",
             Self::Anthropic => "https://api.anthropic.com",

@@ -1,21 +1,21 @@
 //! The moment an event happened (SPEC §1, `at`): RFC 3339 from the caller, or
 //! the server's clock.
 
-use chrono::{DateTime, Datelike, SecondsFormat, Timelike, Utc};
+use chrono::{DateTime, Datelike, Timelike, Utc};
 
 use super::InvalidValue;
 
 /// A UTC instant with Postgres's precision (microseconds), within years
 /// 1–9999, so what is stored is exactly what the policy saw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct At(DateTime<Utc>);
+pub(crate) struct At(DateTime<Utc>);
 
 impl At {
-    pub fn now() -> Self {
+    pub(crate) fn now() -> Self {
         Self(truncate_to_micros(Utc::now()))
     }
 
-    pub fn parse(field: &str, raw: &str) -> Result<Self, InvalidValue> {
+    pub(crate) fn parse(field: &str, raw: &str) -> Result<Self, InvalidValue> {
         let parsed = DateTime::parse_from_rfc3339(raw).map_err(|err| {
             InvalidValue::new(
                 field,
@@ -26,30 +26,25 @@ impl At {
     }
 
     /// The caller's time when it gave one, else the server's clock.
-    pub fn parse_or_now(field: &str, raw: Option<&str>) -> Result<Self, InvalidValue> {
+    pub(crate) fn parse_or_now(field: &str, raw: Option<&str>) -> Result<Self, InvalidValue> {
         Ok(Self::parse_optional(field, raw)?.unwrap_or_else(Self::now))
     }
 
     /// The caller's time when it gave one (a span's optional end, say).
-    pub fn parse_optional(field: &str, raw: Option<&str>) -> Result<Option<Self>, InvalidValue> {
+    pub(crate) fn parse_optional(field: &str, raw: Option<&str>) -> Result<Option<Self>, InvalidValue> {
         raw.map(|raw| Self::parse(field, raw)).transpose()
     }
 
     /// Range-checks a time that did not come from text (a query default, say).
-    pub fn from_datetime(field: &str, time: DateTime<Utc>) -> Result<Self, InvalidValue> {
+    pub(crate) fn from_datetime(field: &str, time: DateTime<Utc>) -> Result<Self, InvalidValue> {
         if !(1..=9999).contains(&time.year()) {
             return Err(InvalidValue::new(field, "must fall within the years 1 to 9999"));
         }
         Ok(Self(truncate_to_micros(time)))
     }
 
-    pub fn get(self) -> DateTime<Utc> {
+    pub(crate) fn get(self) -> DateTime<Utc> {
         self.0
-    }
-
-    /// RFC 3339 with microseconds, as the API writes times.
-    pub fn to_rfc3339(self) -> String {
-        self.0.to_rfc3339_opts(SecondsFormat::Micros, true)
     }
 }
 
@@ -67,19 +62,28 @@ mod tests {
     #[test]
     fn offsets_are_normalized_to_utc() {
         let at = At::parse("at", "2026-10-18T11:30:00+02:00").unwrap();
-        assert_eq!(at.to_rfc3339(), "2026-10-18T09:30:00.000000Z");
+        assert_eq!(
+            at.get().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            "2026-10-18T09:30:00.000000Z"
+        );
     }
 
     #[test]
     fn precision_beyond_microseconds_is_dropped() {
         let at = At::parse("at", "2026-10-18T09:30:00.123456789Z").unwrap();
-        assert_eq!(at.to_rfc3339(), "2026-10-18T09:30:00.123456Z");
+        assert_eq!(
+            at.get().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            "2026-10-18T09:30:00.123456Z"
+        );
     }
 
     #[test]
     fn a_leap_second_is_kept_within_its_minute() {
         let at = At::parse("at", "2016-12-31T23:59:60.5Z").unwrap();
-        assert_eq!(at.to_rfc3339(), "2016-12-31T23:59:59.999999Z");
+        assert_eq!(
+            at.get().to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+            "2016-12-31T23:59:59.999999Z"
+        );
     }
 
     #[test]

@@ -5,13 +5,13 @@ use std::fmt;
 use super::InvalidValue;
 
 /// The most characters (Unicode scalar values) an id may have.
-pub const MAX_CHARS: usize = 200;
+pub(crate) const MAX_CHARS: usize = 200;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ConversationId(String);
+pub(crate) struct ConversationId(String);
 
 impl ConversationId {
-    pub fn parse(field: &str, raw: String) -> Result<Self, InvalidValue> {
+    pub(crate) fn parse(field: &str, raw: String) -> Result<Self, InvalidValue> {
         let chars = raw.chars().count();
         if chars == 0 {
             return Err(InvalidValue::new(field, "must not be empty"));
@@ -31,7 +31,7 @@ impl ConversationId {
         Ok(Self(raw))
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }

@@ -4,24 +4,24 @@ use super::InvalidValue;
 
 /// `0 ..= 2^63 - 1`: what a `bigint` column holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Count(u64);
+pub(crate) struct Count(u64);
 
 impl Count {
-    pub const MAX: u64 = i64::MAX as u64;
+    pub(crate) const MAX: u64 = i64::MAX as u64;
 
-    pub fn parse(field: &str, raw: u64) -> Result<Self, InvalidValue> {
+    pub(crate) fn parse(field: &str, raw: u64) -> Result<Self, InvalidValue> {
         if raw > Self::MAX {
             return Err(InvalidValue::new(field, format!("must be at most {}", Self::MAX)));
         }
         Ok(Self(raw))
     }
 
-    pub fn get(self) -> u64 {
+    pub(crate) fn get(self) -> u64 {
         self.0
     }
 
     /// For binding to a `bigint`; exact, since the value fits by construction.
-    pub fn to_i64(self) -> i64 {
+    pub(crate) fn to_i64(self) -> i64 {
         self.0 as i64
     }
 }

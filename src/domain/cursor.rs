@@ -11,13 +11,13 @@ const FIRST_MICROS: i64 = -62_135_596_800_000_000;
 const LAST_MICROS: i64 = 253_402_300_799_999_999;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FleetCursor {
+pub(crate) struct FleetCursor {
     pub at: DateTime<Utc>,
     pub id: i64,
 }
 
 impl FleetCursor {
-    pub fn parse(field: &str, raw: &str) -> Result<Self, InvalidValue> {
+    pub(crate) fn parse(field: &str, raw: &str) -> Result<Self, InvalidValue> {
         let refused = || InvalidValue::new(field, "is not a cursor this service gave");
         let (micros, id) = raw.split_once('_').ok_or_else(refused)?;
         let micros: i64 = micros.parse().map_err(|_| refused())?;

@@ -7,15 +7,15 @@ mod conversation_id;
 mod count;
 mod cursor;
 mod role;
-pub mod series;
+pub(crate) mod series;
 mod tenant;
-pub mod text;
+pub(crate) mod text;
 
-pub use at::At;
-pub use conversation_id::ConversationId;
-pub use count::Count;
-pub use cursor::FleetCursor;
-pub use role::Role;
+pub(crate) use at::At;
+pub(crate) use conversation_id::ConversationId;
+pub(crate) use count::Count;
+pub(crate) use cursor::FleetCursor;
+pub(crate) use role::Role;
 pub use tenant::TenantId;
 
 /// Why a value was refused: said to the caller as a 422 naming the field.
@@ -27,7 +27,7 @@ pub struct InvalidValue {
 }
 
 impl InvalidValue {
-    pub fn new(field: impl Into<String>, problem: impl Into<String>) -> Self {
+    pub(crate) fn new(field: impl Into<String>, problem: impl Into<String>) -> Self {
         Self {
             field: field.into(),
             problem: problem.into(),

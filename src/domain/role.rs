@@ -13,9 +13,9 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Self; 3] = [Self::Agent, Self::Reader, Self::Admin];
+    pub(crate) const ALL: [Self; 3] = [Self::Agent, Self::Reader, Self::Admin];
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::Agent => "agent",
             Self::Reader => "reader",
@@ -23,14 +23,14 @@ impl Role {
         }
     }
 
-    pub fn parse(field: &str, raw: &str) -> Result<Self, InvalidValue> {
+    pub(crate) fn parse(field: &str, raw: &str) -> Result<Self, InvalidValue> {
         Self::ALL
             .into_iter()
             .find(|role| role.as_str() == raw)
             .ok_or_else(|| InvalidValue::new(field, "must be agent, reader or admin"))
     }
 
-    pub const fn may_write(self) -> bool {
+    pub(crate) const fn may_write(self) -> bool {
         !matches!(self, Self::Reader)
     }
 }

@@ -7,20 +7,20 @@ use chrono::{DateTime, TimeDelta, Utc};
 use super::{At, InvalidValue};
 
 /// The most buckets one answer holds.
-pub const MAX_BUCKETS: i64 = 2_000;
+pub(crate) const MAX_BUCKETS: i64 = 2_000;
 /// Buckets drawn when the caller gives no `since`.
-pub const DEFAULT_BUCKETS: i64 = 48;
+pub(crate) const DEFAULT_BUCKETS: i64 = 48;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Bucket {
+pub(crate) enum Bucket {
     Minute,
     Hour,
     Day,
 }
 
 impl Bucket {
-    pub fn parse(field: &str, raw: &str) -> Result<Self, InvalidValue> {
+    pub(crate) fn parse(field: &str, raw: &str) -> Result<Self, InvalidValue> {
         match raw {
             "minute" => Ok(Self::Minute),
             "hour" => Ok(Self::Hour),
@@ -29,7 +29,7 @@ impl Bucket {
         }
     }
 
-    pub fn seconds(self) -> i64 {
+    pub(crate) fn seconds(self) -> i64 {
         match self {
             Self::Minute => 60,
             Self::Hour => 3_600,
@@ -38,7 +38,7 @@ impl Bucket {
     }
 
     /// The start of the bucket `time` falls in.
-    pub fn floor(self, time: DateTime<Utc>) -> DateTime<Utc> {
+    pub(crate) fn floor(self, time: DateTime<Utc>) -> DateTime<Utc> {
         let seconds = time.timestamp().div_euclid(self.seconds()) * self.seconds();
         DateTime::from_timestamp(seconds, 0).unwrap_or(time)
     }
@@ -46,7 +46,7 @@ impl Bucket {
 
 /// `[since, until)` with `since` on a bucket's start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Series {
+pub(crate) struct Series {
     pub bucket: Bucket,
     pub since: DateTime<Utc>,
     pub until: DateTime<Utc>,
@@ -60,7 +60,7 @@ impl Series {
     /// before it; `since` is moved back to its bucket's start. Like every
     /// read of a span, a backwards one holds nothing rather than failing; a
     /// span too long for one answer keeps its latest [`MAX_BUCKETS`].
-    pub fn new(bucket: Bucket, since: Option<At>, until: Option<At>, now: At) -> Self {
+    pub(crate) fn new(bucket: Bucket, since: Option<At>, until: Option<At>, now: At) -> Self {
         let width = TimeDelta::seconds(bucket.seconds());
         let until = until.unwrap_or(now).get();
         let since = match since {
@@ -84,7 +84,7 @@ impl Series {
     }
 
     /// How many buckets the span holds, the last perhaps partial.
-    pub fn buckets(&self) -> i64 {
+    pub(crate) fn buckets(&self) -> i64 {
         let width = self.bucket.seconds();
         let span = (self.until - self.since).num_microseconds().unwrap_or(i64::MAX);
         if span <= 0 {

@@ -5,7 +5,7 @@ use std::fmt;
 use super::InvalidValue;
 
 /// The most characters a tenant's name may have.
-pub const MAX_CHARS: usize = 64;
+pub(crate) const MAX_CHARS: usize = 64;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct TenantId(String);
@@ -18,7 +18,7 @@ impl TenantId {
 
     /// 1–64 letters, digits, `.`, `_` or `-`: a name that is safe in logs,
     /// URLs and dashboards.
-    pub fn parse(field: &str, raw: &str) -> Result<Self, InvalidValue> {
+    pub(crate) fn parse(field: &str, raw: &str) -> Result<Self, InvalidValue> {
         let fits = (1..=MAX_CHARS).contains(&raw.len());
         if !fits
             || !raw
@@ -33,7 +33,7 @@ impl TenantId {
         Ok(Self(raw.to_owned()))
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }

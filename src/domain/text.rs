@@ -2,7 +2,7 @@
 
 /// Postgres text cannot hold NUL; text that has one keeps its place with
 /// U+FFFD rather than losing the whole request.
-pub fn storable(text: String) -> String {
+pub(crate) fn storable(text: String) -> String {
     if text.contains('\0') {
         text.replace('\0', "\u{FFFD}")
     } else {

@@ -13,11 +13,11 @@ use crate::auth::Denied;
 use crate::domain::{ConversationId, InvalidValue};
 use crate::store::StoreError;
 
-pub type ApiResult<T, E = ApiError> = Result<T, E>;
+pub(crate) type ApiResult<T, E = ApiError> = Result<T, E>;
 
 /// Everything a request can fail with, and the status each one gets.
 #[derive(Debug, thiserror::Error)]
-pub enum ApiError {
+pub(crate) enum ApiError {
     /// The body is not JSON at all.
     #[error("the body is not valid JSON: {0}")]
     MalformedJson(String),
@@ -56,7 +56,7 @@ pub enum ApiError {
 
 /// An RFC 9457 problem detail.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Problem {
+pub(crate) struct Problem {
     /// A URI reference naming the kind of problem; stable, so clients can branch on it.
     #[serde(rename = "type")]
     #[schema(example = "/problems/invalid-value")]
@@ -73,10 +73,10 @@ pub struct Problem {
 
 /// The text of an internal error, for the logging middleware to find.
 #[derive(Debug, Clone)]
-pub struct InternalErrorText(pub String);
+pub(crate) struct InternalErrorText(pub String);
 
 impl ApiError {
-    pub fn status(&self) -> StatusCode {
+    pub(crate) fn status(&self) -> StatusCode {
         match self {
             Self::MalformedJson(_) => StatusCode::BAD_REQUEST,
             Self::InvalidValue(_) | Self::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
@@ -113,7 +113,7 @@ impl ApiError {
         }
     }
 
-    pub fn problem(&self) -> Problem {
+    pub(crate) fn problem(&self) -> Problem {
         let (kind, title) = self.kind_and_title();
         let (detail, field) = match self {
             Self::InvalidValue(invalid) => (invalid.to_string(), Some(invalid.field.clone())),
@@ -131,7 +131,7 @@ impl ApiError {
 
 impl ApiError {
     /// The 404 for a conversation the caller's tenant does not have.
-    pub fn no_conversation(id: &ConversationId) -> Self {
+    pub(crate) fn no_conversation(id: &ConversationId) -> Self {
         Refusal::no_conversation(id).into()
     }
 }
@@ -172,7 +172,7 @@ impl From<sqlx::Error> for ApiError {
 }
 
 /// Renders any problem; also used for errors raised outside a handler.
-pub fn problem_response(status: StatusCode, problem: &Problem) -> Response {
+pub(crate) fn problem_response(status: StatusCode, problem: &Problem) -> Response {
     let body = serde_json::to_vec(problem).unwrap_or_default();
     let mut response = (status, body).into_response();
     response.headers_mut().insert(

@@ -19,13 +19,13 @@ use crate::store;
 use crate::store::idempotency::{self, Claim, ClaimToken};
 
 /// A finished JSON answer, as bytes, so a replay can repeat it exactly.
-pub struct Reply {
+pub(crate) struct Reply {
     pub status: StatusCode,
     pub body: Vec<u8>,
 }
 
 impl Reply {
-    pub fn ok(value: &impl Serialize) -> ApiResult<Self> {
+    pub(crate) fn ok(value: &impl Serialize) -> ApiResult<Self> {
         let body = serde_json::to_vec(value).map_err(|err| ApiError::Internal(format!("serializing: {err}")))?;
         Ok(Self {
             status: StatusCode::OK,
@@ -45,12 +45,12 @@ impl IntoResponse for Reply {
 }
 
 /// Turns a use case's answer into the bytes a replay repeats.
-pub trait Render {
+pub(crate) trait Render {
     fn render(self, app: &AppState) -> ApiResult<Reply>;
 }
 
 /// Runs `use_case` as the request with `body` at `route` asks, honouring its key.
-pub async fn run<U>(
+pub(crate) async fn run<U>(
     app: &AppState,
     caller: &Caller,
     key: IdempotencyKey,

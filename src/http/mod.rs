@@ -4,17 +4,17 @@
 //! parts, checked; `views/` what the API answers; `router.rs` puts them
 //! together.
 
-pub mod error;
-pub mod extract;
+pub(crate) mod error;
+pub(crate) mod extract;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod idempotency;
-pub mod middleware;
+pub(crate) mod middleware;
 pub mod openapi;
 mod router;
-pub mod routes;
+pub(crate) mod routes;
 mod state;
-pub mod views;
+pub(crate) mod views;
 
-pub use router::router;
-pub use state::AppState;
+pub(crate) use router::router;
+pub(crate) use state::AppState;

@@ -47,7 +47,7 @@ use crate::http::AppState;
         (name = "operations", description = "Health, metrics and this document."),
     )
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
 /// The answers every guarded operation may give, said once here rather than
 /// on every handler: the key scheme, and 401/403/429/503 (and 413/415 for a
@@ -117,13 +117,13 @@ pub fn document() -> String {
     text
 }
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/openapi.json", get(openapi_json))
 }
 
 /// This API's OpenAPI document
 #[utoipa::path(get, path = "/openapi.json", tag = "operations",
     responses((status = 200, description = "The OpenAPI 3.1 document.", content_type = "application/json")))]
-pub async fn openapi_json() -> Json<utoipa::openapi::OpenApi> {
+pub(crate) async fn openapi_json() -> Json<utoipa::openapi::OpenApi> {
     Json(ApiDoc::openapi())
 }

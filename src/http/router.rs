@@ -21,7 +21,7 @@ use crate::http::routes::{
 use crate::http::state::AppState;
 
 /// The whole API, ready to serve.
-pub fn router(state: AppState) -> Router {
+pub(crate) fn router(state: AppState) -> Router {
     let max_body_bytes = state.max_body_bytes;
     let quick = Router::new()
         .merge(usage::router())

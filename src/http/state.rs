@@ -8,7 +8,7 @@ use crate::config::Timeouts;
 
 /// What every handler can reach.
 #[derive(Clone)]
-pub struct AppState {
+pub(crate) struct AppState {
     /// What the use cases share.
     pub services: Services,
     /// The largest body accepted, for the 413 to say.

@@ -20,7 +20,7 @@ use crate::config::{LlmConfig, Provider, RetryPolicy};
 
 /// The most of an answer read: a summary is a few KiB; more is a broken or
 /// hostile upstream.
-pub const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
+pub(crate) const MAX_ANSWER_BYTES: usize = 4 * 1024 * 1024;
 const ANTHROPIC_VERSION: &str = "2023-06-01";
 
 pub struct LlmClient {
@@ -78,7 +78,7 @@ impl LlmClient {
         let deadline = started + self.retry.deadline;
         let attempts = AtomicU32::new(0);
         let run = async {
-            let _permit = self.permits.acquire().await.map_err(|_| LlmError::NotConfigured)?;
+            let _permit = self.permits.acquire().await.map_err(|_| LlmError::Closed)?;
             loop {
                 let attempt = attempts.fetch_add(1, Ordering::Relaxed);
                 let remaining = deadline.saturating_duration_since(Instant::now());
@@ -238,7 +238,7 @@ fn transport(err: reqwest::Error) -> LlmError {
 }
 
 /// `url` without its query string and fragment.
-pub fn without_query(url: &reqwest::Url) -> String {
+pub(crate) fn without_query(url: &reqwest::Url) -> String {
     let mut bare = url.clone();
     bare.set_query(None);
     bare.set_fragment(None);

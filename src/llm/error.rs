@@ -7,12 +7,13 @@
 
 /// The most of an upstream error body kept in an error (never a secret of
 /// ours: requests carry the key in a header, not the body).
-pub const BODY_EXCERPT_CHARS: usize = 300;
+pub(crate) const BODY_EXCERPT_CHARS: usize = 300;
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LlmError {
-    #[error("no upstream LLM is configured")]
-    NotConfigured,
+    /// The client's bound on calls in flight was closed: it is going away.
+    #[error("the upstream client is closed")]
+    Closed,
     #[error("the upstream did not answer within the deadline ({attempts} attempts)")]
     Deadline { attempts: u32 },
     /// `body`: an excerpt of what it answered, for the log only.
@@ -30,7 +31,7 @@ pub enum LlmError {
 
 impl LlmError {
     /// The error with what only the operator should see.
-    pub fn details(&self) -> String {
+    pub(crate) fn details(&self) -> String {
         match self {
             Self::Status { body, .. } => format!("{self}: {body}"),
             Self::Transport(what) | Self::Malformed(what) => format!("{self}: {what}"),
@@ -39,9 +40,9 @@ impl LlmError {
     }
 
     /// A short stable name, for metrics.
-    pub const fn kind(&self) -> &'static str {
+    pub(crate) const fn kind(&self) -> &'static str {
         match self {
-            Self::NotConfigured => "not_configured",
+            Self::Closed => "closed",
             Self::Deadline { .. } => "deadline",
             Self::Status { .. } => "status",
             Self::Transport(_) => "transport",
@@ -51,7 +52,7 @@ impl LlmError {
     }
 
     /// Worth another attempt: the upstream is busy or failing, not refusing.
-    pub fn is_retryable(&self) -> bool {
+    pub(crate) fn is_retryable(&self) -> bool {
         match self {
             Self::Status { status, .. } => *status == 408 || *status == 429 || *status >= 500,
             Self::Transport(_) => true,
@@ -60,7 +61,7 @@ impl LlmError {
     }
 }
 
-pub fn excerpt(body: &str) -> String {
+pub(crate) fn excerpt(body: &str) -> String {
     let trimmed = body.trim();
     if trimmed.chars().count() <= BODY_EXCERPT_CHARS {
         return trimmed.to_owned();

@@ -14,24 +14,24 @@ use crate::policy::keep::{HarnessPatterns, KeepKind, Source, sightings};
 use crate::policy::transcript::{Message, Role};
 
 /// How much of a request a line quotes…
-pub const REQUEST_CHARS: usize = 200;
+pub(crate) const REQUEST_CHARS: usize = 200;
 /// …of its outcome…
-pub const OUTCOME_CHARS: usize = 160;
+pub(crate) const OUTCOME_CHARS: usize = 160;
 /// …and how many of the files it changed it names.
-pub const FILES_PER_LINE: usize = 8;
+pub(crate) const FILES_PER_LINE: usize = 8;
 /// How much of a prior narrative in prose (an earlier model's) is carried.
-pub const PRIOR_PROSE_CHARS: usize = 600;
+pub(crate) const PRIOR_PROSE_CHARS: usize = 600;
 
 /// On a transcript of this many tokens or more, the extractive summary is
 /// at most a tenth of it.
-pub const COMPRESSES_FROM_TOKENS: u64 = 20_000;
+pub(crate) const COMPRESSES_FROM_TOKENS: u64 = 20_000;
 
 /// The most an extractive summary of `transcript_tokens` (the anchor and
 /// the delta it replaces) may take: a tenth of a long transcript, and less
 /// than a short one — but never less than `least`, the room to say why no
 /// model wrote it and what was asked (a transcript of a few words gets a
 /// summary of a few more).
-pub fn max_tokens(transcript_tokens: u64, least: u64) -> u64 {
+pub(crate) fn max_tokens(transcript_tokens: u64, least: u64) -> u64 {
     let share = if transcript_tokens >= COMPRESSES_FROM_TOKENS {
         transcript_tokens / 10
     } else {
@@ -41,7 +41,7 @@ pub fn max_tokens(transcript_tokens: u64, least: u64) -> u64 {
 }
 
 /// The first line of every extractive summary.
-pub fn header(why: &str) -> String {
+pub(crate) fn header(why: &str) -> String {
     format!("Written by compactd without a model ({why}).")
 }
 
@@ -101,7 +101,7 @@ impl Exchange {
 
 /// The narrative of `messages` on top of the anchor's narrative: a header
 /// saying why no model wrote it, the anchor's lines, then one line per request.
-pub fn narrative(prior: Option<&str>, messages: &[Message], harness: &HarnessPatterns, why: &str) -> String {
+pub(crate) fn narrative(prior: Option<&str>, messages: &[Message], harness: &HarnessPatterns, why: &str) -> String {
     let mut lines = vec![header(why)];
     if let Some(prior) = prior.map(str::trim).filter(|p| !p.is_empty()) {
         let prior_lines: Vec<&str> = prior.lines().filter(|l| l.starts_with("- ")).collect();

@@ -2,16 +2,16 @@
 //! deadlines, retries and a concurrency bound; the summarizer built on it; the
 //! extractive summarizer that needs no model; and the tokenizer.
 
-pub mod client;
-pub mod dialect;
-pub mod error;
-pub mod extractive;
-pub mod retry;
-pub mod summarizer;
+pub(crate) mod client;
+pub(crate) mod dialect;
+pub(crate) mod error;
+pub(crate) mod extractive;
+pub(crate) mod retry;
+pub(crate) mod summarizer;
 pub mod tokens;
-pub mod wire;
+pub(crate) mod wire;
 
 pub use client::LlmClient;
 pub use error::LlmError;
-pub use summarizer::{Draft, UpstreamModel, Via, Writer};
+pub(crate) use summarizer::{UpstreamModel, Via, Writer};
 pub use wire::{Completion, CompletionRequest};

@@ -11,7 +11,7 @@ use crate::config::RetryPolicy;
 impl RetryPolicy {
     /// Full jitter: anywhere between zero and the attempt's ceiling, so that
     /// many clients failing together do not retry together.
-    pub fn backoff(&self, attempt: u32, unit_random: f64) -> Duration {
+    pub(crate) fn backoff(&self, attempt: u32, unit_random: f64) -> Duration {
         let ceiling = self
             .base
             .saturating_mul(2_u32.saturating_pow(attempt.min(16)))
@@ -22,7 +22,7 @@ impl RetryPolicy {
     /// The wait before the next attempt, or `None` when it should not be made:
     /// the server asked for longer than the cap, or the wait would pass the
     /// deadline.
-    pub fn wait(
+    pub(crate) fn wait(
         &self,
         attempt: u32,
         retry_after: Option<Duration>,
@@ -42,7 +42,7 @@ impl RetryPolicy {
 }
 
 /// `Retry-After` as seconds or as an HTTP-date, relative to `now`.
-pub fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(Duration::from_secs(seconds));

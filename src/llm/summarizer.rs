@@ -18,25 +18,25 @@ use crate::policy::prompt::{system_prompt, user_message};
 use crate::policy::transcript::{Message, clip};
 
 /// Summarization is rewriting, not invention.
-pub const TEMPERATURE: f32 = 0.2;
+pub(crate) const TEMPERATURE: f32 = 0.2;
 /// What the guard's heading, blank lines and parked line take, about…
 const FRAME_TOKENS: u64 = 32;
 /// …and a line's label.
 const LABEL_TOKENS: u64 = 4;
 
 /// The most of an upstream's answer read, whatever it sends.
-pub const MAX_SUMMARY_BYTES: usize = 32 * 1024;
+pub(crate) const MAX_SUMMARY_BYTES: usize = 32 * 1024;
 
 /// An upstream and the model asked there: summaries and scores each have
 /// their own.
 #[derive(Debug, Clone)]
-pub struct UpstreamModel {
+pub(crate) struct UpstreamModel {
     pub client: Arc<LlmClient>,
     pub model: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Writer {
+pub(crate) enum Writer {
     Llm,
     Extractive,
     /// The caller's harness wrote it and sent it.
@@ -44,13 +44,13 @@ pub enum Writer {
 }
 
 impl Writer {
-    pub const ALL: [Self; 3] = [Self::Llm, Self::Extractive, Self::Harness];
+    pub(crate) const ALL: [Self; 3] = [Self::Llm, Self::Extractive, Self::Harness];
 
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|writer| writer.as_str() == name)
     }
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::Llm => "llm",
             Self::Extractive => "extractive",
@@ -59,7 +59,7 @@ impl Writer {
     }
 
     /// How its narrative gives way to the budget.
-    pub const fn shape(self) -> Shape {
+    pub(crate) const fn shape(self) -> Shape {
         match self {
             Self::Extractive => Shape::Lines,
             Self::Llm | Self::Harness => Shape::Prose,
@@ -69,7 +69,7 @@ impl Writer {
 
 /// What every summary is held to.
 #[derive(Debug, Clone, Copy)]
-pub struct Rules<'a> {
+pub(crate) struct Rules<'a> {
     /// The conversation's keep set, this compaction's delta taken in.
     pub keep: &'a KeepSet,
     /// The conversation's budget (`summary_max_tokens`).
@@ -82,7 +82,7 @@ pub struct Rules<'a> {
 
 /// A new summary, ready to become the anchor.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Draft {
+pub(crate) struct Draft {
     pub text: String,
     pub writer: Writer,
     pub model: Option<String>,
@@ -107,7 +107,7 @@ impl Draft {
 
 /// How the summary is to be written.
 #[derive(Debug, Clone, Copy)]
-pub enum Via<'a> {
+pub(crate) enum Via<'a> {
     Upstream(&'a UpstreamModel),
     /// Without a model, for this reason (said in the summary).
     Extractive(&'a str),
@@ -115,12 +115,12 @@ pub enum Via<'a> {
 
 /// The narrative and the keep set within `max_tokens`, unable to close a
 /// handoff.
-pub fn finish(narrative: &str, shape: Shape, keep: &KeepSet, max_tokens: u64) -> (String, KeepFigures) {
+pub(crate) fn finish(narrative: &str, shape: Shape, keep: &KeepSet, max_tokens: u64) -> (String, KeepFigures) {
     finish_beside(narrative, "", shape, keep, max_tokens)
 }
 
 /// [`finish`] for a summary read beside `beside` (a handoff's other sections).
-pub fn finish_beside(
+pub(crate) fn finish_beside(
     narrative: &str,
     beside: &str,
     shape: Shape,
@@ -143,7 +143,7 @@ pub fn finish_beside(
 
 /// [`finish`] on a blocking thread: fitting a long narrative counts tokens
 /// for a tenth of a second or more, which must not stall the async workers.
-pub async fn finish_off_thread(
+pub(crate) async fn finish_off_thread(
     narrative: String,
     shape: Shape,
     keep: &KeepSet,
@@ -160,7 +160,7 @@ pub async fn finish_off_thread(
 
 /// The new summary of `messages` on top of the stored summary `prior`; an
 /// upstream failure is the error, and the caller keeps the anchor.
-pub async fn write(
+pub(crate) async fn write(
     via: Via<'_>,
     prior: Option<&str>,
     messages: &[Message],
@@ -209,14 +209,14 @@ pub async fn write(
 
 /// A summary the harness wrote: recorded as its narrative, held to the same
 /// budget and keep guard as any.
-pub async fn from_harness(text: &str, rules: Rules<'_>) -> Draft {
+pub(crate) async fn from_harness(text: &str, rules: Rules<'_>) -> Draft {
     let finished = finish_off_thread(text.trim().to_owned(), Shape::Prose, rules.keep, rules.max_tokens).await;
     Draft::new(Writer::Harness, finished)
 }
 
 /// An operator's clean slate (`manual_recovery`): the text as given, within
 /// the budget, with nothing appended.
-pub async fn clean_slate(text: &str, max_tokens: u64) -> Draft {
+pub(crate) async fn clean_slate(text: &str, max_tokens: u64) -> Draft {
     let finished = finish_off_thread(text.trim().to_owned(), Shape::Prose, &KeepSet::default(), max_tokens).await;
     Draft::new(Writer::Harness, finished)
 }

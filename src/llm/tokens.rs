@@ -9,7 +9,7 @@ fn tokenizer() -> &'static CoreBPE {
 }
 
 /// Loads the vocabulary now rather than on the first request that needs it.
-pub fn warm_up() {
+pub(crate) fn warm_up() {
     let _ = count("warm up");
 }
 

@@ -32,7 +32,7 @@ pub struct Completion {
 /// What each upstream API expects.
 impl Provider {
     /// The endpoint under `base_url` (a trailing slash or `/v1` is tolerated).
-    pub fn endpoint(self, base_url: &str) -> String {
+    pub(crate) fn endpoint(self, base_url: &str) -> String {
         let base = base_url.trim_end_matches('/');
         match self {
             Self::OpenAi => format!("{base}/chat/completions"),
@@ -43,7 +43,7 @@ impl Provider {
 
     /// The request's body; `dialect` says what this OpenAI-compatible model
     /// accepts (Anthropic has one form).
-    pub fn body(self, request: &CompletionRequest, dialect: Dialect) -> Value {
+    pub(crate) fn body(self, request: &CompletionRequest, dialect: Dialect) -> Value {
         match self {
             Self::OpenAi => {
                 let mut body = json!({
@@ -75,7 +75,7 @@ impl Provider {
         }
     }
 
-    pub fn parse(self, body: &[u8], requested_model: &str) -> Result<Completion, LlmError> {
+    pub(crate) fn parse(self, body: &[u8], requested_model: &str) -> Result<Completion, LlmError> {
         let value: Value =
             serde_json::from_slice(body).map_err(|err| LlmError::Malformed(format!("not JSON: {err}")))?;
         let (text, input, output) = match self {

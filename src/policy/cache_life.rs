@@ -11,9 +11,9 @@ pub enum CacheLife {
 }
 
 impl CacheLife {
-    pub const ALL: [Self; 2] = [Self::FiveMinutes, Self::OneHour];
+    pub(crate) const ALL: [Self; 2] = [Self::FiveMinutes, Self::OneHour];
 
-    pub fn duration(self) -> Duration {
+    pub(crate) fn duration(self) -> Duration {
         match self {
             Self::FiveMinutes => Duration::minutes(5),
             Self::OneHour => Duration::hours(1),
@@ -28,14 +28,14 @@ impl CacheLife {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|life| life.as_str() == name)
     }
 
     /// What a call that came `gap` after the previous turn shows: a pause long
     /// enough to cool a five-minute cache but short of an hour tells the two
     /// apart by whether most of the input was read from cache.
-    pub fn observed(gap: Duration, cached_read: u64, input: u64, window: ObservationWindow) -> Option<Self> {
+    pub(crate) fn observed(gap: Duration, cached_read: u64, input: u64, window: ObservationWindow) -> Option<Self> {
         if gap <= window.after || gap >= window.before || input == 0 {
             return None;
         }
@@ -51,7 +51,7 @@ impl CacheLife {
 /// The pauses that tell the cache lives apart: longer than `after`, shorter
 /// than `before` (both ends open).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ObservationWindow {
+pub(crate) struct ObservationWindow {
     pub after: Duration,
     pub before: Duration,
 }
@@ -71,7 +71,7 @@ pub enum CacheLifeSetting {
 impl CacheLifeSetting {
     /// The life the policy uses: `default` (the server's) unless one was
     /// declared or observed.
-    pub fn effective(self, default: CacheLife) -> CacheLife {
+    pub(crate) fn effective(self, default: CacheLife) -> CacheLife {
         match self {
             Self::Default => default,
             Self::Declared(life) | Self::Observed(life) => life,
@@ -87,7 +87,7 @@ impl CacheLifeSetting {
     }
 
     /// The stored life, `None` when the default applies.
-    pub fn life(self) -> Option<CacheLife> {
+    pub(crate) fn life(self) -> Option<CacheLife> {
         match self {
             Self::Default => None,
             Self::Declared(life) | Self::Observed(life) => Some(life),
@@ -96,7 +96,7 @@ impl CacheLifeSetting {
 
     /// Rebuilds a setting from its stored pair; `None` for a pair that cannot
     /// have been written.
-    pub fn from_parts(source: &str, life: Option<&str>) -> Option<Self> {
+    pub(crate) fn from_parts(source: &str, life: Option<&str>) -> Option<Self> {
         let life = life.map(CacheLife::parse);
         match (source, life) {
             ("default", None) => Some(Self::Default),

@@ -76,7 +76,7 @@ impl Default for PolicyConfig {
 
 impl PolicyConfig {
     /// The pauses that show a conversation's cache life.
-    pub fn observation_window(&self) -> ObservationWindow {
+    pub(crate) fn observation_window(&self) -> ObservationWindow {
         ObservationWindow {
             after: self.observe_min_gap,
             before: self.observe_max_gap,
@@ -85,7 +85,7 @@ impl PolicyConfig {
 
     /// `min(size / 4 * 3, cap)`: three quarters of the window, capped, in the
     /// spec's integer arithmetic.
-    pub fn trigger_tokens(&self, size: u64) -> u64 {
+    pub(crate) fn trigger_tokens(&self, size: u64) -> u64 {
         (size / 4 * 3).min(self.trigger_cap_tokens)
     }
 }

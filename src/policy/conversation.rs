@@ -168,12 +168,12 @@ impl Conversation {
     }
 
     /// A compaction attempt failed; nothing else advances.
-    pub fn compaction_failed(&mut self) {
+    pub(crate) fn compaction_failed(&mut self) {
         self.failed_compactions_in_row = self.failed_compactions_in_row.saturating_add(1);
     }
 
     /// Host compactions in the 24 hours before `at`.
-    pub fn host_compactions_within_a_day(&self, at: DateTime<Utc>) -> usize {
+    pub(crate) fn host_compactions_within_a_day(&self, at: DateTime<Utc>) -> usize {
         self.host_compactions_24h
             .iter()
             .filter(|t| **t <= at && at - **t < Duration::days(1))
@@ -181,7 +181,7 @@ impl Conversation {
     }
 
     /// The threshold of the context-pressure trigger, if any applies.
-    pub fn context_pressure_threshold(&self, config: &PolicyConfig) -> Option<u64> {
+    pub(crate) fn context_pressure_threshold(&self, config: &PolicyConfig) -> Option<u64> {
         self.context_pressure_tokens.or(config.context_pressure_tokens)
     }
 

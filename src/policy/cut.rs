@@ -7,7 +7,7 @@ use super::transcript::{Message, Role};
 
 /// How many messages either side of the budget's cut a user message may be
 /// for the cut to move to it...
-pub const USER_MESSAGE_REACH: usize = 4;
+pub(crate) const USER_MESSAGE_REACH: usize = 4;
 /// ...and how much of the budget the move may add or take away (a quarter).
 const USER_MESSAGE_SLACK_DIVISOR: u64 = 4;
 
@@ -23,7 +23,7 @@ fn keeps_pairs(messages: &[Message], at: usize) -> bool {
 
 /// The index of the first message kept verbatim; `tokens[i]` counts
 /// `messages[i]`. Everything before it is summarized.
-pub fn kept_from(messages: &[Message], tokens: &[u64], keep_tokens: u64) -> usize {
+pub(crate) fn kept_from(messages: &[Message], tokens: &[u64], keep_tokens: u64) -> usize {
     let len = messages.len().min(tokens.len());
     let mut cut = len;
     let mut kept = 0_u64;

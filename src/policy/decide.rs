@@ -13,7 +13,7 @@ use super::trigger::turn_end_trigger;
 use super::{idle, next_message};
 
 /// What to do with `c` at `at`, asked at `moment`.
-pub fn decide(c: &Conversation, moment: Moment, at: DateTime<Utc>, config: &PolicyConfig) -> Decision {
+pub(crate) fn decide(c: &Conversation, moment: Moment, at: DateTime<Utc>, config: &PolicyConfig) -> Decision {
     match moment {
         Moment::TurnEnd => at_turn_end(c, at, config),
         Moment::Idle => idle::while_idle(c, at, config),

@@ -6,7 +6,7 @@ use super::trigger::Trigger;
 
 /// When the caller asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Moment {
+pub(crate) enum Moment {
     /// A turn just ended in the conversation the user is in.
     #[default]
     TurnEnd,
@@ -17,9 +17,9 @@ pub enum Moment {
 }
 
 impl Moment {
-    pub const ALL: [Self; 3] = [Self::TurnEnd, Self::Idle, Self::NextMessage];
+    pub(crate) const ALL: [Self; 3] = [Self::TurnEnd, Self::Idle, Self::NextMessage];
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::TurnEnd => "turn_end",
             Self::Idle => "idle",
@@ -27,14 +27,14 @@ impl Moment {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|m| m.as_str() == name)
     }
 }
 
 /// What to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DecisionKind {
+pub(crate) enum DecisionKind {
     Keep,
     Compact,
     /// Start a new conversation from a handoff.
@@ -42,9 +42,9 @@ pub enum DecisionKind {
 }
 
 impl DecisionKind {
-    pub const ALL: [Self; 3] = [Self::Keep, Self::Compact, Self::Rollover];
+    pub(crate) const ALL: [Self; 3] = [Self::Keep, Self::Compact, Self::Rollover];
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::Keep => "keep",
             Self::Compact => "compact",
@@ -52,14 +52,14 @@ impl DecisionKind {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.as_str() == name)
     }
 }
 
 /// A decision and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Decision {
+pub(crate) struct Decision {
     pub kind: DecisionKind,
     /// The trigger that holds, also when a guard turned it into a keep.
     pub trigger: Option<Trigger>,
@@ -80,7 +80,7 @@ impl Decision {
     }
 
     /// The answer for a conversation nobody has reported on.
-    pub fn no_usage_yet() -> Self {
+    pub(crate) fn no_usage_yet() -> Self {
         Self::keep("Keep going: no usage reported yet for this conversation.".to_owned())
     }
 }

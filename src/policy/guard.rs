@@ -7,7 +7,7 @@ use super::conversation::Conversation;
 
 /// Which guard holds; the first in this order is the one reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Guard {
+pub(crate) enum Guard {
     /// Enough host compactions in the 24 hours before now.
     TooManyToday,
     /// The last compaction left the context too close to the trigger.
@@ -19,9 +19,9 @@ pub enum Guard {
 }
 
 impl Guard {
-    pub const ALL: [Self; 4] = [Self::TooManyToday, Self::TooLittleGained, Self::TooSoon, Self::Failing];
+    pub(crate) const ALL: [Self; 4] = [Self::TooManyToday, Self::TooLittleGained, Self::TooSoon, Self::Failing];
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::TooManyToday => "too_many_today",
             Self::TooLittleGained => "too_little_gained",
@@ -30,13 +30,13 @@ impl Guard {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|guard| guard.as_str() == name)
     }
 }
 
 /// The first guard that holds at `at`, if any.
-pub fn loop_guard(c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> Option<Guard> {
+pub(crate) fn loop_guard(c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> Option<Guard> {
     if c.host_compactions_within_a_day(at) >= config.guard_host_compactions_per_day {
         return Some(Guard::TooManyToday);
     }

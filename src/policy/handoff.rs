@@ -13,18 +13,18 @@ static HANDOFF_TAG: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)<\s*(/?)\s*handoff\s*>").expect("a valid pattern"));
 
 /// `text` with every `<handoff>`-like tag turned into a harmless look-alike.
-pub fn defuse_handoff_tags(text: &str) -> String {
+pub(crate) fn defuse_handoff_tags(text: &str) -> String {
     HANDOFF_TAG.replace_all(text, "‹${1}handoff›").into_owned()
 }
 
 /// The most characters of one quoted message: a longer one (a pasted log, a
 /// document) would fill the conversation it starts, and `search_history`
 /// still reads it whole.
-pub const QUOTE_CHARS: usize = 2_000;
+pub(crate) const QUOTE_CHARS: usize = 2_000;
 
 /// `text` trimmed, cut to its first [`QUOTE_CHARS`] characters (Unicode scalar
 /// values) with a note of how long it was.
-pub fn quote(text: &str) -> String {
+pub(crate) fn quote(text: &str) -> String {
     let text = defuse_handoff_tags(text.trim());
     let total = text.chars().count();
     if total <= QUOTE_CHARS {
@@ -36,7 +36,7 @@ pub fn quote(text: &str) -> String {
 
 /// One of the user's latest messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Request {
+pub(crate) struct Request {
     /// `YYYY-MM-DD`.
     pub date: String,
     pub text: String,
@@ -44,7 +44,7 @@ pub struct Request {
 
 /// What the new conversation is told about the one it continues.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Handoff {
+pub(crate) struct Handoff {
     pub summary: Option<String>,
     /// Oldest first.
     pub requests: Vec<Request>,
@@ -55,7 +55,7 @@ pub struct Handoff {
 }
 
 impl Handoff {
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let present = |text: &Option<String>| text.as_deref().filter(|t| !t.trim().is_empty()).map(str::to_owned);
         let mut lines = vec![
             "<handoff>".to_owned(),

@@ -8,7 +8,7 @@ use super::UsageReport;
 
 /// The token counts of one model call.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct ModelCall {
+pub(crate) struct ModelCall {
     pub input: Option<u64>,
     pub cached_read: Option<u64>,
     pub cache_written: Option<u64>,
@@ -17,7 +17,7 @@ pub struct ModelCall {
 
 impl ModelCall {
     /// The report's counts, unless it gave none.
-    pub fn of(report: &UsageReport) -> Option<Self> {
+    pub(crate) fn of(report: &UsageReport) -> Option<Self> {
         let counts = [report.input, report.cached_read, report.cache_written, report.output];
         counts.iter().any(Option::is_some).then_some(Self {
             input: report.input,

@@ -9,7 +9,7 @@ use super::{Decision, DecisionKind, Guard, Moment, Trigger};
 
 /// A non-keep decision as it was logged.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
-pub struct PendingDecision {
+pub(crate) struct PendingDecision {
     pub decision: DecisionKind,
     pub trigger: Option<Trigger>,
     pub guard: Option<Guard>,
@@ -23,7 +23,7 @@ pub struct PendingDecision {
 
 impl PendingDecision {
     /// The decision made at `moment`, `at`; its event's seq is set once logged.
-    pub fn of(decision: &Decision, moment: Moment, at: DateTime<Utc>) -> Self {
+    pub(crate) fn of(decision: &Decision, moment: Moment, at: DateTime<Utc>) -> Self {
         Self {
             decision: decision.kind,
             trigger: decision.trigger,

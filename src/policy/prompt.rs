@@ -12,12 +12,12 @@ use super::keep::KEEP_INSTRUCTIONS;
 use super::transcript::{Message, fence, neutralize, render};
 
 /// Changes whenever the prompt's text does; stored with every summary.
-pub const PROMPT_VERSION: &str = "compactd-summary-2";
+pub(crate) const PROMPT_VERSION: &str = "compactd-summary-2";
 
 /// The words asked for when the narrative may take `narrative_tokens`
 /// (English runs about four words to three tokens; asking for fewer leaves
 /// the room other languages need).
-pub fn target_words(narrative_tokens: u64) -> u64 {
+pub(crate) fn target_words(narrative_tokens: u64) -> u64 {
     (narrative_tokens * 3 / 5).max(60)
 }
 

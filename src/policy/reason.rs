@@ -12,7 +12,7 @@ use super::guard::Guard;
 use super::trigger::{Trigger, age_in_days};
 
 /// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {
@@ -25,7 +25,7 @@ pub fn thousands(n: u64) -> String {
 }
 
 /// A span of time in the unit a person would use for it.
-pub fn span(d: Duration) -> String {
+pub(crate) fn span(d: Duration) -> String {
     let plural = |n: i64, unit: &str| {
         if n == 1 {
             format!("1 {unit}")
@@ -60,7 +60,7 @@ fn percent_of(part: u64, whole: u64) -> u128 {
 }
 
 /// What holds, for a trigger that holds.
-pub fn trigger_clause(trigger: Trigger, c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> String {
+pub(crate) fn trigger_clause(trigger: Trigger, c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> String {
     let used = thousands(c.used);
     let away = c.last_turn_at.map(|last| span(at - last)).unwrap_or_default();
     match trigger {
@@ -110,7 +110,7 @@ pub fn trigger_clause(trigger: Trigger, c: &Conversation, at: DateTime<Utc>, con
 }
 
 /// Why compacting again would not help, for a guard that holds.
-pub fn guard_clause(guard: Guard, c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> String {
+pub(crate) fn guard_clause(guard: Guard, c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> String {
     match guard {
         Guard::TooManyToday => format!(
             "{} host compactions in the last 24 hours",
@@ -135,7 +135,7 @@ pub fn guard_clause(guard: Guard, c: &Conversation, at: DateTime<Utc>, config: &
 }
 
 /// Why nothing is due at the end of a turn.
-pub fn nothing_due_at_turn_end(c: &Conversation, config: &PolicyConfig) -> String {
+pub(crate) fn nothing_due_at_turn_end(c: &Conversation, config: &PolicyConfig) -> String {
     if c.size == 0 {
         return format!(
             "Keep going: {} tokens in use and no window size reported yet, and no other trigger holds.",
@@ -151,7 +151,7 @@ pub fn nothing_due_at_turn_end(c: &Conversation, config: &PolicyConfig) -> Strin
 }
 
 /// Makes a clause the start of a sentence.
-pub fn capitalized(clause: &str) -> String {
+pub(crate) fn capitalized(clause: &str) -> String {
     let mut chars = clause.chars();
     chars
         .next()

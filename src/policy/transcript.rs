@@ -11,9 +11,9 @@ use regex::Regex;
 use sha2::{Digest, Sha256};
 
 /// Tool arguments are usually short and reconstructable: 1 KiB of them.
-pub const TOOL_ARGS_CLIP_BYTES: usize = 1_024;
+pub(crate) const TOOL_ARGS_CLIP_BYTES: usize = 1_024;
 /// Results carry the durable facts (ids, statuses, errors): 4 KiB of them.
-pub const TOOL_RESULT_CLIP_BYTES: usize = 4_096;
+pub(crate) const TOOL_RESULT_CLIP_BYTES: usize = 4_096;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -24,9 +24,9 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Self; 4] = [Self::System, Self::User, Self::Assistant, Self::Tool];
+    pub(crate) const ALL: [Self; 4] = [Self::System, Self::User, Self::Assistant, Self::Tool];
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::System => "system",
             Self::User => "user",
@@ -35,7 +35,7 @@ impl Role {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|role| role.as_str() == name)
     }
 }
@@ -73,7 +73,7 @@ impl Message {
     }
 
     /// Everything in it that a tokenizer should count.
-    pub fn text_for_counting(&self) -> String {
+    pub(crate) fn text_for_counting(&self) -> String {
         let mut text = self.content.clone();
         for call in &self.tool_calls {
             text.push('\n');
@@ -87,7 +87,7 @@ impl Message {
 
 /// `text` cut at a character boundary at or below `max_bytes`, with a note of
 /// the bytes left out.
-pub fn clip(text: &str, max_bytes: usize) -> String {
+pub(crate) fn clip(text: &str, max_bytes: usize) -> String {
     if text.len() <= max_bytes {
         return text.to_owned();
     }
@@ -105,7 +105,7 @@ static TEMPLATE_TOKEN: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Defuses template tokens and anything shaped like one of our fences.
-pub fn neutralize(text: &str) -> String {
+pub(crate) fn neutralize(text: &str) -> String {
     TEMPLATE_TOKEN
         .replace_all(text, |found: &regex::Captures| {
             found[0]
@@ -151,7 +151,7 @@ fn push_indented(out: &mut String, text: &str) {
 
 /// The transcript as prose: a numbered header per message, its text indented
 /// beneath.
-pub fn render(messages: &[Message]) -> String {
+pub(crate) fn render(messages: &[Message]) -> String {
     let mut out = String::new();
     for (i, message) in messages.iter().enumerate() {
         let role = message.role.as_str();
@@ -192,7 +192,7 @@ pub fn render(messages: &[Message]) -> String {
 
 /// A delimiter for `body` that `body` cannot contain: it is named after the
 /// body's own hash, and anything fence-shaped inside was neutralized.
-pub fn fence(kind: &str, body: &str) -> (String, String) {
+pub(crate) fn fence(kind: &str, body: &str) -> (String, String) {
     let digest = Sha256::digest(body.as_bytes());
     let tag: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
     (format!("<{kind}-{tag}>"), format!("</{kind}-{tag}>"))

@@ -11,7 +11,7 @@ use super::conversation::Conversation;
 /// The first nine are compaction triggers and are what the ledger stores;
 /// `CacheCold` and `LongAway` only ever explain a `next_message` rollover.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Trigger {
+pub(crate) enum Trigger {
     Emergency,
     ContextPressure,
     ThresholdExceeded,
@@ -29,7 +29,7 @@ pub enum Trigger {
 }
 
 impl Trigger {
-    pub const ALL: [Self; 11] = [
+    pub(crate) const ALL: [Self; 11] = [
         Self::Emergency,
         Self::ContextPressure,
         Self::ThresholdExceeded,
@@ -43,7 +43,7 @@ impl Trigger {
         Self::LongAway,
     ];
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::Emergency => "emergency",
             Self::ContextPressure => "context_pressure",
@@ -59,30 +59,30 @@ impl Trigger {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|trigger| trigger.as_str() == name)
     }
 
     /// What a compaction may be recorded as (`cache_cold` and `long_away`
     /// only ever explain a rollover).
-    pub const fn is_compaction_trigger(self) -> bool {
+    pub(crate) const fn is_compaction_trigger(self) -> bool {
         !matches!(self, Self::CacheCold | Self::LongAway)
     }
 
     /// Every trigger the ledger may hold.
-    pub fn compaction_triggers() -> impl Iterator<Item = Self> {
+    pub(crate) fn compaction_triggers() -> impl Iterator<Item = Self> {
         Self::ALL.into_iter().filter(|trigger| trigger.is_compaction_trigger())
     }
 
     /// The context will overflow: with a guard, the way out is a new
     /// conversation, not waiting.
-    pub const fn is_size_trigger(self) -> bool {
+    pub(crate) const fn is_size_trigger(self) -> bool {
         matches!(self, Self::Emergency | Self::ContextPressure | Self::ThresholdExceeded)
     }
 }
 
 /// The first turn-end trigger that holds, in the spec's priority.
-pub fn turn_end_trigger(c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> Option<Trigger> {
+pub(crate) fn turn_end_trigger(c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> Option<Trigger> {
     let used = u128::from(c.used);
     if c.size > 0 && used * 100 >= u128::from(c.size) * u128::from(config.emergency_percent) {
         return Some(Trigger::Emergency);
@@ -106,7 +106,7 @@ pub fn turn_end_trigger(c: &Conversation, at: DateTime<Utc>, config: &PolicyConf
 
 /// Whole days since the conversation was created (negative when `at` is
 /// earlier, as a replay may be).
-pub fn age_in_days(c: &Conversation, at: DateTime<Utc>) -> i64 {
+pub(crate) fn age_in_days(c: &Conversation, at: DateTime<Utc>) -> i64 {
     (at - c.created_at).num_days()
 }
 

@@ -57,7 +57,7 @@ fn flush(parsed: &mut Parsed, block: Option<Block>, lines: &mut Vec<String>) {
     }
 }
 
-pub fn parse(text: &str) -> Parsed {
+pub(crate) fn parse(text: &str) -> Parsed {
     let mut parsed = Parsed::default();
     let mut block: Option<Block> = None;
     let mut lines: Vec<String> = Vec::new();

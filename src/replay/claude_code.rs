@@ -11,7 +11,7 @@ use super::parsed::Parsed;
 use crate::policy::transcript::{Message, Role, ToolCall};
 
 /// The text of a content value: a string, or the text blocks of an array.
-pub fn text_of(content: &Value) -> String {
+pub(crate) fn text_of(content: &Value) -> String {
     match content {
         Value::String(text) => text.clone(),
         Value::Array(blocks) => blocks
@@ -27,7 +27,7 @@ pub fn text_of(content: &Value) -> String {
     }
 }
 
-pub fn parse(text: &str) -> Result<Parsed, String> {
+pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
     let mut parsed = Parsed::default();
     let mut last_assistant_id: Option<String> = None;
     let mut records = 0;

@@ -51,7 +51,7 @@ fn result(id: &Value, text: String) -> Message {
     }
 }
 
-pub fn parse(text: &str) -> Result<Parsed, String> {
+pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
     let mut parsed = Parsed::default();
     let mut records = 0;
     for line in text.lines().filter(|line| !line.trim().is_empty()) {

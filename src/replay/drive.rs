@@ -162,7 +162,7 @@ impl Replay {
     }
 
     /// Replays one session; `progress` hears of every turn.
-    pub async fn session(
+    pub(crate) async fn session(
         &self,
         session: &Session,
         run: &str,

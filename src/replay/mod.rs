@@ -11,7 +11,7 @@ mod codex;
 mod drive;
 mod openai_chat;
 mod parsed;
-pub mod report;
+pub(crate) mod report;
 pub mod session;
 
 use std::io::{IsTerminal, Write};
@@ -59,7 +59,7 @@ pub enum ReplayError {
 pub const REPLAY_TENANT: &str = "replay";
 
 /// The service, running in this process for one replay.
-pub struct Replay {
+pub(crate) struct Replay {
     base: String,
     client: reqwest::Client,
     /// Its own key (id and key) when the database has keys; revoked at the end.
@@ -75,7 +75,7 @@ pub struct Replay {
 impl Replay {
     /// Starts the service on a port of its own with `settings` (its address
     /// and background work are set here: a replay is one agent, alone).
-    pub async fn start(settings: Settings, pool: PgPool, options: ReplayOptions) -> Result<Self, ReplayError> {
+    pub(crate) async fn start(settings: Settings, pool: PgPool, options: ReplayOptions) -> Result<Self, ReplayError> {
         let summaries = settings.summaries.clone();
         let settings = Settings {
             addr: ([127, 0, 0, 1], 0).into(),
@@ -125,11 +125,11 @@ impl Replay {
     }
 
     /// Every summary's budget in this replay.
-    pub fn budget(&self) -> u64 {
+    pub(crate) fn budget(&self) -> u64 {
         summary_max_tokens(self.summaries.max_tokens, self.options.window)
     }
 
-    pub async fn stop(mut self) {
+    pub(crate) async fn stop(mut self) {
         if let Some((id, _)) = &self.key
             && let Err(err) = keys::revoke(&self.pool, id).await
         {

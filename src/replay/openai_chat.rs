@@ -16,7 +16,7 @@ fn arguments_of(arguments: &Value) -> String {
     }
 }
 
-pub fn parse(text: &str) -> Result<Parsed, String> {
+pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
     let messages: Vec<Value> =
         serde_json::from_str(text).map_err(|err| format!("not a JSON array of messages: {err}"))?;
     let mut parsed = Parsed::default();

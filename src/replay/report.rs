@@ -60,7 +60,7 @@ const KIND_GROUPS: [&str; 11] = [
 ];
 
 impl Figures {
-    pub fn measure(items: &[KeepItem], text: &str) -> Self {
+    pub(crate) fn measure(items: &[KeepItem], text: &str) -> Self {
         let presence = Presence::of(text);
         let tally = |groups: &[&'static str], group: &dyn Fn(&KeepItem) -> &'static str| -> Vec<Row> {
             groups
@@ -135,7 +135,7 @@ pub struct SessionReport {
 }
 
 impl SessionReport {
-    pub fn new(session: &Session, window: u64, budget: u64) -> Self {
+    pub(crate) fn new(session: &Session, window: u64, budget: u64) -> Self {
         Self {
             file: session.name.clone(),
             format: session.format.as_str(),
@@ -198,7 +198,7 @@ fn survival_table(out: &mut String, figures: &Figures) {
 }
 
 /// The report as a person reads it.
-pub fn render(report: &SessionReport) -> String {
+pub(crate) fn render(report: &SessionReport) -> String {
     let mut out = String::new();
     let failed = report.compactions.iter().filter(|c| !c.success).count();
     let _ = writeln!(

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-pub use super::parsed::Parsed;
+pub(crate) use super::parsed::Parsed;
 use super::{aider, claude_code, codex, openai_chat};
 use crate::policy::keep::HarnessPatterns;
 use crate::policy::keep::extract::users_words;
@@ -22,7 +22,7 @@ pub enum Format {
 }
 
 impl Format {
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::ClaudeCode => "claude-code",
             Self::Codex => "codex",
@@ -63,7 +63,7 @@ pub enum SessionError {
 }
 
 /// Which format `text` is in, by what its first records look like.
-pub fn detect(text: &str) -> Option<Format> {
+pub(crate) fn detect(text: &str) -> Option<Format> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
         return Some(Format::OpenAiChat);
@@ -92,7 +92,7 @@ pub fn detect(text: &str) -> Option<Format> {
 
 /// Groups messages into turns: each message the user wrote themselves (not
 /// harness text) starts one.
-pub fn into_turns(parsed: Parsed, harness: &HarnessPatterns) -> (Vec<Turn>, Vec<HarnessSummary>) {
+pub(crate) fn into_turns(parsed: Parsed, harness: &HarnessPatterns) -> (Vec<Turn>, Vec<HarnessSummary>) {
     let mut turns: Vec<Turn> = Vec::new();
     let mut turn_of_message = Vec::with_capacity(parsed.messages.len() + 1);
     // What comes before the first request (a system prompt, a harness's
@@ -128,7 +128,7 @@ pub fn load(path: &Path, harness: &HarnessPatterns) -> Result<Session, SessionEr
 }
 
 /// A session from its text; `name` says where it came from.
-pub fn parse(name: String, text: &str, harness: &HarnessPatterns) -> Result<Session, SessionError> {
+pub(crate) fn parse(name: String, text: &str, harness: &HarnessPatterns) -> Result<Session, SessionError> {
     let format = detect(text).ok_or_else(|| {
         SessionError::Malformed(
             name.clone(),

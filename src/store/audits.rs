@@ -14,7 +14,7 @@ use crate::policy::audit::{AuditConfig, LiveTurn};
 
 /// A turn scored 5, kept word for word.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Critical {
+pub(crate) struct Critical {
     pub turn_id: i64,
     pub user: Option<String>,
     pub assistant: Option<String>,
@@ -22,7 +22,7 @@ pub struct Critical {
 
 /// A conversation claimed for its audit.
 #[derive(Debug, Clone)]
-pub struct Claimed {
+pub(crate) struct Claimed {
     pub tenant: String,
     pub conversation_id: String,
     /// The newest turn now: the audit covers up to it.
@@ -39,7 +39,7 @@ pub struct Claimed {
 
 /// Claims the conversation's audit when one is due and no other worker runs
 /// it; also claims the turns it will re-score, so the scorer leaves them.
-pub async fn claim(
+pub(crate) async fn claim(
     conn: &mut PgConnection,
     tenant: &str,
     conversation_id: &str,
@@ -116,7 +116,7 @@ pub async fn claim(
 
 /// What an audit decided.
 #[derive(Debug, Clone, Default)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub scores: HashMap<i64, u8>,
     pub critical: Vec<Critical>,
     /// The rebuilt memory and the newest turn in it; `None`: unchanged.
@@ -125,7 +125,7 @@ pub struct Outcome {
 }
 
 /// Applies an audit's outcome and ends its claim, in one transaction.
-pub async fn finish(conn: &mut PgConnection, claimed: &Claimed, outcome: &Outcome) -> StoreResult<()> {
+pub(crate) async fn finish(conn: &mut PgConnection, claimed: &Claimed, outcome: &Outcome) -> StoreResult<()> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
     for (seq, score) in &outcome.scores {
@@ -178,7 +178,7 @@ pub async fn finish(conn: &mut PgConnection, claimed: &Claimed, outcome: &Outcom
 }
 
 /// Ends a claimed audit without applying anything, and says why.
-pub async fn give_up(conn: &mut PgConnection, claimed: &Claimed, reason: &str, detail: &str) -> StoreResult<()> {
+pub(crate) async fn give_up(conn: &mut PgConnection, claimed: &Claimed, reason: &str, detail: &str) -> StoreResult<()> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
     release_turns(&mut tx, claimed).await?;

@@ -6,7 +6,7 @@ use super::{StoreResult, count_of, db_count};
 use crate::domain::TenantId;
 
 /// Input and output tokens the tenant's upstream calls took today.
-pub async fn spent_today(conn: &mut PgConnection, tenant: &TenantId) -> StoreResult<u64> {
+pub(crate) async fn spent_today(conn: &mut PgConnection, tenant: &TenantId) -> StoreResult<u64> {
     let spent: Option<i64> = sqlx::query_scalar(
         "SELECT input_tokens + output_tokens FROM upstream_usage
           WHERE tenant = $1 AND day = (now() AT TIME ZONE 'UTC')::date",
@@ -18,7 +18,7 @@ pub async fn spent_today(conn: &mut PgConnection, tenant: &TenantId) -> StoreRes
 }
 
 /// Adds one upstream call's tokens to today's count.
-pub async fn spend(conn: &mut PgConnection, tenant: &TenantId, input: u64, output: u64) -> StoreResult<()> {
+pub(crate) async fn spend(conn: &mut PgConnection, tenant: &TenantId, input: u64, output: u64) -> StoreResult<()> {
     sqlx::query(
         "INSERT INTO upstream_usage AS u (tenant, day, input_tokens, output_tokens, calls)
          VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2, $3, 1)

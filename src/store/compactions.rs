@@ -17,7 +17,7 @@ use crate::policy::keep::{KeepFigures, KeepKind, KindFigures};
 
 /// Why a conversation could not be claimed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unclaimed {
+pub(crate) enum Unclaimed {
     Missing,
     /// Another /summarize of it is running.
     Busy,
@@ -25,7 +25,7 @@ pub enum Unclaimed {
 
 /// Claims the conversation for one summary; a claim older than `stale_after`
 /// was abandoned (its process died) and is taken over.
-pub async fn claim(
+pub(crate) async fn claim(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -57,7 +57,7 @@ pub async fn claim(
 
 /// Gives the claim made at `since` back without recording anything; a claim
 /// made since (this one was taken over) is left alone.
-pub async fn release(
+pub(crate) async fn release(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -77,7 +77,7 @@ pub async fn release(
 
 /// One attempt, as the ledger keeps it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Attempt {
+pub(crate) struct Attempt {
     pub at: DateTime<Utc>,
     pub trigger: Trigger,
     pub by_host: bool,
@@ -104,11 +104,11 @@ pub struct Attempt {
 }
 
 impl Attempt {
-    pub fn tokens_saved(&self) -> u64 {
+    pub(crate) fn tokens_saved(&self) -> u64 {
         self.tokens_before.saturating_sub(self.tokens_after)
     }
 
-    pub fn percent_saved(&self) -> u64 {
+    pub(crate) fn percent_saved(&self) -> u64 {
         if self.tokens_before == 0 {
             0
         } else {
@@ -119,7 +119,7 @@ impl Attempt {
 
 /// A row of the ledger.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Recorded {
+pub(crate) struct Recorded {
     pub id: i64,
     pub conversation_id: String,
     pub seq: i64,
@@ -221,7 +221,7 @@ fn small_count(n: u64) -> i32 {
 /// claimed: on success it is compacted (the policy's transition) and the
 /// summary becomes the anchor; on failure only the failure counts. The claim
 /// ends. Runs inside the caller's transaction.
-pub async fn record(
+pub(crate) async fn record(
     tx: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -341,7 +341,7 @@ fn stored_summary_text(summary: &str) -> Option<String> {
 }
 
 /// Who wrote the summary of the conversation's compaction `seq`.
-pub async fn writer_of(
+pub(crate) async fn writer_of(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -360,7 +360,7 @@ pub async fn writer_of(
 }
 
 /// A conversation's attempts, newest first, before `before_seq`.
-pub async fn of_conversation(
+pub(crate) async fn of_conversation(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -382,7 +382,7 @@ pub async fn of_conversation(
 
 /// Filters on the fleet's history.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FleetFilter {
+pub(crate) struct FleetFilter {
     pub trigger: Option<Trigger>,
     pub success: Option<bool>,
     pub since: Option<DateTime<Utc>>,
@@ -394,7 +394,7 @@ pub struct FleetFilter {
 
 /// The tenant's attempts across conversations, newest first by their time
 /// (ties by the order they were recorded in).
-pub async fn of_fleet(
+pub(crate) async fn of_fleet(
     conn: &mut PgConnection,
     tenant: &TenantId,
     filter: &FleetFilter,

@@ -82,7 +82,7 @@ SELECT * FROM c",
 });
 
 /// Applies a usage report; creates the conversation on first sight.
-pub async fn record_usage(
+pub(crate) async fn record_usage(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -152,7 +152,7 @@ SELECT * FROM c",
 
 /// What the user and the agent said in a turn, when the caller sent it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TurnText {
+pub(crate) struct TurnText {
     pub user: Option<String>,
     pub assistant: Option<String>,
 }
@@ -165,7 +165,7 @@ impl TurnText {
 
 /// Applies a turn's end and stores its text; answers the state and, when a
 /// turn was stored, its id.
-pub async fn end_turn(
+pub(crate) async fn end_turn(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -196,7 +196,7 @@ pub async fn end_turn(
 }
 
 /// The conversation, if the tenant has one by that id.
-pub async fn find(
+pub(crate) async fn find(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -210,7 +210,7 @@ pub async fn find(
 }
 
 /// The conversation, its row locked until the caller's transaction ends.
-pub async fn lock(
+pub(crate) async fn lock(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -225,7 +225,7 @@ pub async fn lock(
 
 /// Logs a non-keep decision and makes it the pending one; answers its event's
 /// seq, or `None` when the conversation does not exist.
-pub async fn record_decision(
+pub(crate) async fn record_decision(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,

@@ -10,7 +10,7 @@ use crate::policy::{CacheLife, PolicyConfig};
 
 /// Where a page of candidates ends: the next page starts after it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Position {
+pub(crate) struct Position {
     pub last_turn_at: DateTime<Utc>,
     pub conversation_id: String,
 }
@@ -18,7 +18,7 @@ pub struct Position {
 /// Conversations whose one-hour cache expires within the idle lead of `at`,
 /// large enough and not yet compacted while idle; oldest last turn first.
 /// `None` for the tenant: every tenant's (the idle sweep).
-pub async fn idle_candidates(
+pub(crate) async fn idle_candidates(
     conn: &mut PgConnection,
     tenant: Option<&TenantId>,
     at: DateTime<Utc>,
@@ -52,7 +52,7 @@ pub async fn idle_candidates(
 
 /// Conversations whose next message should start a new one: a large context
 /// gone cold, or a long absence after many compactions.
-pub async fn next_message_candidates(
+pub(crate) async fn next_message_candidates(
     conn: &mut PgConnection,
     tenant: &TenantId,
     at: DateTime<Utc>,

@@ -9,7 +9,7 @@ use crate::domain::{ConversationId, TenantId};
 
 /// One entry of the log.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Event {
+pub(crate) struct Event {
     /// 1, 2, 3… within the conversation, without gaps.
     pub seq: i64,
     pub at: DateTime<Utc>,
@@ -20,7 +20,7 @@ pub struct Event {
 }
 
 /// Events with `seq > after`, oldest first, at most `limit`.
-pub async fn list(
+pub(crate) async fn list(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,

@@ -12,14 +12,14 @@ use crate::policy::Conversation;
 
 /// Why a rollover could not be recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NotRolled {
+pub(crate) enum NotRolled {
     Missing,
     /// The successor id names a conversation that is not this one's successor.
     SuccessorTaken,
 }
 
 /// The user carried on over a rollover; `None` when there is no such conversation.
-pub async fn decline(
+pub(crate) async fn decline(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -46,7 +46,7 @@ pub async fn decline(
 
 /// Records the rollover of `id` into `successor` in one transaction (a
 /// savepoint inside the caller's); answers the predecessor as it is now.
-pub async fn roll_over(
+pub(crate) async fn roll_over(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,

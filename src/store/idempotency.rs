@@ -21,10 +21,10 @@ use super::StoreResult;
 use crate::domain::TenantId;
 
 /// How long a key's answer is kept; the spec asks for at least a day.
-pub const RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
+pub(crate) const RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
 /// After this long without an answer a claim was abandoned (its process
 /// died): longer than any request may run.
-pub const ABANDONED_AFTER: Duration = Duration::from_secs(10 * 60);
+pub(crate) const ABANDONED_AFTER: Duration = Duration::from_secs(10 * 60);
 
 /// One request's claim on a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,7 +113,7 @@ pub async fn begin(
 /// Keeps the answer, in the transaction that made the effect. `false` when
 /// the claim is no longer ours (it was taken over as abandoned): the caller
 /// must roll back.
-pub async fn finish(
+pub(crate) async fn finish(
     tx: &mut PgConnection,
     tenant: &TenantId,
     key: &str,
@@ -148,7 +148,7 @@ pub async fn abandon(pool: &PgPool, tenant: &TenantId, key: &str, token: ClaimTo
 }
 
 /// Forgets answers past their retention; answers how many.
-pub async fn sweep(pool: &PgPool) -> StoreResult<u64> {
+pub(crate) async fn sweep(pool: &PgPool) -> StoreResult<u64> {
     let done = sqlx::query("DELETE FROM idempotency_keys WHERE created_at <= now() - $1::interval")
         .bind(RETENTION)
         .execute(pool)

@@ -14,7 +14,7 @@ use crate::policy::keep::{KeepFigures, KeepItem, KeepKind, KeepSet, KindFigures,
 
 /// A conversation's keep set as stored, and the last stored turn it has read.
 #[derive(Debug, Clone, Default)]
-pub struct StoredKeep {
+pub(crate) struct StoredKeep {
     pub set: KeepSet,
     pub turns_read: i64,
 }
@@ -47,7 +47,7 @@ fn item(row: &PgRow) -> StoreResult<KeepItem> {
 }
 
 /// The conversation's keep set (empty for one that has none yet).
-pub async fn load(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<StoredKeep> {
+pub(crate) async fn load(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<StoredKeep> {
     let marks =
         sqlx::query("SELECT keep_turn_seq, keep_clock FROM conversations WHERE tenant = $1 AND conversation_id = $2")
             .bind(tenant.as_str())
@@ -75,7 +75,7 @@ pub async fn load(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationI
 
 /// Saves the items `set` changed since it was loaded, its clock, and that
 /// stored turns up to `turns_read` are read; inside the caller's transaction.
-pub async fn save(
+pub(crate) async fn save(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -130,7 +130,7 @@ pub async fn save(
 }
 
 /// Adds one summary's keep figures to its hour's sums (for /stats).
-pub async fn tally(
+pub(crate) async fn tally(
     conn: &mut PgConnection,
     tenant: &TenantId,
     at: DateTime<Utc>,
@@ -167,7 +167,7 @@ type Span = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
 /// The keep figures of every summary written in `[since, until)`, by kind:
 /// whole hours from their sums, the partial hours at the edges from the
 /// ledger's rows, so the span is exact.
-pub async fn figures_between(
+pub(crate) async fn figures_between(
     conn: &mut PgConnection,
     tenant: &TenantId,
     since: Option<DateTime<Utc>>,
@@ -241,7 +241,7 @@ pub async fn figures_between(
 }
 
 /// A successor starts with its predecessor's items and clock.
-pub async fn inherit(
+pub(crate) async fn inherit(
     conn: &mut PgConnection,
     tenant: &TenantId,
     predecessor: &ConversationId,

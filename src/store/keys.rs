@@ -6,7 +6,7 @@ use sqlx::{PgConnection, Row};
 use super::StoreResult;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StoredKey {
+pub(crate) struct StoredKey {
     pub id: String,
     pub tenant: String,
     pub role: String,
@@ -16,7 +16,7 @@ pub struct StoredKey {
     pub revoked_at: Option<DateTime<Utc>>,
 }
 
-pub async fn insert(
+pub(crate) async fn insert(
     conn: &mut PgConnection,
     id: &str,
     tenant: &str,
@@ -36,7 +36,7 @@ pub async fn insert(
 }
 
 /// Every key, revoked ones too, oldest first.
-pub async fn all(conn: &mut PgConnection) -> StoreResult<Vec<StoredKey>> {
+pub(crate) async fn all(conn: &mut PgConnection) -> StoreResult<Vec<StoredKey>> {
     let rows = sqlx::query("SELECT * FROM api_keys ORDER BY created_at, id")
         .fetch_all(&mut *conn)
         .await?;
@@ -56,7 +56,7 @@ pub async fn all(conn: &mut PgConnection) -> StoreResult<Vec<StoredKey>> {
 }
 
 /// Revokes a key; `false` when there is no such key or it was revoked already.
-pub async fn revoke(conn: &mut PgConnection, id: &str) -> StoreResult<bool> {
+pub(crate) async fn revoke(conn: &mut PgConnection, id: &str) -> StoreResult<bool> {
     let done = sqlx::query("UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL")
         .bind(id)
         .execute(&mut *conn)

@@ -2,22 +2,22 @@
 //! (or one transaction) with the conversation's row locked, so concurrent
 //! reports on one conversation never lose an update.
 
-pub mod audits;
-pub mod budget;
-pub mod compactions;
-pub mod conversations;
-pub mod due;
-pub mod events;
-pub mod handoffs;
+pub(crate) mod audits;
+pub(crate) mod budget;
+pub(crate) mod compactions;
+pub(crate) mod conversations;
+pub(crate) mod due;
+pub(crate) mod events;
+pub(crate) mod handoffs;
 pub mod idempotency;
-pub mod keep;
-pub mod keys;
+pub(crate) mod keep;
+pub(crate) mod keys;
 mod row;
-pub mod scoring;
-pub mod series;
+pub(crate) mod scoring;
+pub(crate) mod series;
 mod state;
-pub mod stats;
-pub mod turns;
+pub(crate) mod stats;
+pub(crate) mod turns;
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{PgPool, Postgres, Transaction};
 
-pub use row::StoredConversation;
+pub(crate) use row::StoredConversation;
 
 /// What went wrong below the HTTP layer.
 #[derive(Debug, thiserror::Error)]
@@ -45,7 +45,7 @@ pub enum StoreError {
 impl StoreError {
     /// A lost race (deadlock, serialization failure): running again at once
     /// is the remedy.
-    pub fn is_lost_race(&self) -> bool {
+    pub(crate) fn is_lost_race(&self) -> bool {
         match self {
             Self::Unavailable(sqlx::Error::Database(db)) => matches!(db.code().as_deref(), Some("40001" | "40P01")),
             _ => false,
@@ -93,14 +93,14 @@ impl From<sqlx::Error> for StoreError {
     }
 }
 
-pub type StoreResult<T> = Result<T, StoreError>;
+pub(crate) type StoreResult<T> = Result<T, StoreError>;
 
 /// Embedded migrations: the binary carries its schema.
-pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+pub(crate) static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
 /// How long a request waits for a connection: past it the database is down or
 /// overloaded, and the caller gets a fast 503 rather than a hang.
-pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(1);
+pub(crate) const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// A pool sized for the hot path: a connection per in-flight request, no
 /// round trip to test a connection before each use.
@@ -118,7 +118,7 @@ pub fn pool(options: PgConnectOptions, max_connections: u32) -> PgPool {
 /// but the fleet's reads take optional spans and filters, and a plan made
 /// without knowing them scans the whole ledger: ten times slower at a few
 /// million rows (bench/dashboard_reads).
-pub async fn begin_fleet_read(pool: &PgPool) -> StoreResult<Transaction<'static, Postgres>> {
+pub(crate) async fn begin_fleet_read(pool: &PgPool) -> StoreResult<Transaction<'static, Postgres>> {
     let mut transaction = pool.begin().await?;
     // Sorts for percentiles stay in memory; compiling a plan (JIT) costs more
     // than these queries gain from it.
@@ -136,7 +136,7 @@ pub async fn begin_fleet_read(pool: &PgPool) -> StoreResult<Transaction<'static,
 /// write its turns or keep items: every writer takes the row before those
 /// (the hot path updates the row before it inserts a turn), so no two
 /// writers ever wait on each other in opposite orders.
-pub async fn lock_conversation_first(
+pub(crate) async fn lock_conversation_first(
     conn: &mut sqlx::PgConnection,
     tenant: &str,
     conversation_id: &str,
@@ -152,7 +152,7 @@ pub async fn lock_conversation_first(
 /// Runs `write` (its own transaction) again at once when it lost a race
 /// (a deadlock or serialization failure), a few times, instead of leaving
 /// its work to a claim's timeout.
-pub async fn retry_lost_races<T, F, Fut>(mut write: F) -> StoreResult<T>
+pub(crate) async fn retry_lost_races<T, F, Fut>(mut write: F) -> StoreResult<T>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = StoreResult<T>>,
@@ -175,7 +175,7 @@ where
 /// back expires by itself by then). For returning a claim after a failure,
 /// when the database may be what failed: a claim left behind would turn
 /// every retry away for minutes.
-pub fn keep_giving_back<F, Fut>(what: &'static str, for_at_most: Duration, mut give_back: F)
+pub(crate) fn keep_giving_back<F, Fut>(what: &'static str, for_at_most: Duration, mut give_back: F)
 where
     F: FnMut() -> Fut + Send + 'static,
     Fut: Future<Output = StoreResult<()>> + Send,
@@ -199,7 +199,7 @@ pub async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
 }
 
 /// Whether the database answers.
-pub async fn ping(pool: &PgPool) -> StoreResult<()> {
+pub(crate) async fn ping(pool: &PgPool) -> StoreResult<()> {
     sqlx::query("SELECT 1").execute(pool).await?;
     Ok(())
 }

@@ -12,7 +12,7 @@ use crate::policy::{CacheLifeSetting, Conversation, ModelCall, PendingDecision};
 /// A conversation as stored: the policy's state plus what the service keeps
 /// beside it.
 #[derive(Debug, Clone)]
-pub struct StoredConversation {
+pub(crate) struct StoredConversation {
     pub tenant: String,
     pub conversation_id: String,
     pub state: Conversation,

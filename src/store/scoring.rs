@@ -13,7 +13,7 @@ use super::StoreResult;
 
 /// A turn a worker has claimed for scoring.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClaimedTurn {
+pub(crate) struct ClaimedTurn {
     pub tenant: String,
     pub conversation_id: String,
     pub seq: i64,
@@ -26,7 +26,11 @@ pub struct ClaimedTurn {
 
 /// Claims up to `limit` unscored turns, oldest first, skipping those another
 /// worker holds; a claim older than `abandoned_after` is taken again.
-pub async fn claim(conn: &mut PgConnection, limit: i64, abandoned_after: Duration) -> StoreResult<Vec<ClaimedTurn>> {
+pub(crate) async fn claim(
+    conn: &mut PgConnection,
+    limit: i64,
+    abandoned_after: Duration,
+) -> StoreResult<Vec<ClaimedTurn>> {
     let rows = sqlx::query(
         "UPDATE turns t SET score_claimed_at = now()
            FROM (SELECT tenant, conversation_id, seq FROM turns
@@ -57,7 +61,7 @@ pub async fn claim(conn: &mut PgConnection, limit: i64, abandoned_after: Duratio
 }
 
 /// Turns waiting to be scored (the scorer's queue).
-pub async fn waiting(conn: &mut PgConnection) -> StoreResult<i64> {
+pub(crate) async fn waiting(conn: &mut PgConnection) -> StoreResult<i64> {
     Ok(
         sqlx::query_scalar("SELECT count(*) FROM turns WHERE score IS NULL AND NOT score_failed")
             .fetch_one(&mut *conn)
@@ -98,7 +102,7 @@ pub(crate) async fn append_event(
 
 /// Records a claimed turn's score; `false` when the claim was lost (another
 /// worker took it as abandoned, or an audit scored it), and nothing is written.
-pub async fn record(conn: &mut PgConnection, turn: &ClaimedTurn, score: u8, source: &str) -> StoreResult<bool> {
+pub(crate) async fn record(conn: &mut PgConnection, turn: &ClaimedTurn, score: u8, source: &str) -> StoreResult<bool> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &turn.tenant, &turn.conversation_id).await?;
     let done = sqlx::query(
@@ -123,7 +127,7 @@ pub async fn record(conn: &mut PgConnection, turn: &ClaimedTurn, score: u8, sour
 
 /// Gives a claimed turn back after its score could not be recorded, so the
 /// next round takes it instead of waiting for the claim to lapse.
-pub async fn release(conn: &mut PgConnection, turn: &ClaimedTurn) -> StoreResult<()> {
+pub(crate) async fn release(conn: &mut PgConnection, turn: &ClaimedTurn) -> StoreResult<()> {
     sqlx::query(
         "UPDATE turns SET score_claimed_at = NULL
           WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL AND score_claimed_at = $4",
@@ -138,7 +142,7 @@ pub async fn release(conn: &mut PgConnection, turn: &ClaimedTurn) -> StoreResult
 }
 
 /// The score call failed: the turn stays unscored, left to the next audit.
-pub async fn record_failure(
+pub(crate) async fn record_failure(
     conn: &mut PgConnection,
     turn: &ClaimedTurn,
     reason: &str,

@@ -9,7 +9,7 @@ use crate::domain::TenantId;
 use crate::domain::series::Series;
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Point {
+pub(crate) struct Point {
     pub start: DateTime<Utc>,
     pub trigger: String,
     pub count: u64,
@@ -19,7 +19,7 @@ pub struct Point {
 }
 
 /// The non-empty (bucket, trigger) pairs, oldest first.
-pub async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Series) -> StoreResult<Vec<Point>> {
+pub(crate) async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Series) -> StoreResult<Vec<Point>> {
     // Bucket by bucket, each an index-only range scan grouped by trigger: one
     // GROUP BY over the whole span sorts every row of it first (the planner
     // cannot tell how few buckets there are), twice as slow at a million rows.

@@ -9,14 +9,14 @@ use super::db_count;
 use crate::policy::{CacheLife, Conversation};
 
 /// The state columns, in the order [`bind_state`] binds them (18 of them).
-pub const STATE_COLUMNS: &str = "used, size, cache_life, cache_life_source, context_pressure_tokens, \
+pub(crate) const STATE_COLUMNS: &str = "used, size, cache_life, cache_life_source, context_pressure_tokens, \
     created_at, last_turn_at, turns_since_compaction, compactions, host_compactions_24h, \
     used_after_compaction, idle_compacted, rollover_declined, total_user_messages, \
     user_messages_since_boundary, runs_completed_since_boundary, user_messages_since_run_completed, \
     failed_compactions_in_row";
 
 /// Binds `state` as the next 18 parameters, in [`STATE_COLUMNS`] order.
-pub fn bind_state<'q>(
+pub(crate) fn bind_state<'q>(
     query: Query<'q, Postgres, PgArguments>,
     state: &'q Conversation,
 ) -> Query<'q, Postgres, PgArguments> {

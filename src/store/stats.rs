@@ -9,7 +9,7 @@ use crate::domain::TenantId;
 use crate::policy::Trigger;
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct TriggerStats {
+pub(crate) struct TriggerStats {
     pub trigger: String,
     pub count: u64,
     pub successes: u64,
@@ -22,7 +22,7 @@ pub struct TriggerStats {
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Stats {
+pub(crate) struct Stats {
     pub triggers: Vec<TriggerStats>,
     /// Logged (non-keep) decisions by kind.
     pub decisions: Vec<(String, u64)>,
@@ -30,7 +30,7 @@ pub struct Stats {
     pub declined_rollovers: u64,
 }
 
-pub async fn read(
+pub(crate) async fn read(
     conn: &mut PgConnection,
     tenant: &TenantId,
     since: Option<DateTime<Utc>>,

@@ -42,7 +42,7 @@ fn turn(row: &PgRow) -> sqlx::Result<Turn> {
 const COLUMNS: &str = "seq, at, user_messages, user_text, assistant_text, score, score_source, evicted";
 
 /// The turns after `boundary`, oldest first.
-pub async fn since(
+pub(crate) async fn since(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -60,7 +60,7 @@ pub async fn since(
 }
 
 /// The newest turns at or before `from` (all when `None`), newest first.
-pub async fn back_from(
+pub(crate) async fn back_from(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -82,7 +82,7 @@ pub async fn back_from(
 }
 
 /// The newest turns whose user (or assistant) text is present, newest first.
-pub async fn latest_with(
+pub(crate) async fn latest_with(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -106,7 +106,7 @@ pub async fn latest_with(
 }
 
 #[derive(Debug, Clone, Copy)]
-pub enum Said {
+pub(crate) enum Said {
     User,
     Assistant,
 }
@@ -116,7 +116,7 @@ pub enum Said {
 /// over each turn's stored vector, through its index; and a plain substring
 /// match where words cannot serve: in every turn for a query in a script
 /// written without spaces, else in the few turns too long for their vector.
-pub async fn search(
+pub(crate) async fn search(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
@@ -163,7 +163,7 @@ fn written_without_spaces(query: &str) -> bool {
 }
 
 /// The newest `limit` live (not evicted) turns, oldest first.
-pub async fn recent_live(
+pub(crate) async fn recent_live(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,

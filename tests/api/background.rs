@@ -329,3 +329,70 @@ async fn a_score_that_loses_a_race_is_recorded_at_once_not_after_the_claim_lapse
         .unwrap();
     assert!(lost >= 2, "the race was lost once and the write ran again");
 }
+
+/// Ends `turns` turns of plain talk (the heuristic scores them 3: nothing
+/// is evicted, so every turn stays live) and waits until all are scored.
+async fn talk(app: &TestApp, conversation: &str, turns: std::ops::RangeInclusive<i64>) {
+    for seq in turns.clone() {
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": conversation, "user": format!("Can you look at step {seq}?"), "assistant": "Looking."}),
+        )
+        .await;
+    }
+    let scored = format!("SELECT count(*) FROM turns WHERE conversation_id = '{conversation}' AND score IS NOT NULL");
+    wait_for_count(&app.pool, &scored, *turns.end()).await;
+}
+
+/// Waits until the scorer has been round its loop once more: a turn of
+/// another conversation, stored now, is scored only after the audits of
+/// what the scorer scored before.
+async fn scorer_round(app: &TestApp, round: i64) {
+    talk(app, "barrier", round..=round).await;
+}
+
+async fn first_audit_through(app: &TestApp, conversation: &str) -> i64 {
+    let audited = format!("SELECT count(*) FROM events WHERE conversation_id = '{conversation}' AND kind = 'audited'");
+    wait_for_count(&app.pool, &audited, 1).await;
+    sqlx::query_scalar(&format!(
+        "SELECT (payload->>'through_turn')::bigint FROM events
+          WHERE conversation_id = '{conversation}' AND kind = 'audited' ORDER BY seq LIMIT 1"
+    ))
+    .fetch_one(&app.pool)
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn an_audit_is_due_after_enough_new_turns_or_past_the_live_limit() {
+    let settings = |every_new_turns, live_turns| Settings {
+        background: Some(BackgroundSettings {
+            audit: compactd::policy::audit::AuditConfig {
+                every_new_turns,
+                live_turns,
+                ..Default::default()
+            },
+            ..working().unwrap()
+        }),
+        ..test_settings()
+    };
+    let by_new_turns = spawn(settings(3, 1_000)).await;
+    talk(&by_new_turns, "c", 1..=2).await;
+    scorer_round(&by_new_turns, 1).await;
+    talk(&by_new_turns, "c", 3..=3).await;
+    assert_eq!(
+        first_audit_through(&by_new_turns, "c").await,
+        3,
+        "due at the third new turn, not before"
+    );
+
+    let by_live_turns = spawn(settings(1_000, 4)).await;
+    talk(&by_live_turns, "c", 1..=4).await;
+    scorer_round(&by_live_turns, 1).await;
+    talk(&by_live_turns, "c", 5..=5).await;
+    assert_eq!(
+        first_audit_through(&by_live_turns, "c").await,
+        5,
+        "due past four live turns, not at four"
+    );
+}

@@ -23,7 +23,7 @@ struct Claim {
 /// A claim that goes back when dropped, unless [`ClaimGuard::settle`] was
 /// told its compaction was recorded.
 #[derive(Debug)]
-pub struct ClaimGuard {
+pub(crate) struct ClaimGuard {
     claim: Option<Claim>,
     pool: PgPool,
 }
@@ -39,7 +39,7 @@ impl ClaimGuard {
     /// Ends the claim: kept when its compaction was `recorded` (the record
     /// cleared it), else given back before this returns, so a retry that
     /// follows the answer is not turned away.
-    pub async fn settle(mut self, recorded: bool) {
+    pub(crate) async fn settle(mut self, recorded: bool) {
         let Some(claim) = self.claim.take() else {
             return;
         };

@@ -7,7 +7,7 @@ mod claim;
 mod transcript;
 mod write;
 
-pub use claim::ClaimGuard;
+pub(crate) use claim::ClaimGuard;
 
 use std::time::{Duration, Instant};
 
@@ -24,14 +24,14 @@ use crate::store::{StoreError, StoreResult, StoredConversation};
 
 /// How long a claim lasts before it counts as abandoned: past any upstream
 /// deadline the service allows, with room to record.
-pub const CLAIM_ABANDONED_AFTER: Duration = Duration::from_secs(11 * 60);
+pub(crate) const CLAIM_ABANDONED_AFTER: Duration = Duration::from_secs(11 * 60);
 
 /// Why no model wrote a summary.
-pub const NO_UPSTREAM: &str = "no upstream LLM is configured";
+pub(crate) const NO_UPSTREAM: &str = "no upstream LLM is configured";
 
 /// What the caller asks for.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     pub tenant: TenantId,
     pub id: ConversationId,
     /// The transcript since the boundary; `None`: the stored turns.
@@ -49,7 +49,7 @@ pub struct Request {
 
 /// A written (or failed) summary, ready to be recorded.
 #[derive(Debug)]
-pub struct Prepared {
+pub(crate) struct Prepared {
     tenant: TenantId,
     id: ConversationId,
     attempt: Attempt,
@@ -65,7 +65,7 @@ pub struct Prepared {
 
 /// The recorded attempt and what the caller is left with.
 #[derive(Debug)]
-pub struct Summarized {
+pub(crate) struct Summarized {
     pub recorded: Recorded,
     pub stored: StoredConversation,
     /// The new summary; on failure, the prior one, unchanged.
@@ -77,7 +77,7 @@ pub struct Summarized {
 /// What an upstream would need to fit the compacted result (seed 002's
 /// terminal condition): the caller should roll over.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Overflow {
+pub(crate) struct Overflow {
     pub tokens_used: u64,
     pub context_window: u64,
     pub overflow: u64,

@@ -9,7 +9,7 @@ use crate::policy::transcript::{Message, Role};
 use crate::store::turns::{self, Turn};
 use crate::store::{StoreResult, StoredConversation};
 
-pub struct Gathered {
+pub(crate) struct Gathered {
     pub messages: Vec<Message>,
     /// The stored turn each message came from (empty for the caller's messages).
     turn_of: Vec<i64>,
@@ -19,7 +19,7 @@ pub struct Gathered {
 
 impl Gathered {
     /// The new boundary when the messages from `kept_from` on stay verbatim.
-    pub fn boundary(&self, kept_from: usize) -> i64 {
+    pub(crate) fn boundary(&self, kept_from: usize) -> i64 {
         match self.turn_of.get(kept_from) {
             Some(first_kept) => first_kept - 1,
             None => self.last_turn,
@@ -28,7 +28,7 @@ impl Gathered {
 }
 
 /// The caller's messages when sent, else the stored turns since the boundary.
-pub async fn gather(
+pub(crate) async fn gather(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,

@@ -13,7 +13,7 @@ use crate::http::AppState;
 use crate::http::error::ApiError;
 
 /// A JSON body parsed into `T`, with its raw bytes kept for idempotency.
-pub struct JsonBody<T> {
+pub(crate) struct JsonBody<T> {
     pub value: T,
     pub raw: Bytes,
 }
@@ -51,7 +51,7 @@ fn body_rejection(rejection: BytesRejection, limit: usize) -> ApiError {
 }
 
 /// Malformed JSON is a 400; JSON of the wrong shape is a 422 naming the field.
-pub fn parse_json<T: DeserializeOwned>(raw: &[u8]) -> Result<T, ApiError> {
+pub(crate) fn parse_json<T: DeserializeOwned>(raw: &[u8]) -> Result<T, ApiError> {
     // serde would read a struct from an array by position: refuse it.
     if raw.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
         serde_json::from_slice::<serde::de::IgnoredAny>(raw).map_err(|err| classified(".", err))?;

@@ -11,7 +11,7 @@ use crate::http::error::ApiError;
 
 /// Who is asking: their key's tenant and role (or anyone, in open mode),
 /// within their key's rate, allowed to use this method.
-pub struct Caller(pub auth::Caller);
+pub(crate) struct Caller(pub auth::Caller);
 
 impl std::ops::Deref for Caller {
     type Target = auth::Caller;

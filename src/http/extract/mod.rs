@@ -4,10 +4,10 @@
 mod body;
 mod caller;
 mod params;
-pub mod whole;
+pub(crate) mod whole;
 
-pub use body::{JsonBody, parse_json};
-pub use caller::Caller;
-pub use params::{
-    ConversationIdParam, ConversationPath, IdempotencyKey, IdempotencyKeyParam, MAX_IDEMPOTENCY_KEY_CHARS, QueryParams,
-};
+pub(crate) use body::JsonBody;
+#[cfg(feature = "fuzzing")]
+pub(crate) use body::parse_json;
+pub(crate) use caller::Caller;
+pub(crate) use params::{ConversationIdParam, ConversationPath, IdempotencyKey, IdempotencyKeyParam, QueryParams};

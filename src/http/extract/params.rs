@@ -10,7 +10,7 @@ use crate::domain::{ConversationId, InvalidValue};
 use crate::http::error::ApiError;
 
 /// Query parameters parsed into `T`; any problem is a 422 naming the parameter.
-pub struct QueryParams<T>(pub T);
+pub(crate) struct QueryParams<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T> {
     type Rejection = ApiError;
@@ -32,7 +32,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for QueryParams<T>
 #[derive(utoipa::IntoParams)]
 #[into_params(parameter_in = Path)]
 #[allow(dead_code)]
-pub struct ConversationIdParam {
+pub(crate) struct ConversationIdParam {
     /// The conversation's id (percent-encoded).
     #[param(pattern = r"^[^\x00-\x1F\x7F-\x9F]{1,200}$", min_length = 1, max_length = 200)]
     id: String,
@@ -42,7 +42,7 @@ pub struct ConversationIdParam {
 #[derive(utoipa::IntoParams)]
 #[into_params(parameter_in = Header)]
 #[allow(dead_code)]
-pub struct IdempotencyKeyParam {
+pub(crate) struct IdempotencyKeyParam {
     /// Makes a retry safe: the first answer to the key is replayed, byte for
     /// byte, for 24 hours; the same key with another body is a 422.
     #[param(
@@ -55,7 +55,7 @@ pub struct IdempotencyKeyParam {
 }
 
 /// The `{id}` of a `/conversations/{id}` path.
-pub struct ConversationPath(pub ConversationId);
+pub(crate) struct ConversationPath(pub ConversationId);
 
 impl<S: Send + Sync> FromRequestParts<S> for ConversationPath {
     type Rejection = ApiError;
@@ -69,10 +69,10 @@ impl<S: Send + Sync> FromRequestParts<S> for ConversationPath {
 }
 
 /// The `Idempotency-Key` header, when sent: 1–255 visible ASCII characters.
-pub struct IdempotencyKey(pub Option<String>);
+pub(crate) struct IdempotencyKey(pub Option<String>);
 
 /// The longest key accepted (Stripe's limit).
-pub const MAX_IDEMPOTENCY_KEY_CHARS: usize = 255;
+pub(crate) const MAX_IDEMPOTENCY_KEY_CHARS: usize = 255;
 
 impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
     type Rejection = ApiError;

@@ -44,11 +44,11 @@ impl Visitor<'_> for WholeVisitor {
     }
 }
 
-pub fn required<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
+pub(crate) fn required<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u64, D::Error> {
     Whole::deserialize(deserializer).map(|whole| whole.0)
 }
 
-pub fn optional<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+pub(crate) fn optional<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
     Option::<Whole>::deserialize(deserializer).map(|whole| whole.map(|w| w.0))
 }
 

@@ -15,7 +15,7 @@ use tower::{Layer, Service};
 use crate::http::error::ApiError;
 
 #[derive(Debug, Clone, Copy)]
-pub struct DeadlineLayer(pub Duration);
+pub(crate) struct DeadlineLayer(pub Duration);
 
 impl<S> Layer<S> for DeadlineLayer {
     type Service = Deadline<S>;
@@ -26,7 +26,7 @@ impl<S> Layer<S> for DeadlineLayer {
 }
 
 #[derive(Debug, Clone)]
-pub struct Deadline<S> {
+pub(crate) struct Deadline<S> {
     inner: S,
     limit: Duration,
 }

@@ -23,7 +23,7 @@ const DOCS_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'sel
                            img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; \
                            frame-ancestors 'none'";
 
-pub async fn secure(request: Request, next: Next) -> Response {
+pub(crate) async fn secure(request: Request, next: Next) -> Response {
     let is_docs = request.uri().path().starts_with("/docs");
     let (request, body_read) = track_body(request);
     let mut response = next.run(request).await;

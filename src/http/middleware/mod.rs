@@ -1,5 +1,5 @@
 //! The layers every request passes through.
 
-pub mod deadline;
-pub mod headers;
-pub mod observe;
+pub(crate) mod deadline;
+pub(crate) mod headers;
+pub(crate) mod observe;

@@ -12,7 +12,7 @@ use tracing::Instrument;
 
 use crate::http::error::InternalErrorText;
 
-pub static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+pub(crate) static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// A caller's id is kept when it is 1–128 letters, digits, `.`, `_` or `-`.
 fn sane(id: &str) -> bool {
@@ -22,7 +22,7 @@ fn sane(id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
-pub async fn observe(request: Request, next: Next) -> Response {
+pub(crate) async fn observe(request: Request, next: Next) -> Response {
     let started = Instant::now();
     let id = request
         .headers()

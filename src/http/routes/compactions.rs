@@ -17,9 +17,9 @@ use crate::store::compactions::{self, FleetFilter};
 use crate::store::{self, conversations};
 
 /// The most compactions one page holds.
-pub const MAX_PAGE: u32 = 500;
+pub(crate) const MAX_PAGE: u32 = 500;
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/conversations/{id}/compactions", get(of_conversation))
         .route("/compactions", get(of_fleet))
@@ -40,7 +40,7 @@ fn views(rows: Vec<compactions::Recorded>) -> ApiResult<Vec<Compaction>> {
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-pub struct ConversationCompactionsQuery {
+pub(crate) struct ConversationCompactionsQuery {
     /// At most this many (1–500, default 50).
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
@@ -49,7 +49,7 @@ pub struct ConversationCompactionsQuery {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ConversationCompactions {
+pub(crate) struct ConversationCompactions {
     pub conversation_id: String,
     /// Newest first.
     pub compactions: Vec<Compaction>,
@@ -70,7 +70,7 @@ pub struct ConversationCompactions {
         (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn of_conversation(
+pub(crate) async fn of_conversation(
     State(app): State<AppState>,
     caller: Caller,
     ConversationPath(id): ConversationPath,
@@ -99,7 +99,7 @@ pub async fn of_conversation(
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-pub struct FleetQuery {
+pub(crate) struct FleetQuery {
     /// Only this trigger.
     #[param(inline)]
     pub trigger: Option<Trigger>,
@@ -120,7 +120,7 @@ pub struct FleetQuery {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct FleetCompactions {
+pub(crate) struct FleetCompactions {
     /// Newest first by `at` (ties in the order they were recorded, newest first).
     pub compactions: Vec<Compaction>,
     /// Pass as `cursor` for the next page; null on the last.
@@ -139,7 +139,7 @@ pub struct FleetCompactions {
         (status = 422, description = "A parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn of_fleet(
+pub(crate) async fn of_fleet(
     State(app): State<AppState>,
     caller: Caller,
     QueryParams(query): QueryParams<FleetQuery>,

@@ -16,16 +16,16 @@ use crate::http::routes::turns::TurnView;
 use crate::store::{conversations, turns};
 
 /// The most recent turns one context carries.
-pub const MAX_RECENT: u32 = 200;
+pub(crate) const MAX_RECENT: u32 = 200;
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/conversations/{id}/context", get(context))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-pub struct ContextQuery {
+pub(crate) struct ContextQuery {
     /// The newest live turns to carry (0–200, default 8).
     #[param(minimum = 0, maximum = 200)]
     pub recent: Option<u32>,
@@ -33,21 +33,21 @@ pub struct ContextQuery {
 
 /// A turn scored 5, word for word.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct CriticalTurn {
+pub(crate) struct CriticalTurn {
     pub turn_id: i64,
     pub user: Option<String>,
     pub assistant: Option<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ChatMessage {
+pub(crate) struct ChatMessage {
     /// `system`, `user` or `assistant`.
     pub role: &'static str,
     pub content: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Context {
+pub(crate) struct Context {
     pub conversation_id: String,
     /// Turns an audit scored 5, oldest first.
     pub critical: Vec<CriticalTurn>,
@@ -72,7 +72,7 @@ pub struct Context {
         (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn context(
+pub(crate) async fn context(
     State(app): State<AppState>,
     caller: Caller,
     ConversationPath(id): ConversationPath,

@@ -16,9 +16,9 @@ use crate::http::views::conversation::ConversationState;
 use crate::store::{StoredConversation, conversations, events};
 
 /// The most events one page holds.
-pub const MAX_EVENTS_PAGE: u32 = 1_000;
+pub(crate) const MAX_EVENTS_PAGE: u32 = 1_000;
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/conversations/{id}", get(show))
         .route("/conversations/{id}/events", get(list_events))
@@ -45,7 +45,7 @@ async fn find(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -
         (status = 422, description = "The id is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn show(
+pub(crate) async fn show(
     State(app): State<AppState>,
     caller: Caller,
     ConversationPath(id): ConversationPath,
@@ -58,7 +58,7 @@ pub async fn show(
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-pub struct EventsQuery {
+pub(crate) struct EventsQuery {
     /// At most this many events (1–1000, default 100).
     #[param(minimum = 1, maximum = 1000)]
     pub limit: Option<u32>,
@@ -68,7 +68,7 @@ pub struct EventsQuery {
 
 /// One entry of a conversation's append-only log.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct EventView {
+pub(crate) struct EventView {
     /// 1, 2, 3… within the conversation, without gaps.
     pub seq: i64,
     /// When it happened.
@@ -81,7 +81,7 @@ pub struct EventView {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct EventsPage {
+pub(crate) struct EventsPage {
     pub conversation_id: String,
     pub events: Vec<EventView>,
     /// Pass as `after` for the next page; null when this page is the last.
@@ -102,7 +102,7 @@ pub struct EventsPage {
         (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn list_events(
+pub(crate) async fn list_events(
     State(app): State<AppState>,
     caller: Caller,
     ConversationPath(id): ConversationPath,

@@ -43,7 +43,7 @@ fn content_type(name: &str) -> &'static str {
 const POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; \
                       base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/dashboard", get(|| async { file("index.html") }))
         .route("/dashboard/", get(|| async { file("index.html") }))

@@ -17,13 +17,13 @@ use crate::http::idempotency::{self, Render, Reply};
 use crate::http::views::conversation::ConversationState;
 use crate::policy::{DecisionKind, Guard, KEEP_INSTRUCTIONS, Moment, Trigger};
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/decide", post(decide))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct DecideRequest {
+pub(crate) struct DecideRequest {
     #[schema(
         example = "support-4711",
         min_length = 1,
@@ -39,7 +39,7 @@ pub struct DecideRequest {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct DecideResponse {
+pub(crate) struct DecideResponse {
     pub decision: DecisionKind,
     /// The trigger that holds, also when a guard turned it into `keep`.
     pub trigger: Option<Trigger>,
@@ -56,7 +56,7 @@ pub struct DecideResponse {
 }
 
 /// The question, its values checked.
-pub(super) fn parse(tenant: TenantId, request: DecideRequest) -> Result<Decide, InvalidValue> {
+pub(crate) fn parse(tenant: TenantId, request: DecideRequest) -> Result<Decide, InvalidValue> {
     Ok(Decide {
         tenant,
         id: ConversationId::parse("conversation_id", request.conversation_id)?,
@@ -104,7 +104,7 @@ impl Render for Decided {
         (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn decide(
+pub(crate) async fn decide(
     State(app): State<AppState>,
     caller: Caller,
     key: IdempotencyKey,

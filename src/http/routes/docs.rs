@@ -8,7 +8,7 @@ use utoipa_swagger_ui::{Config, SwaggerUi};
 
 use crate::http::AppState;
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     let config = Config::from("/openapi.json")
         .persist_authorization(true)
         .try_it_out_enabled(true);

@@ -16,16 +16,16 @@ use crate::policy::{self, CacheLife, DecisionKind, Guard, Moment, Trigger};
 use crate::store::due::{self, Position};
 
 /// The most conversations one answer lists.
-pub const MAX_DUE: u32 = 1_000;
+pub(crate) const MAX_DUE: u32 = 1_000;
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/due", get(list_due))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-pub struct DueQuery {
+pub(crate) struct DueQuery {
     /// `idle` (default) or `next_message`; `turn_end` is decided at each turn's end.
     #[param(inline)]
     pub moment: Option<DueMoment>,
@@ -40,7 +40,7 @@ pub struct DueQuery {
 /// The moments a caller polls for.
 #[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum DueMoment {
+pub(crate) enum DueMoment {
     Idle,
     NextMessage,
 }
@@ -55,7 +55,7 @@ impl From<DueMoment> for Moment {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct DueConversation {
+pub(crate) struct DueConversation {
     pub conversation_id: String,
     pub decision: DecisionKind,
     pub trigger: Option<Trigger>,
@@ -67,7 +67,7 @@ pub struct DueConversation {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct DueResponse {
+pub(crate) struct DueResponse {
     pub moment: Moment,
     pub at: DateTime<Utc>,
     /// Oldest last turn first.
@@ -88,7 +88,7 @@ pub struct DueResponse {
         (status = 422, description = "A parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn list_due(
+pub(crate) async fn list_due(
     State(app): State<AppState>,
     caller: Caller,
     QueryParams(query): QueryParams<DueQuery>,

@@ -18,13 +18,13 @@ use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody
 use crate::http::idempotency::{self, Render, Reply};
 use crate::policy::handoff::{Handoff, Request};
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/handoff", post(handoff))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct HandoffRequest {
+pub(crate) struct HandoffRequest {
     #[schema(
         example = "support-4711",
         min_length = 1,
@@ -51,7 +51,7 @@ pub struct HandoffRequest {
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct QuotedRequest {
+pub(crate) struct QuotedRequest {
     /// `YYYY-MM-DD`.
     #[schema(example = "2026-10-18", format = Date, pattern = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")]
     pub date: String,
@@ -59,7 +59,7 @@ pub struct QuotedRequest {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct HandoffResponse {
+pub(crate) struct HandoffResponse {
     /// The text that starts the new conversation (null when declined).
     pub text: Option<String>,
     /// The new conversation (null when declined).
@@ -68,7 +68,7 @@ pub struct HandoffResponse {
 }
 
 /// The request as a handoff to make or a decline to record.
-pub(super) fn parse(tenant: TenantId, request: HandoffRequest) -> Result<HandoffCommand, ApiError> {
+pub(crate) fn parse(tenant: TenantId, request: HandoffRequest) -> Result<HandoffCommand, ApiError> {
     let id = ConversationId::parse("conversation_id", request.conversation_id)?;
     let at = At::parse_or_now("at", request.at.as_deref())?;
     if request.declined.unwrap_or(false) {
@@ -157,7 +157,7 @@ impl Render for HandedOff {
         (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn handoff(
+pub(crate) async fn handoff(
     State(app): State<AppState>,
     caller: Caller,
     key: IdempotencyKey,

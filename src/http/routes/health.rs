@@ -17,20 +17,20 @@ const READY_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// What answers while start-up waits for the database: alive, not ready,
 /// and every other request told to come back.
-pub fn starting_router() -> Router {
+pub(crate) fn starting_router() -> Router {
     Router::new()
         .route("/healthz", get(healthz))
         .fallback(|| async { ApiError::Unavailable })
 }
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Health {
+pub(crate) struct Health {
     #[schema(example = "ok")]
     pub status: &'static str,
 }
@@ -38,7 +38,7 @@ pub struct Health {
 /// Liveness
 #[utoipa::path(get, path = "/healthz", tag = "operations",
     responses((status = 200, description = "The process is up.", body = Health)))]
-pub async fn healthz() -> Json<Health> {
+pub(crate) async fn healthz() -> Json<Health> {
     Json(Health { status: "ok" })
 }
 
@@ -48,7 +48,7 @@ pub async fn healthz() -> Json<Health> {
         (status = 200, description = "The database answers.", body = Health),
         (status = 503, description = "The database does not answer.", body = Problem, content_type = "application/problem+json"),
     ))]
-pub async fn readyz(State(app): State<AppState>) -> ApiResult<Json<Health>> {
+pub(crate) async fn readyz(State(app): State<AppState>) -> ApiResult<Json<Health>> {
     match tokio::time::timeout(READY_TIMEOUT, store::ping(&app.services.pool)).await {
         Ok(Ok(())) => Ok(Json(Health { status: "ready" })),
         _ => Err(ApiError::Unavailable),

@@ -18,17 +18,17 @@ use crate::policy::keep::{KeepItem, KeepKind, Place, Presence, Source};
 use crate::store::conversations;
 
 /// The most items one answer lists.
-pub const MAX_ITEMS: u32 = 5_000;
+pub(crate) const MAX_ITEMS: u32 = 5_000;
 const DEFAULT_ITEMS: u32 = 500;
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/conversations/{id}/keep", get(list_keep))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-pub struct KeepQuery {
+pub(crate) struct KeepQuery {
     /// Only items of this kind.
     #[param(inline)]
     pub kind: Option<KeepKind>,
@@ -39,7 +39,7 @@ pub struct KeepQuery {
 
 /// Where an item was seen: a stored turn, or a message of a /summarize delta.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct PlaceView {
+pub(crate) struct PlaceView {
     pub conversation_id: String,
     /// The stored turn (its bookmark for `search_history`).
     pub turn_id: Option<i64>,
@@ -63,7 +63,7 @@ impl From<&Place> for PlaceView {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct KeepItemView {
+pub(crate) struct KeepItemView {
     pub kind: KeepKind,
     /// Word for word (at most 300 characters; a request at most 2,000).
     pub text: String,
@@ -83,7 +83,7 @@ pub struct KeepItemView {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct KeepSetView {
+pub(crate) struct KeepSetView {
     pub conversation_id: String,
     /// In the order a summary takes them: by tier, newest and most often seen first.
     pub items: Vec<KeepItemView>,
@@ -124,7 +124,7 @@ fn view(item: &KeepItem, summary: &Presence) -> KeepItemView {
         (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn list_keep(
+pub(crate) async fn list_keep(
     State(app): State<AppState>,
     caller: Caller,
     ConversationPath(id): ConversationPath,

@@ -9,7 +9,7 @@ use axum::routing::get;
 use crate::http::AppState;
 use crate::telemetry;
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/metrics", get(metrics))
 }
 
@@ -19,7 +19,7 @@ pub fn router() -> Router<AppState> {
 /// upstream calls (latency, errors, tokens, retries), the scoring queue.
 #[utoipa::path(get, path = "/metrics", tag = "operations",
     responses((status = 200, description = "Prometheus text exposition format.", content_type = "text/plain")))]
-pub async fn metrics() -> Response {
+pub(crate) async fn metrics() -> Response {
     let handle = telemetry::metrics();
     handle.run_upkeep();
     let mut response = handle.render().into_response();

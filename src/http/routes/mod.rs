@@ -1,18 +1,18 @@
 //! One module per resource, each with its own `router()`.
 
-pub mod compactions;
-pub mod context;
-pub mod conversations;
-pub mod dashboard;
-pub mod decide;
-pub mod docs;
-pub mod due;
-pub mod handoff;
-pub mod health;
-pub mod keep;
-pub mod metrics;
-pub mod stats;
-pub mod summarize;
-pub mod turn_ended;
-pub mod turns;
-pub mod usage;
+pub(crate) mod compactions;
+pub(crate) mod context;
+pub(crate) mod conversations;
+pub(crate) mod dashboard;
+pub(crate) mod decide;
+pub(crate) mod docs;
+pub(crate) mod due;
+pub(crate) mod handoff;
+pub(crate) mod health;
+pub(crate) mod keep;
+pub(crate) mod metrics;
+pub(crate) mod stats;
+pub(crate) mod summarize;
+pub(crate) mod turn_ended;
+pub(crate) mod turns;
+pub(crate) mod usage;

@@ -17,7 +17,7 @@ use crate::http::extract::{Caller, QueryParams};
 use crate::policy::keep::KeepKind;
 use crate::store::{self, series, stats};
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/stats", get(read))
         .route("/stats/series", get(read_series))
@@ -26,7 +26,7 @@ pub fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-pub struct StatsQuery {
+pub(crate) struct StatsQuery {
     /// From this time on (RFC 3339); absent: from the start.
     #[param(value_type = Option<String>, format = DateTime)]
     pub since: Option<String>,
@@ -36,7 +36,7 @@ pub struct StatsQuery {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct TriggerStats {
+pub(crate) struct TriggerStats {
     pub trigger: String,
     /// Compaction attempts, successful or not.
     pub count: u64,
@@ -50,13 +50,13 @@ pub struct TriggerStats {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct DecisionCount {
+pub(crate) struct DecisionCount {
     pub decision: String,
     pub count: u64,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Stats {
+pub(crate) struct Stats {
     pub since: Option<DateTime<Utc>>,
     pub until: Option<DateTime<Utc>>,
     pub triggers: Vec<TriggerStats>,
@@ -72,7 +72,7 @@ pub struct Stats {
 
 /// How well summaries kept one kind of item (SPEC §4).
 #[derive(Debug, Serialize, ToSchema)]
-pub struct KeepRate {
+pub(crate) struct KeepRate {
     pub kind: KeepKind,
     /// Items the summaries were to carry…
     pub checked: u64,
@@ -98,7 +98,7 @@ pub struct KeepRate {
         (status = 422, description = "A parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn read(
+pub(crate) async fn read(
     State(app): State<AppState>,
     caller: Caller,
     QueryParams(query): QueryParams<StatsQuery>,
@@ -150,7 +150,7 @@ pub async fn read(
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-pub struct SeriesQuery {
+pub(crate) struct SeriesQuery {
     /// `minute`, `hour` (default) or `day`; buckets start on whole
     /// minutes, hours or UTC days.
     #[param(value_type = Option<Bucket>)]
@@ -166,7 +166,7 @@ pub struct SeriesQuery {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct SeriesPoint {
+pub(crate) struct SeriesPoint {
     /// The bucket's start.
     pub start: DateTime<Utc>,
     pub trigger: String,
@@ -177,7 +177,7 @@ pub struct SeriesPoint {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct StatsSeries {
+pub(crate) struct StatsSeries {
     pub bucket: Bucket,
     /// The first bucket's start.
     pub since: DateTime<Utc>,
@@ -205,7 +205,7 @@ pub struct StatsSeries {
         (status = 422, description = "A parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn read_series(
+pub(crate) async fn read_series(
     State(app): State<AppState>,
     caller: Caller,
     QueryParams(query): QueryParams<SeriesQuery>,

@@ -23,13 +23,13 @@ use crate::http::views::wire::CompactionTrigger;
 use crate::policy::transcript::{Message, Role, ToolCall};
 use crate::policy::{KEEP_INSTRUCTIONS, Trigger};
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/summarize", post(summarize))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SummarizeRequest {
+pub(crate) struct SummarizeRequest {
     #[schema(
         example = "support-4711",
         min_length = 1,
@@ -61,7 +61,7 @@ pub struct SummarizeRequest {
 /// One message in the common chat shape.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TranscriptMessage {
+pub(crate) struct TranscriptMessage {
     pub role: Role,
     /// The text (null for an assistant message that only calls tools).
     pub content: Option<String>,
@@ -74,7 +74,7 @@ pub struct TranscriptMessage {
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TranscriptToolCall {
+pub(crate) struct TranscriptToolCall {
     pub id: String,
     pub name: String,
     /// The arguments: the JSON string the model wrote, or the object itself.
@@ -128,7 +128,7 @@ impl TranscriptMessage {
 /// What an upstream would need to fit the compacted result (seed 002's
 /// terminal condition): the caller should roll over.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Overflow {
+pub(crate) struct Overflow {
     pub tokens_used: u64,
     pub context_window: u64,
     pub overflow: u64,
@@ -139,7 +139,7 @@ pub struct Overflow {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct SummarizeResponse {
+pub(crate) struct SummarizeResponse {
     pub success: bool,
     /// The new summary; on failure, the prior one, unchanged.
     pub summary: Option<String>,
@@ -152,7 +152,7 @@ pub struct SummarizeResponse {
 }
 
 /// The request, its values checked; a `manual_recovery` boundary takes an admin.
-pub(super) fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<summarize::Request, ApiError> {
+pub(crate) fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<summarize::Request, ApiError> {
     let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
     let trigger = request.trigger.map(|CompactionTrigger(trigger)| trigger);
     if trigger == Some(Trigger::ManualRecovery) && caller.role != domain::Role::Admin {
@@ -231,7 +231,7 @@ impl Render for Summarized {
         (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn summarize(
+pub(crate) async fn summarize(
     State(app): State<AppState>,
     caller: Caller,
     key: IdempotencyKey,

@@ -19,15 +19,15 @@ use crate::policy::TurnEnd;
 use crate::store::conversations::TurnText;
 
 /// The most user messages one turn may report.
-pub const MAX_USER_MESSAGES: u64 = 1_000_000;
+pub(crate) const MAX_USER_MESSAGES: u64 = 1_000_000;
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/turn-ended", post(end_turn))
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct TurnEndedRequest {
+pub(crate) struct TurnEndedRequest {
     #[schema(
         example = "support-4711",
         min_length = 1,
@@ -51,14 +51,14 @@ pub struct TurnEndedRequest {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct TurnEndedResponse {
+pub(crate) struct TurnEndedResponse {
     /// The stored turn's id (its bookmark), when `user` or `assistant` was sent.
     pub turn_id: Option<i64>,
     pub state: ConversationState,
 }
 
 /// The turn end, its values checked.
-pub(super) fn parse(tenant: TenantId, request: TurnEndedRequest) -> Result<EndTurn, InvalidValue> {
+pub(crate) fn parse(tenant: TenantId, request: TurnEndedRequest) -> Result<EndTurn, InvalidValue> {
     let user_messages = request.user_messages.unwrap_or(1);
     if user_messages > MAX_USER_MESSAGES {
         return Err(InvalidValue::new(
@@ -107,7 +107,7 @@ impl Render for TurnEnded {
         (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn end_turn(
+pub(crate) async fn end_turn(
     State(app): State<AppState>,
     caller: Caller,
     key: IdempotencyKey,

@@ -17,18 +17,18 @@ use crate::store::conversations;
 use crate::store::turns::{self, Turn};
 
 /// The most turns one page holds.
-pub const MAX_TURNS: u32 = 200;
+pub(crate) const MAX_TURNS: u32 = 200;
 /// The longest search accepted.
-pub const MAX_QUERY_CHARS: usize = 500;
+pub(crate) const MAX_QUERY_CHARS: usize = 500;
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/conversations/{id}/turns", get(list_turns))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
-pub struct TurnsQuery {
+pub(crate) struct TurnsQuery {
     /// A turn id (a bookmark): read back from it, it included. Absent: from the newest.
     pub from: Option<u64>,
     /// Search the turns' text (words, "quoted phrases", -excluded); best matches first.
@@ -40,7 +40,7 @@ pub struct TurnsQuery {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct TurnView {
+pub(crate) struct TurnView {
     /// Its id: the bookmark to read back from.
     pub id: i64,
     pub at: DateTime<Utc>,
@@ -58,7 +58,7 @@ pub struct TurnView {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct TurnsPage {
+pub(crate) struct TurnsPage {
     pub conversation_id: String,
     /// Newest first when reading back; best first when searching.
     pub turns: Vec<TurnView>,
@@ -94,7 +94,7 @@ impl TurnView {
         (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn list_turns(
+pub(crate) async fn list_turns(
     State(app): State<AppState>,
     caller: Caller,
     ConversationPath(id): ConversationPath,

@@ -17,14 +17,14 @@ use crate::http::views::conversation::ConversationState;
 use crate::policy::{CacheLife, UsageReport};
 use crate::store::StoredConversation;
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/usage", post(record_usage))
 }
 
 /// A usage report: what the last model call used.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct UsageRequest {
+pub(crate) struct UsageRequest {
     /// 1–200 printable characters, chosen by the caller.
     #[schema(
         example = "support-4711",
@@ -64,7 +64,7 @@ pub struct UsageRequest {
 }
 
 /// The report, its values checked.
-pub(super) fn parse(tenant: TenantId, request: UsageRequest) -> Result<RecordUsage, InvalidValue> {
+pub(crate) fn parse(tenant: TenantId, request: UsageRequest) -> Result<RecordUsage, InvalidValue> {
     let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
     Ok(RecordUsage {
         tenant,
@@ -106,7 +106,7 @@ impl Render for StoredConversation {
         (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
     )
 )]
-pub async fn record_usage(
+pub(crate) async fn record_usage(
     State(app): State<AppState>,
     caller: Caller,
     key: IdempotencyKey,

@@ -9,7 +9,7 @@ use crate::store::StoredConversation;
 
 /// A conversation's state (SPEC §1), with its summary, pending decision and lineage.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ConversationState {
+pub(crate) struct ConversationState {
     pub conversation_id: String,
     /// Context tokens in use, from the last usage report.
     pub used: u64,
@@ -56,21 +56,21 @@ pub struct ConversationState {
 /// Where the cache life came from.
 #[derive(Debug, Clone, Copy, Serialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum CacheLifeSource {
+pub(crate) enum CacheLifeSource {
     Declared,
     Observed,
     Default,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub text: String,
     /// The seq of the compaction that wrote it.
     pub seq: i64,
 }
 
 impl ConversationState {
-    pub fn new(stored: StoredConversation, config: &PolicyConfig) -> Self {
+    pub(crate) fn new(stored: StoredConversation, config: &PolicyConfig) -> Self {
         let c = stored.state;
         Self {
             conversation_id: stored.conversation_id,

@@ -15,7 +15,7 @@ use crate::store::compactions::Recorded;
 
 /// One compaction attempt, successful or not.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Compaction {
+pub(crate) struct Compaction {
     /// Fleet-wide, increasing: the fleet history's cursor.
     pub id: i64,
     /// 1, 2, 3… within the conversation.
@@ -53,7 +53,7 @@ pub struct Compaction {
 
 /// What became of a summary's must-keep items (SPEC §4).
 #[derive(Debug, Clone, Copy, Default, Serialize, ToSchema)]
-pub struct KindCounts {
+pub(crate) struct KindCounts {
     /// Items the summary was to carry.
     pub checked: u64,
     /// Already in the writer's text, word for word.
@@ -77,7 +77,7 @@ impl From<KindFigures> for KindCounts {
 
 /// The keep guard's figures: in all, and by kind.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct KeepCounts {
+pub(crate) struct KeepCounts {
     pub checked: u64,
     pub present: u64,
     pub appended: u64,

@@ -1,6 +1,6 @@
 //! What the API answers, shared by the resources: a conversation's state,
 //! a ledger row, and how the policy's names travel.
 
-pub mod conversation;
-pub mod ledger;
-pub mod wire;
+pub(crate) mod conversation;
+pub(crate) mod ledger;
+pub(crate) mod wire;

@@ -85,7 +85,7 @@ wire_name!(
 /// A trigger a compaction may be recorded as: any but the two that only
 /// explain a rollover (`cache_cold`, `long_away`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CompactionTrigger(pub Trigger);
+pub(crate) struct CompactionTrigger(pub Trigger);
 
 impl<'de> Deserialize<'de> for CompactionTrigger {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

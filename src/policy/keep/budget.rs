@@ -9,18 +9,18 @@
 use std::collections::HashSet;
 
 use super::figures::{KeepFigures, Outcome};
-pub use super::narrative::Shape;
+pub(crate) use super::narrative::Shape;
 use super::narrative::{KEPT_HEADING, fit_narrative, parked_line};
 use super::presence::{holds, squeezed};
 use super::render::{Candidate, Line, assemble, render};
 use super::set::{KeepSet, Tier};
 
 /// No summary's budget is smaller than this.
-pub const MIN_SUMMARY_TOKENS: u64 = 500;
+pub(crate) const MIN_SUMMARY_TOKENS: u64 = 500;
 
 /// A conversation's budget: the configured maximum, at most a twentieth of
 /// its window (when known), at least [`MIN_SUMMARY_TOKENS`].
-pub fn summary_max_tokens(configured: u64, window: u64) -> u64 {
+pub(crate) fn summary_max_tokens(configured: u64, window: u64) -> u64 {
     let limit = if window > 0 {
         configured.min(window / 20)
     } else {
@@ -31,22 +31,17 @@ pub fn summary_max_tokens(configured: u64, window: u64) -> u64 {
 
 /// A summary fitted to its budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fitted {
+pub(crate) struct Fitted {
     pub text: String,
     pub tokens: u64,
     pub figures: KeepFigures,
 }
 
 /// The summary of `narrative` and the keep set within `max_tokens`, with
-/// what became of every item the summary was to carry.
-pub fn fit(narrative: &str, shape: Shape, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> Fitted {
-    fit_beside(narrative, "", shape, set, max_tokens, count)
-}
-
-/// [`fit`], for a summary that stands beside other text the reader gets too
-/// (a handoff's quoted requests and reply): an item that text holds is not
-/// appended again.
-pub fn fit_beside(
+/// what became of every item the summary was to carry. `beside` is other
+/// text the reader gets too (a handoff's quoted requests and reply; empty
+/// for a summary alone): an item that text holds is not appended again.
+pub(crate) fn fit_beside(
     narrative: &str,
     beside: &str,
     shape: Shape,
@@ -246,7 +241,14 @@ mod tests {
             (KeepKind::Path, "src/lib.rs", Source::User),
             (KeepKind::FileChanged, "src/lib.rs", Source::ToolCall),
         ]);
-        let fitted = fit("We edited src/lib.rs and deployed.", Shape::Prose, &set, 200, &words);
+        let fitted = fit_beside(
+            "We edited src/lib.rs and deployed.",
+            "",
+            Shape::Prose,
+            &set,
+            200,
+            &words,
+        );
         assert_eq!(
             fitted.text,
             format!(
@@ -263,7 +265,7 @@ mod tests {
     #[test]
     fn a_complete_narrative_is_left_alone() {
         let set = set_of(&[(KeepKind::Request, "Ship it", Source::User)]);
-        let fitted = fit("The user said: Ship it", Shape::Prose, &set, 100, &words);
+        let fitted = fit_beside("The user said: Ship it", "", Shape::Prose, &set, 100, &words);
         assert_eq!(fitted.text, "The user said: Ship it");
     }
 
@@ -276,7 +278,7 @@ mod tests {
         let items: Vec<(KeepKind, &str, Source)> = items.iter().map(|(k, t, s)| (*k, t.as_str(), *s)).collect();
         let set = set_of(&items);
         let narrative = "A long story. ".repeat(200);
-        let fitted = fit(&narrative, Shape::Prose, &set, 120, &words);
+        let fitted = fit_beside(&narrative, "", Shape::Prose, &set, 120, &words);
         assert!(fitted.tokens <= 120, "{} tokens", fitted.tokens);
         assert_eq!(fitted.tokens, words(&fitted.text));
         assert!(fitted.text.contains("- Latest request: Finish the migration"));
@@ -299,8 +301,9 @@ mod tests {
             .collect();
         items.push((KeepKind::Path, "user/named.rs", Source::User));
         let set = set_of(&items);
-        let fitted = fit(
+        let fitted = fit_beside(
             &"Narrative that does not fit. ".repeat(5),
+            "",
             Shape::Prose,
             &set,
             100,
@@ -317,12 +320,12 @@ mod tests {
     fn names_are_present_only_where_they_stand_alone() {
         let set = set_of(&[(KeepKind::Path, "src/a.rs", Source::User)]);
         assert!(
-            fit("Backed up xsrc/a.rs.bak.", Shape::Prose, &set, 100, &words)
+            fit_beside("Backed up xsrc/a.rs.bak.", "", Shape::Prose, &set, 100, &words)
                 .text
                 .contains("- Paths: src/a.rs")
         );
         assert_eq!(
-            fit("Edited src/a.rs.", Shape::Prose, &set, 100, &words).text,
+            fit_beside("Edited src/a.rs.", "", Shape::Prose, &set, 100, &words).text,
             "Edited src/a.rs."
         );
     }
@@ -333,7 +336,7 @@ mod tests {
             (KeepKind::Path, "agent/one.rs", Source::Assistant),
             (KeepKind::Path, "only/tool.rs", Source::ToolResult),
         ]);
-        let fitted = fit("Short.", Shape::Prose, &set, 100, &words);
+        let fitted = fit_beside("Short.", "", Shape::Prose, &set, 100, &words);
         assert!(
             fitted.text.contains("- Also named by the agent: agent/one.rs"),
             "{}",
@@ -354,7 +357,7 @@ mod tests {
             (KeepKind::Id, "KEY-2231", Source::User),
         ]);
         let narrative = "Header line.\n- Rotate key KEY-2231 in /etc/app/keys now → Rotated it.";
-        let fitted = fit(narrative, Shape::Lines, &set, 30, &words);
+        let fitted = fit_beside(narrative, "", Shape::Lines, &set, 30, &words);
         assert_eq!(fitted.text, narrative, "nothing to append, nothing parked");
         assert_eq!(fitted.figures.total().present, 3);
     }
@@ -386,9 +389,10 @@ mod tests {
             (KeepKind::Path, "a.rs", Source::User),
             (KeepKind::Quantity, "774ms", Source::User),
         ]);
-        let first = fit("n", Shape::Prose, &set, 100, &words);
-        let again = fit(
+        let first = fit_beside("n", "", Shape::Prose, &set, 100, &words);
+        let again = fit_beside(
             "n",
+            "",
             Shape::Prose,
             &KeepSet::new(set.items().to_vec(), set.clock()),
             100,

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// A command is kept verbatim up to this many characters.
-pub const MAX_CHARS: usize = 300;
+pub(crate) const MAX_CHARS: usize = 300;
 
 /// Programs a command line usually starts with.
 const PROGRAMS: &[&str] = &[
@@ -162,7 +162,7 @@ static PROMPTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?m)^\s*\$ (\S.
 
 /// Whether a line reads as a command: it starts with a known program or runs
 /// a script by its path.
-pub fn looks_like_command(line: &str) -> bool {
+pub(crate) fn looks_like_command(line: &str) -> bool {
     let first = line.split_whitespace().next().unwrap_or("");
     PROGRAMS.contains(&first) || first.strip_prefix("./").is_some_and(is_script)
 }
@@ -178,7 +178,7 @@ fn is_script(path: &str) -> bool {
 }
 
 /// `text` cut to [`MAX_CHARS`] characters, on its first line.
-pub fn clipped(command: &str) -> String {
+pub(crate) fn clipped(command: &str) -> String {
     command
         .trim()
         .lines()
@@ -191,7 +191,7 @@ pub fn clipped(command: &str) -> String {
 }
 
 /// The commands written in `text`, in order.
-pub fn written_commands(text: &str) -> Vec<String> {
+pub(crate) fn written_commands(text: &str) -> Vec<String> {
     let mut found: Vec<(usize, String)> = Vec::new();
     for block in SHELL_BLOCK.captures_iter(text) {
         if let Some(body) = block.get(1) {

@@ -12,9 +12,9 @@ use crate::policy::transcript::{Message, Role};
 
 /// How much of one tool result is read for items: an `ls -R` or a log dump
 /// says little more after its first 16 KiB.
-pub const TOOL_RESULT_READ_BYTES: usize = 16 * 1024;
+pub(crate) const TOOL_RESULT_READ_BYTES: usize = 16 * 1024;
 /// The most items one tool result contributes.
-pub const TOOL_RESULT_MAX_ITEMS: usize = 64;
+pub(crate) const TOOL_RESULT_MAX_ITEMS: usize = 64;
 
 /// One item, as one message says it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -56,7 +56,7 @@ fn named_in(text: &str, source: Source, into: &mut Vec<Sighting>) {
 
 /// Whether a user-role message holds anything of the user's own: harness
 /// text alone is not a request.
-pub fn users_words(message: &Message, harness: &HarnessPatterns) -> Option<String> {
+pub(crate) fn users_words(message: &Message, harness: &HarnessPatterns) -> Option<String> {
     (message.role == Role::User)
         .then(|| harness.split(&message.content).words)
         .filter(|words| !words.is_empty())

@@ -10,7 +10,7 @@ use super::KeepKind;
 
 /// What became of one kind's items in one summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct KindFigures {
+pub(crate) struct KindFigures {
     /// Items the summary was to carry.
     pub checked: u64,
     /// Already in the writer's narrative, word for word.
@@ -32,12 +32,12 @@ impl KindFigures {
 
 /// What became of a summary's items, by kind.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct KeepFigures {
+pub(crate) struct KeepFigures {
     pub by_kind: BTreeMap<KeepKind, KindFigures>,
 }
 
 impl KeepFigures {
-    pub fn total(&self) -> KindFigures {
+    pub(crate) fn total(&self) -> KindFigures {
         let mut total = KindFigures::default();
         for figures in self.by_kind.values() {
             total.add(figures);

@@ -98,7 +98,7 @@ static OPENING: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A user-role message, taken apart.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct UserText {
+pub(crate) struct UserText {
     /// What the user wrote themselves, trimmed; empty when it was all harness.
     pub words: String,
     /// Command output the harness carried in: read like a tool's output.
@@ -126,7 +126,7 @@ impl HarnessPatterns {
     }
 
     /// Splits a user-role message into the user's words and the harness's parts.
-    pub fn split(&self, text: &str) -> UserText {
+    pub(crate) fn split(&self, text: &str) -> UserText {
         let mut split = UserText::default();
         let captured = |found: &regex::Captures| -> String {
             found

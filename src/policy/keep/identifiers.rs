@@ -10,7 +10,7 @@ use regex::Regex;
 use super::{KeepKind, quantities};
 
 /// An item's text is kept verbatim up to this many characters.
-pub const MAX_CHARS: usize = 300;
+pub(crate) const MAX_CHARS: usize = 300;
 
 static URL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(?i)\b(?:https?|ftp|wss?|ssh|git|file)://[^\s<>"'`\]\[{}|\\^]+"#).expect("a valid pattern")
@@ -198,7 +198,7 @@ fn is_hex_id(token: &str) -> bool {
 
 /// Paths, URLs, ids and quantities in `text`, in order of appearance, each
 /// once and at most [`MAX_CHARS`] characters.
-pub fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
+pub(crate) fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
     let mut found: Vec<(usize, usize, KeepKind, String)> = Vec::new();
     let taken = |found: &[(usize, usize, KeepKind, String)], start: usize, end: usize| {
         found.iter().any(|(s, e, _, _)| start < *e && *s < end)

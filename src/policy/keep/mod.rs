@@ -8,11 +8,11 @@
 //! set they accumulate in ([`set`]), a summary's narrative ([`narrative`])
 //! and the budget that fits them together ([`budget`]).
 
-pub mod budget;
+pub(crate) mod budget;
 mod commands;
-pub mod extract;
+pub(crate) mod extract;
 mod figures;
-pub mod harness;
+pub(crate) mod harness;
 mod identifiers;
 mod instructions;
 pub mod narrative;
@@ -20,19 +20,19 @@ mod presence;
 mod prohibition;
 mod quantities;
 mod render;
-pub mod set;
+pub(crate) mod set;
 mod shell;
 mod tool_calls;
 
-pub use budget::{Fitted, Shape, fit, fit_beside, summary_max_tokens};
+pub(crate) use budget::{Shape, fit_beside, summary_max_tokens};
 pub use extract::{Sighting, sightings};
-pub use figures::{KeepFigures, KindFigures};
+pub(crate) use figures::{KeepFigures, KindFigures};
 pub use harness::HarnessPatterns;
-pub use identifiers::identifiers;
+pub(crate) use identifiers::identifiers;
 pub use instructions::KEEP_INSTRUCTIONS;
-pub use presence::Presence;
-pub use prohibition::prohibitions;
-pub use set::{KeepItem, KeepSet, Place, Tier};
+pub(crate) use presence::Presence;
+pub(crate) use prohibition::prohibitions;
+pub(crate) use set::{KeepItem, KeepSet, Place, Tier};
 
 /// What kind of thing an item is (stable names: the API and the ledger use them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -54,7 +54,7 @@ pub enum KeepKind {
 }
 
 impl KeepKind {
-    pub const ALL: [Self; 8] = [
+    pub(crate) const ALL: [Self; 8] = [
         Self::Request,
         Self::Prohibition,
         Self::Path,
@@ -65,7 +65,7 @@ impl KeepKind {
         Self::FileChanged,
     ];
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::Request => "request",
             Self::Prohibition => "prohibition",
@@ -78,13 +78,8 @@ impl KeepKind {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|kind| kind.as_str() == name)
-    }
-
-    /// Things named (as opposed to what the user asked or forbade).
-    pub const fn is_named(self) -> bool {
-        matches!(self, Self::Path | Self::Url | Self::Id | Self::Command | Self::Quantity)
     }
 }
 
@@ -99,9 +94,9 @@ pub enum Source {
 }
 
 impl Source {
-    pub const ALL: [Self; 4] = [Self::User, Self::Assistant, Self::ToolCall, Self::ToolResult];
+    pub(crate) const ALL: [Self; 4] = [Self::User, Self::Assistant, Self::ToolCall, Self::ToolResult];
 
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             Self::User => "user",
             Self::Assistant => "assistant",
@@ -110,7 +105,7 @@ impl Source {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|source| source.as_str() == name)
     }
 
@@ -126,31 +121,31 @@ impl Source {
 
 /// Every source an item was seen in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct Sources(u8);
+pub(crate) struct Sources(u8);
 
 impl Sources {
-    pub const fn of(source: Source) -> Self {
+    pub(crate) const fn of(source: Source) -> Self {
         Self(source.bit())
     }
 
     /// From the stored bits; bits no source has are dropped.
-    pub const fn from_bits(bits: u8) -> Self {
+    pub(crate) const fn from_bits(bits: u8) -> Self {
         Self(bits & 0b1111)
     }
 
-    pub const fn bits(self) -> u8 {
+    pub(crate) const fn bits(self) -> u8 {
         self.0
     }
 
-    pub const fn contains(self, source: Source) -> bool {
+    pub(crate) const fn contains(self, source: Source) -> bool {
         self.0 & source.bit() != 0
     }
 
-    pub fn insert(&mut self, source: Source) {
+    pub(crate) fn insert(&mut self, source: Source) {
         self.0 |= source.bit();
     }
 
-    pub fn iter(self) -> impl Iterator<Item = Source> {
+    pub(crate) fn iter(self) -> impl Iterator<Item = Source> {
         Source::ALL.into_iter().filter(move |source| self.contains(*source))
     }
 }

@@ -20,7 +20,7 @@ static SENTENCE_END: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[.!?]+[)\]\x22']?(?:\s|\z)|[。！？]|\n").expect("a valid pattern"));
 
 /// The summary's last line when items are parked.
-pub fn parked_line(parked: usize) -> String {
+pub(crate) fn parked_line(parked: usize) -> String {
     if parked == 1 {
         "(1 more item is parked: search_history finds it.)".to_owned()
     } else {
@@ -46,7 +46,7 @@ pub fn narrative_of(summary: &str) -> &str {
 
 /// How a narrative gives way when it does not fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     /// Prose: its end is cut at a sentence boundary.
     Prose,
     /// One line per request (the extractive summarizer): the oldest lines merge.
@@ -54,7 +54,7 @@ pub enum Shape {
 }
 
 /// `text` within `max_tokens`, given way as its shape says.
-pub fn fit_narrative(text: &str, shape: Shape, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> String {
+pub(crate) fn fit_narrative(text: &str, shape: Shape, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> String {
     let text = text.trim();
     if text.is_empty() || count(text) <= max_tokens {
         return text.to_owned();

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// A prohibition is kept verbatim up to this many characters.
-pub const MAX_CHARS: usize = 300;
+pub(crate) const MAX_CHARS: usize = 300;
 
 static SENTENCE_END: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[.!?]+(?:\s+|\z)|[。！？]+|\n+").expect("a valid pattern"));
@@ -68,13 +68,13 @@ fn forbids_in_chinese(sentence: &str) -> bool {
 }
 
 /// Whether one sentence forbids or restricts something.
-pub fn forbids(sentence: &str) -> bool {
+pub(crate) fn forbids(sentence: &str) -> bool {
     ANYWHERE.is_match(sentence) || OPENING.is_match(sentence) || forbids_in_chinese(sentence)
 }
 
 /// The sentences of `text` that forbid something, in order, each trimmed of
 /// list markers and cut to [`MAX_CHARS`] characters.
-pub fn prohibitions(text: &str) -> Vec<String> {
+pub(crate) fn prohibitions(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut start = 0;
     for end in SENTENCE_END.find_iter(text).map(|m| m.end()).chain([text.len()]) {

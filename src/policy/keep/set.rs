@@ -14,7 +14,7 @@ use super::{KeepKind, Source, Sources};
 
 /// Where an item was seen: a stored turn, or a message of a `/summarize` delta.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Place {
+pub(crate) struct Place {
     pub conversation_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<i64>,
@@ -30,7 +30,7 @@ pub struct Place {
 /// The budget's tiers (SPEC §4), in the order a summary fills them; tier 5
 /// is the narrative itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Tier {
+pub(crate) enum Tier {
     Request = 1,
     Prohibition = 2,
     NamedByUser = 3,
@@ -41,18 +41,18 @@ pub enum Tier {
 }
 
 impl Tier {
-    pub const fn number(self) -> u8 {
+    pub(crate) const fn number(self) -> u8 {
         self as u8
     }
 
     /// Tiers the keep guard checks and appends before the narrative.
-    pub const fn is_guarded(self) -> bool {
+    pub(crate) const fn is_guarded(self) -> bool {
         self.number() <= 4
     }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeepItem {
+pub(crate) struct KeepItem {
     pub kind: KeepKind,
     pub text: String,
     /// Where it was seen first.
@@ -70,7 +70,7 @@ pub struct KeepItem {
 impl KeepItem {
     /// Its tier, or `None` when no summary carries it (a name only ever seen
     /// in tool output: findable, not worth a summary's room).
-    pub fn tier(&self) -> Option<Tier> {
+    pub(crate) fn tier(&self) -> Option<Tier> {
         match self.kind {
             KeepKind::Request => Some(Tier::Request),
             KeepKind::Prohibition => Some(Tier::Prohibition),
@@ -98,7 +98,7 @@ fn key(kind: KeepKind, text: &str) -> (KeepKind, String) {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct KeepSet {
+pub(crate) struct KeepSet {
     items: Vec<KeepItem>,
     index: HashMap<(KeepKind, String), usize>,
     clock: u64,
@@ -107,7 +107,7 @@ pub struct KeepSet {
 
 impl KeepSet {
     /// A set as stored, its clock where it stopped.
-    pub fn new(items: Vec<KeepItem>, clock: u64) -> Self {
+    pub(crate) fn new(items: Vec<KeepItem>, clock: u64) -> Self {
         let mut set = Self {
             clock,
             ..Self::default()
@@ -121,25 +121,21 @@ impl KeepSet {
         set
     }
 
-    pub fn clock(&self) -> u64 {
+    pub(crate) fn clock(&self) -> u64 {
         self.clock
     }
 
-    pub fn items(&self) -> &[KeepItem] {
+    pub(crate) fn items(&self) -> &[KeepItem] {
         &self.items
     }
 
-    pub fn request(&self) -> Option<&KeepItem> {
-        self.index.get(&key(KeepKind::Request, "")).map(|at| &self.items[*at])
-    }
-
     /// The items added or changed since the set was loaded.
-    pub fn changed(&self) -> impl Iterator<Item = &KeepItem> {
+    pub(crate) fn changed(&self) -> impl Iterator<Item = &KeepItem> {
         self.changed.iter().map(|at| &self.items[*at])
     }
 
     /// Takes in what one place said; the clock moves once for it.
-    pub fn observe(&mut self, sightings: &[Sighting], place: &Place) {
+    pub(crate) fn observe(&mut self, sightings: &[Sighting], place: &Place) {
         if sightings.is_empty() {
             return;
         }
@@ -188,7 +184,7 @@ impl KeepSet {
     /// The items a summary may carry, in the order it takes them: by tier,
     /// then newest, then most often seen (then by kind and text, so the order
     /// is total and summaries are reproducible).
-    pub fn ranked(&self) -> Vec<(Tier, &KeepItem)> {
+    pub(crate) fn ranked(&self) -> Vec<(Tier, &KeepItem)> {
         let mut ranked: Vec<(Tier, &KeepItem)> = self
             .items
             .iter()
@@ -210,6 +206,11 @@ impl KeepSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The user's latest request, as the set holds it.
+    fn request(set: &KeepSet) -> Option<&KeepItem> {
+        set.items().iter().find(|item| item.kind == KeepKind::Request)
+    }
 
     fn place(turn: i64) -> Place {
         Place {
@@ -251,8 +252,8 @@ mod tests {
         set.observe(&[seen(KeepKind::Request, "first", Source::User)], &place(1));
         set.observe(&[seen(KeepKind::Request, "second", Source::User)], &place(2));
         assert_eq!(set.items().len(), 1);
-        assert_eq!(set.request().map(|r| r.text.as_str()), Some("second"));
-        assert_eq!(set.request().map(|r| r.times_seen), Some(1));
+        assert_eq!(request(&set).map(|r| r.text.as_str()), Some("second"));
+        assert_eq!(request(&set).map(|r| r.times_seen), Some(1));
     }
 
     #[test]

@@ -52,7 +52,7 @@ fn is_file_argument(word: &str) -> bool {
 }
 
 /// The paths a shell command line creates, writes, moves or deletes.
-pub fn files_changed_by(command_line: &str) -> Vec<String> {
+pub(crate) fn files_changed_by(command_line: &str) -> Vec<String> {
     let mut changed: Vec<String> = Vec::new();
     let mut add = |path: &str| {
         let path = path.trim_end_matches(';');

@@ -132,7 +132,7 @@ fn path_item(kind: KeepKind, path: &str) -> (KeepKind, String) {
 
 /// The items one tool call names, in order: its command, the files it
 /// changed, then the paths and URLs it read.
-pub fn named_by_call(name: &str, arguments: &str) -> Vec<(KeepKind, String)> {
+pub(crate) fn named_by_call(name: &str, arguments: &str) -> Vec<(KeepKind, String)> {
     let tool = name.to_ascii_lowercase();
     let tool = tool.rsplit("__").next().unwrap_or(&tool).to_owned();
     let parsed: Value = serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()));
