@@ -6,7 +6,7 @@
 
 use std::time::SystemTime;
 
-use compactd::llm::Provider;
+use compactd::config::Provider;
 use compactd::llm::dialect::Dialect;
 use compactd::llm::retry::retry_after;
 use compactd::llm::summarizer::finish;

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Dialect {
+pub struct Dialect {
     /// The output cap goes as `max_completion_tokens`, not `max_tokens`.
     pub max_completion_tokens: bool,
     /// No temperature is sent: the model takes only its default.
@@ -19,7 +19,7 @@ impl Dialect {
     /// The dialect a refusal asks for, when it is a 400 naming a parameter
     /// this dialect can still change; `None` for anything else, so a model
     /// that refuses both forms gets its error, not a loop.
-    pub(crate) fn adapted_to(self, status: u16, body: &[u8]) -> Option<Self> {
+    pub fn adapted_to(self, status: u16, body: &[u8]) -> Option<Self> {
         if status != 400 {
             return None;
         }

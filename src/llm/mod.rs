@@ -3,11 +3,11 @@
 //! extractive summarizer that needs no model; and the tokenizer.
 
 pub(crate) mod client;
-pub(crate) mod dialect;
+pub mod dialect;
 pub(crate) mod error;
 pub(crate) mod extractive;
-pub(crate) mod retry;
-pub(crate) mod summarizer;
+pub mod retry;
+pub mod summarizer;
 pub mod tokens;
 pub(crate) mod wire;
 

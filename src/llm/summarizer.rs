@@ -115,7 +115,7 @@ pub(crate) enum Via<'a> {
 
 /// The narrative and the keep set within `max_tokens`, unable to close a
 /// handoff.
-pub(crate) fn finish(narrative: &str, shape: Shape, keep: &KeepSet, max_tokens: u64) -> (String, KeepFigures) {
+pub fn finish(narrative: &str, shape: Shape, keep: &KeepSet, max_tokens: u64) -> (String, KeepFigures) {
     finish_beside(narrative, "", shape, keep, max_tokens)
 }
 

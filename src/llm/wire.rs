@@ -75,7 +75,7 @@ impl Provider {
         }
     }
 
-    pub(crate) fn parse(self, body: &[u8], requested_model: &str) -> Result<Completion, LlmError> {
+    pub fn parse(self, body: &[u8], requested_model: &str) -> Result<Completion, LlmError> {
         let value: Value =
             serde_json::from_slice(body).map_err(|err| LlmError::Malformed(format!("not JSON: {err}")))?;
         let (text, input, output) = match self {

@@ -36,7 +36,7 @@ pub(crate) fn quote(text: &str) -> String {
 
 /// One of the user's latest messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Request {
+pub struct Request {
     /// `YYYY-MM-DD`.
     pub date: String,
     pub text: String,
@@ -44,7 +44,7 @@ pub(crate) struct Request {
 
 /// What the new conversation is told about the one it continues.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Handoff {
+pub struct Handoff {
     pub summary: Option<String>,
     /// Oldest first.
     pub requests: Vec<Request>,
@@ -55,7 +55,7 @@ pub(crate) struct Handoff {
 }
 
 impl Handoff {
-    pub(crate) fn render(&self) -> String {
+    pub fn render(&self) -> String {
         let present = |text: &Option<String>| text.as_deref().filter(|t| !t.trim().is_empty()).map(str::to_owned);
         let mut lines = vec![
             "<handoff>".to_owned(),

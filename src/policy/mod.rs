@@ -9,7 +9,7 @@ pub(crate) mod cut;
 mod decide;
 pub(crate) mod decision;
 pub(crate) mod guard;
-pub(crate) mod handoff;
+pub mod handoff;
 mod idle;
 pub mod keep;
 mod model_call;

@@ -128,7 +128,7 @@ pub fn load(path: &Path, harness: &HarnessPatterns) -> Result<Session, SessionEr
 }
 
 /// A session from its text; `name` says where it came from.
-pub(crate) fn parse(name: String, text: &str, harness: &HarnessPatterns) -> Result<Session, SessionError> {
+pub fn parse(name: String, text: &str, harness: &HarnessPatterns) -> Result<Session, SessionError> {
     let format = detect(text).ok_or_else(|| {
         SessionError::Malformed(
             name.clone(),

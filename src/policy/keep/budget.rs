@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 
 use super::figures::{KeepFigures, Outcome};
-pub(crate) use super::narrative::Shape;
+pub use super::narrative::Shape;
 use super::narrative::{KEPT_HEADING, fit_narrative, parked_line};
 use super::presence::{holds, squeezed};
 use super::render::{Candidate, Line, assemble, render};
@@ -20,7 +20,7 @@ pub(crate) const MIN_SUMMARY_TOKENS: u64 = 500;
 
 /// A conversation's budget: the configured maximum, at most a twentieth of
 /// its window (when known), at least [`MIN_SUMMARY_TOKENS`].
-pub(crate) fn summary_max_tokens(configured: u64, window: u64) -> u64 {
+pub fn summary_max_tokens(configured: u64, window: u64) -> u64 {
     let limit = if window > 0 {
         configured.min(window / 20)
     } else {
@@ -31,7 +31,7 @@ pub(crate) fn summary_max_tokens(configured: u64, window: u64) -> u64 {
 
 /// A summary fitted to its budget.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Fitted {
+pub struct Fitted {
     pub text: String,
     pub tokens: u64,
     pub figures: KeepFigures,
@@ -41,7 +41,7 @@ pub(crate) struct Fitted {
 /// what became of every item the summary was to carry. `beside` is other
 /// text the reader gets too (a handoff's quoted requests and reply; empty
 /// for a summary alone): an item that text holds is not appended again.
-pub(crate) fn fit_beside(
+pub fn fit_beside(
     narrative: &str,
     beside: &str,
     shape: Shape,

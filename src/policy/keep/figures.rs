@@ -10,7 +10,7 @@ use super::KeepKind;
 
 /// What became of one kind's items in one summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct KindFigures {
+pub struct KindFigures {
     /// Items the summary was to carry.
     pub checked: u64,
     /// Already in the writer's narrative, word for word.
@@ -32,7 +32,7 @@ impl KindFigures {
 
 /// What became of a summary's items, by kind.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct KeepFigures {
+pub struct KeepFigures {
     pub by_kind: BTreeMap<KeepKind, KindFigures>,
 }
 

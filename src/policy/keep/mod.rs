@@ -24,15 +24,15 @@ pub(crate) mod set;
 mod shell;
 mod tool_calls;
 
-pub(crate) use budget::{Shape, fit_beside, summary_max_tokens};
+pub use budget::{Shape, fit_beside, summary_max_tokens};
 pub use extract::{Sighting, sightings};
 pub(crate) use figures::{KeepFigures, KindFigures};
 pub use harness::HarnessPatterns;
 pub(crate) use identifiers::identifiers;
 pub use instructions::KEEP_INSTRUCTIONS;
-pub(crate) use presence::Presence;
+pub use presence::Presence;
 pub(crate) use prohibition::prohibitions;
-pub(crate) use set::{KeepItem, KeepSet, Place, Tier};
+pub use set::{KeepItem, KeepSet, Place, Tier};
 
 /// What kind of thing an item is (stable names: the API and the ledger use them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -121,7 +121,7 @@ impl Source {
 
 /// Every source an item was seen in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub(crate) struct Sources(u8);
+pub struct Sources(u8);
 
 impl Sources {
     pub(crate) const fn of(source: Source) -> Self {

@@ -46,7 +46,7 @@ pub fn narrative_of(summary: &str) -> &str {
 
 /// How a narrative gives way when it does not fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shape {
+pub enum Shape {
     /// Prose: its end is cut at a sentence boundary.
     Prose,
     /// One line per request (the extractive summarizer): the oldest lines merge.

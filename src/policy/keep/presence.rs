@@ -40,14 +40,14 @@ pub(super) fn holds(haystack: &str, item: &KeepItem) -> bool {
 
 /// A summary, ready to be asked which items it holds word for word.
 #[derive(Debug, Clone)]
-pub(crate) struct Presence(String);
+pub struct Presence(String);
 
 impl Presence {
-    pub(crate) fn of(summary: &str) -> Self {
+    pub fn of(summary: &str) -> Self {
         Self(squeezed(summary))
     }
 
-    pub(crate) fn holds(&self, item: &KeepItem) -> bool {
+    pub fn holds(&self, item: &KeepItem) -> bool {
         holds(&self.0, item)
     }
 }

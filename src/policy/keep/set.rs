@@ -14,7 +14,7 @@ use super::{KeepKind, Source, Sources};
 
 /// Where an item was seen: a stored turn, or a message of a `/summarize` delta.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Place {
+pub struct Place {
     pub conversation_id: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<i64>,
@@ -30,7 +30,7 @@ pub(crate) struct Place {
 /// The budget's tiers (SPEC §4), in the order a summary fills them; tier 5
 /// is the narrative itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Tier {
+pub enum Tier {
     Request = 1,
     Prohibition = 2,
     NamedByUser = 3,
@@ -52,7 +52,7 @@ impl Tier {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct KeepItem {
+pub struct KeepItem {
     pub kind: KeepKind,
     pub text: String,
     /// Where it was seen first.
@@ -98,7 +98,7 @@ fn key(kind: KeepKind, text: &str) -> (KeepKind, String) {
 }
 
 #[derive(Debug, Clone, Default)]
-pub(crate) struct KeepSet {
+pub struct KeepSet {
     items: Vec<KeepItem>,
     index: HashMap<(KeepKind, String), usize>,
     clock: u64,
@@ -125,7 +125,7 @@ impl KeepSet {
         self.clock
     }
 
-    pub(crate) fn items(&self) -> &[KeepItem] {
+    pub fn items(&self) -> &[KeepItem] {
         &self.items
     }
 
@@ -135,7 +135,7 @@ impl KeepSet {
     }
 
     /// Takes in what one place said; the clock moves once for it.
-    pub(crate) fn observe(&mut self, sightings: &[Sighting], place: &Place) {
+    pub fn observe(&mut self, sightings: &[Sighting], place: &Place) {
         if sightings.is_empty() {
             return;
         }
