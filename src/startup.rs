@@ -211,7 +211,11 @@ async fn sweep_idempotency_keys(pool: PgPool) {
     let mut every = tokio::time::interval(SWEEP_EVERY);
     loop {
         every.tick().await;
-        match store::idempotency::sweep(&pool).await {
+        let swept = async {
+            let mut conn = pool.acquire().await?;
+            store::idempotency::sweep(&mut conn).await
+        };
+        match swept.await {
             Ok(0) => {}
             Ok(swept) => tracing::debug!(swept, "expired idempotency keys removed"),
             Err(err) => tracing::warn!(%err, "could not sweep idempotency keys"),

@@ -10,27 +10,11 @@ mod role;
 pub(crate) mod series;
 mod tenant;
 pub(crate) mod text;
-
 pub(crate) use at::At;
 pub(crate) use conversation_id::ConversationId;
 pub(crate) use count::Count;
 pub(crate) use cursor::FleetCursor;
 pub(crate) use role::Role;
 pub use tenant::TenantId;
-
-/// Why a value was refused: said to the caller as a 422 naming the field.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{field}: {problem}")]
-pub struct InvalidValue {
-    pub field: String,
-    pub problem: String,
-}
-
-impl InvalidValue {
-    pub(crate) fn new(field: impl Into<String>, problem: impl Into<String>) -> Self {
-        Self {
-            field: field.into(),
-            problem: problem.into(),
-        }
-    }
-}
+mod invalid;
+pub use invalid::InvalidValue;

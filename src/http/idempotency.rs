@@ -78,7 +78,11 @@ where
     let (app, tenant, fingerprint) = (app.clone(), caller.tenant.clone(), fingerprint(route, body));
     let token = ClaimToken::new();
     to_completion(async move {
-        let claim = match idempotency::begin(&app.services.pool, &tenant, &key, &fingerprint, token).await {
+        let begun = async {
+            let mut conn = app.services.pool.acquire().await?;
+            idempotency::begin(&mut conn, &tenant, &key, &fingerprint, token).await
+        };
+        let claim = match begun.await {
             Ok(claim) => claim,
             Err(err) => {
                 // The claim may have committed with its answer lost on the way.
@@ -154,7 +158,10 @@ impl<A: Render + Send> Beside<A> for Respond<'_> {
 fn give_back(pool: PgPool, tenant: TenantId, key: String, token: ClaimToken) {
     store::keep_giving_back("an idempotency claim", idempotency::ABANDONED_AFTER, move || {
         let (pool, tenant, key) = (pool.clone(), tenant.clone(), key.clone());
-        async move { idempotency::abandon(&pool, &tenant, &key, token).await }
+        async move {
+            let mut conn = pool.acquire().await?;
+            idempotency::abandon(&mut conn, &tenant, &key, token).await
+        }
     });
 }
 

@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-use sqlx::{PgConnection, PgPool, Row};
+use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
 use crate::domain::TenantId;
@@ -61,7 +61,7 @@ pub enum Claim {
 
 /// Claims `key` for a request with `fingerprint`, or says why not.
 pub async fn begin(
-    pool: &PgPool,
+    conn: &mut PgConnection,
     tenant: &TenantId,
     key: &str,
     fingerprint: &[u8],
@@ -83,7 +83,7 @@ pub async fn begin(
     .bind(RETENTION)
     .bind(ABANDONED_AFTER)
     .bind(token.as_bytes())
-    .fetch_optional(pool)
+    .fetch_optional(&mut *conn)
     .await?;
     if claimed.is_some() {
         return Ok(Claim::Fresh);
@@ -91,7 +91,7 @@ pub async fn begin(
     let row = sqlx::query("SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = $1 AND key = $2")
         .bind(tenant.as_str())
         .bind(key)
-        .fetch_optional(pool)
+        .fetch_optional(&mut *conn)
         .await?;
     // Gone between the two statements (abandoned and swept): a retry will claim it.
     let Some(row) = row else { return Ok(Claim::InFlight) };
@@ -137,21 +137,21 @@ pub(crate) async fn finish(
 
 /// Gives up a claim whose request failed (or may have been made when the
 /// request could not tell), so a retry may run at once.
-pub async fn abandon(pool: &PgPool, tenant: &TenantId, key: &str, token: ClaimToken) -> StoreResult<()> {
+pub async fn abandon(conn: &mut PgConnection, tenant: &TenantId, key: &str, token: ClaimToken) -> StoreResult<()> {
     sqlx::query("DELETE FROM idempotency_keys WHERE tenant = $1 AND key = $2 AND claim = $3 AND status IS NULL")
         .bind(tenant.as_str())
         .bind(key)
         .bind(token.as_bytes())
-        .execute(pool)
+        .execute(&mut *conn)
         .await?;
     Ok(())
 }
 
 /// Forgets answers past their retention; answers how many.
-pub(crate) async fn sweep(pool: &PgPool) -> StoreResult<u64> {
+pub(crate) async fn sweep(conn: &mut PgConnection) -> StoreResult<u64> {
     let done = sqlx::query("DELETE FROM idempotency_keys WHERE created_at <= now() - $1::interval")
         .bind(RETENTION)
-        .execute(pool)
+        .execute(&mut *conn)
         .await?;
     Ok(done.rows_affected())
 }

@@ -93,9 +93,15 @@ async fn a_retry_while_the_first_is_in_flight_is_409() {
     // The same request holds the key: it claimed it and has not answered yet.
     let fingerprint = &fingerprint("POST /usage", body.to_string().as_bytes());
     let token = ClaimToken::new();
-    let claim = idempotency::begin(&app.pool, &TenantId::open(), "busy-key", fingerprint, token)
-        .await
-        .unwrap();
+    let claim = idempotency::begin(
+        &mut app.pool.acquire().await.unwrap(),
+        &TenantId::open(),
+        "busy-key",
+        fingerprint,
+        token,
+    )
+    .await
+    .unwrap();
     assert_eq!(claim, Claim::Fresh);
 
     let in_flight = send().await.unwrap();
@@ -103,9 +109,14 @@ async fn a_retry_while_the_first_is_in_flight_is_409() {
     assert_eq!(in_flight.status(), 409);
     assert_eq!(in_flight.headers()["retry-after"], "1");
     assert_eq!(app.conversation_count().await, 0);
-    idempotency::abandon(&app.pool, &TenantId::open(), "busy-key", token)
-        .await
-        .unwrap();
+    idempotency::abandon(
+        &mut app.pool.acquire().await.unwrap(),
+        &TenantId::open(),
+        "busy-key",
+        token,
+    )
+    .await
+    .unwrap();
     assert_eq!(
         send().await.unwrap().status(),
         200,
@@ -117,7 +128,7 @@ async fn a_retry_while_the_first_is_in_flight_is_409() {
 async fn an_abandoned_claim_is_taken_over() {
     let app = spawn_app().await;
     idempotency::begin(
-        &app.pool,
+        &mut app.pool.acquire().await.unwrap(),
         &TenantId::open(),
         "stale",
         b"dead process",

@@ -1,0 +1,211 @@
+//! One compaction as a use case: the request, the claim, the written attempt, its record.
+
+use super::claim::ClaimGuard;
+use crate::app::keep_set::{self, Observation};
+use crate::app::{Outcome, Ready, Refusal, Services, UseCase};
+use crate::domain::{ConversationId, TenantId};
+use crate::policy::Trigger;
+use crate::policy::transcript::Message;
+use crate::store::compactions::{self, Attempt, Recorded, Unclaimed};
+use crate::store::{StoreError, StoreResult, StoredConversation};
+use chrono::{DateTime, Utc};
+use sqlx::{Connection, PgConnection};
+use std::time::{Duration, Instant};
+
+/// How long a claim lasts before it counts as abandoned: past any upstream
+/// deadline the service allows, with room to record.
+pub(crate) const CLAIM_ABANDONED_AFTER: Duration = Duration::from_secs(11 * 60);
+
+/// Why no model wrote a summary.
+pub(crate) const NO_UPSTREAM: &str = "no upstream LLM is configured";
+
+/// What the caller asks for.
+#[derive(Debug, Clone)]
+pub(crate) struct Request {
+    pub tenant: TenantId,
+    pub id: ConversationId,
+    /// The transcript since the boundary; `None`: the stored turns.
+    pub messages: Option<Vec<Message>>,
+    /// A summary the harness wrote itself: recorded, no model called.
+    pub summary: Option<String>,
+    /// `None`: the pending decision's trigger, else `manual`.
+    pub trigger: Option<Trigger>,
+    pub by_host: bool,
+    pub idle: bool,
+    pub tokens_before: Option<u64>,
+    pub keep_recent_tokens: Option<u64>,
+    pub at: DateTime<Utc>,
+}
+
+/// A written (or failed) summary, ready to be recorded.
+#[derive(Debug)]
+pub(crate) struct Prepared {
+    pub(super) tenant: TenantId,
+    pub(super) id: ConversationId,
+    pub(super) attempt: Attempt,
+    /// The anchor before this attempt (what a failure leaves in place).
+    pub(super) prior: Option<String>,
+    /// The window's size when known, for the overflow check.
+    pub(super) size: u64,
+    /// Given back unless the attempt is recorded.
+    pub(super) claim: Option<ClaimGuard>,
+    /// What the transcript said, for the keep set when the attempt succeeds.
+    pub(super) observations: Vec<Observation>,
+}
+
+/// The recorded attempt and what the caller is left with.
+#[derive(Debug)]
+pub(crate) struct Summarized {
+    pub recorded: Recorded,
+    pub stored: StoredConversation,
+    /// The new summary; on failure, the prior one, unchanged.
+    pub summary: Option<String>,
+    /// Present when even the compacted result does not fit the window.
+    pub overflow: Option<Overflow>,
+}
+
+/// What an upstream would need to fit the compacted result (seed 002's
+/// terminal condition): the caller should roll over.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Overflow {
+    pub tokens_used: u64,
+    pub context_window: u64,
+    pub overflow: u64,
+    /// `tokens_used / context_window`.
+    pub utilization: f64,
+    /// The summary and the messages kept after it.
+    pub message_count: u64,
+    pub trigger: Trigger,
+}
+
+impl UseCase for Request {
+    type Ready = Prepared;
+
+    /// The conversation is claimed while its summary is written.
+    const RUN_TO_COMPLETION: bool = true;
+
+    /// Claims the conversation and writes its summary. No connection is
+    /// held while the summary is written; a refusal gives the claim back.
+    async fn prepare(self, services: &Services) -> Outcome<Prepared> {
+        let started = Instant::now();
+        let (stored, since) = {
+            let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
+            match compactions::claim(&mut conn, &self.tenant, &self.id, CLAIM_ABANDONED_AFTER).await? {
+                Ok(claimed) => claimed,
+                Err(Unclaimed::Missing) => {
+                    return Err(Refusal::NotFound(format!(
+                        "no conversation {:?}: report usage or a turn first",
+                        self.id.as_str()
+                    )));
+                }
+                Err(Unclaimed::Busy) => {
+                    return Err(Refusal::Conflict(
+                        "a compaction of this conversation is already running; retry when it ends".to_owned(),
+                    ));
+                }
+            }
+        };
+        let claim = ClaimGuard::new(&services.pool, self.tenant.clone(), self.id.clone(), since);
+        match super::write::write(services, self, stored, started).await {
+            Ok(mut prepared) => {
+                prepared.claim = Some(claim);
+                Ok(prepared)
+            }
+            Err(refusal) => {
+                claim.settle(false).await;
+                Err(refusal)
+            }
+        }
+    }
+}
+
+impl Ready for Prepared {
+    type Answer = Summarized;
+
+    async fn apply(self, services: &Services, conn: &mut PgConnection) -> Outcome<Summarized> {
+        let (recorded, stored) = record(services, conn, &self).await?;
+        let success = recorded.success;
+        let overflow = (success && self.size > 0 && recorded.tokens_after > self.size).then(|| Overflow {
+            tokens_used: recorded.tokens_after,
+            context_window: self.size,
+            overflow: recorded.tokens_after - self.size,
+            utilization: recorded.tokens_after as f64 / self.size as f64,
+            message_count: recorded
+                .total_messages
+                .saturating_sub(recorded.kept_from.unwrap_or(recorded.total_messages))
+                + 1,
+            trigger: self.attempt.trigger,
+        });
+        let summary = if success { recorded.summary.clone() } else { self.prior };
+        Ok(Summarized {
+            recorded,
+            stored,
+            summary,
+            overflow,
+        })
+    }
+
+    fn take_claim(&mut self) -> Option<ClaimGuard> {
+        self.claim.take()
+    }
+}
+
+/// Records the attempt and applies it, in a transaction of its own (or a
+/// savepoint of the caller's); the claim ends.
+async fn record(
+    services: &Services,
+    conn: &mut PgConnection,
+    prepared: &Prepared,
+) -> StoreResult<(Recorded, StoredConversation)> {
+    let mut tx = conn.begin().await?;
+    let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, &prepared.attempt).await?;
+    let attempt = &prepared.attempt;
+    if attempt.outcome.is_ok() {
+        // The conversation's row is locked: read the set again and take in
+        // what this compaction read, so a handoff in between counts once.
+        let mut stored = crate::store::keep::load(&mut tx, &prepared.tenant, &prepared.id).await?;
+        let read = keep_set::take_in(&mut stored.set, stored.turns_read, &prepared.observations);
+        crate::store::keep::save(&mut tx, &prepared.tenant, &prepared.id, &stored.set, read).await?;
+        if let Some(figures) = &attempt.keep {
+            crate::store::keep::tally(&mut tx, &prepared.tenant, attempt.at, figures).await?;
+        }
+    }
+    (services.budget)
+        .spend(
+            &mut tx,
+            &prepared.tenant,
+            attempt.upstream_input_tokens,
+            attempt.upstream_output_tokens,
+        )
+        .await?;
+    count(attempt);
+    tx.commit().await?;
+    Ok(recorded)
+}
+
+fn count(attempt: &Attempt) {
+    metrics::counter!(
+        "compactd_compactions_total",
+        "trigger" => attempt.trigger.as_str(),
+        "success" => if attempt.outcome.is_ok() { "true" } else { "false" },
+        "summarizer" => attempt.summarizer,
+    )
+    .increment(1);
+    if attempt.outcome.is_ok() {
+        // Callers may state counts up to 2^63; no context is near a trillion
+        // tokens, and a counter that wrapped would read as a reset.
+        metrics::counter!("compactd_tokens_saved_total").increment(attempt.tokens_saved().min(1_000_000_000_000));
+    }
+    for (kind, figures) in attempt.keep.iter().flat_map(|keep| &keep.by_kind) {
+        for (outcome, items) in [
+            ("present", figures.present),
+            ("appended", figures.appended),
+            ("parked", figures.parked),
+        ] {
+            if items > 0 {
+                metrics::counter!("compactd_keep_items_total", "kind" => kind.as_str(), "outcome" => outcome)
+                    .increment(items);
+            }
+        }
+    }
+}

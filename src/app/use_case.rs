@@ -1,0 +1,119 @@
+//! How a use case that writes runs: its slow part with no transaction open,
+//! then its writes beside whatever its caller commits with them, and what it
+//! claimed given back unless they commit.
+
+use std::future::Future;
+
+use sqlx::{Connection, PgConnection};
+
+use super::services::{Outcome, Refusal, Services};
+use super::summarize::ClaimGuard;
+
+/// A use case that writes. Its slow part ([`UseCase::prepare`]) runs with no
+/// transaction open; its writes ([`Ready::apply`]) in the one transaction
+/// the caller opens and commits.
+pub(crate) trait UseCase: Send + 'static {
+    type Ready: Ready;
+
+    /// It claims something that must be given back (a conversation being
+    /// compacted): it runs to the end even when its caller goes away.
+    const RUN_TO_COMPLETION: bool = false;
+
+    fn prepare(self, services: &Services) -> impl Future<Output = Outcome<Self::Ready>> + Send;
+}
+
+pub(crate) trait Ready: Send + 'static {
+    type Answer: Send;
+
+    fn apply<'a>(
+        self,
+        services: &'a Services,
+        conn: &'a mut PgConnection,
+    ) -> impl Future<Output = Outcome<Self::Answer>> + Send + 'a;
+
+    /// What `prepare` claimed: it goes back unless the writes commit.
+    fn take_claim(&mut self) -> Option<ClaimGuard> {
+        None
+    }
+}
+
+/// What a use case's answer is.
+pub(crate) type Answer<U> = <<U as UseCase>::Ready as Ready>::Answer;
+
+/// What the caller writes beside a use case's writes, in its transaction
+/// (the answer an Idempotency-Key keeps), and how the answer leaves.
+pub(crate) trait Beside<A>: Send {
+    type Output: Send;
+    type Error: From<Refusal> + Send;
+
+    /// Whether there is anything to commit beside the use case's writes;
+    /// without, they run on one connection with no transaction around them
+    /// (the hot path's writes are single statements).
+    fn in_transaction(&self) -> bool;
+
+    fn write(
+        self,
+        answer: A,
+        conn: &mut PgConnection,
+    ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
+}
+
+/// Nothing beside: the answer as it is.
+pub(crate) struct Alone;
+
+impl<A: Send> Beside<A> for Alone {
+    type Output = A;
+    type Error = Refusal;
+
+    fn in_transaction(&self) -> bool {
+        false
+    }
+
+    async fn write(self, answer: A, _: &mut PgConnection) -> Outcome<A> {
+        Ok(answer)
+    }
+}
+
+/// Runs a use case: its slow part, then its writes with what the caller
+/// writes `beside` them. What the use case claimed goes back unless the
+/// writes commit.
+pub(crate) async fn perform<U, B>(services: &Services, use_case: U, beside: B) -> Result<B::Output, B::Error>
+where
+    U: UseCase,
+    B: Beside<Answer<U>>,
+{
+    let mut ready = use_case.prepare(services).await?;
+    let claim = ready.take_claim();
+    let written = async {
+        let mut conn = services.pool.acquire().await.map_err(Refusal::from)?;
+        if beside.in_transaction() {
+            let mut tx = conn.begin().await.map_err(Refusal::from)?;
+            let answer = ready.apply(services, &mut tx).await?;
+            let output = beside.write(answer, &mut tx).await?;
+            tx.commit().await.map_err(Refusal::from)?;
+            Ok(output)
+        } else {
+            let answer = ready.apply(services, &mut conn).await?;
+            beside.write(answer, &mut conn).await
+        }
+    }
+    .await;
+    if let Some(claim) = claim {
+        claim.settle(written.is_ok()).await;
+    }
+    written
+}
+
+/// A use case whose slow part is nothing: it is ready as it comes.
+macro_rules! ready_as_it_comes {
+    ($command:ty) => {
+        impl $crate::app::UseCase for $command {
+            type Ready = Self;
+
+            async fn prepare(self, _: &$crate::app::Services) -> $crate::app::Outcome<Self> {
+                Ok(self)
+            }
+        }
+    };
+}
+pub(crate) use ready_as_it_comes;

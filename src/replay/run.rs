@@ -1,0 +1,195 @@
+//! One replay: the service in this process, the sessions driven through it, their reports.
+
+use super::report::SessionReport;
+use super::session::SessionError;
+use crate::app::keys;
+use crate::config::{Settings, SummaryConfig};
+use crate::domain::TenantId;
+use crate::policy::keep::summary_max_tokens;
+use crate::startup::{Application, StartupError};
+use sqlx::PgPool;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use tokio::sync::oneshot;
+
+/// When the replayed agent compacts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    /// When `/decide` says so (compact or roll over).
+    Policy,
+    /// Every this many turns, whatever `/decide` would say.
+    Every(usize),
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ReplayOptions {
+    /// The replayed agent's context window, in tokens.
+    pub window: u64,
+    pub schedule: Schedule,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error("the service did not start: {0}")]
+    Startup(#[from] StartupError),
+    #[error("the service refused the replay: {0}")]
+    Service(String),
+}
+
+/// The tenant a replay acts as when the database has API keys (with none
+/// it runs open, as `default`).
+pub const REPLAY_TENANT: &str = "replay";
+
+/// The service, running in this process for one replay.
+pub(crate) struct Replay {
+    pub(super) base: String,
+    pub(super) client: reqwest::Client,
+    /// Its own key (id and key) when the database has keys; revoked at the end.
+    pub(super) key: Option<(String, String)>,
+    pub(super) tenant: TenantId,
+    pub(super) pool: PgPool,
+    pub(super) summaries: SummaryConfig,
+    pub(super) options: ReplayOptions,
+    pub(super) shutdown: Option<oneshot::Sender<()>>,
+    pub(super) served: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Replay {
+    /// Starts the service on a port of its own with `settings` (its address
+    /// and background work are set here: a replay is one agent, alone).
+    pub(crate) async fn start(settings: Settings, pool: PgPool, options: ReplayOptions) -> Result<Self, ReplayError> {
+        let summaries = settings.summaries.clone();
+        let settings = Settings {
+            addr: ([127, 0, 0, 1], 0).into(),
+            background: None,
+            rate_per_second: 0,
+            ..settings
+        };
+        // The service closes its pool when it stops: it gets one of its own.
+        let served_pool = crate::store::pool((*pool.connect_options()).clone(), 4);
+        let app = Application::build(settings, served_pool).await?;
+        let base = format!("http://{}", app.local_addr());
+        // A database with keys refuses the open tenant: the replay mints a
+        // key of its own, for a tenant of its own, and revokes it at the end.
+        let registry = app.keys();
+        let key = if registry.is_open() {
+            None
+        } else {
+            let minted = keys::create(&pool, REPLAY_TENANT, "agent", Some("compactd replay"))
+                .await
+                .map_err(|err| ReplayError::Service(format!("no key for the replay: {err}")))?;
+            registry
+                .reload()
+                .await
+                .map_err(|err| ReplayError::Service(format!("the keys could not be read again: {err}")))?;
+            Some(minted)
+        };
+        let tenant = match key {
+            Some(_) => TenantId::parse("tenant", REPLAY_TENANT),
+            None => Ok(TenantId::open()),
+        }
+        .map_err(|err| ReplayError::Service(err.to_string()))?;
+        let (shutdown, stopped) = oneshot::channel::<()>();
+        let served = tokio::spawn(app.run_until(async {
+            stopped.await.ok();
+        }));
+        Ok(Self {
+            base,
+            client: reqwest::Client::new(),
+            key,
+            tenant,
+            pool,
+            summaries,
+            options,
+            shutdown: Some(shutdown),
+            served,
+        })
+    }
+
+    /// Every summary's budget in this replay.
+    pub(crate) fn budget(&self) -> u64 {
+        summary_max_tokens(self.summaries.max_tokens, self.options.window)
+    }
+
+    pub(crate) async fn stop(mut self) {
+        if let Some((id, _)) = &self.key
+            && let Err(err) = keys::revoke(&self.pool, id).await
+        {
+            tracing::warn!(%err, "the replay's key could not be revoked");
+        }
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        let _ = (&mut self.served).await;
+    }
+}
+
+/// A progress bar on a terminal (standard error), nothing otherwise.
+struct Progress {
+    shown: bool,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Self {
+            shown: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn show(&self, file: &str, done: usize, total: usize) {
+        if !self.shown || total == 0 {
+            return;
+        }
+        let filled = done * 30 / total;
+        let bar = format!("{}{}", "#".repeat(filled), " ".repeat(30 - filled));
+        let name: String = file
+            .chars()
+            .rev()
+            .take(40)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let mut err = std::io::stderr();
+        let _ = write!(err, "\r[{bar}] {done}/{total} turns  {name}\x1b[K");
+        if done == total {
+            let _ = writeln!(err);
+        }
+        let _ = err.flush();
+    }
+}
+
+/// Replays `files` one after another and reports on each.
+pub async fn replay_files(
+    files: &[PathBuf],
+    settings: Settings,
+    pool: PgPool,
+    options: ReplayOptions,
+) -> Result<Vec<SessionReport>, ReplayError> {
+    // Read every file first: a bad one fails the run before any work is done.
+    let sessions = files
+        .iter()
+        .map(|path| super::session::load(path, &settings.summaries.harness))
+        .collect::<Result<Vec<_>, _>>()?;
+    let replay = Replay::start(settings, pool, options).await?;
+    let run = chrono::Utc::now().format("%Y%m%d%H%M%S%3f").to_string();
+    let progress = Progress::new();
+    let mut reports = Vec::new();
+    for session in &sessions {
+        let total = session.turns.len();
+        let outcome = replay
+            .session(session, &run, &mut |done| progress.show(&session.name, done, total))
+            .await;
+        match outcome {
+            Ok(report) => reports.push(report),
+            Err(err) => {
+                replay.stop().await;
+                return Err(err);
+            }
+        }
+    }
+    replay.stop().await;
+    Ok(reports)
+}

@@ -1,0 +1,56 @@
+//! The connection pool, the embedded migrations, and what is about the pool
+//! itself: the readiness ping and the fleet read's own transaction.
+
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{PgPool, Postgres, Transaction};
+
+use super::error::StoreResult;
+
+/// Embedded migrations: the binary carries its schema.
+pub(crate) static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// How long a request waits for a connection: past it the database is down or
+/// overloaded, and the caller gets a fast 503 rather than a hang.
+pub(crate) const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// A pool sized for the hot path: a connection per in-flight request, no
+/// round trip to test a connection before each use.
+pub fn pool(options: PgConnectOptions, max_connections: u32) -> PgPool {
+    PgPoolOptions::new()
+        .max_connections(max_connections)
+        .min_connections(1)
+        .acquire_timeout(ACQUIRE_TIMEOUT)
+        .test_before_acquire(false)
+        .connect_lazy_with(options.options([("plan_cache_mode", "force_generic_plan")]))
+}
+
+/// A read-only transaction whose statements are planned for the values they
+/// get. The pool plans generically (the hot path's statements gain from it),
+/// but the fleet's reads take optional spans and filters, and a plan made
+/// without knowing them scans the whole ledger: ten times slower at a few
+/// million rows (bench/dashboard_reads).
+pub(crate) async fn begin_fleet_read(pool: &PgPool) -> StoreResult<Transaction<'static, Postgres>> {
+    let mut transaction = pool.begin().await?;
+    // Sorts for percentiles stay in memory; compiling a plan (JIT) costs more
+    // than these queries gain from it.
+    sqlx::query(
+        "SELECT set_config('transaction_read_only', 'on', true),
+                set_config('plan_cache_mode', 'force_custom_plan', true),
+                set_config('work_mem', '32MB', true), set_config('jit', 'off', true)",
+    )
+    .execute(&mut *transaction)
+    .await?;
+    Ok(transaction)
+}
+
+pub async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
+    MIGRATOR.run(pool).await
+}
+
+/// Whether the database answers.
+pub(crate) async fn ping(pool: &PgPool) -> StoreResult<()> {
+    sqlx::query("SELECT 1").execute(pool).await?;
+    Ok(())
+}
