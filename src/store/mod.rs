@@ -19,6 +19,7 @@ pub(crate) mod handoffs;
 pub mod idempotency;
 pub(crate) mod keep;
 pub(crate) mod keys;
+mod migrations;
 mod pool;
 mod races;
 mod row;
@@ -30,7 +31,8 @@ pub(crate) mod turns;
 
 pub use error::StoreError;
 pub(crate) use error::{StoreResult, count_of, db_count};
+pub use migrations::migrate;
+pub use pool::pool;
 pub(crate) use pool::{begin_fleet_read, ping};
-pub use pool::{migrate, pool};
 pub(crate) use races::{keep_giving_back, lock_conversation_first, retry_lost_races};
 pub(crate) use row::StoredConversation;

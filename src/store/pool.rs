@@ -8,9 +8,6 @@ use sqlx::{PgPool, Postgres, Transaction};
 
 use super::error::StoreResult;
 
-/// Embedded migrations: the binary carries its schema.
-pub(crate) static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
-
 /// How long a request waits for a connection: past it the database is down or
 /// overloaded, and the caller gets a fast 503 rather than a hang.
 pub(crate) const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(1);
@@ -43,10 +40,6 @@ pub(crate) async fn begin_fleet_read(pool: &PgPool) -> StoreResult<Transaction<'
     .execute(&mut *transaction)
     .await?;
     Ok(transaction)
-}
-
-pub async fn migrate(pool: &PgPool) -> Result<(), sqlx::migrate::MigrateError> {
-    MIGRATOR.run(pool).await
 }
 
 /// Whether the database answers.

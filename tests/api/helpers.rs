@@ -149,6 +149,13 @@ pub struct Database {
 
 impl Database {
     pub async fn create() -> Self {
+        let database = Self::empty().await;
+        store::migrate(&database.pool).await.unwrap();
+        database
+    }
+
+    /// A database with no schema at all.
+    pub async fn empty() -> Self {
         let name = unique_database_name();
         let mut admin = admin_options().connect().await.expect("the test Postgres answers");
         sqlx::query(&format!("CREATE DATABASE \"{name}\""))
@@ -156,7 +163,6 @@ impl Database {
             .await
             .unwrap();
         let pool = store::pool(admin_options().database(&name), 4);
-        store::migrate(&pool).await.unwrap();
         Self { name, pool }
     }
 

@@ -24,6 +24,7 @@ mod ledger;
 mod llm_client;
 mod lock_order;
 mod logs;
+mod migrations;
 mod observability;
 mod openapi;
 mod outages;
