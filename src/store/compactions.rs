@@ -309,8 +309,14 @@ pub(crate) async fn record(
     .fetch_one(&mut *tx)
     .await?;
     let ledger = recorded(&ledger)?;
+    // Announced to listeners in the same statement (see `store::events`).
     sqlx::query(
-        "INSERT INTO events (tenant, conversation_id, seq, at, kind, payload) VALUES ($1, $2, $3, $4, 'compaction', $5)",
+        "WITH e AS (
+           INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
+           VALUES ($1, $2, $3, $4, 'compaction', $5)
+           RETURNING tenant, conversation_id, kind
+         )
+         SELECT pg_notify('compactd_background', tenant || '/' || conversation_id || '/' || kind) FROM e",
     )
     .bind(tenant.as_str())
     .bind(id.as_str())
@@ -326,12 +332,8 @@ pub(crate) async fn record(
         "tokens_before": ledger.tokens_before,
         "tokens_after": ledger.tokens_after,
     }))
-        .execute(&mut *tx)
+    .execute(&mut *tx)
     .await?;
-    sqlx::query("SELECT pg_notify('compactd_background', $1)")
-        .bind(format!("{}/{}/compaction", tenant.as_str(), id.as_str()))
-        .execute(&mut *tx)
-        .await?;
     Ok((ledger, after))
 }
 

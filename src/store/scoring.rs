@@ -69,8 +69,8 @@ pub(crate) async fn waiting(conn: &mut PgConnection) -> StoreResult<i64> {
     )
 }
 
-/// Appends an event to a conversation's log and tells listeners that
-/// background work touched it.
+/// Appends an event to a conversation's log and, in the same statement,
+/// announces it to listeners (see `store::events`).
 pub(crate) async fn append_event(
     conn: &mut PgConnection,
     tenant: &str,
@@ -84,8 +84,12 @@ pub(crate) async fn append_event(
             WHERE tenant = $1 AND conversation_id = $2
            RETURNING tenant, conversation_id, last_event_seq
          )
-         INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
-         SELECT tenant, conversation_id, last_event_seq, now(), $3, $4 FROM c",
+         , e AS (
+           INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
+           SELECT tenant, conversation_id, last_event_seq, now(), $3, $4 FROM c
+           RETURNING tenant, conversation_id, kind
+         )
+         SELECT pg_notify('compactd_background', tenant || '/' || conversation_id || '/' || kind) FROM e",
     )
     .bind(tenant)
     .bind(conversation_id)
@@ -93,10 +97,6 @@ pub(crate) async fn append_event(
     .bind(&payload)
     .execute(&mut *conn)
     .await?;
-    sqlx::query("SELECT pg_notify('compactd_background', $1)")
-        .bind(format!("{tenant}/{conversation_id}/{kind}"))
-        .execute(&mut *conn)
-        .await?;
     Ok(())
 }
 
