@@ -2,6 +2,9 @@
 //! over into a new one, and keeps every conversation's state and history in
 //! Postgres.
 
+#[macro_use]
+mod names;
+
 pub mod app;
 pub mod auth;
 pub mod background;

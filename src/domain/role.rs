@@ -2,7 +2,8 @@
 
 use super::InvalidValue;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum Role {
     /// Writes and reads its tenant's conversations.
     Agent,
@@ -12,20 +13,13 @@ pub enum Role {
     Admin,
 }
 
+named!(Role, without_parse);
+
 impl Role {
-    pub(crate) const ALL: [Self; 3] = [Self::Agent, Self::Reader, Self::Admin];
-
-    pub(crate) const fn as_str(self) -> &'static str {
-        match self {
-            Self::Agent => "agent",
-            Self::Reader => "reader",
-            Self::Admin => "admin",
-        }
-    }
-
     pub(crate) fn parse(field: &str, raw: &str) -> Result<Self, InvalidValue> {
         Self::ALL
-            .into_iter()
+            .iter()
+            .copied()
             .find(|role| role.as_str() == raw)
             .ok_or_else(|| InvalidValue::new(field, "must be agent, reader or admin"))
     }

@@ -35,7 +35,8 @@ pub(crate) struct UpstreamModel {
     pub model: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub(crate) enum Writer {
     Llm,
     Extractive,
@@ -43,21 +44,9 @@ pub(crate) enum Writer {
     Harness,
 }
 
+named!(Writer);
+
 impl Writer {
-    pub(crate) const ALL: [Self; 3] = [Self::Llm, Self::Extractive, Self::Harness];
-
-    pub(crate) fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|writer| writer.as_str() == name)
-    }
-
-    pub(crate) const fn as_str(self) -> &'static str {
-        match self {
-            Self::Llm => "llm",
-            Self::Extractive => "extractive",
-            Self::Harness => "harness",
-        }
-    }
-
     /// How its narrative gives way to the budget.
     pub(crate) const fn shape(self) -> Shape {
         match self {

@@ -4,32 +4,21 @@
 use chrono::Duration;
 
 /// How long the provider keeps a prompt cached.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum CacheLife {
     FiveMinutes,
     OneHour,
 }
 
-impl CacheLife {
-    pub(crate) const ALL: [Self; 2] = [Self::FiveMinutes, Self::OneHour];
+named!(CacheLife);
 
+impl CacheLife {
     pub(crate) fn duration(self) -> Duration {
         match self {
             Self::FiveMinutes => Duration::minutes(5),
             Self::OneHour => Duration::hours(1),
         }
-    }
-
-    /// The stable name used in the API and the database.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::FiveMinutes => "five_minutes",
-            Self::OneHour => "one_hour",
-        }
-    }
-
-    pub(crate) fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|life| life.as_str() == name)
     }
 
     /// What a call that came `gap` after the previous turn shows: a pause long

@@ -5,7 +5,8 @@ use super::guard::Guard;
 use super::trigger::Trigger;
 
 /// When the caller asks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub(crate) enum Moment {
     /// A turn just ended in the conversation the user is in.
     #[default]
@@ -16,24 +17,11 @@ pub(crate) enum Moment {
     NextMessage,
 }
 
-impl Moment {
-    pub(crate) const ALL: [Self; 3] = [Self::TurnEnd, Self::Idle, Self::NextMessage];
-
-    pub(crate) const fn as_str(self) -> &'static str {
-        match self {
-            Self::TurnEnd => "turn_end",
-            Self::Idle => "idle",
-            Self::NextMessage => "next_message",
-        }
-    }
-
-    pub(crate) fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|m| m.as_str() == name)
-    }
-}
+named!(Moment);
 
 /// What to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub(crate) enum DecisionKind {
     Keep,
     Compact,
@@ -41,21 +29,7 @@ pub(crate) enum DecisionKind {
     Rollover,
 }
 
-impl DecisionKind {
-    pub(crate) const ALL: [Self; 3] = [Self::Keep, Self::Compact, Self::Rollover];
-
-    pub(crate) const fn as_str(self) -> &'static str {
-        match self {
-            Self::Keep => "keep",
-            Self::Compact => "compact",
-            Self::Rollover => "rollover",
-        }
-    }
-
-    pub(crate) fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.as_str() == name)
-    }
-}
+named!(DecisionKind);
 
 /// A decision and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,10 +65,10 @@ mod tests {
 
     #[test]
     fn moment_and_kind_names_are_stable() {
-        for moment in Moment::ALL {
+        for moment in Moment::ALL.iter().copied() {
             assert_eq!(Moment::parse(moment.as_str()), Some(moment));
         }
-        for kind in DecisionKind::ALL {
+        for kind in DecisionKind::ALL.iter().copied() {
             assert_eq!(DecisionKind::parse(kind.as_str()), Some(kind));
         }
         assert_eq!(Moment::default(), Moment::TurnEnd);

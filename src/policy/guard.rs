@@ -6,7 +6,8 @@ use super::config::PolicyConfig;
 use super::conversation::Conversation;
 
 /// Which guard holds; the first in this order is the one reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub(crate) enum Guard {
     /// Enough host compactions in the 24 hours before now.
     TooManyToday,
@@ -18,22 +19,7 @@ pub(crate) enum Guard {
     Failing,
 }
 
-impl Guard {
-    pub(crate) const ALL: [Self; 4] = [Self::TooManyToday, Self::TooLittleGained, Self::TooSoon, Self::Failing];
-
-    pub(crate) const fn as_str(self) -> &'static str {
-        match self {
-            Self::TooManyToday => "too_many_today",
-            Self::TooLittleGained => "too_little_gained",
-            Self::TooSoon => "too_soon",
-            Self::Failing => "failing",
-        }
-    }
-
-    pub(crate) fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|guard| guard.as_str() == name)
-    }
-}
+named!(Guard);
 
 /// The first guard that holds at `at`, if any.
 pub(crate) fn loop_guard(c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> Option<Guard> {
@@ -173,7 +159,7 @@ mod tests {
 
     #[test]
     fn guard_names_are_stable() {
-        for guard in Guard::ALL {
+        for guard in Guard::ALL.iter().copied() {
             assert_eq!(Guard::parse(guard.as_str()), Some(guard));
         }
         assert_eq!(Guard::TooLittleGained.as_str(), "too_little_gained");

@@ -15,7 +15,8 @@ pub(crate) const TOOL_ARGS_CLIP_BYTES: usize = 1_024;
 /// Results carry the durable facts (ids, statuses, errors): 4 KiB of them.
 pub(crate) const TOOL_RESULT_CLIP_BYTES: usize = 4_096;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum Role {
     System,
     User,
@@ -23,22 +24,7 @@ pub enum Role {
     Tool,
 }
 
-impl Role {
-    pub(crate) const ALL: [Self; 4] = [Self::System, Self::User, Self::Assistant, Self::Tool];
-
-    pub(crate) const fn as_str(self) -> &'static str {
-        match self {
-            Self::System => "system",
-            Self::User => "user",
-            Self::Assistant => "assistant",
-            Self::Tool => "tool",
-        }
-    }
-
-    pub(crate) fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|role| role.as_str() == name)
-    }
-}
+named!(Role);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCall {
@@ -324,7 +310,7 @@ mod tests {
 
     #[test]
     fn roles_have_stable_names() {
-        for role in Role::ALL {
+        for role in Role::ALL.iter().copied() {
             assert_eq!(Role::parse(role.as_str()), Some(role));
         }
     }

@@ -10,7 +10,8 @@ use super::conversation::Conversation;
 ///
 /// The first nine are compaction triggers and are what the ledger stores;
 /// `CacheCold` and `LongAway` only ever explain a `next_message` rollover.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub(crate) enum Trigger {
     Emergency,
     ContextPressure,
@@ -28,41 +29,9 @@ pub(crate) enum Trigger {
     LongAway,
 }
 
+named!(Trigger);
+
 impl Trigger {
-    pub(crate) const ALL: [Self; 11] = [
-        Self::Emergency,
-        Self::ContextPressure,
-        Self::ThresholdExceeded,
-        Self::UnfinishedTurns,
-        Self::AgeAndTurns,
-        Self::IdleCacheExpiry,
-        Self::Manual,
-        Self::ManualRecovery,
-        Self::Harness,
-        Self::CacheCold,
-        Self::LongAway,
-    ];
-
-    pub(crate) const fn as_str(self) -> &'static str {
-        match self {
-            Self::Emergency => "emergency",
-            Self::ContextPressure => "context_pressure",
-            Self::ThresholdExceeded => "threshold_exceeded",
-            Self::UnfinishedTurns => "unfinished_turns",
-            Self::AgeAndTurns => "age_and_turns",
-            Self::IdleCacheExpiry => "idle_cache_expiry",
-            Self::Manual => "manual",
-            Self::ManualRecovery => "manual_recovery",
-            Self::Harness => "harness",
-            Self::CacheCold => "cache_cold",
-            Self::LongAway => "long_away",
-        }
-    }
-
-    pub(crate) fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|trigger| trigger.as_str() == name)
-    }
-
     /// What a compaction may be recorded as (`cache_cold` and `long_away`
     /// only ever explain a rollover).
     pub(crate) const fn is_compaction_trigger(self) -> bool {
@@ -71,7 +40,10 @@ impl Trigger {
 
     /// Every trigger the ledger may hold.
     pub(crate) fn compaction_triggers() -> impl Iterator<Item = Self> {
-        Self::ALL.into_iter().filter(|trigger| trigger.is_compaction_trigger())
+        Self::ALL
+            .iter()
+            .copied()
+            .filter(|trigger| trigger.is_compaction_trigger())
     }
 
     /// The context will overflow: with a guard, the way out is a new
@@ -208,7 +180,7 @@ mod tests {
     fn trigger_names_are_stable_for_store_metadata() {
         assert_eq!(Trigger::ContextPressure.as_str(), "context_pressure");
         assert_eq!(Trigger::ManualRecovery.as_str(), "manual_recovery");
-        for trigger in Trigger::ALL {
+        for trigger in Trigger::ALL.iter().copied() {
             assert_eq!(Trigger::parse(trigger.as_str()), Some(trigger));
         }
         assert_eq!(Trigger::parse("Emergency"), None);
@@ -345,7 +317,7 @@ mod tests {
 
     #[test]
     fn only_the_first_three_are_size_triggers() {
-        let size: Vec<_> = Trigger::ALL.into_iter().filter(|t| t.is_size_trigger()).collect();
+        let size: Vec<_> = Trigger::ALL.iter().copied().filter(|t| t.is_size_trigger()).collect();
         assert_eq!(
             size,
             [Trigger::Emergency, Trigger::ContextPressure, Trigger::ThresholdExceeded]

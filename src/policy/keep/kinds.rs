@@ -1,7 +1,8 @@
 //! What kinds of thing a summary must keep, and who said them.
 
 /// What kind of thing an item is (stable names: the API and the ledger use them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum KeepKind {
     /// The user's latest real request: one item, replaced by each newer one.
     Request,
@@ -19,38 +20,11 @@ pub enum KeepKind {
     FileChanged,
 }
 
-impl KeepKind {
-    pub(crate) const ALL: [Self; 8] = [
-        Self::Request,
-        Self::Prohibition,
-        Self::Path,
-        Self::Url,
-        Self::Id,
-        Self::Command,
-        Self::Quantity,
-        Self::FileChanged,
-    ];
-
-    pub(crate) const fn as_str(self) -> &'static str {
-        match self {
-            Self::Request => "request",
-            Self::Prohibition => "prohibition",
-            Self::Path => "path",
-            Self::Url => "url",
-            Self::Id => "id",
-            Self::Command => "command",
-            Self::Quantity => "quantity",
-            Self::FileChanged => "file_changed",
-        }
-    }
-
-    pub(crate) fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
-    }
-}
+named!(KeepKind);
 
 /// Where an item was seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum Source {
     User,
     Assistant,
@@ -59,22 +33,9 @@ pub enum Source {
     ToolResult,
 }
 
+named!(Source);
+
 impl Source {
-    pub(crate) const ALL: [Self; 4] = [Self::User, Self::Assistant, Self::ToolCall, Self::ToolResult];
-
-    pub(crate) const fn as_str(self) -> &'static str {
-        match self {
-            Self::User => "user",
-            Self::Assistant => "assistant",
-            Self::ToolCall => "tool_call",
-            Self::ToolResult => "tool_result",
-        }
-    }
-
-    pub(crate) fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|source| source.as_str() == name)
-    }
-
     const fn bit(self) -> u8 {
         match self {
             Self::User => 1,
@@ -112,7 +73,7 @@ impl Sources {
     }
 
     pub(crate) fn iter(self) -> impl Iterator<Item = Source> {
-        Source::ALL.into_iter().filter(move |source| self.contains(*source))
+        Source::ALL.iter().copied().filter(move |source| self.contains(*source))
     }
 }
 
@@ -122,10 +83,10 @@ mod tests {
 
     #[test]
     fn kinds_and_sources_have_stable_names() {
-        for kind in KeepKind::ALL {
+        for kind in KeepKind::ALL.iter().copied() {
             assert_eq!(KeepKind::parse(kind.as_str()), Some(kind));
         }
-        for source in Source::ALL {
+        for source in Source::ALL.iter().copied() {
             assert_eq!(Source::parse(source.as_str()), Some(source));
         }
         assert_eq!(KeepKind::parse("critical"), None);

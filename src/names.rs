@@ -1,0 +1,26 @@
+//! Stable names for the enums whose values travel (the API, the database,
+//! metrics): derived from the variants by strum, in `snake_case`, never
+//! written out by hand. `named!(T)` gives `T` its list and both directions.
+
+macro_rules! named {
+    ($ty:ty) => {
+        named!($ty, without_parse);
+        impl $ty {
+            /// The value a stable name names.
+            pub fn parse(name: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|value| value.as_str() == name)
+            }
+        }
+    };
+    ($ty:ty, without_parse) => {
+        impl $ty {
+            /// Every value, in the order they are declared.
+            pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
+
+            /// The stable name.
+            pub fn as_str(self) -> &'static str {
+                self.into()
+            }
+        }
+    };
+}
