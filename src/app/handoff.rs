@@ -149,7 +149,6 @@ impl Ready for HandoffReady {
                 let shape = match &stored.summary {
                     Some((_, seq)) => compactions::writer_of(&mut tx, &tenant, &id, *seq)
                         .await?
-                        .and_then(|name| Writer::parse(&name))
                         .unwrap_or(Writer::Llm)
                         .shape(),
                     None => Writer::Llm.shape(),

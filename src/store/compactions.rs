@@ -12,6 +12,7 @@ use sqlx::{PgConnection, Row};
 use super::state::{STATE_COLUMNS, bind_state};
 use super::{StoreResult, StoredConversation, count_of, db_count};
 use crate::domain::{ConversationId, FleetCursor, TenantId};
+use crate::llm::Writer;
 use crate::policy::Trigger;
 use crate::policy::keep::{KeepFigures, KeepKind, KindFigures};
 
@@ -82,7 +83,7 @@ pub(crate) struct Attempt {
     pub trigger: Trigger,
     pub by_host: bool,
     pub idle: bool,
-    pub summarizer: &'static str,
+    pub summarizer: Writer,
     pub model: Option<String>,
     pub tokens_before: u64,
     pub tokens_after: u64,
@@ -124,10 +125,10 @@ pub(crate) struct Recorded {
     pub conversation_id: String,
     pub seq: i64,
     pub at: DateTime<Utc>,
-    pub trigger: String,
+    pub trigger: Trigger,
     pub by_host: bool,
     pub idle: bool,
-    pub summarizer: String,
+    pub summarizer: Writer,
     pub model: Option<String>,
     pub tokens_before: u64,
     pub tokens_after: u64,
@@ -284,7 +285,7 @@ pub(crate) async fn record(
     .bind(id.as_str())
     .bind(seq)
     .bind(attempt.at)
-    .bind(attempt.trigger.as_str())
+    .bind(attempt.trigger)
     .bind(attempt.by_host)
     .bind(attempt.idle)
     .bind(attempt.summarizer)
@@ -325,10 +326,10 @@ pub(crate) async fn record(
     .bind(json!({
         "compaction_id": ledger.id,
         "seq": seq,
-        "trigger": ledger.trigger,
+        "trigger": ledger.trigger.as_str(),
         "success": success,
         "error": ledger.error,
-        "summarizer": ledger.summarizer,
+        "summarizer": ledger.summarizer.as_str(),
         "tokens_before": ledger.tokens_before,
         "tokens_after": ledger.tokens_after,
     }))
@@ -348,7 +349,7 @@ pub(crate) async fn writer_of(
     tenant: &TenantId,
     id: &ConversationId,
     seq: i64,
-) -> StoreResult<Option<String>> {
+) -> StoreResult<Option<Writer>> {
     Ok(
         sqlx::query_scalar(
             "SELECT summarizer FROM compactions WHERE tenant = $1 AND conversation_id = $2 AND seq = $3",

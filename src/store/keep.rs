@@ -8,9 +8,9 @@ use sqlx::postgres::PgRow;
 use sqlx::types::Json;
 use sqlx::{PgConnection, Row};
 
-use super::{StoreError, StoreResult, count_of, db_count};
+use super::{StoreResult, count_of, db_count};
 use crate::domain::{ConversationId, TenantId};
-use crate::policy::keep::{KeepFigures, KeepItem, KeepKind, KeepSet, KindFigures, Place, Source, Sources};
+use crate::policy::keep::{KeepFigures, KeepItem, KeepKind, KeepSet, KindFigures, Place, Sources};
 
 /// A conversation's keep set as stored, and the last stored turn it has read.
 #[derive(Debug, Clone, Default)]
@@ -28,15 +28,13 @@ fn key(item: &KeepItem) -> Vec<u8> {
 }
 
 fn item(row: &PgRow) -> StoreResult<KeepItem> {
-    let kind: String = row.try_get("kind")?;
-    let source: String = row.try_get("source")?;
     let sources: i16 = row.try_get("sources")?;
     let first_seen: Json<Place> = row.try_get("first_seen")?;
     let last_seen: Json<Place> = row.try_get("last_seen")?;
     Ok(KeepItem {
-        kind: KeepKind::parse(&kind).ok_or_else(|| StoreError::Corrupt(format!("keep item kind {kind:?}")))?,
+        kind: row.try_get("kind")?,
         text: row.try_get("text")?,
-        source: Source::parse(&source).ok_or_else(|| StoreError::Corrupt(format!("keep item source {source:?}")))?,
+        source: row.try_get("source")?,
         sources: Sources::from_bits(u8::try_from(sources).unwrap_or(0)),
         first_seen: first_seen.0,
         last_seen: last_seen.0,

@@ -20,6 +20,7 @@ pub mod idempotency;
 pub(crate) mod keep;
 pub(crate) mod keys;
 mod migrations;
+mod names;
 mod pool;
 mod races;
 mod row;

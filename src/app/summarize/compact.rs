@@ -188,7 +188,7 @@ fn count(attempt: &Attempt) {
         "compactd_compactions_total",
         "trigger" => attempt.trigger.as_str(),
         "success" => if attempt.outcome.is_ok() { "true" } else { "false" },
-        "summarizer" => attempt.summarizer,
+        "summarizer" => attempt.summarizer.as_str(),
     )
     .increment(1);
     if attempt.outcome.is_ok() {

@@ -12,7 +12,7 @@ use crate::app::keep_set::{self, Observation};
 use crate::app::{Outcome, Refusal, Services};
 use crate::domain::ConversationId;
 use crate::llm::summarizer::Rules;
-use crate::llm::{self, Via, summarizer, tokens};
+use crate::llm::{self, Via, Writer, summarizer, tokens};
 use crate::policy::keep::{HarnessPatterns, summary_max_tokens};
 use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::{Message, Role};
@@ -92,7 +92,7 @@ pub(super) async fn write(
         trigger,
         by_host: request.by_host,
         idle: request.idle,
-        summarizer: "llm",
+        summarizer: Writer::Llm,
         model: None,
         tokens_before,
         tokens_after: tokens_before,
@@ -112,7 +112,7 @@ pub(super) async fn write(
     match written {
         Ok(draft) => {
             attempt.tokens_after = tokens::count(&draft.text) + kept_tokens;
-            attempt.summarizer = draft.writer.as_str();
+            attempt.summarizer = draft.writer;
             attempt.prompt_version = (draft.writer == llm::Writer::Llm).then_some(PROMPT_VERSION);
             attempt.model = draft.model;
             attempt.upstream_input_tokens = draft.upstream_input_tokens;

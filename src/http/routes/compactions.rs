@@ -33,8 +33,8 @@ fn page_size(limit: Option<u32>) -> Result<u32, InvalidValue> {
     Ok(limit)
 }
 
-fn views(rows: Vec<compactions::Recorded>) -> ApiResult<Vec<Compaction>> {
-    rows.into_iter().map(Compaction::try_from).collect()
+fn views(rows: Vec<compactions::Recorded>) -> Vec<Compaction> {
+    rows.into_iter().map(Compaction::from).collect()
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -91,7 +91,7 @@ pub(crate) async fn of_conversation(
         .flatten();
     Ok(Json(ConversationCompactions {
         conversation_id: id.to_string(),
-        compactions: views(rows)?,
+        compactions: views(rows),
         next_before_seq,
     }))
 }
@@ -167,7 +167,7 @@ pub(crate) async fn of_fleet(
             .to_string()
         });
     Ok(Json(FleetCompactions {
-        compactions: views(rows)?,
+        compactions: views(rows),
         next_cursor,
     }))
 }

@@ -203,7 +203,7 @@ impl Render for Summarized {
             summary: self.summary,
             error: self.recorded.error.clone(),
             keep_instructions: KEEP_INSTRUCTIONS.to_owned(),
-            compaction: Compaction::try_from(self.recorded)?,
+            compaction: Compaction::from(self.recorded),
             overflow: self.overflow.map(Overflow::from),
             state: ConversationState::new(self.stored, &app.services.policy),
         })

@@ -7,7 +7,6 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::http::error::ApiError;
 use crate::llm::Writer;
 use crate::policy::Trigger;
 use crate::policy::keep::{KeepFigures, KindFigures};
@@ -103,14 +102,11 @@ impl From<&KeepFigures> for KeepCounts {
     }
 }
 
-impl TryFrom<Recorded> for Compaction {
-    type Error = ApiError;
-
-    fn try_from(row: Recorded) -> Result<Self, ApiError> {
-        let unknown = |what: &str, name: &str| ApiError::Internal(format!("stored {what} {name:?} is unknown"));
-        Ok(Self {
-            trigger: Trigger::parse(&row.trigger).ok_or_else(|| unknown("trigger", &row.trigger))?,
-            summarizer: Writer::parse(&row.summarizer).ok_or_else(|| unknown("summarizer", &row.summarizer))?,
+impl From<Recorded> for Compaction {
+    fn from(row: Recorded) -> Self {
+        Self {
+            trigger: row.trigger,
+            summarizer: row.summarizer,
             id: row.id,
             seq: row.seq,
             conversation_id: row.conversation_id,
@@ -135,6 +131,6 @@ impl TryFrom<Recorded> for Compaction {
             summary: row.summary,
             keep: row.keep.as_ref().map(KeepCounts::from),
             recorded_at: row.recorded_at,
-        })
+        }
     }
 }
