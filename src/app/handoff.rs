@@ -15,7 +15,7 @@ use crate::policy::keep::narrative::narrative_of;
 use crate::policy::keep::summary_max_tokens;
 use crate::store::handoffs::{self, NotRolled};
 use crate::store::turns::{self, Said};
-use crate::store::{compactions, conversations};
+use crate::store::{conversations, ledger};
 
 /// How many of the user's latest messages a handoff quotes by default…
 pub(crate) const DEFAULT_REQUESTS: usize = 3;
@@ -147,7 +147,7 @@ impl Ready for HandoffReady {
                 let current = keep_set::current(&mut tx, &tenant, &id, &services.summaries.harness).await?;
                 crate::store::keep::save(&mut tx, &tenant, &id, &current.set, current.turns_read).await?;
                 let shape = match &stored.summary {
-                    Some((_, seq)) => compactions::writer_of(&mut tx, &tenant, &id, *seq)
+                    Some((_, seq)) => ledger::writer_of(&mut tx, &tenant, &id, *seq)
                         .await?
                         .unwrap_or(Writer::Llm)
                         .shape(),

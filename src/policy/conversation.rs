@@ -168,6 +168,12 @@ impl Conversation {
     }
 
     /// A compaction attempt failed; nothing else advances.
+    /// The user carried on instead of rolling over: the rollover is not
+    /// offered again until the next turn (SPEC §2, the next-message moment).
+    pub(crate) fn rollover_declined(&mut self) {
+        self.rollover_declined = true;
+    }
+
     pub(crate) fn compaction_failed(&mut self) {
         self.failed_compactions_in_row = self.failed_compactions_in_row.saturating_add(1);
     }
@@ -253,6 +259,30 @@ mod tests {
         c.end_turn(&TurnEnd::default(), t0());
         c.record_usage(&usage(120), t0(), &config);
         assert_eq!(c.used_after_compaction, None);
+    }
+
+    #[test]
+    fn a_declined_rollover_is_remembered_until_the_next_turn() {
+        let mut c = Conversation::new(t0());
+        let before = c.clone();
+        c.rollover_declined();
+        assert!(c.rollover_declined);
+        assert_eq!(
+            Conversation {
+                rollover_declined: false,
+                ..c.clone()
+            },
+            before,
+            "nothing else changes"
+        );
+        c.end_turn(
+            &TurnEnd {
+                user_messages: 1,
+                run_completed: true,
+            },
+            t0(),
+        );
+        assert!(!c.rollover_declined);
     }
 
     #[test]

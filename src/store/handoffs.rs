@@ -25,23 +25,34 @@ pub(crate) async fn decline(
     id: &ConversationId,
     at: DateTime<Utc>,
 ) -> StoreResult<Option<StoredConversation>> {
-    let row = sqlx::query(
+    // Lock, the policy's transition, write: like a compaction, not the hot path.
+    let mut tx = conn.begin().await?;
+    let Some(stored) = super::conversations::lock(&mut tx, tenant, id).await? else {
+        return Ok(None);
+    };
+    let mut state = stored.state;
+    state.rollover_declined();
+    let sql = format!(
         "WITH c AS (
-           UPDATE conversations SET rollover_declined = true, last_event_seq = last_event_seq + 1, updated_at = now()
+           UPDATE conversations SET ({STATE_COLUMNS}) = ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21),
+                  last_event_seq = last_event_seq + 1, updated_at = now()
             WHERE tenant = $1 AND conversation_id = $2
            RETURNING *
          ), event AS (
            INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
-           SELECT tenant, conversation_id, last_event_seq, $3, 'rollover_declined', '{}'::jsonb FROM c
+           SELECT tenant, conversation_id, last_event_seq, $3, 'rollover_declined', '{{}}'::jsonb FROM c
          )
-         SELECT * FROM c",
+         SELECT * FROM c"
+    );
+    let row = bind_state(
+        sqlx::query(&sql).bind(tenant.as_str()).bind(id.as_str()).bind(at),
+        &state,
     )
-    .bind(tenant.as_str())
-    .bind(id.as_str())
-    .bind(at)
-    .fetch_optional(&mut *conn)
+    .fetch_one(&mut *tx)
     .await?;
-    row.as_ref().map(StoredConversation::from_row).transpose()
+    let declined = StoredConversation::from_row(&row)?;
+    tx.commit().await?;
+    Ok(Some(declined))
 }
 
 /// Records the rollover of `id` into `successor` in one transaction (a

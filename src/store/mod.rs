@@ -19,6 +19,7 @@ pub(crate) mod handoffs;
 pub mod idempotency;
 pub(crate) mod keep;
 pub(crate) mod keys;
+pub(crate) mod ledger;
 mod migrations;
 mod names;
 mod pool;

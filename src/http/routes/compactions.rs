@@ -13,7 +13,7 @@ use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::http::views::ledger::Compaction;
 use crate::policy::Trigger;
-use crate::store::compactions::{self, FleetFilter};
+use crate::store::ledger::{self, FleetFilter};
 use crate::store::{self, conversations};
 
 /// The most compactions one page holds.
@@ -33,7 +33,7 @@ fn page_size(limit: Option<u32>) -> Result<u32, InvalidValue> {
     Ok(limit)
 }
 
-fn views(rows: Vec<compactions::Recorded>) -> Vec<Compaction> {
+fn views(rows: Vec<ledger::Recorded>) -> Vec<Compaction> {
     rows.into_iter().map(Compaction::from).collect()
 }
 
@@ -85,7 +85,7 @@ pub(crate) async fn of_conversation(
     if conversations::find(&mut conn, &caller.tenant, &id).await?.is_none() {
         return Err(ApiError::no_conversation(&id));
     }
-    let rows = compactions::of_conversation(&mut conn, &caller.tenant, &id, before, limit.into()).await?;
+    let rows = ledger::of_conversation(&mut conn, &caller.tenant, &id, before, limit.into()).await?;
     let next_before_seq = (rows.len() == limit as usize)
         .then(|| rows.last().map(|r| r.seq))
         .flatten();
@@ -154,7 +154,7 @@ pub(crate) async fn of_fleet(
         before,
     };
     let mut transaction = store::begin_fleet_read(&app.services.pool).await?;
-    let rows = compactions::of_fleet(&mut transaction, &caller.tenant, &filter, limit.into()).await?;
+    let rows = ledger::of_fleet(&mut transaction, &caller.tenant, &filter, limit.into()).await?;
     transaction.commit().await?;
     let next_cursor = (rows.len() == limit as usize)
         .then(|| rows.last())

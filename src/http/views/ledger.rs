@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 use crate::llm::Writer;
 use crate::policy::Trigger;
 use crate::policy::keep::{KeepFigures, KindFigures};
-use crate::store::compactions::Recorded;
+use crate::store::ledger::Recorded;
 
 /// One compaction attempt, successful or not.
 #[derive(Debug, Serialize, ToSchema)]

@@ -1,0 +1,179 @@
+//! The compaction ledger read back: a conversation's attempts, the fleet's
+//! history, and who wrote an anchor.
+
+use chrono::{DateTime, Utc};
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, Row};
+
+use super::{StoreResult, count_of};
+use crate::domain::{ConversationId, FleetCursor, TenantId};
+use crate::llm::Writer;
+use crate::policy::Trigger;
+use crate::policy::keep::{KeepFigures, KeepKind, KindFigures};
+
+/// A row of the ledger.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Recorded {
+    pub id: i64,
+    pub conversation_id: String,
+    pub seq: i64,
+    pub at: DateTime<Utc>,
+    pub trigger: Trigger,
+    pub by_host: bool,
+    pub idle: bool,
+    pub summarizer: Writer,
+    pub model: Option<String>,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub tokens_saved: u64,
+    pub percent_saved: u64,
+    pub total_messages: u64,
+    pub user_messages: u64,
+    pub assistant_messages: u64,
+    pub tool_messages: u64,
+    pub kept_from: Option<u64>,
+    pub duration_ms: u64,
+    pub upstream_input_tokens: Option<u64>,
+    pub upstream_output_tokens: Option<u64>,
+    pub success: bool,
+    pub error: Option<String>,
+    pub summary: Option<String>,
+    pub keep: Option<KeepFigures>,
+    pub recorded_at: DateTime<Utc>,
+}
+
+/// The keep figures read back; kinds this version does not know are skipped.
+fn keep_from_json(value: &serde_json::Value) -> KeepFigures {
+    let by_kind = value["by_kind"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(kind, f)| {
+            Some((
+                KeepKind::parse(kind)?,
+                serde_json::from_value::<KindFigures>(f.clone()).ok()?,
+            ))
+        })
+        .collect();
+    KeepFigures { by_kind }
+}
+
+pub(super) fn recorded(row: &PgRow) -> sqlx::Result<Recorded> {
+    let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
+    let optional = |column: &str| row.try_get::<Option<i64>, _>(column).map(|n| n.map(count_of));
+    let small = |column: &str| row.try_get::<i32, _>(column).map(|n| count_of(n.into()));
+    Ok(Recorded {
+        id: row.try_get("id")?,
+        conversation_id: row.try_get("conversation_id")?,
+        seq: row.try_get("seq")?,
+        at: row.try_get("at")?,
+        trigger: row.try_get("trigger")?,
+        by_host: row.try_get("by_host")?,
+        idle: row.try_get("idle")?,
+        summarizer: row.try_get("summarizer")?,
+        model: row.try_get("model")?,
+        tokens_before: count("tokens_before")?,
+        tokens_after: count("tokens_after")?,
+        tokens_saved: count("tokens_saved")?,
+        percent_saved: count_of(row.try_get::<i16, _>("percent_saved")?.into()),
+        total_messages: small("total_messages")?,
+        user_messages: small("user_messages")?,
+        assistant_messages: small("assistant_messages")?,
+        tool_messages: small("tool_messages")?,
+        kept_from: row.try_get::<Option<i32>, _>("kept_from")?.map(|n| count_of(n.into())),
+        duration_ms: count("duration_ms")?,
+        upstream_input_tokens: optional("upstream_input_tokens")?,
+        upstream_output_tokens: optional("upstream_output_tokens")?,
+        success: row.try_get("success")?,
+        error: row.try_get("error")?,
+        summary: row.try_get("summary")?,
+        keep: row
+            .try_get::<Option<serde_json::Value>, _>("keep")?
+            .as_ref()
+            .map(keep_from_json),
+        recorded_at: row.try_get("recorded_at")?,
+    })
+}
+
+/// Who wrote the summary of the conversation's compaction `seq`.
+pub(crate) async fn writer_of(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    seq: i64,
+) -> StoreResult<Option<Writer>> {
+    Ok(
+        sqlx::query_scalar(
+            "SELECT summarizer FROM compactions WHERE tenant = $1 AND conversation_id = $2 AND seq = $3",
+        )
+        .bind(tenant.as_str())
+        .bind(id.as_str())
+        .bind(seq)
+        .fetch_optional(&mut *conn)
+        .await?,
+    )
+}
+
+/// A conversation's attempts, newest first, before `before_seq`.
+pub(crate) async fn of_conversation(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    before_seq: Option<i64>,
+    limit: i64,
+) -> StoreResult<Vec<Recorded>> {
+    let rows = sqlx::query(
+        "SELECT * FROM compactions WHERE tenant = $1 AND conversation_id = $2 AND seq < COALESCE($3, 9223372036854775807)
+          ORDER BY seq DESC LIMIT $4",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(before_seq)
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.iter().map(recorded).collect::<sqlx::Result<_>>()?)
+}
+
+/// Filters on the fleet's history.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct FleetFilter {
+    pub trigger: Option<Trigger>,
+    pub success: Option<bool>,
+    pub since: Option<DateTime<Utc>>,
+    pub until: Option<DateTime<Utc>>,
+    /// Only attempts before this one in the history's order: the previous
+    /// page's last, by its time and id.
+    pub before: Option<FleetCursor>,
+}
+
+/// The tenant's attempts across conversations, newest first by their time
+/// (ties by the order they were recorded in).
+pub(crate) async fn of_fleet(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    filter: &FleetFilter,
+    limit: i64,
+) -> StoreResult<Vec<Recorded>> {
+    let rows = sqlx::query(
+        "SELECT * FROM compactions
+          WHERE tenant = $1
+            AND ($2::text IS NULL OR trigger = $2)
+            AND ($3::boolean IS NULL OR success = $3)
+            AND ($4::timestamptz IS NULL OR at >= $4)
+            AND ($5::timestamptz IS NULL OR at < $5)
+            AND ($6::timestamptz IS NULL OR (at, id) < ($6, $7))
+          ORDER BY at DESC, id DESC LIMIT $8",
+    )
+    .bind(tenant.as_str())
+    .bind(filter.trigger.map(Trigger::as_str))
+    .bind(filter.success)
+    .bind(filter.since)
+    .bind(filter.until)
+    .bind(filter.before.map(|cursor| cursor.at))
+    .bind(filter.before.map(|cursor| cursor.id))
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.iter().map(recorded).collect::<sqlx::Result<_>>()?)
+}
