@@ -167,13 +167,13 @@ impl Conversation {
         self.failed_compactions_in_row = 0;
     }
 
-    /// A compaction attempt failed; nothing else advances.
     /// The user carried on instead of rolling over: the rollover is not
     /// offered again until the next turn (SPEC §2, the next-message moment).
     pub(crate) fn rollover_declined(&mut self) {
         self.rollover_declined = true;
     }
 
+    /// A compaction attempt failed; nothing else advances.
     pub(crate) fn compaction_failed(&mut self) {
         self.failed_compactions_in_row = self.failed_compactions_in_row.saturating_add(1);
     }

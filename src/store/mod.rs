@@ -29,6 +29,7 @@ pub(crate) mod scoring;
 pub(crate) mod series;
 mod state;
 pub(crate) mod stats;
+mod transitions;
 pub(crate) mod turns;
 
 pub use error::StoreError;
