@@ -21,6 +21,11 @@ macro_rules! named {
             pub fn as_str(self) -> &'static str {
                 self.into()
             }
+
+            /// Every stable name, in the order they are declared.
+            pub fn names() -> impl Iterator<Item = &'static str> {
+                Self::ALL.iter().map(|value| value.as_str())
+            }
         }
     };
 }

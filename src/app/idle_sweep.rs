@@ -8,7 +8,7 @@ use chrono::Utc;
 use super::summarize::Request;
 use super::{Alone, Refusal, Services};
 use crate::domain::{ConversationId, TenantId};
-use crate::policy::{DecisionKind, Moment, Trigger, decide};
+use crate::policy::{CompactionTrigger, DecisionKind, Moment, decide};
 use crate::store::{StoreResult, due};
 
 /// Conversations looked at per sweep.
@@ -38,7 +38,7 @@ pub(crate) async fn sweep(services: &Services) -> StoreResult<usize> {
             id,
             messages: None,
             summary: None,
-            trigger: Some(Trigger::IdleCacheExpiry),
+            trigger: Some(CompactionTrigger::IdleCacheExpiry),
             by_host: false,
             idle: true,
             tokens_before: None,

@@ -27,11 +27,11 @@ fn at_turn_end(c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> De
     let Some(trigger) = turn_end_trigger(c, at, config) else {
         return Decision::keep(nothing_due_at_turn_end(c, config));
     };
-    let fact = trigger_clause(trigger, c, at, config);
+    let fact = trigger_clause(trigger.into(), c, at, config);
     let Some(guard) = loop_guard(c, at, config) else {
         return Decision {
             kind: DecisionKind::Compact,
-            trigger: Some(trigger),
+            trigger: Some(trigger.into()),
             guard: None,
             reason: format!("Compact now: {fact}."),
         };
@@ -40,7 +40,7 @@ fn at_turn_end(c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> De
     if trigger.is_size_trigger() {
         Decision {
             kind: DecisionKind::Rollover,
-            trigger: Some(trigger),
+            trigger: Some(trigger.into()),
             guard: Some(guard),
             reason: format!(
                 "Roll over to a new conversation: {fact}, and compacting again would not help ({why_not})."
@@ -49,7 +49,7 @@ fn at_turn_end(c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> De
     } else {
         Decision {
             kind: DecisionKind::Keep,
-            trigger: Some(trigger),
+            trigger: Some(trigger.into()),
             guard: Some(guard),
             reason: format!(
                 "{}, but nothing is urgent and compacting again would not help ({why_not}).",
@@ -66,7 +66,7 @@ mod tests {
     use super::*;
     use crate::policy::conversation::{TurnEnd, UsageReport};
     use crate::policy::guard::Guard;
-    use crate::policy::trigger::Trigger;
+    use crate::policy::trigger::{CompactionTrigger, Trigger};
 
     fn now() -> DateTime<Utc> {
         DateTime::parse_from_rfc3339("2026-10-18T09:00:00Z").unwrap().to_utc()
@@ -186,7 +186,10 @@ mod tests {
         };
         let decision = at_turn_end(&c, now());
         assert_eq!(decision.kind, DecisionKind::Keep);
-        assert_eq!(decision.trigger, Some(Trigger::UnfinishedTurns));
+        assert_eq!(
+            decision.trigger,
+            Some(Trigger::Compaction(CompactionTrigger::UnfinishedTurns))
+        );
         assert_eq!(decision.guard, Some(Guard::TooSoon));
 
         let old = Conversation {
@@ -197,7 +200,10 @@ mod tests {
         };
         let decision = at_turn_end(&old, now() + Duration::days(40));
         assert_eq!(decision.kind, DecisionKind::Keep);
-        assert_eq!(decision.trigger, Some(Trigger::AgeAndTurns));
+        assert_eq!(
+            decision.trigger,
+            Some(Trigger::Compaction(CompactionTrigger::AgeAndTurns))
+        );
         assert_eq!(decision.guard, Some(Guard::Failing));
     }
 
@@ -210,7 +216,10 @@ mod tests {
         };
         let decision = at_turn_end(&c, now());
         assert_eq!(decision.kind, DecisionKind::Compact);
-        assert_eq!(decision.trigger, Some(Trigger::UnfinishedTurns));
+        assert_eq!(
+            decision.trigger,
+            Some(Trigger::Compaction(CompactionTrigger::UnfinishedTurns))
+        );
         assert_eq!(decision.guard, None);
     }
 
@@ -230,9 +239,9 @@ mod tests {
             ..guarded.clone()
         };
         for (c, trigger) in [
-            (emergency, Trigger::Emergency),
-            (pressure, Trigger::ContextPressure),
-            (guarded, Trigger::ThresholdExceeded),
+            (emergency, Trigger::Compaction(CompactionTrigger::Emergency)),
+            (pressure, Trigger::Compaction(CompactionTrigger::ContextPressure)),
+            (guarded, Trigger::Compaction(CompactionTrigger::ThresholdExceeded)),
         ] {
             let decision = at_turn_end(&c, now());
             assert_eq!(decision.kind, DecisionKind::Rollover, "{trigger:?}");
@@ -250,7 +259,10 @@ mod tests {
         };
         let decision = at_turn_end(&c, now());
         assert_eq!(decision.kind, DecisionKind::Rollover);
-        assert_eq!(decision.trigger, Some(Trigger::Emergency));
+        assert_eq!(
+            decision.trigger,
+            Some(Trigger::Compaction(CompactionTrigger::Emergency))
+        );
         assert_eq!(decision.guard, Some(Guard::Failing));
     }
 

@@ -10,7 +10,7 @@ use super::conversation::Conversation;
 use super::decision::{Decision, DecisionKind};
 use super::guard::loop_guard;
 use super::reason::{guard_clause, span, thousands, trigger_clause};
-use super::trigger::Trigger;
+use super::trigger::{CompactionTrigger, Trigger};
 
 pub(super) fn while_idle(c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> Decision {
     let Some(last_turn_at) = c.last_turn_at else {
@@ -45,11 +45,11 @@ pub(super) fn while_idle(c: &Conversation, at: DateTime<Utc>, config: &PolicyCon
             span(idle - expiry)
         ));
     }
-    let fact = trigger_clause(Trigger::IdleCacheExpiry, c, at, config);
+    let fact = trigger_clause(Trigger::Compaction(CompactionTrigger::IdleCacheExpiry), c, at, config);
     match loop_guard(c, at, config) {
         Some(guard) => Decision {
             kind: DecisionKind::Keep,
-            trigger: Some(Trigger::IdleCacheExpiry),
+            trigger: Some(Trigger::Compaction(CompactionTrigger::IdleCacheExpiry)),
             guard: Some(guard),
             reason: format!(
                 "Keep: {fact}, but compacting again would not help ({}).",
@@ -58,7 +58,7 @@ pub(super) fn while_idle(c: &Conversation, at: DateTime<Utc>, config: &PolicyCon
         },
         None => Decision {
             kind: DecisionKind::Compact,
-            trigger: Some(Trigger::IdleCacheExpiry),
+            trigger: Some(Trigger::Compaction(CompactionTrigger::IdleCacheExpiry)),
             guard: None,
             reason: format!("Compact now while idle: {fact}, and reading it cold later costs more."),
         },
@@ -107,7 +107,10 @@ mod tests {
         assert_eq!(idle(&c, 30).kind, DecisionKind::Keep);
         let due = idle(&c, 56);
         assert_eq!(due.kind, DecisionKind::Compact);
-        assert_eq!(due.trigger, Some(Trigger::IdleCacheExpiry));
+        assert_eq!(
+            due.trigger,
+            Some(Trigger::Compaction(CompactionTrigger::IdleCacheExpiry))
+        );
         assert_eq!(idle(&c, 61).kind, DecisionKind::Keep, "already cold");
         let five = Conversation {
             cache_life: CacheLifeSetting::Declared(CacheLife::FiveMinutes),
@@ -180,7 +183,10 @@ mod tests {
         };
         let decision = idle(&c, 56);
         assert_eq!(decision.kind, DecisionKind::Keep);
-        assert_eq!(decision.trigger, Some(Trigger::IdleCacheExpiry));
+        assert_eq!(
+            decision.trigger,
+            Some(Trigger::Compaction(CompactionTrigger::IdleCacheExpiry))
+        );
         assert_eq!(decision.guard, Some(Guard::TooSoon));
         assert!(
             decision.reason.contains("only 1 turns since the last compaction"),

@@ -30,4 +30,4 @@ pub(crate) use guard::Guard;
 pub use keep::KEEP_INSTRUCTIONS;
 pub(crate) use model_call::ModelCall;
 pub(crate) use pending::PendingDecision;
-pub(crate) use trigger::Trigger;
+pub(crate) use trigger::{CompactionTrigger, Trigger};

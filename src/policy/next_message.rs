@@ -8,7 +8,7 @@ use super::config::PolicyConfig;
 use super::conversation::Conversation;
 use super::decision::{Decision, DecisionKind};
 use super::reason::{span, trigger_clause};
-use super::trigger::Trigger;
+use super::trigger::{RolloverReason, Trigger};
 
 pub(super) fn before_next_message(c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> Decision {
     let Some(last_turn_at) = c.last_turn_at else {
@@ -20,9 +20,9 @@ pub(super) fn before_next_message(c: &Conversation, at: DateTime<Utc>, config: &
     let away = at - last_turn_at;
     let life = c.effective_cache_life(config);
     let trigger = if away >= life.duration() && c.used >= config.large_context_tokens {
-        Trigger::CacheCold
+        Trigger::Rollover(RolloverReason::CacheCold)
     } else if away >= config.long_away && c.compactions >= config.long_away_compactions {
-        Trigger::LongAway
+        Trigger::Rollover(RolloverReason::LongAway)
     } else {
         return Decision::keep(format!(
             "Keep: {} since the last turn, and neither a cold cache over a large context nor a long absence after many compactions.",
@@ -123,7 +123,7 @@ mod tests {
             now() + Duration::hours(9),
             &PolicyConfig::default(),
         );
-        assert_eq!(decision.trigger, Some(Trigger::CacheCold));
+        assert_eq!(decision.trigger, Some(Trigger::Rollover(RolloverReason::CacheCold)));
         let small = Conversation { used: 10, ..c };
         let decision = decide(
             &small,
@@ -131,7 +131,7 @@ mod tests {
             now() + Duration::hours(9),
             &PolicyConfig::default(),
         );
-        assert_eq!(decision.trigger, Some(Trigger::LongAway));
+        assert_eq!(decision.trigger, Some(Trigger::Rollover(RolloverReason::LongAway)));
         assert_eq!(
             decision.reason,
             "Start a new conversation from a handoff: the user has been away 9 hours and the context is 3 compactions deep."

@@ -9,7 +9,7 @@ use super::cache_life::CacheLife;
 use super::config::PolicyConfig;
 use super::conversation::Conversation;
 use super::guard::Guard;
-use super::trigger::{Trigger, age_in_days};
+use super::trigger::{CompactionTrigger, RolloverReason, Trigger, age_in_days};
 
 /// `1234567` as `1,234,567`.
 pub(crate) fn thousands(n: u64) -> String {
@@ -64,46 +64,48 @@ pub(crate) fn trigger_clause(trigger: Trigger, c: &Conversation, at: DateTime<Ut
     let used = thousands(c.used);
     let away = c.last_turn_at.map(|last| span(at - last)).unwrap_or_default();
     match trigger {
-        Trigger::Emergency => format!(
+        Trigger::Compaction(CompactionTrigger::Emergency) => format!(
             "{used} tokens in use is {}% of the {}-token window, past the {}% emergency line",
             percent_of(c.used, c.size),
             thousands(c.size),
             config.emergency_percent
         ),
-        Trigger::ContextPressure => format!(
+        Trigger::Compaction(CompactionTrigger::ContextPressure) => format!(
             "{used} tokens in use reached the context-pressure threshold of {}",
             thousands(c.context_pressure_threshold(config).unwrap_or_default())
         ),
-        Trigger::ThresholdExceeded => format!(
+        Trigger::Compaction(CompactionTrigger::ThresholdExceeded) => format!(
             "{used} tokens in use reached the compaction trigger of {} for a {}-token window",
             thousands(config.trigger_tokens(c.size)),
             thousands(c.size)
         ),
-        Trigger::UnfinishedTurns => format!(
+        Trigger::Compaction(CompactionTrigger::UnfinishedTurns) => format!(
             "{} user messages came after the last clean run completion",
             thousands(c.user_messages_since_run_completed)
         ),
-        Trigger::AgeAndTurns => format!(
+        Trigger::Compaction(CompactionTrigger::AgeAndTurns) => format!(
             "the conversation is {} days old with {} user messages",
             age_in_days(c, at),
             thousands(c.total_user_messages)
         ),
-        Trigger::IdleCacheExpiry => {
+        Trigger::Compaction(CompactionTrigger::IdleCacheExpiry) => {
             let left = c
                 .last_turn_at
                 .map(|last| span(last + Duration::hours(1) - at))
                 .unwrap_or_default();
             format!("the one-hour cache over {used} tokens expires in {left}")
         }
-        Trigger::CacheCold => format!(
+        Trigger::Rollover(RolloverReason::CacheCold) => format!(
             "the {} cache over {used} tokens went cold {away} after the last turn",
             life_name(c.effective_cache_life(config))
         ),
-        Trigger::LongAway => format!(
+        Trigger::Rollover(RolloverReason::LongAway) => format!(
             "the user has been away {away} and the context is {} compactions deep",
             thousands(c.compactions)
         ),
-        Trigger::Manual | Trigger::ManualRecovery | Trigger::Harness => {
+        Trigger::Compaction(CompactionTrigger::Manual)
+        | Trigger::Compaction(CompactionTrigger::ManualRecovery)
+        | Trigger::Compaction(CompactionTrigger::Harness) => {
             format!("a {} compaction was asked for", trigger.as_str())
         }
     }

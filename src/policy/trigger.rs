@@ -6,13 +6,10 @@ use chrono::{DateTime, Utc};
 use super::config::PolicyConfig;
 use super::conversation::Conversation;
 
-/// Why a compaction or rollover is due.
-///
-/// The first nine are compaction triggers and are what the ledger stores;
-/// `CacheCold` and `LongAway` only ever explain a `next_message` rollover.
+/// Why a compaction is due: what the ledger stores (stable names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]
-pub(crate) enum Trigger {
+pub(crate) enum CompactionTrigger {
     Emergency,
     ContextPressure,
     ThresholdExceeded,
@@ -25,27 +22,11 @@ pub(crate) enum Trigger {
     ManualRecovery,
     /// The agent's harness compacted by itself and reported it.
     Harness,
-    CacheCold,
-    LongAway,
 }
 
-named!(Trigger);
+named!(CompactionTrigger);
 
-impl Trigger {
-    /// What a compaction may be recorded as (`cache_cold` and `long_away`
-    /// only ever explain a rollover).
-    pub(crate) const fn is_compaction_trigger(self) -> bool {
-        !matches!(self, Self::CacheCold | Self::LongAway)
-    }
-
-    /// Every trigger the ledger may hold.
-    pub(crate) fn compaction_triggers() -> impl Iterator<Item = Self> {
-        Self::ALL
-            .iter()
-            .copied()
-            .filter(|trigger| trigger.is_compaction_trigger())
-    }
-
+impl CompactionTrigger {
     /// The context will overflow: with a guard, the way out is a new
     /// conversation, not waiting.
     pub(crate) const fn is_size_trigger(self) -> bool {
@@ -53,25 +34,85 @@ impl Trigger {
     }
 }
 
+/// Why a rollover is due before the next message: never a compaction's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
+pub(crate) enum RolloverReason {
+    CacheCold,
+    LongAway,
+}
+
+named!(RolloverReason);
+
+/// What a decision names as due: a compaction's trigger, or a rollover's
+/// reason. Their names never collide, so one name says which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Trigger {
+    Compaction(CompactionTrigger),
+    Rollover(RolloverReason),
+}
+
+impl Trigger {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Compaction(trigger) => trigger.as_str(),
+            Self::Rollover(reason) => reason.as_str(),
+        }
+    }
+
+    pub(crate) fn parse(name: &str) -> Option<Self> {
+        let compaction = CompactionTrigger::parse(name).map(Self::Compaction);
+        compaction.or_else(|| RolloverReason::parse(name).map(Self::Rollover))
+    }
+
+    pub(crate) fn names() -> impl Iterator<Item = &'static str> {
+        CompactionTrigger::names().chain(RolloverReason::names())
+    }
+
+    /// The compaction trigger, unless this is a rollover's reason.
+    pub(crate) const fn compaction(self) -> Option<CompactionTrigger> {
+        match self {
+            Self::Compaction(trigger) => Some(trigger),
+            Self::Rollover(_) => None,
+        }
+    }
+}
+
+impl From<CompactionTrigger> for Trigger {
+    fn from(trigger: CompactionTrigger) -> Self {
+        Self::Compaction(trigger)
+    }
+}
+
+impl From<RolloverReason> for Trigger {
+    fn from(reason: RolloverReason) -> Self {
+        Self::Rollover(reason)
+    }
+}
+
 /// The first turn-end trigger that holds, in the spec's priority.
-pub(crate) fn turn_end_trigger(c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> Option<Trigger> {
+pub(crate) fn turn_end_trigger(
+    c: &Conversation,
+    at: DateTime<Utc>,
+    config: &PolicyConfig,
+) -> Option<CompactionTrigger> {
     let used = u128::from(c.used);
     if c.size > 0 && used * 100 >= u128::from(c.size) * u128::from(config.emergency_percent) {
-        return Some(Trigger::Emergency);
+        return Some(CompactionTrigger::Emergency);
     }
     if c.context_pressure_threshold(config)
         .is_some_and(|threshold| c.used >= threshold)
     {
-        return Some(Trigger::ContextPressure);
+        return Some(CompactionTrigger::ContextPressure);
     }
     if c.size > 0 && c.used >= config.trigger_tokens(c.size) {
-        return Some(Trigger::ThresholdExceeded);
+        return Some(CompactionTrigger::ThresholdExceeded);
     }
     if c.user_messages_since_run_completed >= config.unfinished_turns {
-        return Some(Trigger::UnfinishedTurns);
+        return Some(CompactionTrigger::UnfinishedTurns);
     }
     if age_in_days(c, at) >= config.age_days && c.total_user_messages >= config.age_user_messages {
-        return Some(Trigger::AgeAndTurns);
+        return Some(CompactionTrigger::AgeAndTurns);
     }
     None
 }
@@ -100,7 +141,7 @@ mod tests {
         }
     }
 
-    fn trigger(c: &Conversation, config: &PolicyConfig) -> Option<Trigger> {
+    fn trigger(c: &Conversation, config: &PolicyConfig) -> Option<CompactionTrigger> {
         turn_end_trigger(c, t0() + Duration::days(1), config)
     }
 
@@ -117,7 +158,7 @@ mod tests {
             context_pressure_tokens: Some(400_000),
             ..PolicyConfig::default()
         };
-        assert_eq!(trigger(&c, &config), Some(Trigger::ContextPressure));
+        assert_eq!(trigger(&c, &config), Some(CompactionTrigger::ContextPressure));
     }
 
     #[test]
@@ -129,7 +170,10 @@ mod tests {
             total_user_messages: 20,
             ..Conversation::new(t0())
         };
-        assert_eq!(trigger(&c, &PolicyConfig::default()), Some(Trigger::UnfinishedTurns));
+        assert_eq!(
+            trigger(&c, &PolicyConfig::default()),
+            Some(CompactionTrigger::UnfinishedTurns)
+        );
     }
 
     #[test]
@@ -172,18 +216,28 @@ mod tests {
         };
         assert_eq!(
             turn_end_trigger(&old_busy, at, &PolicyConfig::default()),
-            Some(Trigger::AgeAndTurns)
+            Some(CompactionTrigger::AgeAndTurns)
         );
     }
 
     #[test]
     fn trigger_names_are_stable_for_store_metadata() {
-        assert_eq!(Trigger::ContextPressure.as_str(), "context_pressure");
-        assert_eq!(Trigger::ManualRecovery.as_str(), "manual_recovery");
-        for trigger in Trigger::ALL.iter().copied() {
-            assert_eq!(Trigger::parse(trigger.as_str()), Some(trigger));
+        assert_eq!(CompactionTrigger::ContextPressure.as_str(), "context_pressure");
+        assert_eq!(CompactionTrigger::ManualRecovery.as_str(), "manual_recovery");
+        for name in Trigger::names() {
+            assert_eq!(Trigger::parse(name).map(Trigger::as_str), Some(name));
         }
         assert_eq!(Trigger::parse("Emergency"), None);
+        assert_eq!(
+            Trigger::names().count(),
+            11,
+            "nine compaction triggers and two rollover reasons"
+        );
+        assert_eq!(
+            Trigger::parse("long_away"),
+            Some(Trigger::Rollover(RolloverReason::LongAway))
+        );
+        assert_eq!(Trigger::parse("long_away").and_then(Trigger::compaction), None);
     }
 
     // Seed 002's emergency: 95% of the window, whatever the other thresholds.
@@ -196,12 +250,12 @@ mod tests {
             size: 100_000,
             ..Conversation::new(t0())
         };
-        assert_eq!(trigger(&c, &config), Some(Trigger::Emergency));
+        assert_eq!(trigger(&c, &config), Some(CompactionTrigger::Emergency));
         let below = Conversation {
             used: 94_999,
             ..c.clone()
         };
-        assert_eq!(trigger(&below, &config), Some(Trigger::ThresholdExceeded));
+        assert_eq!(trigger(&below, &config), Some(CompactionTrigger::ThresholdExceeded));
     }
 
     #[test]
@@ -222,7 +276,10 @@ mod tests {
             size: big,
             ..Conversation::new(t0())
         };
-        assert_eq!(trigger(&c, &PolicyConfig::default()), Some(Trigger::Emergency));
+        assert_eq!(
+            trigger(&c, &PolicyConfig::default()),
+            Some(CompactionTrigger::Emergency)
+        );
     }
 
     // The union: priorities between the five.
@@ -238,7 +295,7 @@ mod tests {
             context_pressure_tokens: Some(10),
             ..PolicyConfig::default()
         };
-        assert_eq!(trigger(&c, &config), Some(Trigger::Emergency));
+        assert_eq!(trigger(&c, &config), Some(CompactionTrigger::Emergency));
     }
 
     #[test]
@@ -252,8 +309,11 @@ mod tests {
             context_pressure_tokens: Some(150_000),
             ..PolicyConfig::default()
         };
-        assert_eq!(trigger(&c, &config), Some(Trigger::ContextPressure));
-        assert_eq!(trigger(&c, &PolicyConfig::default()), Some(Trigger::ThresholdExceeded));
+        assert_eq!(trigger(&c, &config), Some(CompactionTrigger::ContextPressure));
+        assert_eq!(
+            trigger(&c, &PolicyConfig::default()),
+            Some(CompactionTrigger::ThresholdExceeded)
+        );
     }
 
     #[test]
@@ -267,7 +327,7 @@ mod tests {
             context_pressure_tokens: Some(400_000),
             ..PolicyConfig::default()
         };
-        assert_eq!(trigger(&c, &config), Some(Trigger::ContextPressure));
+        assert_eq!(trigger(&c, &config), Some(CompactionTrigger::ContextPressure));
     }
 
     #[test]
@@ -278,7 +338,10 @@ mod tests {
             user_messages_since_run_completed: 8,
             ..Conversation::new(t0())
         };
-        assert_eq!(trigger(&c, &PolicyConfig::default()), Some(Trigger::ThresholdExceeded));
+        assert_eq!(
+            trigger(&c, &PolicyConfig::default()),
+            Some(CompactionTrigger::ThresholdExceeded)
+        );
     }
 
     #[test]
@@ -291,7 +354,7 @@ mod tests {
         let at = t0() + Duration::days(40);
         assert_eq!(
             turn_end_trigger(&c, at, &PolicyConfig::default()),
-            Some(Trigger::UnfinishedTurns)
+            Some(CompactionTrigger::UnfinishedTurns)
         );
     }
 
@@ -306,7 +369,7 @@ mod tests {
         assert_eq!(turn_end_trigger(&c, almost, &config), None);
         assert_eq!(
             turn_end_trigger(&c, t0() + Duration::days(30), &config),
-            Some(Trigger::AgeAndTurns)
+            Some(CompactionTrigger::AgeAndTurns)
         );
         assert_eq!(
             turn_end_trigger(&c, t0() - Duration::days(40), &config),
@@ -317,10 +380,18 @@ mod tests {
 
     #[test]
     fn only_the_first_three_are_size_triggers() {
-        let size: Vec<_> = Trigger::ALL.iter().copied().filter(|t| t.is_size_trigger()).collect();
+        let size: Vec<_> = CompactionTrigger::ALL
+            .iter()
+            .copied()
+            .filter(|t| t.is_size_trigger())
+            .collect();
         assert_eq!(
             size,
-            [Trigger::Emergency, Trigger::ContextPressure, Trigger::ThresholdExceeded]
+            [
+                CompactionTrigger::Emergency,
+                CompactionTrigger::ContextPressure,
+                CompactionTrigger::ThresholdExceeded
+            ]
         );
     }
 }

@@ -13,7 +13,7 @@ use super::state::{STATE_COLUMNS, bind_state};
 use super::{StoreResult, StoredConversation, db_count};
 use crate::domain::{ConversationId, TenantId};
 use crate::llm::Writer;
-use crate::policy::Trigger;
+use crate::policy::CompactionTrigger;
 use crate::policy::keep::KeepFigures;
 
 /// Why a conversation could not be claimed.
@@ -80,7 +80,7 @@ pub(crate) async fn release(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Attempt {
     pub at: DateTime<Utc>,
-    pub trigger: Trigger,
+    pub trigger: CompactionTrigger,
     pub by_host: bool,
     pub idle: bool,
     pub summarizer: Writer,

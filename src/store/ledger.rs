@@ -8,8 +8,8 @@ use sqlx::{PgConnection, Row};
 use super::{StoreResult, count_of};
 use crate::domain::{ConversationId, FleetCursor, TenantId};
 use crate::llm::Writer;
-use crate::policy::Trigger;
 use crate::policy::keep::{KeepFigures, KeepKind, KindFigures};
+use crate::policy::{CompactionTrigger, Trigger};
 
 /// A row of the ledger.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,7 +18,7 @@ pub(crate) struct Recorded {
     pub conversation_id: String,
     pub seq: i64,
     pub at: DateTime<Utc>,
-    pub trigger: Trigger,
+    pub trigger: CompactionTrigger,
     pub by_host: bool,
     pub idle: bool,
     pub summarizer: Writer,

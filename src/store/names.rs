@@ -10,7 +10,7 @@ use sqlx::postgres::{PgArgumentBuffer, PgTypeInfo, PgValueRef};
 use sqlx::{Decode, Encode, Postgres, Type};
 
 use crate::llm::Writer;
-use crate::policy::Trigger;
+use crate::policy::CompactionTrigger;
 use crate::policy::keep::{KeepKind, Source};
 
 macro_rules! stored_name {
@@ -40,7 +40,7 @@ macro_rules! stored_name {
     };
 }
 
-stored_name!(Trigger);
+stored_name!(CompactionTrigger);
 stored_name!(Writer);
 stored_name!(KeepKind);
 stored_name!(Source);

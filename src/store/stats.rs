@@ -6,7 +6,7 @@ use sqlx::{PgConnection, Row};
 
 use super::{StoreResult, count_of};
 use crate::domain::TenantId;
-use crate::policy::Trigger;
+use crate::policy::CompactionTrigger;
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct TriggerStats {
@@ -58,7 +58,7 @@ pub(crate) async fn read(
     .bind(tenant.as_str())
     .bind(since)
     .bind(until)
-    .bind(Trigger::compaction_triggers().map(Trigger::as_str).collect::<Vec<_>>())
+    .bind(CompactionTrigger::names().collect::<Vec<_>>())
     .fetch_all(&mut *conn)
     .await?
     .iter()

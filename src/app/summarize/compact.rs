@@ -4,7 +4,7 @@ use super::claim::ClaimGuard;
 use crate::app::keep_set::{self, Observation};
 use crate::app::{Outcome, Ready, Refusal, Services, UseCase};
 use crate::domain::{ConversationId, TenantId};
-use crate::policy::Trigger;
+use crate::policy::CompactionTrigger;
 use crate::policy::transcript::Message;
 use crate::store::compactions::{self, Attempt, Unclaimed};
 use crate::store::ledger::Recorded;
@@ -30,7 +30,7 @@ pub(crate) struct Request {
     /// A summary the harness wrote itself: recorded, no model called.
     pub summary: Option<String>,
     /// `None`: the pending decision's trigger, else `manual`.
-    pub trigger: Option<Trigger>,
+    pub trigger: Option<CompactionTrigger>,
     pub by_host: bool,
     pub idle: bool,
     pub tokens_before: Option<u64>,
@@ -76,7 +76,7 @@ pub(crate) struct Overflow {
     pub utilization: f64,
     /// The summary and the messages kept after it.
     pub message_count: u64,
-    pub trigger: Trigger,
+    pub trigger: CompactionTrigger,
 }
 
 impl UseCase for Request {

@@ -16,7 +16,7 @@ use crate::llm::{self, Via, Writer, summarizer, tokens};
 use crate::policy::keep::{HarnessPatterns, summary_max_tokens};
 use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::{Message, Role};
-use crate::policy::{Trigger, cut};
+use crate::policy::{CompactionTrigger, cut};
 use crate::store::compactions::Attempt;
 use crate::store::{StoreError, StoredConversation, turns};
 
@@ -42,7 +42,7 @@ pub(super) async fn write(
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
     let trigger = request.trigger.unwrap_or_else(|| pending_trigger(&stored));
     let harness_summary = match (trigger, request.summary) {
-        (Trigger::ManualRecovery, summary) => Some(summary.unwrap_or_default()),
+        (CompactionTrigger::ManualRecovery, summary) => Some(summary.unwrap_or_default()),
         (_, summary) => summary,
     };
     if gathered.messages.is_empty() && prior.is_none() && harness_summary.is_none() {
@@ -74,7 +74,9 @@ pub(super) async fn write(
         harness: &harness,
     };
     let written = match harness_summary {
-        Some(text) if trigger == Trigger::ManualRecovery => Ok(summarizer::clean_slate(&text, rules.max_tokens).await),
+        Some(text) if trigger == CompactionTrigger::ManualRecovery => {
+            Ok(summarizer::clean_slate(&text, rules.max_tokens).await)
+        }
         Some(text) => Ok(summarizer::from_harness(&text, rules).await),
         None => {
             let via = match (&services.summary_model, &allowed) {
@@ -138,13 +140,12 @@ pub(super) async fn write(
 }
 
 /// The pending decision's trigger when it names a compaction, else `manual`.
-fn pending_trigger(stored: &StoredConversation) -> Trigger {
+fn pending_trigger(stored: &StoredConversation) -> CompactionTrigger {
     stored
         .pending_decision
         .as_ref()
-        .and_then(|pending| pending.trigger)
-        .filter(|trigger| trigger.is_compaction_trigger())
-        .unwrap_or(Trigger::Manual)
+        .and_then(|pending| pending.trigger?.compaction())
+        .unwrap_or(CompactionTrigger::Manual)
 }
 
 /// What the unread turns and the sent delta say, read off the async threads:

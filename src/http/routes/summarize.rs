@@ -19,9 +19,8 @@ use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody
 use crate::http::idempotency::{self, Render, Reply};
 use crate::http::views::conversation::ConversationState;
 use crate::http::views::ledger::Compaction;
-use crate::http::views::wire::CompactionTrigger;
 use crate::policy::transcript::{Message, Role, ToolCall};
-use crate::policy::{KEEP_INSTRUCTIONS, Trigger};
+use crate::policy::{CompactionTrigger, KEEP_INSTRUCTIONS, Trigger};
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/summarize", post(summarize))
@@ -154,8 +153,8 @@ pub(crate) struct SummarizeResponse {
 /// The request, its values checked; a `manual_recovery` boundary takes an admin.
 pub(crate) fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<summarize::Request, ApiError> {
     let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
-    let trigger = request.trigger.map(|CompactionTrigger(trigger)| trigger);
-    if trigger == Some(Trigger::ManualRecovery) && caller.role != domain::Role::Admin {
+    let trigger = request.trigger;
+    if trigger == Some(CompactionTrigger::ManualRecovery) && caller.role != domain::Role::Admin {
         return Err(ApiError::Forbidden(
             "manual_recovery boundaries take an admin key".to_owned(),
         ));
@@ -191,7 +190,7 @@ impl From<summarize::Overflow> for Overflow {
             overflow: overflow.overflow,
             utilization: overflow.utilization,
             message_count: overflow.message_count,
-            trigger: overflow.trigger,
+            trigger: overflow.trigger.into(),
         }
     }
 }

@@ -105,7 +105,7 @@ impl From<&KeepFigures> for KeepCounts {
 impl From<Recorded> for Compaction {
     fn from(row: Recorded) -> Self {
         Self {
-            trigger: row.trigger,
+            trigger: row.trigger.into(),
             summarizer: row.summarizer,
             id: row.id,
             seq: row.seq,

@@ -12,7 +12,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use crate::llm::Writer;
 use crate::policy::keep::{KeepKind, Source};
 use crate::policy::transcript::Role;
-use crate::policy::{CacheLife, DecisionKind, Guard, Moment, Trigger};
+use crate::policy::{CacheLife, CompactionTrigger, DecisionKind, Guard, Moment, Trigger};
 
 macro_rules! wire_name {
     ($ty:ident, $description:literal) => {
@@ -26,7 +26,7 @@ macro_rules! wire_name {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let name = Cow::<str>::deserialize(deserializer)?;
                 $ty::parse(&name).ok_or_else(|| {
-                    let names: Vec<_> = $ty::ALL.iter().map(|value| value.as_str()).collect();
+                    let names: Vec<_> = $ty::names().collect();
                     D::Error::custom(format!(
                         "unknown value `{name}`, expected one of: {}",
                         names.join(", ")
@@ -40,7 +40,7 @@ macro_rules! wire_name {
                 ObjectBuilder::new()
                     .schema_type(Type::String)
                     .description(Some($description))
-                    .enum_values(Some($ty::ALL.iter().map(|value| value.as_str())))
+                    .enum_values(Some($ty::names()))
                     .build()
                     .into()
             }
@@ -57,6 +57,10 @@ macro_rules! wire_name {
 wire_name!(
     Trigger,
     "Why a compaction or rollover is due. Stable: the ledger stores these. `cache_cold` and `long_away` only explain a `next_message` rollover."
+);
+wire_name!(
+    CompactionTrigger,
+    "What a compaction is recorded as (the ledger's trigger names)."
 );
 wire_name!(Guard, "The loop guard that holds: compacting again would not help.");
 wire_name!(
@@ -82,41 +86,6 @@ wire_name!(
     "Who wrote a summary: the upstream LLM, compactd's extractive summarizer, or the caller's harness."
 );
 
-/// A trigger a compaction may be recorded as: any but the two that only
-/// explain a rollover (`cache_cold`, `long_away`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct CompactionTrigger(pub Trigger);
-
-impl<'de> Deserialize<'de> for CompactionTrigger {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let name = Cow::<str>::deserialize(deserializer)?;
-        Trigger::compaction_triggers()
-            .find(|trigger| trigger.as_str() == name)
-            .map(CompactionTrigger)
-            .ok_or_else(|| {
-                let names: Vec<_> = Trigger::compaction_triggers().map(Trigger::as_str).collect();
-                D::Error::custom(format!("unknown value `{name}`, expected one of: {}", names.join(", ")))
-            })
-    }
-}
-
-impl utoipa::PartialSchema for CompactionTrigger {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .description(Some("What a compaction is recorded as (the ledger's trigger names)."))
-            .enum_values(Some(Trigger::compaction_triggers().map(Trigger::as_str)))
-            .build()
-            .into()
-    }
-}
-
-impl utoipa::ToSchema for CompactionTrigger {
-    fn name() -> Cow<'static, str> {
-        Cow::Borrowed("CompactionTrigger")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,7 +93,7 @@ mod tests {
     #[test]
     fn names_travel_as_their_stable_strings() {
         assert_eq!(
-            serde_json::to_string(&Trigger::IdleCacheExpiry).unwrap(),
+            serde_json::to_string(&Trigger::Compaction(CompactionTrigger::IdleCacheExpiry)).unwrap(),
             "\"idle_cache_expiry\""
         );
         let moment: Moment = serde_json::from_str("\"next_message\"").unwrap();
