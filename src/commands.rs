@@ -39,10 +39,11 @@ fn serve(args: ServeArgs) -> Result<(), AnyError> {
     let max_connections = args.max_connections;
     with_database(&args.database, move |options| async move {
         let app = Application::build(settings, store::pool(options, max_connections)).await?;
+        let shutdown = shutdown_signal();
         // Tests and scripts wait for this line instead of polling.
         println!("compactd listening on http://{}", app.local_addr());
         tracing::info!(addr = %app.local_addr(), "compactd is serving");
-        app.run_until(shutdown_signal()).await?;
+        app.run_until(shutdown).await?;
         Ok(())
     })
 }

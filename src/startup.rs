@@ -224,23 +224,25 @@ async fn sweep_idempotency_keys(pool: PgPool) {
 }
 
 /// Resolves on Ctrl+C or SIGTERM.
-pub(crate) async fn shutdown_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
+pub(crate) fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
+    use tokio::signal::unix::{Signal, SignalKind, signal};
+    // Installed now, not when first polled: a SIGTERM that comes the moment
+    // the service says it listens must not meet the default action (death).
+    let terminate = signal(SignalKind::terminate()).ok();
+    let interrupt = signal(SignalKind::interrupt()).ok();
+    async fn received(signal: Option<Signal>) {
+        match signal {
+            Some(mut signal) => {
                 signal.recv().await;
             }
-            Err(_) => std::future::pending::<()>().await,
+            None => std::future::pending::<()>().await,
         }
-    };
-    tokio::select! {
-        () = ctrl_c => {},
-        () = terminate => {},
     }
-    tracing::info!("shutting down");
+    async move {
+        tokio::select! {
+            () = received(terminate) => {},
+            () = received(interrupt) => {},
+        }
+        tracing::info!("shutting down");
+    }
 }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use super::Services;
+use crate::domain::{ConversationId, TenantId};
 use crate::llm::CompletionRequest;
 use crate::llm::error::excerpt;
 use crate::policy::audit::{self, AuditConfig, LiveTurn};
@@ -35,7 +36,12 @@ struct GaveUp {
 }
 
 /// Audits the conversation when its audit is due and no other worker runs it.
-pub(crate) async fn run_if_due(services: &Services, settings: &AuditSettings, tenant: &str, conversation_id: &str) {
+pub(crate) async fn run_if_due(
+    services: &Services,
+    settings: &AuditSettings,
+    tenant: &TenantId,
+    conversation_id: &ConversationId,
+) {
     let claimed = async {
         let mut conn = services.pool.acquire().await?;
         audits::claim(

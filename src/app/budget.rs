@@ -57,28 +57,24 @@ impl Budget {
     }
 }
 
-/// The gate as the background workers meet it: turns and audits name their
-/// tenant as stored.
+/// The gate as the background workers meet it: best effort, since a score
+/// or an audit without the model has its heuristic.
 impl Services {
     /// The score model for the tenant, unless there is none or the tenant's
     /// budget is spent (or cannot be read: the heuristic costs nothing).
-    pub(crate) async fn score_model_for(&self, tenant: &str) -> Option<&UpstreamModel> {
+    pub(crate) async fn score_model_for(&self, tenant: &TenantId) -> Option<&UpstreamModel> {
         let model = self.score_model.as_ref()?;
-        let tenant = TenantId::parse("tenant", tenant).ok()?;
         let mut conn = self.pool.acquire().await.ok()?;
-        self.budget.allows(&mut conn, &tenant).await.ok()?.ok()?;
+        self.budget.allows(&mut conn, tenant).await.ok()?.ok()?;
         Some(model)
     }
 
     /// Counts a score or audit call against the tenant's budget; a count that
     /// cannot be written is logged, not retried.
-    pub(crate) async fn spend_on_scores(&self, tenant: &str, input: Option<u64>, output: Option<u64>) {
-        let Ok(tenant) = TenantId::parse("tenant", tenant) else {
-            return;
-        };
+    pub(crate) async fn spend_on_scores(&self, tenant: &TenantId, input: Option<u64>, output: Option<u64>) {
         let spent = async {
             let mut conn = self.pool.acquire().await?;
-            self.budget.spend(&mut conn, &tenant, input, output).await
+            self.budget.spend(&mut conn, tenant, input, output).await
         };
         if let Err(err) = spent.await {
             tracing::warn!(%err, "could not count upstream tokens against the budget");

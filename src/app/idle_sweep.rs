@@ -7,7 +7,6 @@ use chrono::Utc;
 
 use super::summarize::Request;
 use super::{Alone, Refusal, Services};
-use crate::domain::{ConversationId, TenantId};
 use crate::policy::{CompactionTrigger, DecisionKind, Moment, decide};
 use crate::store::{StoreResult, due};
 
@@ -27,12 +26,7 @@ pub(crate) async fn sweep(services: &Services) -> StoreResult<usize> {
         if decision.kind != DecisionKind::Compact || stored.last_turn_seq <= stored.boundary_turn_seq {
             continue;
         }
-        let (Ok(tenant), Ok(id)) = (
-            TenantId::parse("tenant", &stored.tenant),
-            ConversationId::parse("conversation_id", stored.conversation_id.clone()),
-        ) else {
-            continue;
-        };
+        let (tenant, id) = (stored.tenant.clone(), stored.conversation_id.clone());
         let request = Request {
             tenant,
             id,

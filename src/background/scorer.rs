@@ -24,7 +24,7 @@ pub(super) async fn run(workers: Workers) {
                 continue;
             }
         };
-        let touched: BTreeSet<(String, String)> = turns
+        let touched: BTreeSet<_> = turns
             .iter()
             .map(|turn| (turn.tenant.clone(), turn.conversation_id.clone()))
             .collect();

@@ -7,7 +7,7 @@ use super::InvalidValue;
 /// The most characters (Unicode scalar values) an id may have.
 pub(crate) const MAX_CHARS: usize = 200;
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct ConversationId(String);
 
 impl ConversationId {

@@ -7,7 +7,7 @@ use super::InvalidValue;
 /// The most characters a tenant's name may have.
 pub(crate) const MAX_CHARS: usize = 64;
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TenantId(String);
 
 impl TenantId {

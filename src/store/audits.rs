@@ -10,6 +10,7 @@ use sqlx::{Connection, PgConnection, Row};
 
 use super::StoreResult;
 use super::scoring::append_event;
+use crate::domain::{ConversationId, TenantId};
 use crate::policy::audit::{AuditConfig, LiveTurn};
 
 /// A turn scored 5, kept word for word.
@@ -23,8 +24,8 @@ pub(crate) struct Critical {
 /// A conversation claimed for its audit.
 #[derive(Debug, Clone)]
 pub(crate) struct Claimed {
-    pub tenant: String,
-    pub conversation_id: String,
+    pub tenant: TenantId,
+    pub conversation_id: ConversationId,
     /// The newest turn now: the audit covers up to it.
     pub last_turn_seq: i64,
     pub critical: Vec<Critical>,
@@ -41,8 +42,8 @@ pub(crate) struct Claimed {
 /// it; also claims the turns it will re-score, so the scorer leaves them.
 pub(crate) async fn claim(
     conn: &mut PgConnection,
-    tenant: &str,
-    conversation_id: &str,
+    tenant: &TenantId,
+    conversation_id: &ConversationId,
     config: &AuditConfig,
     abandoned_after: Duration,
     retry_after: Duration,

@@ -5,6 +5,7 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use super::error::StoreResult;
+use crate::domain::{ConversationId, TenantId};
 
 /// Takes the conversation's row lock, first, in a transaction that will also
 /// write its turns or keep items: every writer takes the row before those
@@ -12,8 +13,8 @@ use super::error::StoreResult;
 /// writers ever wait on each other in opposite orders.
 pub(crate) async fn lock_conversation_first(
     conn: &mut sqlx::PgConnection,
-    tenant: &str,
-    conversation_id: &str,
+    tenant: &TenantId,
+    conversation_id: &ConversationId,
 ) -> StoreResult<()> {
     sqlx::query("SELECT 1 FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR NO KEY UPDATE")
         .bind(tenant)

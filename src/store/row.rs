@@ -7,14 +7,15 @@ use sqlx::types::Json;
 
 use super::audits::Critical;
 use super::{StoreError, count_of};
+use crate::domain::{ConversationId, TenantId};
 use crate::policy::{CacheLifeSetting, Conversation, ModelCall, PendingDecision};
 
 /// A conversation as stored: the policy's state plus what the service keeps
 /// beside it.
 #[derive(Debug, Clone)]
 pub(crate) struct StoredConversation {
-    pub tenant: String,
-    pub conversation_id: String,
+    pub tenant: TenantId,
+    pub conversation_id: ConversationId,
     pub state: Conversation,
     /// The anchor summary and the seq of the compaction that wrote it.
     pub summary: Option<(String, i64)>,

@@ -10,12 +10,13 @@ use serde_json::json;
 use sqlx::{Connection, PgConnection, Row};
 
 use super::StoreResult;
+use crate::domain::{ConversationId, TenantId};
 
 /// A turn a worker has claimed for scoring.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ClaimedTurn {
-    pub tenant: String,
-    pub conversation_id: String,
+    pub tenant: TenantId,
+    pub conversation_id: ConversationId,
     pub seq: i64,
     pub user: Option<String>,
     pub assistant: Option<String>,
@@ -73,8 +74,8 @@ pub(crate) async fn waiting(conn: &mut PgConnection) -> StoreResult<i64> {
 /// announces it to listeners (see `store::events`).
 pub(crate) async fn append_event(
     conn: &mut PgConnection,
-    tenant: &str,
-    conversation_id: &str,
+    tenant: &TenantId,
+    conversation_id: &ConversationId,
     kind: &str,
     payload: serde_json::Value,
 ) -> StoreResult<()> {

@@ -124,7 +124,7 @@ pub(crate) async fn context(
     }
     let critical: Vec<i64> = stored.critical.iter().map(|c| c.turn_id).collect();
     Ok(Json(Context {
-        conversation_id: stored.conversation_id,
+        conversation_id: stored.conversation_id.to_string(),
         critical: stored
             .critical
             .into_iter()

@@ -120,7 +120,7 @@ pub(crate) async fn list_events(
         .then(|| page.last().map(|e| e.seq))
         .flatten();
     Ok(Json(EventsPage {
-        conversation_id: stored.conversation_id,
+        conversation_id: stored.conversation_id.to_string(),
         events: page
             .into_iter()
             .map(|e| EventView {

@@ -119,14 +119,14 @@ pub(crate) async fn list_due(
         after = batch.last().and_then(|last| {
             Some(Position {
                 last_turn_at: last.state.last_turn_at?,
-                conversation_id: last.conversation_id.clone(),
+                conversation_id: last.conversation_id.to_string(),
             })
         });
         for stored in batch {
             let decision = policy::decide(&stored.state, moment, at, &app.services.policy);
             if decision.kind != DecisionKind::Keep && due_now.len() < limit as usize {
                 due_now.push(DueConversation {
-                    conversation_id: stored.conversation_id,
+                    conversation_id: stored.conversation_id.to_string(),
                     decision: decision.kind,
                     trigger: decision.trigger,
                     guard: decision.guard,

@@ -73,7 +73,7 @@ impl ConversationState {
     pub(crate) fn new(stored: StoredConversation, config: &PolicyConfig) -> Self {
         let c = stored.state;
         Self {
-            conversation_id: stored.conversation_id,
+            conversation_id: stored.conversation_id.to_string(),
             used: c.used,
             size: c.size,
             cache_life: c.effective_cache_life(config),
