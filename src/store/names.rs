@@ -15,37 +15,10 @@ use crate::llm::Writer;
 use crate::policy::CompactionTrigger;
 use crate::policy::keep::{KeepKind, Source};
 
-macro_rules! stored_name {
-    ($ty:ty) => {
-        impl Type<Postgres> for $ty {
-            fn type_info() -> PgTypeInfo {
-                <&str as Type<Postgres>>::type_info()
-            }
-
-            fn compatible(ty: &PgTypeInfo) -> bool {
-                <&str as Type<Postgres>>::compatible(ty)
-            }
-        }
-
-        impl<'r> Decode<'r, Postgres> for $ty {
-            fn decode(value: PgValueRef<'r>) -> Result<Self, BoxDynError> {
-                let name = <&str as Decode<Postgres>>::decode(value)?;
-                <$ty>::parse(name).ok_or_else(|| format!("unknown {} {name:?}", stringify!($ty)).into())
-            }
-        }
-
-        impl Encode<'_, Postgres> for $ty {
-            fn encode_by_ref(&self, buf: &mut PgArgumentBuffer) -> Result<IsNull, BoxDynError> {
-                <&str as Encode<Postgres>>::encode(self.as_str(), buf)
-            }
-        }
-    };
-}
-
-/// An id checked as it is read: a row that holds one the edge would refuse
-/// is corrupt.
-macro_rules! stored_id {
-    ($ty:ty, $parse:expr) => {
+/// A type stored as text: `decode` reads it back (an error is a corrupt
+/// row), `as_str` writes it.
+macro_rules! text_column {
+    ($ty:ty, $decode:expr) => {
         impl Type<Postgres> for $ty {
             fn type_info() -> PgTypeInfo {
                 <&str as Type<Postgres>>::type_info()
@@ -59,7 +32,7 @@ macro_rules! stored_id {
         impl<'r> Decode<'r, Postgres> for $ty {
             fn decode(value: PgValueRef<'r>) -> Result<Self, BoxDynError> {
                 let raw = <&str as Decode<Postgres>>::decode(value)?;
-                Ok($parse(raw)?)
+                $decode(raw)
             }
         }
 
@@ -71,11 +44,23 @@ macro_rules! stored_id {
     };
 }
 
-stored_id!(TenantId, |raw| TenantId::parse("stored tenant", raw));
-stored_id!(ConversationId, |raw: &str| ConversationId::parse(
-    "stored conversation_id",
-    raw.to_owned()
-));
+/// A policy name: one this version does not know is a corrupt row.
+macro_rules! stored_name {
+    ($ty:ty) => {
+        text_column!($ty, |name: &str| -> Result<$ty, BoxDynError> {
+            <$ty>::parse(name).ok_or_else(|| format!("unknown {} {name:?}", stringify!($ty)).into())
+        });
+    };
+}
+
+// An id checked as it is read, as the edge checks it: a row holding one
+// the edge would refuse is corrupt.
+text_column!(TenantId, |raw: &str| -> Result<TenantId, BoxDynError> {
+    Ok(TenantId::parse("stored tenant", raw)?)
+});
+text_column!(ConversationId, |raw: &str| -> Result<ConversationId, BoxDynError> {
+    Ok(ConversationId::parse("stored conversation_id", raw.to_owned())?)
+});
 
 stored_name!(CompactionTrigger);
 stored_name!(Writer);
