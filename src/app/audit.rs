@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use super::Services;
 use crate::domain::{ConversationId, TenantId};
-use crate::llm::CompletionRequest;
 use crate::llm::error::excerpt;
+use crate::llm::{CompletionRequest, UpstreamModel};
 use crate::policy::audit::{self, AuditConfig, LiveTurn};
 use crate::policy::score;
 use crate::store;
@@ -104,17 +104,11 @@ async fn decide(services: &Services, config: &AuditConfig, claimed: &Claimed) ->
                 max_tokens: RESCORE_MAX_TOKENS,
                 temperature: 0.0,
             };
-            let completion = model.client.complete(&request).await.map_err(|err| GaveUp {
-                reason: "audit-call",
-                detail: err.to_string(),
-            })?;
-            services
-                .spend_on_scores(&claimed.tenant, completion.input_tokens, completion.output_tokens)
-                .await;
+            let answer = ask(services, model, &claimed.tenant, &request).await?;
             let seqs: Vec<i64> = asked.iter().map(|turn| turn.seq).collect();
-            audit::parse_rescore(&completion.text, &seqs).ok_or_else(|| GaveUp {
+            audit::parse_rescore(&answer, &seqs).ok_or_else(|| GaveUp {
                 reason: "audit-parse",
-                detail: excerpt(&completion.text),
+                detail: excerpt(&answer),
             })?
         }
         (None, false) => asked
@@ -182,12 +176,22 @@ async fn rebuilt_memory(
         max_tokens: MEMORY_MAX_TOKENS,
         temperature: 0.2,
     };
-    let completion = model.client.complete(&request).await.map_err(|err| GaveUp {
+    ask(services, model, &claimed.tenant, &request).await
+}
+
+/// One of the audit's upstream calls, counted against the tenant's budget.
+async fn ask(
+    services: &Services,
+    model: &UpstreamModel,
+    tenant: &TenantId,
+    request: &CompletionRequest,
+) -> Result<String, GaveUp> {
+    let completion = model.client.complete(request).await.map_err(|err| GaveUp {
         reason: "audit-call",
         detail: err.to_string(),
     })?;
     services
-        .spend_on_scores(&claimed.tenant, completion.input_tokens, completion.output_tokens)
+        .spend_on_scores(tenant, completion.input_tokens, completion.output_tokens)
         .await;
     Ok(completion.text)
 }
