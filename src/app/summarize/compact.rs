@@ -67,15 +67,17 @@ pub(crate) struct Summarized {
 
 /// What an upstream would need to fit the compacted result (seed 002's
 /// terminal condition): the caller should roll over.
-#[derive(Debug, Clone, PartialEq)]
+// `message_count`: the summary and the messages kept after it. The trigger
+// is documented under the names a decision may give, as it always was.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, utoipa::ToSchema)]
 pub(crate) struct Overflow {
     pub tokens_used: u64,
     pub context_window: u64,
     pub overflow: u64,
     /// `tokens_used / context_window`.
     pub utilization: f64,
-    /// The summary and the messages kept after it.
     pub message_count: u64,
+    #[schema(value_type = crate::policy::Trigger)]
     pub trigger: CompactionTrigger,
 }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 
-use crate::app::summarize::{self, Summarized};
+use crate::app::summarize::{self, Overflow, Summarized};
 use crate::auth;
 use crate::domain::text::storable;
 use crate::domain::{self, At, ConversationId, Count, InvalidValue};
@@ -20,7 +20,7 @@ use crate::http::idempotency::{self, Render, Reply};
 use crate::http::views::conversation::ConversationState;
 use crate::http::views::ledger::Compaction;
 use crate::policy::transcript::{Message, Role, ToolCall};
-use crate::policy::{CompactionTrigger, KEEP_INSTRUCTIONS, Trigger};
+use crate::policy::{CompactionTrigger, KEEP_INSTRUCTIONS};
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/summarize", post(summarize))
@@ -124,19 +124,6 @@ impl TranscriptMessage {
     }
 }
 
-/// What an upstream would need to fit the compacted result (seed 002's
-/// terminal condition): the caller should roll over.
-#[derive(Debug, Serialize, ToSchema)]
-pub(crate) struct Overflow {
-    pub tokens_used: u64,
-    pub context_window: u64,
-    pub overflow: u64,
-    /// `tokens_used / context_window`.
-    pub utilization: f64,
-    pub message_count: u64,
-    pub trigger: Trigger,
-}
-
 #[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct SummarizeResponse {
     pub success: bool,
@@ -182,19 +169,6 @@ pub(crate) fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<
     })
 }
 
-impl From<summarize::Overflow> for Overflow {
-    fn from(overflow: summarize::Overflow) -> Self {
-        Self {
-            tokens_used: overflow.tokens_used,
-            context_window: overflow.context_window,
-            overflow: overflow.overflow,
-            utilization: overflow.utilization,
-            message_count: overflow.message_count,
-            trigger: overflow.trigger.into(),
-        }
-    }
-}
-
 impl Render for Summarized {
     fn render(self, app: &AppState) -> ApiResult<Reply> {
         Reply::ok(&SummarizeResponse {
@@ -203,7 +177,7 @@ impl Render for Summarized {
             error: self.recorded.error.clone(),
             keep_instructions: KEEP_INSTRUCTIONS.to_owned(),
             compaction: Compaction::from(self.recorded),
-            overflow: self.overflow.map(Overflow::from),
+            overflow: self.overflow,
             state: ConversationState::new(self.stored, &app.services.policy),
         })
     }
