@@ -4,15 +4,6 @@
 
 macro_rules! named {
     ($ty:ty) => {
-        named!($ty, without_parse);
-        impl $ty {
-            /// The value a stable name names.
-            pub fn parse(name: &str) -> Option<Self> {
-                Self::ALL.iter().copied().find(|value| value.as_str() == name)
-            }
-        }
-    };
-    ($ty:ty, without_parse) => {
         impl $ty {
             /// Every value, in the order they are declared.
             pub const ALL: &'static [Self] = <Self as strum::VariantArray>::VARIANTS;
@@ -25,6 +16,11 @@ macro_rules! named {
             /// Every stable name, in the order they are declared.
             pub fn names() -> impl Iterator<Item = &'static str> {
                 Self::ALL.iter().map(|value| value.as_str())
+            }
+
+            /// The value a stable name names.
+            pub fn parse(name: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|value| value.as_str() == name)
             }
         }
     };

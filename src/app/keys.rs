@@ -26,7 +26,7 @@ pub async fn create(
     note: Option<&str>,
 ) -> Result<(String, String), KeyAdminError> {
     let tenant = TenantId::parse("--tenant", tenant)?;
-    let role = Role::parse("--role", role)?;
+    let role = Role::checked("--role", role)?;
     let new = key::generate().map_err(|err| KeyAdminError::Random(err.to_string()))?;
     let mut conn = pool.acquire().await.map_err(StoreError::from)?;
     keys::insert(

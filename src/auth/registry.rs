@@ -131,7 +131,7 @@ impl KeyRegistry {
             .filter_map(|key| {
                 let entry = Entry {
                     tenant: TenantId::parse("tenant", &key.tenant).ok()?,
-                    role: Role::parse("role", &key.role).ok()?,
+                    role: Role::parse(&key.role)?,
                     secret_hash: key.secret_hash,
                     revoked: key.revoked_at.is_some(),
                 };

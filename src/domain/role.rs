@@ -13,15 +13,12 @@ pub enum Role {
     Admin,
 }
 
-named!(Role, without_parse);
+named!(Role);
 
 impl Role {
-    pub(crate) fn parse(field: &str, raw: &str) -> Result<Self, InvalidValue> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|role| role.as_str() == raw)
-            .ok_or_else(|| InvalidValue::new(field, "must be agent, reader or admin"))
+    /// `raw` as a role, or why not, naming `field`.
+    pub(crate) fn checked(field: &str, raw: &str) -> Result<Self, InvalidValue> {
+        Self::parse(raw).ok_or_else(|| InvalidValue::new(field, "must be agent, reader or admin"))
     }
 
     pub(crate) const fn may_write(self) -> bool {
