@@ -5,6 +5,8 @@
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use crate::domain::text::hex;
+
 pub(crate) const PREFIX: &str = "cpk_";
 const ID_BYTES: usize = 8;
 const SECRET_BYTES: usize = 32;
@@ -15,10 +17,6 @@ pub(crate) struct NewKey {
     pub secret_hash: Vec<u8>,
     /// The whole key; print it once and drop it.
     pub key: String,
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 pub(crate) fn generate() -> Result<NewKey, getrandom::Error> {

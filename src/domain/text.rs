@@ -1,4 +1,5 @@
-//! Free text from callers (transcripts, summaries, plans).
+//! Free text from callers (transcripts, summaries, plans), and bytes shown
+//! as text.
 
 /// Postgres text cannot hold NUL; text that has one keeps its place with
 /// U+FFFD rather than losing the whole request.
@@ -8,6 +9,11 @@ pub(crate) fn storable(text: String) -> String {
     } else {
         text
     }
+}
+
+/// Lower-case hex, two digits a byte (key ids, secrets, checksums).
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -14,6 +14,8 @@
 use sqlx::migrate::{MigrateError, Migrator};
 use sqlx::{Connection, Executor, PgConnection, PgPool};
 
+use crate::domain::text::hex;
+
 /// The schema's migrations, embedded: the binary carries its schema.
 pub(crate) static MIGRATOR: Migrator = sqlx::migrate!("./migrations");
 
@@ -124,7 +126,7 @@ async fn adopt_legacy(conn: &mut PgConnection) -> Result<(), MigrateError> {
     }
     tracing::info!("this database was made by the migrations before the baseline: adopting it");
     for (version, checksum) in &applied {
-        let hex: String = checksum.iter().map(|byte| format!("{byte:02x}")).collect();
+        let hex = hex(checksum);
         if let Some(earlier) = EARLIER_TEXTS
             .iter()
             .find(|text| text.version == *version && text.checksum == hex)
