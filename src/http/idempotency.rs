@@ -63,12 +63,13 @@ where
     Answer<U>: Render,
 {
     let Some(key) = key.0 else {
-        let app = app.clone();
-        let work = async move { app::perform(&app.services, use_case, Respond { app: &app, key: None }).await };
         let reply = if U::RUN_TO_COMPLETION {
-            to_completion(work).await?
+            // Its own task owns what it needs; the hot path borrows instead.
+            let app = app.clone();
+            to_completion(async move { app::perform(&app.services, use_case, Respond { app: &app, key: None }).await })
+                .await?
         } else {
-            work.await?
+            app::perform(&app.services, use_case, Respond { app, key: None }).await?
         };
         return Ok(reply.into_response());
     };
