@@ -52,6 +52,8 @@ fn replay(args: ReplayArgs) -> Result<(), AnyError> {
     let settings = Settings::replaying(&args)?;
     let options = ReplayOptions {
         window: args.window,
+        from_stored_turns: args.from_stored_turns,
+        prepare: args.prepare,
         schedule: match args.every {
             Some(every) => Schedule::Every(usize::try_from(every).unwrap_or(usize::MAX)),
             None => Schedule::Policy,

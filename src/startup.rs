@@ -45,6 +45,8 @@ pub struct Application {
     pool: PgPool,
     keys: Arc<KeyRegistry>,
     workers: Option<Workers>,
+    /// What the use cases share (a replay runs some of them itself).
+    services: Services,
     connections: ConnectionLimits,
     /// Follows key changes from startup on; stopped with the service.
     key_follower: tokio::task::JoinHandle<()>,
@@ -64,6 +66,10 @@ impl Application {
         };
         wait_for_database(&listener, &pool, settings.database_wait, connections).await?;
         store::migrate(&pool).await?;
+        let upstream_slots = settings
+            .summarizer
+            .as_ref()
+            .map_or(1, |upstream| upstream.llm.max_concurrent);
         let (summary_model, score_model) = match settings.summarizer {
             Some(upstream) => {
                 // One client, so one bound on calls in flight, for both models.
@@ -105,9 +111,10 @@ impl Application {
         let workers = settings.background.map(|background| Workers {
             services: services.clone(),
             settings: background,
+            upstream_slots,
         });
         let state = AppState {
-            services,
+            services: services.clone(),
             max_body_bytes: settings.max_body_bytes,
             keys: keys.clone(),
             rate_limits: Arc::new(RateLimits::new(settings.rate_per_second, settings.rate_burst)),
@@ -125,6 +132,7 @@ impl Application {
             pool,
             keys,
             workers,
+            services,
             connections,
             key_follower,
         })
@@ -134,6 +142,11 @@ impl Application {
         self.listener
             .local_addr()
             .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    /// What the service's use cases share.
+    pub(crate) fn services(&self) -> Services {
+        self.services.clone()
     }
 
     /// The service's copy of the API keys.

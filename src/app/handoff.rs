@@ -13,9 +13,13 @@ use crate::llm::summarizer::finish_beside;
 use crate::policy::handoff::{Handoff, Request};
 use crate::policy::keep::narrative::narrative_of;
 use crate::policy::keep::summary_max_tokens;
+use crate::policy::prepare::Reason;
 use crate::store::handoffs::{self, NotRolled};
+use crate::store::preparations::{self, Closing};
 use crate::store::turns::{self, Said};
 use crate::store::{conversations, ledger};
+
+use super::summarize::count_wasted;
 
 /// How many of the user's latest messages a handoff quotes by default…
 pub(crate) const DEFAULT_REQUESTS: usize = 3;
@@ -181,7 +185,14 @@ impl Ready for HandoffReady {
                 match rolled {
                     Ok(_) => {
                         crate::store::keep::inherit(&mut tx, &tenant, &id, &successor).await?;
+                        // The predecessor will not be compacted: what was prepared for it is wasted.
+                        let closing = Closing {
+                            used: None,
+                            reason: Reason::RolledOver,
+                        };
+                        let wasted = preparations::close(&mut tx, &tenant, &id, closing).await?;
                         tx.commit().await?;
+                        count_wasted(&wasted);
                         Ok(HandedOff::RolledOver { text, successor })
                     }
                     Err(NotRolled::Missing) => Err(Refusal::no_conversation(&id)),

@@ -1,23 +1,36 @@
 //! Sweep the idle (SPEC §2, §5): conversations whose one-hour cache is about to expire are
 //! compacted by the service itself (trigger `idle_cache_expiry`, `idle: true`),
 //! where turns are stored to summarize. Each is claimed like any compaction,
-//! so two replicas never both do it.
+//! so two replicas never both do it. Summaries prepared ahead and left
+//! unused for a day are dropped as wasted.
+
+use std::time::Duration;
 
 use chrono::Utc;
 
 use super::summarize::Request;
 use super::{Alone, Refusal, Services};
+use crate::policy::prepare::Reason;
 use crate::policy::{CompactionTrigger, DecisionKind, Moment, decide};
-use crate::store::{StoreResult, due};
+use crate::store::{StoreResult, due, preparations};
 
 /// Conversations looked at per sweep.
 const SWEEP_LIMIT: i64 = 200;
+
+/// A summary prepared ahead that no compaction used for this long is wasted
+/// (issue 12): its conversation has gone quiet, or moved on without it.
+pub(crate) const PREPARED_KEPT_FOR: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Compacts every idle conversation due now; answers how many.
 pub(crate) async fn sweep(services: &Services) -> StoreResult<usize> {
     let now = Utc::now();
     let candidates = {
         let mut conn = services.pool.acquire().await?;
+        let expired = preparations::expire(&mut conn, PREPARED_KEPT_FOR).await?;
+        if expired > 0 {
+            metrics::counter!("compactd_preparations_wasted_total", "reason" => Reason::Expired.as_str())
+                .increment(expired);
+        }
         due::idle_candidates(&mut conn, None, now, &services.policy, None, SWEEP_LIMIT).await?
     };
     let mut compacted = 0;

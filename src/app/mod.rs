@@ -17,6 +17,7 @@ pub(crate) mod handoff;
 pub(crate) mod idle_sweep;
 pub(crate) mod keep_set;
 pub mod keys;
+pub(crate) mod prepare;
 pub(crate) mod score;
 mod services;
 pub(crate) mod summarize;

@@ -1,14 +1,16 @@
 //! Report usage (SPEC §3 /usage): after a model call, the context in use and
 //! the call's token counts; creates the conversation on first sight and
-//! observes the cache life.
+//! observes the cache life. A report that carries the context past the
+//! preparation point plans a summary prepared ahead (issue 12).
 
 use chrono::{DateTime, Utc};
-use sqlx::PgConnection;
+use sqlx::{Connection, PgConnection};
 
 use super::{Outcome, Ready, Services, ready_as_it_comes};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::UsageReport;
-use crate::store::{StoredConversation, conversations};
+use crate::policy::prepare::{self, StoredTurns};
+use crate::store::{StoreResult, StoredConversation, conversations, preparations};
 
 /// A checked usage report.
 #[derive(Debug)]
@@ -27,6 +29,30 @@ impl Ready for RecordUsage {
     async fn apply(self, services: &Services, conn: &mut PgConnection) -> Outcome<StoredConversation> {
         let stored =
             conversations::record_usage(conn, &self.tenant, &self.id, &self.report, self.at, &services.policy).await?;
+        let turns = StoredTurns {
+            boundary: stored.boundary_turn_seq,
+            last: stored.last_turn_seq,
+        };
+        // Only a service with a model to write them plans preparations; the
+        // usual report is past here after one statement.
+        if services.summary_model.is_some() && prepare::due(&stored.state, turns, stored.planned, &services.policy) {
+            // The report stands whatever becomes of the plan: a plan that
+            // fails is made by the next report.
+            if let Err(err) = plan(conn, &stored, self.at).await {
+                tracing::warn!(%err, "a summary could not be planned ahead");
+            }
+        }
         Ok(stored)
     }
+}
+
+/// Plans the preparation in a savepoint (or a transaction of its own), so
+/// that a failed plan leaves the report's own writes as they are.
+async fn plan(conn: &mut PgConnection, stored: &StoredConversation, at: DateTime<Utc>) -> StoreResult<()> {
+    let mut tx = conn.begin().await?;
+    if preparations::plan(&mut tx, stored, at).await?.is_some() {
+        metrics::counter!("compactd_preparations_planned_total").increment(1);
+    }
+    tx.commit().await?;
+    Ok(())
 }

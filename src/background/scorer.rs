@@ -9,7 +9,7 @@ use super::Workers;
 use crate::app::{audit, score};
 
 pub(super) async fn run(workers: Workers) {
-    let Workers { services, settings } = workers;
+    let Workers { services, settings, .. } = workers;
     let audits = settings.audits();
     loop {
         let turns = match score::claim(&services, settings.batch, settings.abandoned_after).await {

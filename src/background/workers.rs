@@ -20,12 +20,19 @@ impl BackgroundSettings {
 pub(crate) struct Workers {
     pub services: Services,
     pub settings: BackgroundSettings,
+    /// Upstream calls the service may have in flight at once.
+    pub upstream_slots: usize,
 }
 
 impl Workers {
-    /// Starts the scorer (which audits what it touched) and the idle sweep.
+    /// Starts the scorer (which audits what it touched), the preparer (when
+    /// a model writes summaries and preparation is on) and the idle sweep.
     pub(crate) fn spawn(self) -> Vec<JoinHandle<()>> {
         let mut handles = vec![tokio::spawn(super::scorer::run(self.clone()))];
+        if self.services.summary_model.is_some() && self.services.policy.prepare_at_percent > 0 {
+            let slots = (self.upstream_slots / 2).max(1);
+            handles.push(tokio::spawn(super::preparer::run(self.clone(), slots)));
+        }
         if let Some(every) = self.settings.idle_sweep_every {
             handles.push(tokio::spawn(super::idle::run(self.services, every)));
         }

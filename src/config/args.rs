@@ -245,6 +245,15 @@ pub struct ReplayArgs {
     /// Summarize without a model even when an upstream is configured.
     #[arg(long)]
     pub no_upstream: bool,
+    /// Compact from the turns stored through /turn-ended (send no
+    /// transcript to /summarize), as an agent that stores its turns does.
+    #[arg(long)]
+    pub from_stored_turns: bool,
+    /// Prepare summaries ahead (at the default point, 85% of the trigger),
+    /// each one written as soon as it is planned, as by a worker with time
+    /// to spare; with --from-stored-turns the compactions merge them.
+    #[arg(long)]
+    pub prepare: bool,
     /// Print the report as JSON, for scripts.
     #[arg(long)]
     pub json: bool,

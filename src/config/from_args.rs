@@ -52,7 +52,15 @@ impl Settings {
         Ok(Self {
             addr: ([127, 0, 0, 1], 0).into(),
             max_body_bytes: 256 * 1024 * 1024,
-            policy: PolicyConfig::default(),
+            policy: PolicyConfig {
+                // A replay prepares summaries only when asked to.
+                prepare_at_percent: if args.prepare {
+                    PolicyConfig::default().prepare_at_percent
+                } else {
+                    0
+                },
+                ..PolicyConfig::default()
+            },
             summarizer: if args.no_upstream { None } else { args.llm.upstream()? },
             rate_per_second: 0,
             rate_burst: 0,

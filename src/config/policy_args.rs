@@ -71,6 +71,14 @@ pub struct PolicyArgs {
     #[arg(long, env = "COMPACTD_OBSERVE_MAX_GAP_MINUTES", default_value_t = default_policy().observe_max_gap.num_minutes(),
           value_parser = clap::value_parser!(i64).range(1..=1440))]
     pub observe_max_gap_minutes: i64,
+    /// A summary is prepared ahead at this percent of the size trigger (0: never).
+    #[arg(long, env = "COMPACTD_PREPARE_AT_PERCENT", default_value_t = default_policy().prepare_at_percent,
+          value_parser = clap::value_parser!(u64).range(0..=100))]
+    pub prepare_at_percent: u64,
+    /// A prepared summary is merged with the turns since while they count at most this percent of the trigger.
+    #[arg(long, env = "COMPACTD_PREPARE_MAX_DELTA_PERCENT", default_value_t = default_policy().prepare_max_delta_percent,
+          value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub prepare_max_delta_percent: u64,
 }
 
 fn parse_cache_life(name: &str) -> Result<CacheLife, String> {
@@ -97,6 +105,8 @@ impl From<&PolicyArgs> for PolicyConfig {
             observe_min_gap: Duration::minutes(args.observe_min_gap_minutes),
             observe_max_gap: Duration::minutes(args.observe_max_gap_minutes),
             default_cache_life: args.default_cache_life,
+            prepare_at_percent: args.prepare_at_percent,
+            prepare_max_delta_percent: args.prepare_max_delta_percent,
         }
     }
 }

@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::policy::keep::extract::users_words;
+use crate::policy::keep::narrative::split_merged;
 use crate::policy::keep::{HarnessPatterns, KeepKind, Source, sightings};
 use crate::policy::transcript::{Message, Role};
 
@@ -104,13 +105,30 @@ impl Exchange {
 pub(crate) fn narrative(prior: Option<&str>, messages: &[Message], harness: &HarnessPatterns, why: &str) -> String {
     let mut lines = vec![header(why)];
     if let Some(prior) = prior.map(str::trim).filter(|p| !p.is_empty()) {
-        let prior_lines: Vec<&str> = prior.lines().filter(|l| l.starts_with("- ")).collect();
-        if prior_lines.is_empty() {
+        // A prepared summary merged with later lines: its prose, then its lines.
+        let (prose, since) = split_merged(prior).unwrap_or((prior, ""));
+        let prior_lines: Vec<&str> = prose
+            .lines()
+            .chain(since.lines())
+            .filter(|l| l.starts_with("- "))
+            .collect();
+        if !since.is_empty() && !prose.trim().is_empty() {
+            lines.push(format!("- Before: {}", one_line(prose, PRIOR_PROSE_CHARS)));
+            lines.extend(since.lines().filter(|l| l.starts_with("- ")).map(str::to_owned));
+        } else if prior_lines.is_empty() {
             lines.push(format!("- Before: {}", one_line(prior, PRIOR_PROSE_CHARS)));
         } else {
             lines.extend(prior_lines.iter().map(|l| (*l).to_owned()));
         }
     }
+    lines.extend(request_lines(messages, harness));
+    lines.join("\n")
+}
+
+/// One line per user request in `messages`, with its outcome and the files
+/// it changed (a delta that opens mid-run starts with a `(continuing)` line).
+pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> Vec<String> {
+    let mut lines = Vec::new();
     let mut exchange = Exchange::default();
     for message in messages {
         if let Some(words) = users_words(message, harness) {
@@ -137,7 +155,7 @@ pub(crate) fn narrative(prior: Option<&str>, messages: &[Message], harness: &Har
         }
     }
     lines.extend(exchange.line());
-    lines.join("\n")
+    lines
 }
 
 #[cfg(test)]
@@ -211,6 +229,19 @@ mod tests {
         assert!(
             text.ends_with("- Before: The model wrote this. It decided X."),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_merged_anchor_keeps_its_prose_as_one_line_and_its_lines() {
+        let anchor = crate::policy::keep::narrative::merged(
+            "The model wrote this. It decided X.",
+            &["- Add a test. → Added.".to_owned()],
+        );
+        let text = narrative(Some(&anchor), &[], &HarnessPatterns::default(), "budget");
+        assert_eq!(
+            text,
+            "Written by compactd without a model (budget).\n- Before: The model wrote this. It decided X.\n- Add a test. → Added."
         );
     }
 

@@ -12,7 +12,7 @@ use super::extractive;
 use super::tokens;
 use super::wire::CompletionRequest;
 use crate::policy::handoff::defuse_handoff_tags;
-use crate::policy::keep::narrative::narrative_of;
+use crate::policy::keep::narrative::{merged, narrative_of};
 use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepKind, KeepSet, Shape, fit_beside};
 use crate::policy::prompt::{system_prompt, user_message};
 use crate::policy::transcript::{Message, clip};
@@ -73,6 +73,9 @@ pub(crate) struct Rules<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Draft {
     pub text: String,
+    /// What its writer wrote, before the budget and the keep guard: what a
+    /// prepared summary keeps to merge a compaction's delta into.
+    pub narrative: String,
     pub writer: Writer,
     pub model: Option<String>,
     pub upstream_input_tokens: Option<u64>,
@@ -82,9 +85,10 @@ pub(crate) struct Draft {
 }
 
 impl Draft {
-    fn new(writer: Writer, (text, figures): (String, KeepFigures)) -> Self {
+    fn new(writer: Writer, narrative: String, (text, figures): (String, KeepFigures)) -> Self {
         Self {
             text,
+            narrative,
             writer,
             model: None,
             upstream_input_tokens: None,
@@ -167,12 +171,12 @@ pub(crate) async fn write(
             };
             let completion = summary_model.client.complete(&request).await?;
             let narrative = clip(&completion.text, MAX_SUMMARY_BYTES);
-            let finished = finish_off_thread(narrative, Shape::Prose, rules.keep, rules.max_tokens).await;
+            let finished = finish_off_thread(narrative.clone(), Shape::Prose, rules.keep, rules.max_tokens).await;
             Ok(Draft {
                 model: Some(completion.model),
                 upstream_input_tokens: completion.input_tokens,
                 upstream_output_tokens: completion.output_tokens,
-                ..Draft::new(Writer::Llm, finished)
+                ..Draft::new(Writer::Llm, narrative, finished)
             })
         }
         Via::Extractive(why) => {
@@ -190,8 +194,8 @@ pub(crate) async fn write(
             let max_tokens = rules
                 .max_tokens
                 .min(extractive::max_tokens(rules.transcript_tokens, least));
-            let finished = finish_off_thread(narrative, Shape::Lines, rules.keep, max_tokens).await;
-            Ok(Draft::new(Writer::Extractive, finished))
+            let finished = finish_off_thread(narrative.clone(), Shape::Lines, rules.keep, max_tokens).await;
+            Ok(Draft::new(Writer::Extractive, narrative, finished))
         }
     }
 }
@@ -199,13 +203,36 @@ pub(crate) async fn write(
 /// A summary the harness wrote: recorded as its narrative, held to the same
 /// budget and keep guard as any.
 pub(crate) async fn from_harness(text: &str, rules: Rules<'_>) -> Draft {
-    let finished = finish_off_thread(text.trim().to_owned(), Shape::Prose, rules.keep, rules.max_tokens).await;
-    Draft::new(Writer::Harness, finished)
+    let narrative = text.trim().to_owned();
+    let finished = finish_off_thread(narrative.clone(), Shape::Prose, rules.keep, rules.max_tokens).await;
+    Draft::new(Writer::Harness, narrative, finished)
+}
+
+/// What a summary prepared ahead left for a compaction to merge into.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PreparedNarrative<'a> {
+    /// What the upstream wrote for the turns it covers.
+    pub narrative: &'a str,
+    pub model: Option<&'a str>,
+}
+
+/// A prepared summary merged with the delta after it, with no upstream
+/// call (issue 12): its narrative, then one line per request of the delta,
+/// held to the budget and the keep guard like any summary.
+pub(crate) async fn merge(prepared: PreparedNarrative<'_>, delta: &[Message], rules: Rules<'_>) -> Draft {
+    let since = extractive::request_lines(delta, rules.harness);
+    let narrative = merged(prepared.narrative, &since);
+    let finished = finish_off_thread(narrative.clone(), Shape::Prose, rules.keep, rules.max_tokens).await;
+    Draft {
+        model: prepared.model.map(str::to_owned),
+        ..Draft::new(Writer::Llm, narrative, finished)
+    }
 }
 
 /// An operator's clean slate (`manual_recovery`): the text as given, within
 /// the budget, with nothing appended.
 pub(crate) async fn clean_slate(text: &str, max_tokens: u64) -> Draft {
-    let finished = finish_off_thread(text.trim().to_owned(), Shape::Prose, &KeepSet::default(), max_tokens).await;
-    Draft::new(Writer::Harness, finished)
+    let narrative = text.trim().to_owned();
+    let finished = finish_off_thread(narrative.clone(), Shape::Prose, &KeepSet::default(), max_tokens).await;
+    Draft::new(Writer::Harness, narrative, finished)
 }

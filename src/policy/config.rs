@@ -48,6 +48,13 @@ pub struct PolicyConfig {
     pub observe_max_gap: Duration,
     /// The cache life of a conversation nobody declared and nothing showed.
     pub default_cache_life: CacheLife,
+    /// A conversation's summary is prepared ahead once its context reaches
+    /// this share (percent) of the size trigger it is heading for; 0 is off.
+    pub prepare_at_percent: u64,
+    /// A compaction merges a prepared summary with the turns since only while
+    /// they count at most this share (percent) of that trigger; past it the
+    /// summary is written afresh (and prepared again, should it not be).
+    pub prepare_max_delta_percent: u64,
 }
 
 impl Default for PolicyConfig {
@@ -70,6 +77,8 @@ impl Default for PolicyConfig {
             observe_min_gap: Duration::minutes(6),
             observe_max_gap: Duration::minutes(55),
             default_cache_life: CacheLife::FiveMinutes,
+            prepare_at_percent: 85,
+            prepare_max_delta_percent: 25,
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod keep;
 mod model_call;
 mod next_message;
 pub(crate) mod pending;
+pub(crate) mod prepare;
 pub mod prompt;
 pub(crate) mod reason;
 pub(crate) mod score;

@@ -82,6 +82,24 @@ impl Replay {
         Ok(Figures::measure(current.set.items(), text))
     }
 
+    /// Reports the context in use; what it plans to prepare is written
+    /// before the replay goes on, when it prepares.
+    async fn report_usage(&self, conversation: &str, used: u64, at: &str) -> Result<(), ReplayError> {
+        self.call(
+            "/usage",
+            json!({"conversation_id": conversation, "used": used, "size": self.options.window, "at": at}),
+        )
+        .await?;
+        if self.options.prepare {
+            let id = ConversationId::parse("conversation_id", conversation.to_owned())
+                .map_err(|err| ReplayError::Service(err.to_string()))?;
+            crate::app::prepare::settle(&self.services, &self.tenant, &id)
+                .await
+                .map_err(|err| ReplayError::Service(format!("a preparation failed: {err}")))?;
+        }
+        Ok(())
+    }
+
     /// Compacts the conversation with the transcript since its boundary.
     async fn compact(
         &self,
@@ -91,7 +109,11 @@ impl Replay {
         at: &str,
         trigger: Option<&str>,
     ) -> Result<(), ReplayError> {
-        let mut body = json!({"conversation_id": state.conversation, "messages": state.since_boundary, "at": at});
+        let mut body = if self.options.from_stored_turns {
+            json!({"conversation_id": state.conversation, "at": at})
+        } else {
+            json!({"conversation_id": state.conversation, "messages": state.since_boundary, "at": at})
+        };
         if let Some(trigger) = trigger {
             body["trigger"] = json!(trigger);
         }
@@ -108,6 +130,7 @@ impl Replay {
             tokens_after: row["tokens_after"].as_u64().unwrap_or(0),
             summary_tokens: tokens::count(&summary),
             summary_sha256: format!("{:x}", Sha256::digest(summary.as_bytes())),
+            prepared: row["prepared"].as_bool() == Some(true),
             keep: row["keep"].clone(),
         });
         if success {
@@ -219,19 +242,11 @@ impl Replay {
                 let full = used * 100 >= self.options.window * 95
                     || (self.options.schedule == Schedule::Policy && used >= trigger_tokens);
                 if batch_ends && full {
-                    self.call(
-                        "/usage",
-                        json!({"conversation_id": state.conversation, "used": used, "size": self.options.window, "at": at}),
-                    )
-                    .await?;
+                    self.report_usage(&state.conversation, used, &at).await?;
                     self.act(&mut state, &mut report, index, &at, true).await?;
                 }
             }
-            self.call(
-                "/usage",
-                json!({"conversation_id": state.conversation, "used": state.used(), "size": self.options.window, "at": at}),
-            )
-            .await?;
+            self.report_usage(&state.conversation, state.used(), &at).await?;
             let user = turn
                 .messages
                 .first()

@@ -103,6 +103,8 @@ pub struct Compacted {
     pub summary_tokens: u64,
     /// Two identical runs give identical summaries: compare these.
     pub summary_sha256: String,
+    /// It merged a summary prepared ahead.
+    pub prepared: bool,
     /// The ledger's keep figures.
     pub keep: Value,
 }
@@ -201,6 +203,7 @@ fn survival_table(out: &mut String, figures: &Figures) {
 pub(crate) fn render(report: &SessionReport) -> String {
     let mut out = String::new();
     let failed = report.compactions.iter().filter(|c| !c.success).count();
+    let prepared = report.compactions.iter().filter(|c| c.prepared).count();
     let _ = writeln!(
         out,
         "{} ({}): {} turns, {} tokens; window {}, summary budget {}",
@@ -213,7 +216,7 @@ pub(crate) fn render(report: &SessionReport) -> String {
     );
     let _ = writeln!(
         out,
-        "  {} compactions ({failed} failed), {} rollovers, {} summaries over budget\n",
+        "  {} compactions ({failed} failed, {prepared} merged a summary prepared ahead), {} rollovers, {} summaries over budget\n",
         report.compactions.len(),
         report.rollovers.len(),
         report.over_budget()
@@ -227,10 +230,10 @@ pub(crate) fn render(report: &SessionReport) -> String {
     }
     for (n, c) in report.compactions.iter().enumerate() {
         let figure = |name: &str| c.keep[name].as_u64().map_or("-".to_owned(), |n| n.to_string());
-        let outcome = if c.success {
-            String::new()
-        } else {
-            "  failed".to_owned()
+        let outcome = match (c.success, c.prepared) {
+            (false, _) => "  failed",
+            (true, true) => "  prepared",
+            (true, false) => "",
         };
         let _ = writeln!(
             out,

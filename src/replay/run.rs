@@ -26,6 +26,12 @@ pub struct ReplayOptions {
     /// The replayed agent's context window, in tokens.
     pub window: u64,
     pub schedule: Schedule,
+    /// Compact from the stored turns instead of sending the transcript.
+    pub from_stored_turns: bool,
+    /// Write every planned preparation at once (issue 12), as a worker with
+    /// time to spare would: what a compaction then merges does not depend
+    /// on timing.
+    pub prepare: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -52,6 +58,8 @@ pub(crate) struct Replay {
     pub(super) pool: PgPool,
     pub(super) summaries: SummaryConfig,
     pub(super) options: ReplayOptions,
+    /// The service's use cases, for writing preparations in step.
+    pub(super) services: crate::app::Services,
     pub(super) shutdown: Option<oneshot::Sender<()>>,
     pub(super) served: tokio::task::JoinHandle<std::io::Result<()>>,
 }
@@ -71,6 +79,7 @@ impl Replay {
         let served_pool = crate::store::pool((*pool.connect_options()).clone(), 4);
         let app = Application::build(settings, served_pool).await?;
         let base = format!("http://{}", app.local_addr());
+        let services = app.services();
         // A database with keys refuses the open tenant: the replay mints a
         // key of its own, for a tenant of its own, and revokes it at the end.
         let registry = app.keys();
@@ -103,6 +112,7 @@ impl Replay {
             pool,
             summaries,
             options,
+            services,
             shutdown: Some(shutdown),
             served,
         })

@@ -102,6 +102,9 @@ pub(crate) struct Attempt {
     pub boundary_turn_seq: i64,
     /// What became of the keep set's items (none when no summary was written).
     pub keep: Option<KeepFigures>,
+    /// It merged a summary prepared ahead, this old (between the `at` that
+    /// planned it and this attempt's), in milliseconds.
+    pub prepared_age_ms: Option<u64>,
 }
 
 impl Attempt {
@@ -119,7 +122,7 @@ impl Attempt {
 }
 
 /// The keep figures as the ledger stores them: totals, and each kind's.
-fn keep_json(figures: &KeepFigures) -> serde_json::Value {
+pub(super) fn keep_json(figures: &KeepFigures) -> serde_json::Value {
     let by_kind: serde_json::Map<String, serde_json::Value> = figures
         .by_kind
         .iter()
@@ -172,6 +175,8 @@ pub(crate) async fn record(
             "UPDATE conversations SET ({STATE_COLUMNS}) = ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20),
                     summary = $21, summary_seq = $22, boundary_turn_seq = $23, last_compaction_seq = $24,
                     pending_decision = CASE WHEN $25 THEN NULL ELSE pending_decision END,
+                    prepare_turn_seq = CASE WHEN $25 THEN NULL ELSE prepare_turn_seq END,
+                    prepare_used = CASE WHEN $25 THEN NULL ELSE prepare_used END,
                     compacting_since = NULL, last_event_seq = last_event_seq + 1, updated_at = now()
               WHERE tenant = $1 AND conversation_id = $2
              RETURNING *"
@@ -192,9 +197,9 @@ pub(crate) async fn record(
         "INSERT INTO compactions (tenant, conversation_id, seq, at, trigger, by_host, idle, summarizer, model,
                 tokens_before, tokens_after, tokens_saved, percent_saved, total_messages, user_messages,
                 assistant_messages, tool_messages, kept_from, duration_ms, upstream_input_tokens,
-                upstream_output_tokens, success, error, summary, prompt_version, keep)
+                upstream_output_tokens, success, error, summary, prompt_version, keep, prepared, prepared_age_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-                 $22, $23, $24, $25, $26)
+                 $22, $23, $24, $25, $26, $27, $28)
          RETURNING *",
     )
     .bind(tenant.as_str())
@@ -223,6 +228,8 @@ pub(crate) async fn record(
     .bind(attempt.outcome.as_ref().ok())
     .bind(attempt.prompt_version)
     .bind(attempt.keep.as_ref().map(keep_json))
+    .bind(attempt.prepared_age_ms.is_some())
+    .bind(attempt.prepared_age_ms.map(db_count))
     .fetch_one(&mut *tx)
     .await?;
     let ledger = recorded(&ledger)?;
@@ -248,6 +255,7 @@ pub(crate) async fn record(
         "summarizer": ledger.summarizer.as_str(),
         "tokens_before": ledger.tokens_before,
         "tokens_after": ledger.tokens_after,
+        "prepared": ledger.prepared_age_ms.is_some(),
     }))
     .execute(&mut *tx)
     .await?;

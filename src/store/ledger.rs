@@ -39,6 +39,8 @@ pub(crate) struct Recorded {
     pub error: Option<String>,
     pub summary: Option<String>,
     pub keep: Option<KeepFigures>,
+    /// It merged a summary prepared ahead, this old (milliseconds).
+    pub prepared_age_ms: Option<u64>,
     pub recorded_at: DateTime<Utc>,
 }
 
@@ -91,6 +93,10 @@ pub(super) fn recorded(row: &PgRow) -> sqlx::Result<Recorded> {
             .try_get::<Option<serde_json::Value>, _>("keep")?
             .as_ref()
             .map(keep_from_json),
+        prepared_age_ms: match row.try_get::<bool, _>("prepared")? {
+            true => Some(optional("prepared_age_ms")?.unwrap_or(0)),
+            false => None,
+        },
         recorded_at: row.try_get("recorded_at")?,
     })
 }

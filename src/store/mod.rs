@@ -23,6 +23,7 @@ pub(crate) mod ledger;
 mod migrations;
 mod names;
 mod pool;
+pub(crate) mod preparations;
 mod races;
 mod row;
 pub(crate) mod scoring;

@@ -14,6 +14,7 @@ use crate::domain::{ConversationId, TenantId};
 use crate::llm::Writer;
 use crate::policy::CompactionTrigger;
 use crate::policy::keep::{KeepKind, Source};
+use crate::policy::prepare::{Reason, Status};
 
 /// A type stored as text: `decode` reads it back (an error is a corrupt
 /// row), `as_str` writes it.
@@ -66,3 +67,5 @@ stored_name!(CompactionTrigger);
 stored_name!(Writer);
 stored_name!(KeepKind);
 stored_name!(Source);
+stored_name!(Status);
+stored_name!(Reason);

@@ -8,6 +8,7 @@ use sqlx::types::Json;
 use super::audits::Critical;
 use super::{StoreError, count_of};
 use crate::domain::{ConversationId, TenantId};
+use crate::policy::prepare::Planned;
 use crate::policy::{CacheLifeSetting, Conversation, ModelCall, PendingDecision};
 
 /// A conversation as stored: the policy's state plus what the service keeps
@@ -33,6 +34,8 @@ pub(crate) struct StoredConversation {
     pub critical: Vec<Critical>,
     /// The rolling memory.
     pub memory: Option<String>,
+    /// The latest preparation planned since the boundary (issue 12).
+    pub planned: Option<Planned>,
     pub updated_at: DateTime<Utc>,
 }
 
@@ -84,6 +87,13 @@ impl StoredConversation {
             critical: serde_json::from_value(row.try_get("critical")?)
                 .map_err(|err| StoreError::Corrupt(format!("critical list: {err}")))?,
             memory: row.try_get("memory")?,
+            planned: match (
+                row.try_get::<Option<i64>, _>("prepare_turn_seq")?,
+                optional_count("prepare_used")?,
+            ) {
+                (Some(through_turn), Some(used)) => Some(Planned { through_turn, used }),
+                _ => None,
+            },
             updated_at: row.try_get("updated_at")?,
         })
     }

@@ -28,6 +28,7 @@ mod migrations;
 mod observability;
 mod openapi;
 mod outages;
+mod prepared;
 mod private_postgres;
 mod proxy;
 mod replay;

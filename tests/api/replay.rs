@@ -39,6 +39,8 @@ async fn replay(files: &[PathBuf], options: ReplayOptions) -> Vec<SessionReport>
 const EVERY_8: ReplayOptions = ReplayOptions {
     window: 100_000,
     schedule: Schedule::Every(8),
+    from_stored_turns: false,
+    prepare: false,
 };
 
 fn planted_but_lost(truth: &Truth, summary: &str) -> Vec<String> {
@@ -126,6 +128,8 @@ async fn a_long_run_compacts_mid_turn_and_a_full_window_rolls_over() {
         ReplayOptions {
             window: 20_000,
             schedule: Schedule::Policy,
+            from_stored_turns: false,
+            prepare: false,
         },
     )
     .await[0];
@@ -189,6 +193,8 @@ async fn codex_aider_and_chat_array_sessions_replay_too() {
         ReplayOptions {
             window: 100_000,
             schedule: Schedule::Every(2),
+            from_stored_turns: false,
+            prepare: false,
         },
     )
     .await;

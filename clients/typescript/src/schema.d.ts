@@ -448,6 +448,17 @@ export interface components {
             /** @description The summary it wrote (null when it failed). */
             summary?: string | null;
             keep?: null | components["schemas"]["KeepCounts"];
+            /**
+             * @description It merged a summary prepared ahead of time, with the turns since it,
+             *     instead of asking the upstream now.
+             */
+            prepared: boolean;
+            /**
+             * Format: int64
+             * @description How old that prepared summary was: from the `at` of the usage report
+             *     that planned it to this attempt's (null unless `prepared`).
+             */
+            prepared_age_ms?: number | null;
             /** Format: date-time */
             recorded_at: string;
         };
@@ -859,6 +870,62 @@ export interface components {
             /** Format: date-time */
             at: string;
         };
+        /**
+         * @description Summaries prepared ahead (`COMPACTD_PREPARE_AT_PERCENT`): compactions in
+         *     the span that merged one, and the preparations the span's usage reports
+         *     planned, by what became of them.
+         */
+        PreparationFigures: {
+            /**
+             * Format: int64
+             * @description Compactions that merged a prepared summary (no upstream call of their own).
+             */
+            prepared_compactions: number;
+            /**
+             * Format: int64
+             * @description Preparations planned…
+             */
+            planned: number;
+            /**
+             * Format: int64
+             * @description …still to be written…
+             */
+            waiting: number;
+            /**
+             * Format: int64
+             * @description …written and waiting for a compaction…
+             */
+            ready: number;
+            /**
+             * Format: int64
+             * @description …merged by a compaction…
+             */
+            used: number;
+            /**
+             * Format: int64
+             * @description …written and never used (their upstream tokens spent for nothing)…
+             */
+            wasted: number;
+            /**
+             * Format: int64
+             * @description …or never written (a compaction came first, the budget was spent, the upstream failed).
+             */
+            dropped: number;
+            /**
+             * Format: double
+             * @description `wasted / (used + wasted)`: the share of the written ones no compaction used.
+             */
+            wasted_rate?: number | null;
+            /**
+             * Format: int64
+             * @description Upstream tokens the preparations took (they count against the daily budget).
+             */
+            upstream_input_tokens: number;
+            /** Format: int64 */
+            upstream_output_tokens: number;
+            /** @description The wasted ones by reason, most first. */
+            wasted_by_reason: components["schemas"]["WastedCount"][];
+        };
         /** @description An RFC 9457 problem detail. */
         Problem: {
             /**
@@ -884,6 +951,11 @@ export interface components {
             date: string;
             text: string;
         };
+        /**
+         * @description Why a summary prepared ahead was wasted (written, never used) or dropped (never written).
+         * @enum {string}
+         */
+        Reason: "anchor_changed" | "messages_differ" | "cut_inside" | "delta_too_big" | "harness_summary" | "superseded" | "rolled_over" | "expired" | "compacted_first" | "budget" | "upstream";
         /**
          * @description Who a transcript message is from.
          * @enum {string}
@@ -930,6 +1002,8 @@ export interface components {
             declined_rollovers: number;
             /** @description What the summaries written in the span kept of the keep set, by kind. */
             keep: components["schemas"]["KeepRate"][];
+            /** @description Summaries prepared ahead, so that compactions need not wait. */
+            preparation: components["schemas"]["PreparationFigures"];
         };
         StatsSeries: {
             bucket: components["schemas"]["Bucket"];
@@ -1160,6 +1234,11 @@ export interface components {
              * @description When it happened (RFC 3339); the server's clock when absent.
              */
             at?: string | null;
+        };
+        WastedCount: {
+            reason: components["schemas"]["Reason"];
+            /** Format: int64 */
+            count: number;
         };
         /**
          * @description Who wrote a summary: the upstream LLM, compactd's extractive summarizer, or the caller's harness.

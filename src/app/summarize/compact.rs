@@ -5,9 +5,11 @@ use crate::app::keep_set::{self, Observation};
 use crate::app::{Outcome, Ready, Refusal, Services, UseCase};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::CompactionTrigger;
+use crate::policy::prepare::Reason;
 use crate::policy::transcript::Message;
 use crate::store::compactions::{self, Attempt, Unclaimed};
 use crate::store::ledger::Recorded;
+use crate::store::preparations::{self, Closing};
 use crate::store::{StoreError, StoreResult, StoredConversation};
 use chrono::{DateTime, Utc};
 use sqlx::{Connection, PgConnection};
@@ -40,7 +42,7 @@ pub(crate) struct Request {
 
 /// A written (or failed) summary, ready to be recorded.
 #[derive(Debug)]
-pub(crate) struct Prepared {
+pub(crate) struct Drafted {
     pub(super) tenant: TenantId,
     pub(super) id: ConversationId,
     pub(super) attempt: Attempt,
@@ -52,6 +54,17 @@ pub(crate) struct Prepared {
     pub(super) claim: Option<ClaimGuard>,
     /// What the transcript said, for the keep set when the attempt succeeds.
     pub(super) observations: Vec<Observation>,
+    /// What became of a summary prepared ahead, once the attempt succeeds.
+    pub(super) ahead: Ahead,
+}
+
+/// A compaction and the summaries prepared ahead of it (issue 12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ahead {
+    /// It merged this preparation (by seq).
+    Used(i64),
+    /// It used none; any open preparation ends for this reason.
+    Unused(Reason),
 }
 
 /// The recorded attempt and what the caller is left with.
@@ -82,14 +95,14 @@ pub(crate) struct Overflow {
 }
 
 impl UseCase for Request {
-    type Ready = Prepared;
+    type Ready = Drafted;
 
     /// The conversation is claimed while its summary is written.
     const RUN_TO_COMPLETION: bool = true;
 
     /// Claims the conversation and writes its summary. No connection is
     /// held while the summary is written; a refusal gives the claim back.
-    async fn prepare(self, services: &Services) -> Outcome<Prepared> {
+    async fn prepare(self, services: &Services) -> Outcome<Drafted> {
         let started = Instant::now();
         let (stored, since) = {
             let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
@@ -122,7 +135,7 @@ impl UseCase for Request {
     }
 }
 
-impl Ready for Prepared {
+impl Ready for Drafted {
     type Answer = Summarized;
 
     async fn apply(self, services: &Services, conn: &mut PgConnection) -> Outcome<Summarized> {
@@ -158,7 +171,7 @@ impl Ready for Prepared {
 async fn record(
     services: &Services,
     conn: &mut PgConnection,
-    prepared: &Prepared,
+    prepared: &Drafted,
 ) -> StoreResult<(Recorded, StoredConversation)> {
     let mut tx = conn.begin().await?;
     let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, &prepared.attempt).await?;
@@ -172,6 +185,15 @@ async fn record(
         if let Some(figures) = &attempt.keep {
             crate::store::keep::tally(&mut tx, &prepared.tenant, attempt.at, figures).await?;
         }
+        let closing = match prepared.ahead {
+            Ahead::Used(seq) => Closing {
+                used: Some((seq, recorded.0.seq)),
+                reason: Reason::Superseded,
+            },
+            Ahead::Unused(reason) => Closing { used: None, reason },
+        };
+        let wasted = preparations::close(&mut tx, &prepared.tenant, &prepared.id, closing).await?;
+        count_wasted(&wasted);
     }
     (services.budget)
         .spend(
@@ -186,6 +208,13 @@ async fn record(
     Ok(recorded)
 }
 
+/// Preparations wasted, by reason (SPEC §6's metrics, issue 12).
+pub(crate) fn count_wasted(reasons: &[Reason]) {
+    for reason in reasons {
+        metrics::counter!("compactd_preparations_wasted_total", "reason" => reason.as_str()).increment(1);
+    }
+}
+
 fn count(attempt: &Attempt) {
     metrics::counter!(
         "compactd_compactions_total",
@@ -194,6 +223,9 @@ fn count(attempt: &Attempt) {
         "summarizer" => attempt.summarizer.as_str(),
     )
     .increment(1);
+    if attempt.outcome.is_ok() && attempt.prepared_age_ms.is_some() {
+        metrics::counter!("compactd_prepared_compactions_total").increment(1);
+    }
     if attempt.outcome.is_ok() {
         // Callers may state counts up to 2^63; no context is near a trillion
         // tokens, and a counter that wrapped would read as a reset.

@@ -52,7 +52,7 @@ pub(crate) async fn gather(
 }
 
 /// Stored turns as chat messages: what the user said, then the answer.
-fn messages_of(turns: &[Turn]) -> (Vec<Message>, Vec<i64>) {
+pub(crate) fn messages_of(turns: &[Turn]) -> (Vec<Message>, Vec<i64>) {
     let mut messages = Vec::new();
     let mut turn_of = Vec::new();
     for turn in turns {

@@ -7,27 +7,30 @@ use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 
-use super::{NO_UPSTREAM, Prepared, Request, transcript};
+use super::ahead::{self, Transcript};
+use super::compact::Ahead;
+use super::{Drafted, NO_UPSTREAM, Request, transcript};
 use crate::app::keep_set::{self, Observation};
 use crate::app::{Outcome, Refusal, Services};
 use crate::domain::ConversationId;
-use crate::llm::summarizer::Rules;
+use crate::llm::summarizer::{PreparedNarrative, Rules};
 use crate::llm::{self, Via, Writer, summarizer, tokens};
 use crate::policy::keep::{HarnessPatterns, summary_max_tokens};
+use crate::policy::prepare::Reason;
 use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::{Message, Role};
 use crate::policy::{CompactionTrigger, cut};
 use crate::store::compactions::Attempt;
-use crate::store::{StoreError, StoredConversation, turns};
+use crate::store::{StoreError, StoredConversation, preparations, turns};
 
 pub(super) async fn write(
     services: &Services,
     request: Request,
     stored: StoredConversation,
     started: Instant,
-) -> Outcome<Prepared> {
+) -> Outcome<Drafted> {
     let sent_messages = request.messages.is_some();
-    let (gathered, allowed, stored_keep, unread) = {
+    let (gathered, allowed, stored_keep, unread, offered) = {
         let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
         let gathered = transcript::gather(&mut conn, &request.tenant, &request.id, &stored, request.messages).await?;
         let allowed = services.budget.allows(&mut conn, &request.tenant).await?;
@@ -37,10 +40,12 @@ pub(super) async fn write(
         // a caller that sends only part of its transcript). Read twice, an
         // item counts twice; read never, it would be lost.
         let unread = turns::since(&mut conn, &request.tenant, &request.id, stored_keep.turns_read).await?;
-        (gathered, allowed, stored_keep, unread)
+        let offered = preparations::ready(&mut conn, &request.tenant, &request.id).await?;
+        (gathered, allowed, stored_keep, unread, offered)
     };
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
     let trigger = request.trigger.unwrap_or_else(|| pending_trigger(&stored));
+    let harness_given = request.summary.is_some() || trigger == CompactionTrigger::ManualRecovery;
     let harness_summary = match (trigger, request.summary) {
         (CompactionTrigger::ManualRecovery, summary) => Some(summary.unwrap_or_default()),
         (_, summary) => summary,
@@ -51,7 +56,15 @@ pub(super) async fn write(
                 .to_owned(),
         ));
     }
-    let counted = count_tokens(gathered.messages.clone(), prior.clone()).await;
+    // A harness's own summary is recorded as it is: nothing is merged.
+    let offered = offered.filter(|_| harness_summary.is_none());
+    let transcript = Transcript {
+        messages: gathered.messages.clone(),
+        prior: prior.clone(),
+        boundary_turn: stored.boundary_turn_seq,
+        anchor_seq: stored.summary.as_ref().map(|(_, seq)| *seq),
+    };
+    let (counted, offered) = ahead::count(transcript, offered).await;
     let kept_from = request
         .keep_recent_tokens
         .map(|keep| cut::kept_from(&gathered.messages, &counted.per_message, keep));
@@ -73,12 +86,21 @@ pub(super) async fn write(
         transcript_tokens: counted.prior + counted.per_message.iter().sum::<u64>(),
         harness: &harness,
     };
-    let written = match harness_summary {
-        Some(text) if trigger == CompactionTrigger::ManualRecovery => {
+    let chosen = ahead::choose(offered, &counted, cut_at, &stored.state, &services.policy);
+    let written = match (harness_summary, &chosen) {
+        (Some(text), _) if trigger == CompactionTrigger::ManualRecovery => {
             Ok(summarizer::clean_slate(&text, rules.max_tokens).await)
         }
-        Some(text) => Ok(summarizer::from_harness(&text, rules).await),
-        None => {
+        (Some(text), _) => Ok(summarizer::from_harness(&text, rules).await),
+        // No upstream call, whatever the budget: what was prepared is paid for.
+        (None, Ok(ready)) => {
+            let prepared = PreparedNarrative {
+                narrative: &ready.narrative,
+                model: ready.model.as_deref(),
+            };
+            Ok(summarizer::merge(prepared, &delta[ready.covered.messages..], rules).await)
+        }
+        (None, Err(_)) => {
             let via = match (&services.summary_model, &allowed) {
                 (_, Err(spent)) => Via::Extractive(spent.reason()),
                 (Some(model), Ok(())) => Via::Upstream(model),
@@ -110,6 +132,7 @@ pub(super) async fn write(
         prompt_version: None,
         boundary_turn_seq: gathered.boundary(cut_at),
         keep: None,
+        prepared_age_ms: None,
     };
     match written {
         Ok(draft) => {
@@ -127,8 +150,22 @@ pub(super) async fn write(
             attempt.outcome = Err(error.to_string());
         }
     }
+    let ahead = match chosen {
+        // A merge does not fail: the attempt succeeded with it.
+        Ok(ready) => {
+            let age = (request.at - ready.planned_at).num_milliseconds().max(0);
+            attempt.prepared_age_ms = Some(u64::try_from(age).unwrap_or(0));
+            Ahead::Used(ready.seq)
+        }
+        Err(reason) => Ahead::Unused(reason.unwrap_or(if harness_given {
+            Reason::HarnessSummary
+        } else {
+            Reason::Superseded
+        })),
+    };
     attempt.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    Ok(Prepared {
+    Ok(Drafted {
+        ahead,
         tenant: request.tenant,
         id: request.id,
         attempt,
@@ -166,24 +203,5 @@ async fn observe(
     tokio::task::spawn_blocking(read).await.unwrap_or_else(|err| {
         tracing::warn!(%err, "the transcript could not be read into the keep set");
         Vec::new()
-    })
-}
-
-struct Counted {
-    per_message: Vec<u64>,
-    prior: u64,
-}
-
-/// Token counts off the async threads: a long transcript takes a while.
-async fn count_tokens(messages: Vec<Message>, prior: Option<String>) -> Counted {
-    let len = messages.len();
-    let count = move || Counted {
-        per_message: messages.iter().map(|m| tokens::count(&m.text_for_counting())).collect(),
-        prior: prior.as_deref().map_or(0, tokens::count),
-    };
-    // Should the tokenizer ever fail, the counts are unknown, not the request.
-    tokio::task::spawn_blocking(count).await.unwrap_or(Counted {
-        per_message: vec![0; len],
-        prior: 0,
     })
 }

@@ -1,5 +1,6 @@
 //! GET /stats (SPEC §3): per trigger, count, successes, failures, mean
-//! percent saved and p50/p95 duration; decisions by kind; rollovers. And
+//! percent saved and p50/p95 duration; decisions by kind; rollovers; keep
+//! rates; summaries prepared ahead. And
 //! GET /stats/series: compactions per trigger over time, bucket by bucket.
 
 use axum::extract::State;
@@ -15,6 +16,8 @@ use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, QueryParams};
 use crate::policy::keep::KeepKind;
+use crate::policy::prepare::Reason;
+use crate::store::preparations::{self, PreparationStats};
 use crate::store::{self, series, stats};
 
 pub(crate) fn router() -> Router<AppState> {
@@ -68,6 +71,65 @@ pub(crate) struct Stats {
     pub declined_rollovers: u64,
     /// What the summaries written in the span kept of the keep set, by kind.
     pub keep: Vec<KeepRate>,
+    /// Summaries prepared ahead, so that compactions need not wait.
+    pub preparation: PreparationFigures,
+}
+
+/// Summaries prepared ahead (`COMPACTD_PREPARE_AT_PERCENT`): compactions in
+/// the span that merged one, and the preparations the span's usage reports
+/// planned, by what became of them.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct PreparationFigures {
+    /// Compactions that merged a prepared summary (no upstream call of their own).
+    pub prepared_compactions: u64,
+    /// Preparations planned…
+    pub planned: u64,
+    /// …still to be written…
+    pub waiting: u64,
+    /// …written and waiting for a compaction…
+    pub ready: u64,
+    /// …merged by a compaction…
+    pub used: u64,
+    /// …written and never used (their upstream tokens spent for nothing)…
+    pub wasted: u64,
+    /// …or never written (a compaction came first, the budget was spent, the upstream failed).
+    pub dropped: u64,
+    /// `wasted / (used + wasted)`: the share of the written ones no compaction used.
+    pub wasted_rate: Option<f64>,
+    /// Upstream tokens the preparations took (they count against the daily budget).
+    pub upstream_input_tokens: u64,
+    pub upstream_output_tokens: u64,
+    /// The wasted ones by reason, most first.
+    pub wasted_by_reason: Vec<WastedCount>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct WastedCount {
+    pub reason: Reason,
+    pub count: u64,
+}
+
+impl From<PreparationStats> for PreparationFigures {
+    fn from(p: PreparationStats) -> Self {
+        let written = p.used + p.wasted;
+        Self {
+            prepared_compactions: p.prepared_compactions,
+            planned: p.planned,
+            waiting: p.waiting,
+            ready: p.ready,
+            used: p.used,
+            wasted: p.wasted,
+            dropped: p.dropped,
+            wasted_rate: (written > 0).then(|| p.wasted as f64 / written as f64),
+            upstream_input_tokens: p.upstream_input_tokens,
+            upstream_output_tokens: p.upstream_output_tokens,
+            wasted_by_reason: p
+                .wasted_by_reason
+                .into_iter()
+                .map(|(reason, count)| WastedCount { reason, count })
+                .collect(),
+        }
+    }
 }
 
 /// How well summaries kept one kind of item (SPEC §4).
@@ -108,6 +170,7 @@ pub(crate) async fn read(
     let mut transaction = store::begin_fleet_read(&app.services.pool).await?;
     let read = stats::read(&mut transaction, &caller.tenant, since, until).await?;
     let keep = store::keep::figures_between(&mut transaction, &caller.tenant, since, until).await?;
+    let preparation = preparations::stats(&mut transaction, &caller.tenant, since, until).await?;
     transaction.commit().await?;
     Ok(Json(Stats {
         since,
@@ -144,6 +207,7 @@ pub(crate) async fn read(
                 kept_rate: (f.checked > 0).then(|| (f.present + f.appended) as f64 / f.checked as f64),
             })
             .collect(),
+        preparation: preparation.into(),
     }))
 }
 

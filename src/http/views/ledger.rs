@@ -47,6 +47,12 @@ pub(crate) struct Compaction {
     pub summary: Option<String>,
     /// What became of the keep set's items in the summary (null when none was written).
     pub keep: Option<KeepCounts>,
+    /// It merged a summary prepared ahead of time, with the turns since it,
+    /// instead of asking the upstream now.
+    pub prepared: bool,
+    /// How old that prepared summary was: from the `at` of the usage report
+    /// that planned it to this attempt's (null unless `prepared`).
+    pub prepared_age_ms: Option<u64>,
     pub recorded_at: DateTime<Utc>,
 }
 
@@ -130,6 +136,8 @@ impl From<Recorded> for Compaction {
             error: row.error,
             summary: row.summary,
             keep: row.keep.as_ref().map(KeepCounts::from),
+            prepared: row.prepared_age_ms.is_some(),
+            prepared_age_ms: row.prepared_age_ms,
             recorded_at: row.recorded_at,
         }
     }

@@ -11,6 +11,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
 use crate::llm::Writer;
 use crate::policy::keep::{KeepKind, Source};
+use crate::policy::prepare::Reason;
 use crate::policy::transcript::Role;
 use crate::policy::{CacheLife, CompactionTrigger, DecisionKind, Guard, Moment, Trigger};
 
@@ -80,6 +81,10 @@ wire_name!(
 wire_name!(
     Source,
     "Where a must-keep item was seen: the user, the assistant, a tool call, or tool output (and harness text)."
+);
+wire_name!(
+    Reason,
+    "Why a summary prepared ahead was wasted (written, never used) or dropped (never written)."
 );
 wire_name!(
     Writer,

@@ -12,6 +12,10 @@ use regex::Regex;
 /// The pinned heading the keep guard appends items under.
 pub const KEPT_HEADING: &str = "Kept word for word:";
 
+/// The pinned heading of the lines a compaction adds to a prepared summary:
+/// one per request of the turns after it (issue 12).
+pub const SINCE_HEADING: &str = "Since then, one line per request:";
+
 static PARKED_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\n*\(\d+ more items? (?:is|are) parked: search_history finds (?:it|them)\.\)\s*\z")
         .expect("a valid pattern")
@@ -44,6 +48,29 @@ pub fn narrative_of(summary: &str) -> &str {
     narrative.trim()
 }
 
+/// A prepared summary's prose with the lines of what was said after it.
+pub(crate) fn merged(prose: &str, since: &[String]) -> String {
+    let prose = prose.trim();
+    if since.is_empty() {
+        return prose.to_owned();
+    }
+    let block = format!("{SINCE_HEADING}\n{}", since.join("\n"));
+    if prose.is_empty() {
+        block
+    } else {
+        format!("{prose}\n\n{block}")
+    }
+}
+
+/// A merged narrative's two parts: the prose, and the heading with its lines.
+pub(crate) fn split_merged(text: &str) -> Option<(&str, &str)> {
+    if text.starts_with(SINCE_HEADING) {
+        return Some(("", text));
+    }
+    let at = text.rfind(&format!("\n\n{SINCE_HEADING}\n"))?;
+    Some((text[..at].trim_end(), &text[at + 2..]))
+}
+
 /// How a narrative gives way when it does not fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
@@ -59,9 +86,40 @@ pub(crate) fn fit_narrative(text: &str, shape: Shape, max_tokens: u64, count: &d
     if text.is_empty() || count(text) <= max_tokens {
         return text.to_owned();
     }
+    if let Some((prose, since)) = split_merged(text) {
+        return fit_merged(prose, since, max_tokens, count);
+    }
     match shape {
         Shape::Prose => cut_at_sentence(text, max_tokens, count),
         Shape::Lines => merge_oldest_lines(text, max_tokens, count),
+    }
+}
+
+/// A prepared summary merged with the lines after it gives way from its
+/// oldest part: the prose is cut first, and only when the lines alone are
+/// too long do their oldest merge (the newest requests matter most).
+fn fit_merged(prose: &str, since: &str, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> String {
+    let since_tokens = count(since);
+    if since_tokens >= max_tokens || prose.is_empty() {
+        return merge_oldest_lines(since, max_tokens, count);
+    }
+    let room = max_tokens - since_tokens;
+    let mut prose_room = room.saturating_sub(count("\n\n"));
+    loop {
+        let cut = if count(prose) <= prose_room {
+            prose.to_owned()
+        } else {
+            cut_at_sentence(prose, prose_room, count)
+        };
+        if cut.is_empty() {
+            return since.to_owned();
+        }
+        let whole = format!("{cut}\n\n{since}");
+        // Counted together, the parts may come out a little over.
+        if count(&whole) <= max_tokens || prose_room == 0 {
+            return whole;
+        }
+        prose_room = prose_room * 9 / 10;
     }
 }
 
@@ -256,6 +314,52 @@ mod tests {
             "",
             "too little room for a fragment"
         );
+    }
+
+    #[test]
+    fn a_merged_narrative_gives_way_from_its_prose_first() {
+        let since = vec![
+            "- Add a test. → Added.".to_owned(),
+            "- Ship it. → Shipped v2.".to_owned(),
+        ];
+        let text = merged("One two three. Four five six. Seven eight nine.", &since);
+        assert_eq!(
+            text,
+            format!(
+                "One two three. Four five six. Seven eight nine.\n\n{SINCE_HEADING}\n- Add a test. → Added.\n- Ship it. → Shipped v2."
+            )
+        );
+        assert_eq!(fit_narrative(&text, Shape::Prose, 100, &words), text);
+        let block_words = words(&format!("{SINCE_HEADING}\n{}", since.join("\n")));
+        let fitted = fit_narrative(&text, Shape::Prose, block_words + 3, &words);
+        assert_eq!(
+            fitted,
+            format!("One two three.\n\n{SINCE_HEADING}\n- Add a test. → Added.\n- Ship it. → Shipped v2."),
+            "the prose is cut, the lines stay"
+        );
+        let tight = fit_narrative(&text, Shape::Lines, block_words, &words);
+        assert!(
+            tight.starts_with(SINCE_HEADING) && tight.ends_with("Shipped v2."),
+            "{tight}"
+        );
+        assert!(words(&tight) <= block_words, "{tight}");
+        let tighter = fit_narrative(&text, Shape::Prose, block_words - 1, &words);
+        assert!(
+            tighter.starts_with(&format!("{SINCE_HEADING}\n- Earlier: ")),
+            "{tighter}"
+        );
+        assert!(
+            tighter.ends_with("- Ship it. → Shipped v2."),
+            "the newest line stays: {tighter}"
+        );
+    }
+
+    #[test]
+    fn a_merge_with_nothing_since_is_the_prose_alone() {
+        assert_eq!(merged(" The prose. ", &[]), "The prose.");
+        assert_eq!(split_merged("The prose."), None);
+        let only = merged("", &["- a → b".to_owned()]);
+        assert_eq!(split_merged(&only), Some(("", only.as_str())));
     }
 
     #[test]

@@ -38,8 +38,10 @@ from .moment import Moment
 from .overflow import Overflow
 from .pending_decision import PendingDecision
 from .place_view import PlaceView
+from .preparation_figures import PreparationFigures
 from .problem import Problem
 from .quoted_request import QuotedRequest
+from .reason import Reason
 from .role import Role
 from .series_point import SeriesPoint
 from .source import Source
@@ -58,6 +60,7 @@ from .turn_ended_response import TurnEndedResponse
 from .turn_view import TurnView
 from .turns_page import TurnsPage
 from .usage_request import UsageRequest
+from .wasted_count import WastedCount
 from .writer import Writer
 
 __all__ = (
@@ -99,8 +102,10 @@ __all__ = (
     "Overflow",
     "PendingDecision",
     "PlaceView",
+    "PreparationFigures",
     "Problem",
     "QuotedRequest",
+    "Reason",
     "Role",
     "SeriesPoint",
     "Source",
@@ -119,5 +124,6 @@ __all__ = (
     "TurnsPage",
     "TurnView",
     "UsageRequest",
+    "WastedCount",
     "Writer",
 )

@@ -43,6 +43,8 @@ class Compaction:
         tool_messages (int):
         duration_ms (int):
         success (bool):
+        prepared (bool): It merged a summary prepared ahead of time, with the turns since it,
+            instead of asking the upstream now.
         recorded_at (datetime.datetime):
         model (None | str | Unset):
         kept_from (int | None | Unset): The index of the first message kept verbatim (with `keep_recent_tokens`).
@@ -51,6 +53,8 @@ class Compaction:
         error (None | str | Unset):
         summary (None | str | Unset): The summary it wrote (null when it failed).
         keep (KeepCounts | None | Unset):
+        prepared_age_ms (int | None | Unset): How old that prepared summary was: from the `at` of the usage report
+            that planned it to this attempt's (null unless `prepared`).
     """
 
     id: int
@@ -71,6 +75,7 @@ class Compaction:
     tool_messages: int
     duration_ms: int
     success: bool
+    prepared: bool
     recorded_at: datetime.datetime
     model: None | str | Unset = UNSET
     kept_from: int | None | Unset = UNSET
@@ -79,6 +84,7 @@ class Compaction:
     error: None | str | Unset = UNSET
     summary: None | str | Unset = UNSET
     keep: KeepCounts | None | Unset = UNSET
+    prepared_age_ms: int | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -119,6 +125,8 @@ class Compaction:
         duration_ms = self.duration_ms
 
         success = self.success
+
+        prepared = self.prepared
 
         recorded_at = self.recorded_at.isoformat()
 
@@ -166,6 +174,12 @@ class Compaction:
         else:
             keep = self.keep
 
+        prepared_age_ms: int | None | Unset
+        if isinstance(self.prepared_age_ms, Unset):
+            prepared_age_ms = UNSET
+        else:
+            prepared_age_ms = self.prepared_age_ms
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -188,6 +202,7 @@ class Compaction:
                 "tool_messages": tool_messages,
                 "duration_ms": duration_ms,
                 "success": success,
+                "prepared": prepared,
                 "recorded_at": recorded_at,
             }
         )
@@ -205,6 +220,8 @@ class Compaction:
             field_dict["summary"] = summary
         if keep is not UNSET:
             field_dict["keep"] = keep
+        if prepared_age_ms is not UNSET:
+            field_dict["prepared_age_ms"] = prepared_age_ms
 
         return field_dict
 
@@ -248,6 +265,8 @@ class Compaction:
         duration_ms = d.pop("duration_ms")
 
         success = d.pop("success")
+
+        prepared = d.pop("prepared")
 
         recorded_at = datetime.datetime.fromisoformat(d.pop("recorded_at"))
 
@@ -322,6 +341,15 @@ class Compaction:
 
         keep = _parse_keep(d.pop("keep", UNSET))
 
+        def _parse_prepared_age_ms(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        prepared_age_ms = _parse_prepared_age_ms(d.pop("prepared_age_ms", UNSET))
+
         compaction = cls(
             id=id,
             seq=seq,
@@ -341,6 +369,7 @@ class Compaction:
             tool_messages=tool_messages,
             duration_ms=duration_ms,
             success=success,
+            prepared=prepared,
             recorded_at=recorded_at,
             model=model,
             kept_from=kept_from,
@@ -349,6 +378,7 @@ class Compaction:
             error=error,
             summary=summary,
             keep=keep,
+            prepared_age_ms=prepared_age_ms,
         )
 
         compaction.additional_properties = d

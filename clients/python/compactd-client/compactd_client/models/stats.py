@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.decision_count import DecisionCount
     from ..models.keep_rate import KeepRate
+    from ..models.preparation_figures import PreparationFigures
     from ..models.trigger_stats import TriggerStats
 
 
@@ -27,6 +28,9 @@ class Stats:
         rollovers (int): Conversations rolled over into a successor.
         declined_rollovers (int): Rollovers the user declined.
         keep (list[KeepRate]): What the summaries written in the span kept of the keep set, by kind.
+        preparation (PreparationFigures): Summaries prepared ahead (`COMPACTD_PREPARE_AT_PERCENT`): compactions in
+            the span that merged one, and the preparations the span's usage reports
+            planned, by what became of them.
         since (datetime.datetime | None | Unset):
         until (datetime.datetime | None | Unset):
     """
@@ -36,6 +40,7 @@ class Stats:
     rollovers: int
     declined_rollovers: int
     keep: list[KeepRate]
+    preparation: PreparationFigures
     since: datetime.datetime | None | Unset = UNSET
     until: datetime.datetime | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -59,6 +64,8 @@ class Stats:
         for keep_item_data in self.keep:
             keep_item = keep_item_data.to_dict()
             keep.append(keep_item)
+
+        preparation = self.preparation.to_dict()
 
         since: None | str | Unset
         if isinstance(self.since, Unset):
@@ -85,6 +92,7 @@ class Stats:
                 "rollovers": rollovers,
                 "declined_rollovers": declined_rollovers,
                 "keep": keep,
+                "preparation": preparation,
             }
         )
         if since is not UNSET:
@@ -98,6 +106,7 @@ class Stats:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.decision_count import DecisionCount  # noqa: PLC0415
         from ..models.keep_rate import KeepRate  # noqa: PLC0415
+        from ..models.preparation_figures import PreparationFigures  # noqa: PLC0415
         from ..models.trigger_stats import TriggerStats  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -125,6 +134,8 @@ class Stats:
             keep_item = KeepRate.from_dict(keep_item_data)
 
             keep.append(keep_item)
+
+        preparation = PreparationFigures.from_dict(d.pop("preparation"))
 
         def _parse_since(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -166,6 +177,7 @@ class Stats:
             rollovers=rollovers,
             declined_rollovers=declined_rollovers,
             keep=keep,
+            preparation=preparation,
             since=since,
             until=until,
         )

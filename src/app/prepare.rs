@@ -1,0 +1,314 @@
+//! Prepare summaries ahead (issue 12): a worker claims a planned
+//! preparation, writes the summary a compaction would write from the stored
+//! turns it covers (the same prompt, the same keep set and budget, on the
+//! same anchor) and keeps it, with the counts and the fingerprint a later
+//! compaction checks it by. The tenant's daily upstream budget counts it;
+//! past the budget nothing is prepared. Claimed through the database, so no
+//! two workers write one, and one whose worker died is taken again.
+
+use std::time::{Duration, Instant};
+
+use sqlx::{Connection, PgConnection};
+
+use super::Services;
+use super::keep_set::{self, Observation};
+use super::summarize::{count_wasted, messages_of};
+use crate::domain::{ConversationId, TenantId};
+use crate::llm::summarizer::{self, Rules};
+use crate::llm::{LlmError, UpstreamModel, Via, tokens};
+use crate::policy::keep::summary_max_tokens;
+use crate::policy::prepare::{self, Covered, Reason};
+use crate::policy::prompt::PROMPT_VERSION;
+use crate::policy::transcript::Message;
+use crate::store::preparations::{self, Claimed, Kept, Written};
+use crate::store::{self, StoreResult, StoredConversation, conversations, keep, turns};
+
+/// Claims up to `batch` planned preparations (of one conversation only,
+/// when `only` names it); a claim older than `abandoned_after` was its
+/// worker's last and is taken again.
+pub(crate) async fn claim(
+    services: &Services,
+    batch: i64,
+    abandoned_after: Duration,
+    only: Option<(&TenantId, &ConversationId)>,
+) -> StoreResult<Vec<Claimed>> {
+    let mut conn = services.pool.acquire().await?;
+    if only.is_none()
+        && let Ok(waiting) = preparations::waiting(&mut conn).await
+    {
+        metrics::gauge!("compactd_background_queue_depth", "work" => "preparation").set(waiting as f64);
+    }
+    preparations::claim(&mut conn, batch, abandoned_after, only).await
+}
+
+/// What became of one claimed preparation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Written and kept for the next compaction.
+    Ready,
+    /// Written, but closed meanwhile (its tokens count as wasted).
+    Wasted,
+    /// Another worker took the claim over.
+    Lost,
+    /// Not written, for this reason.
+    Dropped(Reason),
+}
+
+impl Outcome {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Ready => "ready",
+            Self::Wasted => "wasted",
+            Self::Lost => "lost",
+            Self::Dropped(_) => "dropped",
+        }
+    }
+}
+
+/// Writes one claimed preparation and records it. A store error leaves the
+/// claim to lapse, and the preparation is taken again.
+pub(crate) async fn prepare(services: &Services, claimed: Claimed) -> StoreResult<Outcome> {
+    let outcome = write(services, &claimed).await;
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(err) => {
+            tracing::warn!(%err, preparation = claimed.seq, "a summary could not be prepared");
+            return Err(err);
+        }
+    };
+    metrics::counter!("compactd_preparations_total", "outcome" => outcome.name()).increment(1);
+    if outcome == Outcome::Wasted {
+        count_wasted(&[Reason::CompactedFirst]);
+    }
+    Ok(outcome)
+}
+
+async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
+    let started = Instant::now();
+    let Some(model) = services.summary_model.as_ref() else {
+        return dropped(services, claimed, Reason::Upstream).await;
+    };
+    let (stored, allowed, messages, keep_set, turns_read) = {
+        let mut conn = services.pool.acquire().await?;
+        let stored = conversations::find(&mut conn, &claimed.tenant, &claimed.conversation_id).await?;
+        let Some(stored) = stored.filter(|stored| still_stands(stored, claimed)) else {
+            return dropped_on(&mut conn, claimed, Reason::CompactedFirst).await;
+        };
+        let allowed = services.budget.allows(&mut conn, &claimed.tenant).await?;
+        let covered = turns::since(
+            &mut conn,
+            &claimed.tenant,
+            &claimed.conversation_id,
+            claimed.boundary_turn_seq,
+        )
+        .await?;
+        let covered: Vec<_> = covered
+            .into_iter()
+            .filter(|turn| turn.seq <= claimed.through_turn_seq)
+            .collect();
+        let stored_keep = keep::load(&mut conn, &claimed.tenant, &claimed.conversation_id).await?;
+        let unread: Vec<_> = covered
+            .iter()
+            .filter(|turn| turn.seq > stored_keep.turns_read)
+            .cloned()
+            .collect();
+        let (messages, _) = messages_of(&covered);
+        (
+            stored,
+            allowed,
+            messages,
+            (stored_keep.set, unread),
+            stored_keep.turns_read,
+        )
+    };
+    if let Err(spent) = allowed {
+        tracing::debug!(preparation = claimed.seq, reason = spent.reason(), "not prepared");
+        return dropped(services, claimed, Reason::Budget).await;
+    }
+    if messages.is_empty() {
+        return dropped(services, claimed, Reason::CompactedFirst).await;
+    }
+    let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
+    let (mut set, unread) = keep_set;
+    let harness = services.summaries.harness.clone();
+    let (observations, counts) = read(
+        claimed.conversation_id.clone(),
+        unread,
+        messages.clone(),
+        prior.clone(),
+        harness,
+    )
+    .await;
+    keep_set::take_in(&mut set, turns_read, &observations);
+    let rules = Rules {
+        keep: &set,
+        max_tokens: summary_max_tokens(services.summaries.max_tokens, stored.state.size),
+        transcript_tokens: counts.anchor + counts.messages.iter().sum::<u64>(),
+        harness: &services.summaries.harness,
+    };
+    let draft = match summarizer::write(Via::Upstream(model), prior.as_deref(), &messages, rules).await {
+        Ok(draft) => draft,
+        Err(error) => return failed(services, claimed, model, &error).await,
+    };
+    let written = Written {
+        covered: Covered {
+            boundary_turn: claimed.boundary_turn_seq,
+            anchor_seq: claimed.anchor_seq,
+            messages: messages.len(),
+            fingerprint: counts.fingerprint,
+        },
+        message_tokens: counts.messages,
+        anchor_tokens: counts.anchor,
+        narrative: draft.narrative,
+        summary: draft.text,
+        model: draft.model,
+        prompt_version: PROMPT_VERSION,
+        upstream_input_tokens: draft.upstream_input_tokens,
+        upstream_output_tokens: draft.upstream_output_tokens,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        keep: draft.figures,
+    };
+    for (direction, spent) in [
+        ("input", written.upstream_input_tokens),
+        ("output", written.upstream_output_tokens),
+    ] {
+        metrics::counter!("compactd_preparation_upstream_tokens_total", "direction" => direction)
+            .increment(spent.unwrap_or(0));
+    }
+    store::retry_lost_races(|| async {
+        let mut conn = services.pool.acquire().await?;
+        record(services, &mut conn, claimed, &written, &observations).await
+    })
+    .await
+}
+
+/// The conversation still stands where the preparation was planned: no
+/// compaction moved its boundary or wrote another anchor since.
+fn still_stands(stored: &StoredConversation, claimed: &Claimed) -> bool {
+    stored.boundary_turn_seq == claimed.boundary_turn_seq
+        && stored.summary.as_ref().map(|(_, seq)| *seq) == claimed.anchor_seq
+        && stored.last_turn_seq >= claimed.through_turn_seq
+}
+
+/// Keeps what was written, in one transaction that holds the conversation's
+/// row first: the preparation becomes ready (unless it was closed while it
+/// was written), the turns it read go into the keep set, and its tokens
+/// count against the tenant's budget either way.
+async fn record(
+    services: &Services,
+    conn: &mut PgConnection,
+    claimed: &Claimed,
+    written: &Written,
+    observations: &[Observation],
+) -> StoreResult<Outcome> {
+    let mut tx = conn.begin().await?;
+    let stored = conversations::lock(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
+    let kept = preparations::record_written(&mut tx, claimed, written).await?;
+    if kept == Kept::Ready
+        && let Some(stored) = stored
+        && still_stands(&stored, claimed)
+    {
+        // Read once, here, the turns it covers need not be read again at
+        // the compaction: the keep set comes out the same either way.
+        let mut current = keep::load(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
+        let read = keep_set::take_in(&mut current.set, current.turns_read, observations);
+        keep::save(&mut tx, &claimed.tenant, &claimed.conversation_id, &current.set, read).await?;
+    }
+    (services.budget)
+        .spend(
+            &mut tx,
+            &claimed.tenant,
+            written.upstream_input_tokens,
+            written.upstream_output_tokens,
+        )
+        .await?;
+    tx.commit().await?;
+    Ok(match kept {
+        Kept::Ready => Outcome::Ready,
+        Kept::Wasted => Outcome::Wasted,
+        Kept::Lost => Outcome::Lost,
+    })
+}
+
+async fn dropped(services: &Services, claimed: &Claimed, reason: Reason) -> StoreResult<Outcome> {
+    let mut conn = services.pool.acquire().await?;
+    dropped_on(&mut conn, claimed, reason).await
+}
+
+async fn dropped_on(conn: &mut PgConnection, claimed: &Claimed, reason: Reason) -> StoreResult<Outcome> {
+    if preparations::drop_claimed(conn, claimed, reason).await? {
+        let skipped = preparations::skipped_reason(reason);
+        metrics::counter!("compactd_background_skipped_total", "reason" => skipped).increment(1);
+    }
+    Ok(Outcome::Dropped(reason))
+}
+
+async fn failed(
+    services: &Services,
+    claimed: &Claimed,
+    model: &UpstreamModel,
+    error: &LlmError,
+) -> StoreResult<Outcome> {
+    tracing::info!(%error, model = %model.model, preparation = claimed.seq, "a summary could not be prepared upstream");
+    dropped(services, claimed, Reason::Upstream).await
+}
+
+/// The counts a compaction takes from a preparation, and its fingerprint.
+struct Counts {
+    messages: Vec<u64>,
+    anchor: u64,
+    fingerprint: [u8; 32],
+}
+
+/// What the unread turns say, the messages' and anchor's tokens and their
+/// fingerprint, off the async threads: a long transcript takes a while.
+async fn read(
+    id: ConversationId,
+    unread: Vec<turns::Turn>,
+    messages: Vec<Message>,
+    prior: Option<String>,
+    harness: std::sync::Arc<crate::policy::keep::HarnessPatterns>,
+) -> (Vec<Observation>, Counts) {
+    let reading = move || {
+        let observations = keep_set::of_turns(&id, &unread, &harness);
+        let counts = Counts {
+            messages: messages.iter().map(|m| tokens::count(&m.text_for_counting())).collect(),
+            anchor: prior.as_deref().map_or(0, tokens::count),
+            fingerprint: prepare::fingerprint(prior.as_deref(), &messages),
+        };
+        (observations, counts)
+    };
+    match tokio::task::spawn_blocking(reading).await {
+        Ok(read) => read,
+        // The runtime is shutting down: the fingerprint of nothing matches
+        // no transcript, so such a preparation is never used.
+        Err(_) => (
+            Vec::new(),
+            Counts {
+                messages: Vec::new(),
+                anchor: 0,
+                fingerprint: [0; 32],
+            },
+        ),
+    }
+}
+
+/// Runs every planned preparation of one conversation now, here: what a
+/// replay does to stand for a worker that had the time (deterministic,
+/// whatever the timing).
+pub(crate) async fn settle(services: &Services, tenant: &TenantId, id: &ConversationId) -> StoreResult<usize> {
+    let mut written = 0;
+    // A usage report plans one at a time: a few rounds settle any backlog.
+    for _ in 0..8 {
+        let claimed = claim(services, 4, Duration::ZERO, Some((tenant, id))).await?;
+        if claimed.is_empty() {
+            break;
+        }
+        for one in claimed {
+            if prepare(services, one).await? == Outcome::Ready {
+                written += 1;
+            }
+        }
+    }
+    Ok(written)
+}

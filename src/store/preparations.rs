@@ -1,0 +1,449 @@
+//! Summaries prepared ahead (issue 12), as rows: planned by a usage report,
+//! claimed by one worker at a time (and taken again when its worker dies),
+//! written, then used by a compaction or closed as wasted or dropped, with
+//! the reason. Every preparation stays, for the fleet's figures.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+use sqlx::postgres::PgRow;
+use sqlx::{Connection, PgConnection, Row};
+
+use super::compactions::keep_json;
+use super::scoring::append_event;
+use super::{StoreResult, StoredConversation, count_of, db_count};
+use crate::domain::{ConversationId, TenantId};
+use crate::policy::keep::KeepFigures;
+use crate::policy::prepare::{Covered, Reason, Status};
+
+/// Plans a preparation of the stored turns up to the newest, as `stored`
+/// (the state a usage report just left) shows them; any open one is
+/// superseded. Nothing is planned when the conversation moved on since
+/// (another report planned, a turn was stored, it was compacted): the next
+/// report looks again. Answers the new preparation's seq.
+pub(crate) async fn plan(
+    conn: &mut PgConnection,
+    stored: &StoredConversation,
+    at: DateTime<Utc>,
+) -> StoreResult<Option<i64>> {
+    let seq = sqlx::query_scalar(
+        "WITH c AS (
+           UPDATE conversations
+              SET prepare_turn_seq = last_turn_seq, prepare_used = used,
+                  last_preparation_seq = last_preparation_seq + 1
+            WHERE tenant = $1 AND conversation_id = $2 AND boundary_turn_seq = $3
+              AND prepare_turn_seq IS NOT DISTINCT FROM $4 AND last_turn_seq = $5 AND used = $6
+           RETURNING tenant, conversation_id, last_preparation_seq, last_turn_seq, boundary_turn_seq,
+                     summary_seq, used
+         ), superseded AS (
+           UPDATE preparations p
+              SET status = CASE WHEN p.status = 'ready' THEN 'wasted' ELSE 'dropped' END,
+                  reason = 'superseded', closed_at = now()
+             FROM c
+            WHERE (p.tenant, p.conversation_id) = (c.tenant, c.conversation_id)
+              AND p.status IN ('planned', 'ready')
+         )
+         INSERT INTO preparations (tenant, conversation_id, seq, planned_at, planned_used, boundary_turn_seq,
+                                   through_turn_seq, anchor_seq, status)
+         SELECT tenant, conversation_id, last_preparation_seq, $7, used, boundary_turn_seq, last_turn_seq,
+                summary_seq, 'planned'
+           FROM c
+         RETURNING seq",
+    )
+    .bind(&stored.tenant)
+    .bind(&stored.conversation_id)
+    .bind(stored.boundary_turn_seq)
+    .bind(stored.planned.map(|planned| planned.through_turn))
+    .bind(stored.last_turn_seq)
+    .bind(db_count(stored.state.used))
+    .bind(at)
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(seq)
+}
+
+/// A preparation a worker has claimed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Claimed {
+    pub tenant: TenantId,
+    pub conversation_id: ConversationId,
+    pub seq: i64,
+    pub boundary_turn_seq: i64,
+    pub through_turn_seq: i64,
+    pub anchor_seq: Option<i64>,
+    pub planned_at: DateTime<Utc>,
+    /// When it was claimed: the write names it, so a claim taken over since
+    /// (its worker was thought dead) is not overwritten.
+    pub claimed_at: DateTime<Utc>,
+}
+
+/// Claims up to `limit` planned preparations (of one conversation, when
+/// `only` names it), oldest first, skipping those another worker holds; a
+/// claim older than `abandoned_after` is taken again.
+pub(crate) async fn claim(
+    conn: &mut PgConnection,
+    limit: i64,
+    abandoned_after: Duration,
+    only: Option<(&TenantId, &ConversationId)>,
+) -> StoreResult<Vec<Claimed>> {
+    let (tenant, id) = only.unzip();
+    let rows = sqlx::query(
+        "UPDATE preparations p SET claimed_at = clock_timestamp()
+           FROM (SELECT tenant, conversation_id, seq FROM preparations
+                  WHERE status = 'planned'
+                    AND (claimed_at IS NULL OR claimed_at <= now() - $2::interval)
+                    AND ($3::text IS NULL OR (tenant, conversation_id) = ($3, $4))
+                  ORDER BY planned_at
+                  LIMIT $1
+                  FOR UPDATE SKIP LOCKED) picked
+          WHERE (p.tenant, p.conversation_id, p.seq) = (picked.tenant, picked.conversation_id, picked.seq)
+         RETURNING p.tenant, p.conversation_id, p.seq, p.boundary_turn_seq, p.through_turn_seq, p.anchor_seq,
+                   p.planned_at, p.claimed_at",
+    )
+    .bind(limit)
+    .bind(abandoned_after)
+    .bind(tenant)
+    .bind(id)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(Claimed {
+                tenant: row.try_get("tenant")?,
+                conversation_id: row.try_get("conversation_id")?,
+                seq: row.try_get("seq")?,
+                boundary_turn_seq: row.try_get("boundary_turn_seq")?,
+                through_turn_seq: row.try_get("through_turn_seq")?,
+                anchor_seq: row.try_get("anchor_seq")?,
+                planned_at: row.try_get("planned_at")?,
+                claimed_at: row.try_get("claimed_at")?,
+            })
+        })
+        .collect()
+}
+
+/// Preparations waiting for a worker (the queue's depth).
+pub(crate) async fn waiting(conn: &mut PgConnection) -> StoreResult<i64> {
+    Ok(
+        sqlx::query_scalar("SELECT count(*) FROM preparations WHERE status = 'planned'")
+            .fetch_one(&mut *conn)
+            .await?,
+    )
+}
+
+/// The `skipped` event's reason for a preparation dropped for `reason`.
+pub(crate) fn skipped_reason(reason: Reason) -> String {
+    format!("prepare-{}", reason.as_str().replace('_', "-"))
+}
+
+/// A claimed preparation that will not be written, for `reason`, logged as
+/// a `skipped` event; nothing happens when the claim was lost or it was
+/// closed since.
+pub(crate) async fn drop_claimed(conn: &mut PgConnection, claimed: &Claimed, reason: Reason) -> StoreResult<bool> {
+    let mut tx = conn.begin().await?;
+    super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
+    let done = sqlx::query(
+        "UPDATE preparations SET status = 'dropped', reason = $4, claimed_at = NULL, closed_at = now()
+          WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND status = 'planned' AND claimed_at = $5",
+    )
+    .bind(&claimed.tenant)
+    .bind(&claimed.conversation_id)
+    .bind(claimed.seq)
+    .bind(reason)
+    .bind(claimed.claimed_at)
+    .execute(&mut *tx)
+    .await?;
+    let dropped = done.rows_affected() == 1;
+    if dropped {
+        let payload = json!({"reason": skipped_reason(reason), "preparation": claimed.seq});
+        append_event(&mut tx, &claimed.tenant, &claimed.conversation_id, "skipped", payload).await?;
+    }
+    tx.commit().await?;
+    Ok(dropped)
+}
+
+/// What a worker wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Written {
+    pub covered: Covered,
+    /// Tokens of each message it covers, and of the anchor.
+    pub message_tokens: Vec<u64>,
+    pub anchor_tokens: u64,
+    pub narrative: String,
+    pub summary: String,
+    pub model: Option<String>,
+    pub prompt_version: &'static str,
+    pub upstream_input_tokens: Option<u64>,
+    pub upstream_output_tokens: Option<u64>,
+    pub duration_ms: u64,
+    pub keep: KeepFigures,
+}
+
+/// What became of a written preparation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kept {
+    /// Ready for a compaction.
+    Ready,
+    /// Closed while it was written (a compaction came first, a newer one
+    /// was planned): its tokens are counted as wasted.
+    Wasted,
+    /// Another worker took the claim over: this one's work is discarded.
+    Lost,
+}
+
+/// Records a written preparation, inside the caller's transaction (which
+/// holds the conversation's row, and checked it still stands where the
+/// preparation was planned), and logs a `prepared` event.
+pub(crate) async fn record_written(tx: &mut PgConnection, claimed: &Claimed, written: &Written) -> StoreResult<Kept> {
+    let bind = |sql| {
+        sqlx::query(sql)
+            .bind(&claimed.tenant)
+            .bind(&claimed.conversation_id)
+            .bind(claimed.seq)
+            .bind(claimed.claimed_at)
+            .bind(i32::try_from(written.covered.messages).unwrap_or(i32::MAX))
+            .bind(written.covered.fingerprint.to_vec())
+            .bind(
+                written
+                    .message_tokens
+                    .iter()
+                    .map(|t| db_count(*t))
+                    .collect::<Vec<i64>>(),
+            )
+            .bind(db_count(written.anchor_tokens))
+            .bind(&written.narrative)
+            .bind(&written.summary)
+            .bind(&written.model)
+            .bind(written.prompt_version)
+            .bind(written.upstream_input_tokens.map(db_count))
+            .bind(written.upstream_output_tokens.map(db_count))
+            .bind(db_count(written.duration_ms))
+            .bind(keep_json(&written.keep))
+    };
+    let ready = bind(
+        "UPDATE preparations
+            SET status = 'ready', claimed_at = NULL, written_at = now(), messages = $5, fingerprint = $6,
+                message_tokens = $7, anchor_tokens = $8, narrative = $9, summary = $10, model = $11,
+                prompt_version = $12, upstream_input_tokens = $13, upstream_output_tokens = $14,
+                duration_ms = $15, keep = $16
+          WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND status = 'planned' AND claimed_at = $4",
+    )
+    .execute(&mut *tx)
+    .await?;
+    if ready.rows_affected() == 1 {
+        let payload = json!({
+            "preparation": claimed.seq,
+            "through_turn_id": claimed.through_turn_seq,
+            "upstream_input_tokens": written.upstream_input_tokens,
+            "upstream_output_tokens": written.upstream_output_tokens,
+        });
+        append_event(tx, &claimed.tenant, &claimed.conversation_id, "prepared", payload).await?;
+        return Ok(Kept::Ready);
+    }
+    // Closed while it was being written: the tokens were spent all the same.
+    let wasted = bind(
+        "UPDATE preparations
+            SET status = 'wasted', reason = CASE WHEN reason = 'superseded' THEN reason ELSE 'compacted_first' END,
+                claimed_at = NULL, written_at = now(), messages = $5, fingerprint = $6, message_tokens = $7,
+                anchor_tokens = $8, narrative = $9, summary = $10, model = $11, prompt_version = $12,
+                upstream_input_tokens = $13, upstream_output_tokens = $14, duration_ms = $15, keep = $16
+          WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND status = 'dropped' AND claimed_at = $4",
+    )
+    .execute(&mut *tx)
+    .await?;
+    Ok(if wasted.rows_affected() == 1 {
+        Kept::Wasted
+    } else {
+        Kept::Lost
+    })
+}
+
+/// A written preparation, as a compaction may merge it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ready {
+    pub seq: i64,
+    pub planned_at: DateTime<Utc>,
+    pub covered: Covered,
+    pub message_tokens: Vec<u64>,
+    pub anchor_tokens: u64,
+    pub narrative: String,
+    pub model: Option<String>,
+}
+
+fn ready_of(row: &PgRow) -> StoreResult<Ready> {
+    let fingerprint: Vec<u8> = row.try_get("fingerprint")?;
+    let messages: i32 = row.try_get("messages")?;
+    let tokens: Vec<i64> = row.try_get("message_tokens")?;
+    Ok(Ready {
+        seq: row.try_get("seq")?,
+        planned_at: row.try_get("planned_at")?,
+        covered: Covered {
+            boundary_turn: row.try_get("boundary_turn_seq")?,
+            anchor_seq: row.try_get("anchor_seq")?,
+            messages: usize::try_from(messages).unwrap_or(0),
+            fingerprint: fingerprint
+                .try_into()
+                .map_err(|_| super::StoreError::Corrupt("a preparation's fingerprint".to_owned()))?,
+        },
+        message_tokens: tokens.into_iter().map(count_of).collect(),
+        anchor_tokens: count_of(row.try_get("anchor_tokens")?),
+        narrative: row.try_get("narrative")?,
+        model: row.try_get("model")?,
+    })
+}
+
+/// The conversation's written preparation waiting for a compaction, if any.
+pub(crate) async fn ready(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+) -> StoreResult<Option<Ready>> {
+    let row = sqlx::query(
+        "SELECT seq, planned_at, boundary_turn_seq, anchor_seq, messages, fingerprint, message_tokens,
+                anchor_tokens, narrative, model
+           FROM preparations WHERE tenant = $1 AND conversation_id = $2 AND status = 'ready'
+          ORDER BY seq DESC LIMIT 1",
+    )
+    .bind(tenant)
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    row.as_ref().map(ready_of).transpose()
+}
+
+/// How a conversation's open preparations close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Closing {
+    /// The one a compaction used (by seq), and that compaction's seq.
+    pub used: Option<(i64, i64)>,
+    /// Why the others end: a written one is wasted, a planned one dropped.
+    pub reason: Reason,
+}
+
+/// Closes every open preparation of the conversation, inside the caller's
+/// transaction (which holds its row): a compaction recorded, or a rollover.
+/// Answers the reasons of those wasted, for the metrics.
+pub(crate) async fn close(
+    tx: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    closing: Closing,
+) -> StoreResult<Vec<Reason>> {
+    let (used, by) = closing.used.unzip();
+    let rows = sqlx::query(
+        "UPDATE preparations
+            SET status = CASE WHEN seq = $3 THEN 'used' WHEN status = 'ready' THEN 'wasted' ELSE 'dropped' END,
+                reason = CASE WHEN seq = $3 THEN NULL
+                              WHEN status = 'planned' AND $5 <> 'rolled_over' THEN 'compacted_first'
+                              ELSE $5 END,
+                used_by_seq = CASE WHEN seq = $3 THEN $4 END,
+                closed_at = now()
+          WHERE tenant = $1 AND conversation_id = $2 AND status IN ('planned', 'ready')
+         RETURNING status, reason",
+    )
+    .bind(tenant)
+    .bind(id)
+    .bind(used)
+    .bind(by)
+    .bind(closing.reason)
+    .fetch_all(&mut *tx)
+    .await?;
+    let mut wasted = Vec::new();
+    for row in &rows {
+        let status: Status = row.try_get("status")?;
+        if status == Status::Wasted {
+            wasted.push(row.try_get("reason")?);
+        }
+    }
+    Ok(wasted)
+}
+
+/// Written preparations nobody used for `left_for` are wasted (`expired`);
+/// answers how many.
+pub(crate) async fn expire(conn: &mut PgConnection, left_for: Duration) -> StoreResult<u64> {
+    let done = sqlx::query(
+        "UPDATE preparations SET status = 'wasted', reason = 'expired', closed_at = now()
+          WHERE status = 'ready' AND written_at < now() - $1::interval",
+    )
+    .bind(left_for)
+    .execute(&mut *conn)
+    .await?;
+    Ok(done.rows_affected())
+}
+
+/// A span's preparations (by the `at` that planned them).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct PreparationStats {
+    /// Compactions in the span that merged a prepared summary.
+    pub prepared_compactions: u64,
+    pub planned: u64,
+    /// Still to be written.
+    pub waiting: u64,
+    /// Written and waiting for a compaction.
+    pub ready: u64,
+    pub used: u64,
+    pub wasted: u64,
+    pub dropped: u64,
+    pub upstream_input_tokens: u64,
+    pub upstream_output_tokens: u64,
+    /// The wasted ones by reason, most first.
+    pub wasted_by_reason: Vec<(Reason, u64)>,
+}
+
+pub(crate) async fn stats(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+) -> StoreResult<PreparationStats> {
+    let in_span = |column: &str| {
+        format!("($2::timestamptz IS NULL OR {column} >= $2) AND ($3::timestamptz IS NULL OR {column} < $3)")
+    };
+    // One count per status, named after it.
+    let by_status: Vec<String> = Status::names()
+        .map(|status| format!("count(*) FILTER (WHERE status = '{status}') AS {status}"))
+        .collect();
+    let row = sqlx::query(&format!(
+        "SELECT count(*) AS all_planned, {},
+                LEAST(coalesce(sum(upstream_input_tokens), 0), 9223372036854775807)::bigint AS input,
+                LEAST(coalesce(sum(upstream_output_tokens), 0), 9223372036854775807)::bigint AS output,
+                (SELECT count(*) FROM compactions WHERE tenant = $1 AND prepared AND {}) AS prepared_compactions
+           FROM preparations WHERE tenant = $1 AND {}",
+        by_status.join(", "),
+        in_span("at"),
+        in_span("planned_at")
+    ))
+    .bind(tenant)
+    .bind(since)
+    .bind(until)
+    .fetch_one(&mut *conn)
+    .await?;
+    let reasons = sqlx::query(&format!(
+        "SELECT reason, count(*) AS count FROM preparations
+          WHERE tenant = $1 AND {} AND status = 'wasted' AND reason IS NOT NULL
+          GROUP BY reason ORDER BY count DESC, reason",
+        in_span("planned_at")
+    ))
+    .bind(tenant)
+    .bind(since)
+    .bind(until)
+    .fetch_all(&mut *conn)
+    .await?;
+    let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
+    Ok(PreparationStats {
+        prepared_compactions: count("prepared_compactions")?,
+        planned: count("all_planned")?,
+        waiting: count("planned")?,
+        ready: count("ready")?,
+        used: count("used")?,
+        wasted: count("wasted")?,
+        dropped: count("dropped")?,
+        upstream_input_tokens: count("input")?,
+        upstream_output_tokens: count("output")?,
+        wasted_by_reason: reasons
+            .iter()
+            .map(|row| Ok((row.try_get("reason")?, count_of(row.try_get("count")?))))
+            .collect::<sqlx::Result<_>>()?,
+    })
+}
