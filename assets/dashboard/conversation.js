@@ -17,7 +17,7 @@ function mark(event) {
   switch (event.kind) {
     case "compaction":
       return p.success
-        ? { t, kind: "compaction", what: `compaction (${p.trigger})`, text: `${count(p.tokens_before)} → ${count(p.tokens_after)} tokens, ${p.summarizer}` }
+        ? { t, kind: "compaction", what: `compaction (${p.trigger})`, text: `${count(p.tokens_before)} → ${count(p.tokens_after)} tokens, ${p.summarizer}${p.prepared ? ", prepared ahead" : ""}` }
         : { t, kind: "failed", what: `failed compaction (${p.trigger})`, text: p.error || "" };
     case "decision":
       return { t, kind: "decision", what: `decision: ${p.decision}${p.trigger ? ` (${p.trigger})` : ""}`, text: p.reason || "" };
@@ -83,7 +83,8 @@ export class Conversation {
         const details = element("details");
         const outcome = c.success ? `${count(c.tokens_before)} → ${count(c.tokens_after)} tokens` : `failed: ${c.error ?? ""}`;
         const kept = c.keep ? ` · kept ${count(c.keep.present + c.keep.appended)} of ${count(c.keep.checked)}, ${count(c.keep.parked)} parked` : "";
-        details.append(element("summary", `#${c.seq} · ${time(c.at)} · ${c.trigger} · ${c.summarizer} · ${outcome}${kept}`));
+        const ahead = c.prepared ? ` · prepared ahead (${count(c.prepared_age_ms / 1000)} s before)` : "";
+        details.append(element("summary", `#${c.seq} · ${time(c.at)} · ${c.trigger} · ${c.summarizer}${ahead} · ${outcome}${kept}`));
         if (c.keep) {
           const table = element("table", null, { class: "keep-figures" });
           table.append(row(["kind", "checked", "present", "appended", "parked"].map((h) => element("th", h))));

@@ -29,6 +29,17 @@ export async function loadStats(span) {
   for (const field of ["rollovers", "declined_rollovers"]) {
     show(document.querySelector(`[data-stat="${field}"]`), count(stats[field]), stats[field]);
   }
+  const prepared = stats.preparation;
+  const stat = (name) => document.querySelector(`[data-stat="${name}"]`);
+  show(stat("prepared_compactions"), count(prepared.prepared_compactions), prepared.prepared_compactions);
+  show(stat("preparations_used"), count(prepared.used), prepared.used);
+  show(stat("preparations_wasted"), count(prepared.wasted), prepared.wasted);
+  const wastedRate = prepared.wasted_rate === null ? null : prepared.wasted_rate * 100;
+  show(stat("preparations_wasted_rate"), decimal(wastedRate), prepared.wasted_rate);
+  const preparingTokens = prepared.upstream_input_tokens + prepared.upstream_output_tokens;
+  show(stat("preparation_tokens"), count(preparingTokens), preparingTokens);
+  const reasons = prepared.wasted_by_reason.map((r) => `${r.reason} ${count(r.count)}`).join(", ");
+  show(stat("preparations_wasted_by_reason"), reasons || "none", reasons);
   document.querySelector("#triggers tbody").replaceChildren(
     ...stats.triggers.map((t) => {
       const tr = row([t.trigger, count(t.count), count(t.successes), count(t.failures), decimal(t.mean_percent_saved), decimal(t.p50_duration_ms), decimal(t.p95_duration_ms), count(t.tokens_saved)]);
@@ -124,7 +135,8 @@ export class History {
   row(c) {
     const link = element("a", c.conversation_id, { href: `#/conversations/${encodeURIComponent(c.conversation_id)}` });
     const outcome = c.success ? element("span", "ok", { class: "ok" }) : element("span", "failed", { class: "bad", title: c.error || "" });
-    const tr = row([time(c.at), link, c.trigger, c.model ? `${c.summarizer} (${c.model})` : c.summarizer, `${count(c.tokens_before)} → ${count(c.tokens_after)}`, `${c.percent_saved}%`, count(c.duration_ms), outcome]);
+    const writer = c.model ? `${c.summarizer} (${c.model})` : c.summarizer;
+    const tr = row([time(c.at), link, c.trigger, c.prepared ? `${writer}, prepared ahead` : writer, `${count(c.tokens_before)} → ${count(c.tokens_after)}`, `${c.percent_saved}%`, count(c.duration_ms), outcome]);
     tr.dataset.id = c.id;
     return tr;
   }

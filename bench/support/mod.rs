@@ -76,13 +76,18 @@ pub async fn fake_upstream(delay: Duration) -> String {
                 .as_array()
                 .map(|messages| messages.iter().filter_map(|m| m["content"].as_str()).collect())
                 .unwrap_or_default();
-            let (summary, kind) = answer(&prompt);
-            CALLS[kind].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            Json(json!({
-                "model": "fake-summarizer",
-                "choices": [{"message": {"role": "assistant", "content": summary}}],
-                "usage": {"prompt_tokens": tokens::count(&prompt), "completion_tokens": tokens::count(&summary)},
-            }))
+            // Counting a long prompt takes a while: not on the threads that
+            // serve compactd in this same process.
+            let answered = tokio::task::spawn_blocking(move || {
+                let (summary, kind) = answer(&prompt);
+                CALLS[kind].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                json!({
+                    "model": "fake-summarizer",
+                    "choices": [{"message": {"role": "assistant", "content": summary}}],
+                    "usage": {"prompt_tokens": tokens::count(&prompt), "completion_tokens": tokens::count(&summary)},
+                })
+            });
+            Json(answered.await.expect("the fake upstream answers"))
         }),
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -106,17 +111,13 @@ pub async fn compactd_with(
     pool_size: u32,
     background: Option<compactd::config::BackgroundSettings>,
 ) -> String {
-    let admin: PgConnectOptions = std::env::var("DATABASE_URL")
-        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
-        .parse()
-        .expect("DATABASE_URL is a Postgres URL");
-    let mut conn = admin.connect().await.expect("the bench Postgres answers");
-    conn.execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str())
-        .await
-        .expect("drop");
-    conn.execute(format!("CREATE DATABASE {name}").as_str())
-        .await
-        .expect("create");
+    let scores = background.is_some();
+    serve(name, settings(upstream, background, scores), pool_size).await
+}
+
+/// compactd's settings for a bench: `upstream` writes summaries (and scores
+/// turns, when `scores`), `background` runs the workers.
+pub fn settings(upstream: &str, background: Option<compactd::config::BackgroundSettings>, scores: bool) -> Settings {
     let llm = LlmConfig {
         provider: Provider::OpenAi,
         base_url: format!("{upstream}/v1"),
@@ -124,14 +125,14 @@ pub async fn compactd_with(
         retry: RetryPolicy::default(),
         max_concurrent: 32,
     };
-    let settings = Settings {
+    Settings {
         addr: "127.0.0.1:0".parse().expect("an address"),
         max_body_bytes: 4 * 1024 * 1024,
         policy: PolicyConfig::default(),
         summarizer: Some(Upstream {
             llm,
             model: "fake-summarizer".into(),
-            score_model: background.as_ref().map(|_| "fake-scorer".to_owned()),
+            score_model: scores.then(|| "fake-scorer".to_owned()),
         }),
         rate_per_second: 0,
         rate_burst: 0,
@@ -144,7 +145,27 @@ pub async fn compactd_with(
         summaries: Default::default(),
         daily_token_budget: None,
         background,
-    };
+    }
+}
+
+/// The bench's Postgres, `DATABASE_URL` or the machine's own.
+pub fn admin() -> PgConnectOptions {
+    std::env::var("DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+        .parse()
+        .expect("DATABASE_URL is a Postgres URL")
+}
+
+/// compactd with `settings` on a fresh database `name`; answers its base URL.
+pub async fn serve(name: &str, settings: Settings, pool_size: u32) -> String {
+    let admin = admin();
+    let mut conn = admin.connect().await.expect("the bench Postgres answers");
+    conn.execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str())
+        .await
+        .expect("drop");
+    conn.execute(format!("CREATE DATABASE {name}").as_str())
+        .await
+        .expect("create");
     let pool = compactd::store::pool(admin.database(name), pool_size);
     let app = Application::build(settings, pool).await.expect("compactd builds");
     let address = format!("http://{}", app.local_addr());
@@ -163,4 +184,10 @@ pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
         return Duration::ZERO;
     }
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+pub async fn post_get(url: &str) -> Value {
+    let response = reqwest::get(url).await.expect("compactd answers");
+    assert!(response.status().is_success(), "{}", response.status());
+    response.json().await.expect("JSON")
 }

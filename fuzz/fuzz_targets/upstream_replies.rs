@@ -1,6 +1,7 @@
 //! What an upstream LLM sends back, and what a summary may say: parsing the
-//! reply and a refusal, reading Retry-After, and fitting, guarding, fencing
-//! and defusing the text never panic, and nothing breaks out of a handoff.
+//! reply and a refusal, reading Retry-After, and fitting (a prepared
+//! summary merged with later lines too), guarding, fencing and defusing the
+//! text never panic, and nothing breaks out of a handoff.
 
 #![no_main]
 
@@ -11,7 +12,7 @@ use compactd::llm::dialect::Dialect;
 use compactd::llm::retry::retry_after;
 use compactd::llm::summarizer::finish;
 use compactd::policy::handoff::Handoff;
-use compactd::policy::keep::narrative::narrative_of;
+use compactd::policy::keep::narrative::{merged, narrative_of};
 use compactd::policy::keep::{HarnessPatterns, KeepSet, Place, Presence, Shape, sightings};
 use compactd::policy::prompt::user_message;
 use compactd::policy::transcript::{Message, Role, ToolCall};
@@ -40,8 +41,10 @@ fuzz_target!(|data: &[u8]| {
     for message in &messages {
         set.observe(&sightings(message, &harness), &place);
     }
-    for shape in [Shape::Prose, Shape::Lines] {
-        let (summary, _) = finish(&text, shape, &set, 500);
+    // A prepared summary's prose with a compaction's lines after it, too.
+    let with_lines = merged(&text, &[format!("- {text} → {text}"), "- (continuing)".to_owned()]);
+    for (narrative, shape) in [(text.as_ref(), Shape::Prose), (text.as_ref(), Shape::Lines), (with_lines.as_str(), Shape::Prose)] {
+        let (summary, _) = finish(narrative, shape, &set, 500);
         assert!(!summary.contains("</handoff>"), "a summary carried the closing tag");
         let presence = Presence::of(&summary);
         let _ = set.items().iter().filter(|item| presence.holds(item)).count();

@@ -47,7 +47,7 @@ pub(crate) enum Outcome {
     /// Written and kept for the next compaction.
     Ready,
     /// Written, but closed meanwhile (its tokens count as wasted).
-    Wasted,
+    Wasted(Reason),
     /// Another worker took the claim over.
     Lost,
     /// Not written, for this reason.
@@ -58,7 +58,7 @@ impl Outcome {
     fn name(self) -> &'static str {
         match self {
             Self::Ready => "ready",
-            Self::Wasted => "wasted",
+            Self::Wasted(_) => "wasted",
             Self::Lost => "lost",
             Self::Dropped(_) => "dropped",
         }
@@ -77,8 +77,8 @@ pub(crate) async fn prepare(services: &Services, claimed: Claimed) -> StoreResul
         }
     };
     metrics::counter!("compactd_preparations_total", "outcome" => outcome.name()).increment(1);
-    if outcome == Outcome::Wasted {
-        count_wasted(&[Reason::CompactedFirst]);
+    if let Outcome::Wasted(reason) = outcome {
+        count_wasted(&[reason]);
     }
     Ok(outcome)
 }
@@ -225,7 +225,7 @@ async fn record(
     tx.commit().await?;
     Ok(match kept {
         Kept::Ready => Outcome::Ready,
-        Kept::Wasted => Outcome::Wasted,
+        Kept::Wasted(reason) => Outcome::Wasted(reason),
         Kept::Lost => Outcome::Lost,
     })
 }

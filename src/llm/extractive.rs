@@ -9,9 +9,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::policy::keep::extract::users_words;
+use crate::policy::keep::HarnessPatterns;
+use crate::policy::keep::extract::{files_changed, users_words};
 use crate::policy::keep::narrative::split_merged;
-use crate::policy::keep::{HarnessPatterns, KeepKind, Source, sightings};
 use crate::policy::transcript::{Message, Role};
 
 /// How much of a request a line quotes…
@@ -145,12 +145,9 @@ pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> 
         if let Some(outcome) = last_sentence(&message.content) {
             exchange.outcome = Some(outcome);
         }
-        for found in sightings(message, harness) {
-            if found.kind == KeepKind::FileChanged
-                && found.source == Source::ToolCall
-                && !exchange.files.contains(&found.text)
-            {
-                exchange.files.push(found.text);
+        for file in files_changed(message) {
+            if !exchange.files.contains(&file) {
+                exchange.files.push(file);
             }
         }
     }

@@ -236,3 +236,68 @@ pub(crate) async fn clean_slate(text: &str, max_tokens: u64) -> Draft {
     let finished = finish_off_thread(narrative.clone(), Shape::Prose, &KeepSet::default(), max_tokens).await;
     Draft::new(Writer::Harness, narrative, finished)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::keep::narrative::SINCE_HEADING;
+    use crate::policy::keep::{Place, sightings};
+    use crate::policy::transcript::Role;
+
+    fn keep_set_of(messages: &[Message], harness: &HarnessPatterns) -> KeepSet {
+        let mut set = KeepSet::default();
+        for (n, message) in messages.iter().enumerate() {
+            let place = Place {
+                conversation_id: "c".into(),
+                turn_id: Some(n as i64 + 1),
+                compaction_seq: None,
+                message: None,
+                at: chrono::DateTime::UNIX_EPOCH,
+            };
+            set.observe(&sightings(message, harness), &place);
+        }
+        set
+    }
+
+    #[tokio::test]
+    async fn a_merge_keeps_the_prepared_prose_the_lines_since_and_the_keep_set_within_the_budget() {
+        let harness = HarnessPatterns::default();
+        let delta = [
+            Message::new(Role::User, "Deploy build 4711 to staging; do not touch prod."),
+            Message::new(Role::Assistant, "Deployed 4711 to staging."),
+        ];
+        let set = keep_set_of(&delta, &harness);
+        let prose = "We hardened the billing retries. ".repeat(400);
+        let rules = Rules {
+            keep: &set,
+            max_tokens: 500,
+            transcript_tokens: 50_000,
+            harness: &harness,
+        };
+        let prepared = PreparedNarrative {
+            narrative: &prose,
+            model: Some("m"),
+        };
+
+        let draft = merge(prepared, &delta, rules).await;
+
+        assert!(tokens::count(&draft.text) <= 500, "{}", draft.text);
+        assert_eq!((draft.writer, draft.model.as_deref()), (Writer::Llm, Some("m")));
+        assert!(
+            draft.text.starts_with("We hardened the billing retries."),
+            "{}",
+            draft.text
+        );
+        assert!(
+            draft.text.contains(&format!(
+                "{SINCE_HEADING}\n- Deploy build 4711 to staging; do not touch prod. → Deployed 4711 to staging."
+            )),
+            "the newest line stays whole while the prose gives way: {}",
+            draft.text
+        );
+        assert!(draft.text.contains("do not touch prod"), "{}", draft.text);
+        assert_eq!(draft.upstream_input_tokens, None, "no upstream call");
+        let again = merge(prepared, &delta, rules).await;
+        assert_eq!(again, draft, "deterministic");
+    }
+}

@@ -1,7 +1,7 @@
 //! Reading a conversation's append-only event log.
 //!
 //! The events that work done apart from the caller's request writes — a
-//! compaction (by a caller or the idle sweep), `scored`, `audited`, `skipped` —
+//! compaction (by a caller or the idle sweep), `scored`, `audited`, `prepared`, `skipped` —
 //! are also announced, in the statement that writes them, on the Postgres
 //! channel `compactd_background`, as `tenant/conversation_id/kind`: a
 //! dashboard or script can `LISTEN compactd_background` instead of polling

@@ -17,6 +17,33 @@ use crate::policy::keep::{KeepFigures, KeepItem, KeepKind, KeepSet, KindFigures,
 pub(crate) struct StoredKeep {
     pub set: KeepSet,
     pub turns_read: i64,
+    /// Where the stored set stood when it was read.
+    pub marks: Marks,
+}
+
+/// Where a stored keep set stands: every save moves its turns read or its
+/// clock, so a set read at the same marks is the same set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Marks {
+    pub turns_read: i64,
+    pub clock: i64,
+}
+
+/// The conversation's keep marks (the default for one that does not exist).
+pub(crate) async fn marks(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<Marks> {
+    let row =
+        sqlx::query("SELECT keep_turn_seq, keep_clock FROM conversations WHERE tenant = $1 AND conversation_id = $2")
+            .bind(tenant.as_str())
+            .bind(id.as_str())
+            .fetch_optional(&mut *conn)
+            .await?;
+    Ok(match row {
+        Some(row) => Marks {
+            turns_read: row.try_get("keep_turn_seq")?,
+            clock: row.try_get("keep_clock")?,
+        },
+        None => Marks::default(),
+    })
 }
 
 /// The row key: one request per conversation, every other item by its text.
@@ -65,9 +92,12 @@ pub(crate) async fn load(conn: &mut PgConnection, tenant: &TenantId, id: &Conver
     .fetch_all(&mut *conn)
     .await?;
     let items = rows.iter().map(item).collect::<StoreResult<Vec<_>>>()?;
+    let clock: i64 = marks.try_get("keep_clock")?;
+    let turns_read: i64 = marks.try_get("keep_turn_seq")?;
     Ok(StoredKeep {
-        set: KeepSet::new(items, count_of(marks.try_get("keep_clock")?)),
-        turns_read: marks.try_get("keep_turn_seq")?,
+        set: KeepSet::new(items, count_of(clock)),
+        turns_read,
+        marks: Marks { turns_read, clock },
     })
 }
 

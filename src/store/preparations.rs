@@ -186,8 +186,8 @@ pub(crate) enum Kept {
     /// Ready for a compaction.
     Ready,
     /// Closed while it was written (a compaction came first, a newer one
-    /// was planned): its tokens are counted as wasted.
-    Wasted,
+    /// was planned): its tokens are counted as wasted, for this reason.
+    Wasted(Reason),
     /// Another worker took the claim over: this one's work is discarded.
     Lost,
 }
@@ -248,15 +248,15 @@ pub(crate) async fn record_written(tx: &mut PgConnection, claimed: &Claimed, wri
                 claimed_at = NULL, written_at = now(), messages = $5, fingerprint = $6, message_tokens = $7,
                 anchor_tokens = $8, narrative = $9, summary = $10, model = $11, prompt_version = $12,
                 upstream_input_tokens = $13, upstream_output_tokens = $14, duration_ms = $15, keep = $16
-          WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND status = 'dropped' AND claimed_at = $4",
+          WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND status = 'dropped' AND claimed_at = $4
+         RETURNING reason",
     )
-    .execute(&mut *tx)
+    .fetch_optional(&mut *tx)
     .await?;
-    Ok(if wasted.rows_affected() == 1 {
-        Kept::Wasted
-    } else {
-        Kept::Lost
-    })
+    match wasted {
+        Some(row) => Ok(Kept::Wasted(row.try_get("reason")?)),
+        None => Ok(Kept::Lost),
+    }
 }
 
 /// A written preparation, as a compaction may merge it.
@@ -359,17 +359,25 @@ pub(crate) async fn close(
     Ok(wasted)
 }
 
-/// Written preparations nobody used for `left_for` are wasted (`expired`);
+/// Written preparations nobody used for `left_for` are wasted (`expired`),
+/// each announced on `compactd_background` as `…/preparation_expired`;
 /// answers how many.
 pub(crate) async fn expire(conn: &mut PgConnection, left_for: Duration) -> StoreResult<u64> {
-    let done = sqlx::query(
-        "UPDATE preparations SET status = 'wasted', reason = 'expired', closed_at = now()
-          WHERE status = 'ready' AND written_at < now() - $1::interval",
+    let expired: i64 = sqlx::query_scalar(
+        "WITH expired AS (
+           UPDATE preparations SET status = 'wasted', reason = 'expired', closed_at = now()
+            WHERE status = 'ready' AND written_at < now() - $1::interval
+           RETURNING tenant, conversation_id
+         ), told AS (
+           SELECT pg_notify('compactd_background', tenant || '/' || conversation_id || '/preparation_expired')
+             FROM expired
+         )
+         SELECT count(*) FROM told",
     )
     .bind(left_for)
-    .execute(&mut *conn)
+    .fetch_one(&mut *conn)
     .await?;
-    Ok(done.rows_affected())
+    Ok(count_of(expired))
 }
 
 /// A span's preparations (by the `at` that planned them).

@@ -153,12 +153,17 @@ async fn a_compaction_after_a_preparation_merges_it_without_calling_the_upstream
     assert_eq!(prepared["wasted_rate"], 0.0);
     let (_, history) = app.get_json("/conversations/c/compactions").await;
     assert_eq!(history["compactions"][0]["prepared"], true);
+    let ledger: (bool, Option<i64>) = sqlx::query_as("SELECT prepared, prepared_age_ms FROM compactd_ledger")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(ledger, (true, Some(660_000)), "dashboards reading Postgres see it too");
 }
 
 #[tokio::test]
-async fn a_merged_summary_is_the_same_whatever_the_background_did_meanwhile() {
-    // Two conversations with the same turns: one compacts at once from its
-    // preparation, the other after the scorer and audits ran on it too.
+async fn the_same_turns_and_preparation_compact_to_the_same_summary_byte_for_byte() {
+    // Two conversations with the same turns, each merging its own preparation
+    // once the scorer has been through them.
     let (server, _) = upstream().await;
     let app = spawn(preparing(&server)).await;
     for id in ["first", "second"] {
@@ -483,4 +488,36 @@ async fn a_preparation_whose_worker_died_is_written_by_the_next_one() {
         .await
         .unwrap();
     assert_eq!(rows, [(1, "used".to_owned())], "one preparation, taken again, used");
+}
+
+#[tokio::test]
+async fn a_prepared_summary_left_unused_for_a_day_expires_as_wasted() {
+    let (server, _) = upstream().await;
+    let app = spawn(Settings {
+        background: Some(BackgroundSettings {
+            idle_sweep_every: Some(Duration::from_millis(50)),
+            ..background()
+        }),
+        ..preparing(&server)
+    })
+    .await;
+    grow_past_the_point(&app, "c").await;
+    wait_until_ready(&app, 1).await;
+    sqlx::query("UPDATE preparations SET written_at = written_at - interval '25 hours'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    wait_for_count(
+        &app.pool,
+        "SELECT count(*) FROM preparations WHERE status = 'wasted'",
+        1,
+    )
+    .await;
+
+    assert_eq!(
+        preparation(&app, "c").await,
+        ("wasted".to_owned(), Some("expired".to_owned()), None)
+    );
+    let answer = summarize(&app, json!({"conversation_id": "c"})).await;
+    assert_eq!(answer["compaction"]["prepared"], false, "{answer}");
 }

@@ -5,9 +5,11 @@ use crate::app::keep_set::{self, Observation};
 use crate::app::{Outcome, Ready, Refusal, Services, UseCase};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::CompactionTrigger;
+use crate::policy::keep::KeepSet;
 use crate::policy::prepare::Reason;
 use crate::policy::transcript::Message;
 use crate::store::compactions::{self, Attempt, Unclaimed};
+use crate::store::keep::{self, Marks};
 use crate::store::ledger::Recorded;
 use crate::store::preparations::{self, Closing};
 use crate::store::{StoreError, StoreResult, StoredConversation};
@@ -56,6 +58,16 @@ pub(crate) struct Drafted {
     pub(super) observations: Vec<Observation>,
     /// What became of a summary prepared ahead, once the attempt succeeds.
     pub(super) ahead: Ahead,
+    /// The keep set as the summary was written with it, observations taken in.
+    pub(super) keep: Option<TakenIn>,
+}
+
+/// A keep set read at `marks`, with a compaction's observations taken in.
+#[derive(Debug)]
+pub(crate) struct TakenIn {
+    pub set: KeepSet,
+    pub turns_read: i64,
+    pub marks: Marks,
 }
 
 /// A compaction and the summaries prepared ahead of it (issue 12).
@@ -177,13 +189,24 @@ async fn record(
     let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, &prepared.attempt).await?;
     let attempt = &prepared.attempt;
     if attempt.outcome.is_ok() {
-        // The conversation's row is locked: read the set again and take in
-        // what this compaction read, so a handoff in between counts once.
-        let mut stored = crate::store::keep::load(&mut tx, &prepared.tenant, &prepared.id).await?;
-        let read = keep_set::take_in(&mut stored.set, stored.turns_read, &prepared.observations);
-        crate::store::keep::save(&mut tx, &prepared.tenant, &prepared.id, &stored.set, read).await?;
+        // The conversation's row is locked: unless the stored set moved since
+        // it was read (a handoff, a preparation in between), what this
+        // compaction took in is saved as it is; else the set is read again
+        // and takes in what this compaction read, so nothing counts twice.
+        let (tenant, id) = (&prepared.tenant, &prepared.id);
+        let marks = keep::marks(&mut tx, tenant, id).await?;
+        match &prepared.keep {
+            Some(taken) if taken.marks == marks => {
+                keep::save(&mut tx, tenant, id, &taken.set, taken.turns_read).await?;
+            }
+            _ => {
+                let mut stored = keep::load(&mut tx, tenant, id).await?;
+                let read = keep_set::take_in(&mut stored.set, stored.turns_read, &prepared.observations);
+                keep::save(&mut tx, tenant, id, &stored.set, read).await?;
+            }
+        }
         if let Some(figures) = &attempt.keep {
-            crate::store::keep::tally(&mut tx, &prepared.tenant, attempt.at, figures).await?;
+            keep::tally(&mut tx, &prepared.tenant, attempt.at, figures).await?;
         }
         let closing = match prepared.ahead {
             Ahead::Used(seq) => Closing {

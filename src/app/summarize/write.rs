@@ -8,7 +8,7 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 
 use super::ahead::{self, Transcript};
-use super::compact::Ahead;
+use super::compact::{Ahead, TakenIn};
 use super::{Drafted, NO_UPSTREAM, Request, transcript};
 use crate::app::keep_set::{self, Observation};
 use crate::app::{Outcome, Refusal, Services};
@@ -64,19 +64,26 @@ pub(super) async fn write(
         boundary_turn: stored.boundary_turn_seq,
         anchor_seq: stored.summary.as_ref().map(|(_, seq)| *seq),
     };
-    let (counted, offered) = ahead::count(transcript, offered).await;
+    let harness = services.summaries.harness.clone();
+    // The stored turns are read while the transcript is counted: two threads.
+    let (of_turns, (counted, offered)) = tokio::join!(
+        observe_turns(request.id.clone(), unread, harness.clone()),
+        ahead::count(transcript, offered)
+    );
     let kept_from = request
         .keep_recent_tokens
         .map(|keep| cut::kept_from(&gathered.messages, &counted.per_message, keep));
     let cut_at = kept_from.unwrap_or(gathered.messages.len());
     let delta = &gathered.messages[..cut_at];
     let seq = stored.last_compaction_seq + 1;
-    let harness = services.summaries.harness.clone();
     // The kept messages come again in the next delta: read them then.
-    let sent_delta = if sent_messages { delta.to_vec() } else { Vec::new() };
-    let observations = observe(request.id.clone(), seq, request.at, unread, sent_delta, harness.clone()).await;
+    let mut observations = of_turns;
+    if sent_messages {
+        let sent = observe_sent(request.id.clone(), seq, request.at, delta.to_vec(), harness.clone()).await;
+        observations.extend(sent);
+    }
     let mut keep_set = stored_keep.set;
-    keep_set::take_in(&mut keep_set, stored_keep.turns_read, &observations);
+    let turns_read = keep_set::take_in(&mut keep_set, stored_keep.turns_read, &observations);
     let tokens_before = request
         .tokens_before
         .unwrap_or_else(|| counted.prior + counted.per_message.iter().sum::<u64>());
@@ -166,6 +173,11 @@ pub(super) async fn write(
     attempt.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     Ok(Drafted {
         ahead,
+        keep: Some(TakenIn {
+            set: keep_set,
+            turns_read,
+            marks: stored_keep.marks,
+        }),
         tenant: request.tenant,
         id: request.id,
         attempt,
@@ -185,21 +197,28 @@ fn pending_trigger(stored: &StoredConversation) -> CompactionTrigger {
         .unwrap_or(CompactionTrigger::Manual)
 }
 
-/// What the unread turns and the sent delta say, read off the async threads:
-/// a delta full of tool output takes a while.
-async fn observe(
+/// What the unread stored turns say, read off the async threads.
+async fn observe_turns(
+    id: ConversationId,
+    unread: Vec<crate::store::turns::Turn>,
+    harness: Arc<HarnessPatterns>,
+) -> Vec<Observation> {
+    off_thread(move || keep_set::of_turns(&id, &unread, &harness)).await
+}
+
+/// What the sent delta says (after the stored turns), read off the async
+/// threads: a delta full of tool output takes a while.
+async fn observe_sent(
     id: ConversationId,
     seq: i64,
     at: DateTime<Utc>,
-    unread: Vec<crate::store::turns::Turn>,
     delta: Vec<Message>,
     harness: Arc<HarnessPatterns>,
 ) -> Vec<Observation> {
-    let read = move || {
-        let mut observations = keep_set::of_turns(&id, &unread, &harness);
-        observations.extend(keep_set::of_messages(&id, seq, at, &delta, &harness));
-        observations
-    };
+    off_thread(move || keep_set::of_messages(&id, seq, at, &delta, &harness)).await
+}
+
+async fn off_thread(read: impl FnOnce() -> Vec<Observation> + Send + 'static) -> Vec<Observation> {
     tokio::task::spawn_blocking(read).await.unwrap_or_else(|err| {
         tracing::warn!(%err, "the transcript could not be read into the keep set");
         Vec::new()

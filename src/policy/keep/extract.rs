@@ -63,6 +63,24 @@ pub(crate) fn users_words(message: &Message, harness: &HarnessPatterns) -> Optio
 }
 
 /// Everything `message` says that a summary must keep, in order, each item once.
+/// The files an assistant message's tool calls created, wrote, edited,
+/// moved or deleted, in order, once each: its `file_changed` sightings,
+/// without reading the rest of it.
+pub(crate) fn files_changed(message: &Message) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    if message.role != Role::Assistant {
+        return files;
+    }
+    for call in &message.tool_calls {
+        for (kind, text) in named_by_call(&call.name, &call.arguments) {
+            if kind == KeepKind::FileChanged && !files.contains(&text) {
+                files.push(text);
+            }
+        }
+    }
+    files
+}
+
 pub fn sightings(message: &Message, harness: &HarnessPatterns) -> Vec<Sighting> {
     let mut found = Vec::new();
     match message.role {
@@ -164,6 +182,45 @@ mod tests {
             of(&found, KeepKind::Path),
             [("src/main.rs", Source::ToolResult), ("src/lib.rs", Source::ToolResult)]
         );
+    }
+
+    #[test]
+    fn the_files_a_message_changed_are_its_file_changed_sightings() {
+        let call = |id: &str, name: &str, arguments: &str| ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+        };
+        let message = Message {
+            tool_calls: vec![
+                call("c1", "Write", r#"{"file_path":"src/new.rs","content":"fn x() {}"}"#),
+                call(
+                    "c2",
+                    "Edit",
+                    r#"{"file_path":"src/lib.rs","old_string":"a","new_string":"b"}"#,
+                ),
+                call(
+                    "c3",
+                    "Bash",
+                    r#"{"command":"mv docs/old.md docs/new.md && rm -f tmp/cache.bin"}"#,
+                ),
+                call(
+                    "c4",
+                    "Edit",
+                    r#"{"file_path":"src/lib.rs","old_string":"b","new_string":"c"}"#,
+                ),
+                call("c5", "Read", r#"{"file_path":"README.md"}"#),
+            ],
+            ..Message::new(Role::Assistant, "Editing src/lib.rs now.")
+        };
+        let from_sightings: Vec<String> = sightings(&message, &HarnessPatterns::default())
+            .into_iter()
+            .filter(|s| s.kind == KeepKind::FileChanged && s.source == Source::ToolCall)
+            .map(|s| s.text)
+            .collect();
+        assert!(from_sightings.len() >= 3, "{from_sightings:?}");
+        assert_eq!(files_changed(&message), from_sightings);
+        assert!(files_changed(&Message::new(Role::User, "I wrote src/x.rs")).is_empty());
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub fn narrative_of(summary: &str) -> &str {
 }
 
 /// A prepared summary's prose with the lines of what was said after it.
-pub(crate) fn merged(prose: &str, since: &[String]) -> String {
+pub fn merged(prose: &str, since: &[String]) -> String {
     let prose = prose.trim();
     if since.is_empty() {
         return prose.to_owned();
