@@ -15,7 +15,7 @@ use crate::policy::keep::narrative::narrative_of;
 use crate::policy::keep::summary_max_tokens;
 use crate::policy::prepare::Reason;
 use crate::store::handoffs::{self, NotRolled};
-use crate::store::preparations::{self, Closing};
+use crate::store::prepared::{self, Closing};
 use crate::store::turns::{self, Said};
 use crate::store::{conversations, ledger};
 
@@ -190,7 +190,7 @@ impl Ready for HandoffReady {
                             used: None,
                             reason: Reason::RolledOver,
                         };
-                        let wasted = preparations::close(&mut tx, &tenant, &id, closing).await?;
+                        let wasted = prepared::close(&mut tx, &tenant, &id, closing).await?;
                         tx.commit().await?;
                         count_wasted(&wasted);
                         Ok(HandedOff::RolledOver { text, successor })

@@ -12,7 +12,7 @@ use super::summarize::Request;
 use super::{Alone, Refusal, Services};
 use crate::policy::prepare::Reason;
 use crate::policy::{CompactionTrigger, DecisionKind, Moment, decide};
-use crate::store::{StoreResult, due, preparations};
+use crate::store::{StoreResult, due, prepared};
 
 /// Conversations looked at per sweep.
 const SWEEP_LIMIT: i64 = 200;
@@ -26,7 +26,7 @@ pub(crate) async fn sweep(services: &Services) -> StoreResult<usize> {
     let now = Utc::now();
     let candidates = {
         let mut conn = services.pool.acquire().await?;
-        let expired = preparations::expire(&mut conn, PREPARED_KEPT_FOR).await?;
+        let expired = prepared::expire(&mut conn, PREPARED_KEPT_FOR).await?;
         if expired > 0 {
             metrics::counter!("compactd_preparations_wasted_total", "reason" => Reason::Expired.as_str())
                 .increment(expired);

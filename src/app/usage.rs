@@ -35,7 +35,9 @@ impl Ready for RecordUsage {
         };
         // Only a service with a model to write them plans preparations; the
         // usual report is past here after one statement.
-        if services.summary_model.is_some() && prepare::due(&stored.state, turns, stored.planned, &services.policy) {
+        if services.summary_model.is_some()
+            && prepare::due(&stored.state, turns, stored.planned, self.at, &services.policy)
+        {
             // The report stands whatever becomes of the plan: a plan that
             // fails is made by the next report.
             if let Err(err) = plan(conn, &stored, self.at).await {

@@ -40,6 +40,16 @@ pub(crate) fn loop_guard(c: &Conversation, at: DateTime<Utc>, config: &PolicyCon
     None
 }
 
+/// The first guard that holds at `at` and will still hold when the trigger
+/// is reached a few turns on: any but `too_soon`, which those turns lift.
+pub(crate) fn lasting_guard(c: &Conversation, at: DateTime<Utc>, config: &PolicyConfig) -> Option<Guard> {
+    let turns_on = Conversation {
+        turns_since_compaction: u64::MAX,
+        ..c.clone()
+    };
+    loop_guard(&turns_on, at, config)
+}
+
 #[cfg(test)]
 mod tests {
     use chrono::Duration;

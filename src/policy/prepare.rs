@@ -5,10 +5,12 @@
 //! upstream call. This module says when a preparation is due, and whether a
 //! prepared summary may stand for what a compaction is about to summarize.
 
+use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 
 use super::config::PolicyConfig;
 use super::conversation::Conversation;
+use super::guard::lasting_guard;
 use super::transcript::Message;
 
 /// The size trigger a conversation is heading for: its context-pressure
@@ -62,16 +64,23 @@ pub(crate) struct StoredTurns {
     pub last: i64,
 }
 
-/// Whether a preparation is due now: the context is past the preparation
-/// point, turns are stored since the boundary to summarize, and nothing is
-/// planned since the boundary — or the context has grown so far past the
-/// last plan (with new turns stored) that a compaction could no longer merge
-/// the turns since it.
-pub(crate) fn due(c: &Conversation, turns: StoredTurns, planned: Option<Planned>, config: &PolicyConfig) -> bool {
+/// Whether a preparation is due at `at`: the context is past the
+/// preparation point, turns are stored since the boundary to summarize, no
+/// lasting loop guard holds (the trigger would then roll the conversation
+/// over, and the preparation be wasted), and nothing is planned since the
+/// boundary — or the context has grown so far past the last plan (with new
+/// turns stored) that a compaction could no longer merge the turns since it.
+pub(crate) fn due(
+    c: &Conversation,
+    turns: StoredTurns,
+    planned: Option<Planned>,
+    at: DateTime<Utc>,
+    config: &PolicyConfig,
+) -> bool {
     let Some(point) = preparation_point(c, config) else {
         return false;
     };
-    if c.used < point || turns.last <= turns.boundary {
+    if c.used < point || turns.last <= turns.boundary || lasting_guard(c, at, config).is_some() {
         return false;
     }
     match planned {
@@ -277,17 +286,17 @@ mod tests {
             ..PolicyConfig::default()
         };
         assert_eq!(preparation_point(&conversation(190_000, 200_000), &config), None);
-        assert!(!due(&conversation(190_000, 200_000), TURNS, None, &config));
+        assert!(!due(&conversation(190_000, 200_000), TURNS, None, at(), &config));
     }
 
     #[test]
     fn due_once_the_context_crosses_the_point_with_turns_to_summarize() {
         let config = PolicyConfig::default();
-        assert!(!due(&conversation(127_499, 200_000), TURNS, None, &config));
-        assert!(due(&conversation(127_500, 200_000), TURNS, None, &config));
+        assert!(!due(&conversation(127_499, 200_000), TURNS, None, at(), &config));
+        assert!(due(&conversation(127_500, 200_000), TURNS, None, at(), &config));
         let nothing_stored = StoredTurns { boundary: 12, last: 12 };
         assert!(
-            !due(&conversation(140_000, 200_000), nothing_stored, None, &config),
+            !due(&conversation(140_000, 200_000), nothing_stored, None, at(), &config),
             "no stored turn since the boundary"
         );
     }
@@ -299,13 +308,55 @@ mod tests {
             through_turn: 10,
             used: 128_000,
         });
-        assert!(!due(&conversation(150_000, 200_000), TURNS, planned, &config));
-        assert!(!due(&conversation(165_499, 200_000), TURNS, planned, &config));
-        assert!(due(&conversation(165_500, 200_000), TURNS, planned, &config));
+        assert!(!due(&conversation(150_000, 200_000), TURNS, planned, at(), &config));
+        assert!(!due(&conversation(165_499, 200_000), TURNS, planned, at(), &config));
+        assert!(due(&conversation(165_500, 200_000), TURNS, planned, at(), &config));
         let no_new_turn = StoredTurns { boundary: 0, last: 10 };
         assert!(
-            !due(&conversation(190_000, 200_000), no_new_turn, planned, &config),
+            !due(&conversation(190_000, 200_000), no_new_turn, planned, at(), &config),
             "nothing new to cover"
+        );
+    }
+
+    #[test]
+    fn not_while_a_lasting_guard_would_turn_the_trigger_into_a_rollover() {
+        let config = PolicyConfig::default();
+        let past = conversation(140_000, 200_000);
+        let busy_day = Conversation {
+            compactions: 3,
+            turns_since_compaction: 9,
+            host_compactions_24h: vec![
+                at() - chrono::Duration::hours(3),
+                at() - chrono::Duration::hours(2),
+                at(),
+            ],
+            ..past.clone()
+        };
+        assert!(!due(&busy_day, TURNS, None, at(), &config), "too_many_today");
+        assert!(
+            due(&busy_day, TURNS, None, at() + chrono::Duration::hours(22), &config),
+            "a day later the guard is gone"
+        );
+        let little_gained = Conversation {
+            compactions: 1,
+            turns_since_compaction: 9,
+            used_after_compaction: Some(95_000),
+            ..past.clone()
+        };
+        assert!(!due(&little_gained, TURNS, None, at(), &config), "too_little_gained");
+        let failing = Conversation {
+            failed_compactions_in_row: 3,
+            ..past.clone()
+        };
+        assert!(!due(&failing, TURNS, None, at(), &config), "failing");
+        let soon = Conversation {
+            compactions: 1,
+            turns_since_compaction: 1,
+            ..past
+        };
+        assert!(
+            due(&soon, TURNS, None, at(), &config),
+            "too_soon passes with the turns to come"
         );
     }
 

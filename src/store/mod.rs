@@ -24,6 +24,7 @@ mod migrations;
 mod names;
 mod pool;
 pub(crate) mod preparations;
+pub(crate) mod prepared;
 mod races;
 mod row;
 pub(crate) mod scoring;

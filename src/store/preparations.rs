@@ -1,21 +1,21 @@
 //! Summaries prepared ahead (issue 12), as rows: planned by a usage report,
 //! claimed by one worker at a time (and taken again when its worker dies),
-//! written, then used by a compaction or closed as wasted or dropped, with
-//! the reason. Every preparation stays, for the fleet's figures.
+//! and written (or dropped, with the reason). What compactions and the idle
+//! sweep do with them is in `prepared.rs`; every preparation stays, for the
+//! fleet's figures (`stats.rs`).
 
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
-use sqlx::postgres::PgRow;
 use sqlx::{Connection, PgConnection, Row};
 
 use super::compactions::keep_json;
 use super::scoring::append_event;
-use super::{StoreResult, StoredConversation, count_of, db_count};
+use super::{StoreResult, StoredConversation, db_count};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::KeepFigures;
-use crate::policy::prepare::{Covered, Reason, Status};
+use crate::policy::prepare::{Covered, Reason};
 
 /// Plans a preparation of the stored turns up to the newest, as `stored`
 /// (the state a usage report just left) shows them; any open one is
@@ -257,201 +257,4 @@ pub(crate) async fn record_written(tx: &mut PgConnection, claimed: &Claimed, wri
         Some(row) => Ok(Kept::Wasted(row.try_get("reason")?)),
         None => Ok(Kept::Lost),
     }
-}
-
-/// A written preparation, as a compaction may merge it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Ready {
-    pub seq: i64,
-    pub planned_at: DateTime<Utc>,
-    pub covered: Covered,
-    pub message_tokens: Vec<u64>,
-    pub anchor_tokens: u64,
-    pub narrative: String,
-    pub model: Option<String>,
-}
-
-fn ready_of(row: &PgRow) -> StoreResult<Ready> {
-    let fingerprint: Vec<u8> = row.try_get("fingerprint")?;
-    let messages: i32 = row.try_get("messages")?;
-    let tokens: Vec<i64> = row.try_get("message_tokens")?;
-    Ok(Ready {
-        seq: row.try_get("seq")?,
-        planned_at: row.try_get("planned_at")?,
-        covered: Covered {
-            boundary_turn: row.try_get("boundary_turn_seq")?,
-            anchor_seq: row.try_get("anchor_seq")?,
-            messages: usize::try_from(messages).unwrap_or(0),
-            fingerprint: fingerprint
-                .try_into()
-                .map_err(|_| super::StoreError::Corrupt("a preparation's fingerprint".to_owned()))?,
-        },
-        message_tokens: tokens.into_iter().map(count_of).collect(),
-        anchor_tokens: count_of(row.try_get("anchor_tokens")?),
-        narrative: row.try_get("narrative")?,
-        model: row.try_get("model")?,
-    })
-}
-
-/// The conversation's written preparation waiting for a compaction, if any.
-pub(crate) async fn ready(
-    conn: &mut PgConnection,
-    tenant: &TenantId,
-    id: &ConversationId,
-) -> StoreResult<Option<Ready>> {
-    let row = sqlx::query(
-        "SELECT seq, planned_at, boundary_turn_seq, anchor_seq, messages, fingerprint, message_tokens,
-                anchor_tokens, narrative, model
-           FROM preparations WHERE tenant = $1 AND conversation_id = $2 AND status = 'ready'
-          ORDER BY seq DESC LIMIT 1",
-    )
-    .bind(tenant)
-    .bind(id)
-    .fetch_optional(&mut *conn)
-    .await?;
-    row.as_ref().map(ready_of).transpose()
-}
-
-/// How a conversation's open preparations close.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Closing {
-    /// The one a compaction used (by seq), and that compaction's seq.
-    pub used: Option<(i64, i64)>,
-    /// Why the others end: a written one is wasted, a planned one dropped.
-    pub reason: Reason,
-}
-
-/// Closes every open preparation of the conversation, inside the caller's
-/// transaction (which holds its row): a compaction recorded, or a rollover.
-/// Answers the reasons of those wasted, for the metrics.
-pub(crate) async fn close(
-    tx: &mut PgConnection,
-    tenant: &TenantId,
-    id: &ConversationId,
-    closing: Closing,
-) -> StoreResult<Vec<Reason>> {
-    let (used, by) = closing.used.unzip();
-    let rows = sqlx::query(
-        "UPDATE preparations
-            SET status = CASE WHEN seq = $3 THEN 'used' WHEN status = 'ready' THEN 'wasted' ELSE 'dropped' END,
-                reason = CASE WHEN seq = $3 THEN NULL
-                              WHEN status = 'planned' AND $5 <> 'rolled_over' THEN 'compacted_first'
-                              ELSE $5 END,
-                used_by_seq = CASE WHEN seq = $3 THEN $4 END,
-                closed_at = now()
-          WHERE tenant = $1 AND conversation_id = $2 AND status IN ('planned', 'ready')
-         RETURNING status, reason",
-    )
-    .bind(tenant)
-    .bind(id)
-    .bind(used)
-    .bind(by)
-    .bind(closing.reason)
-    .fetch_all(&mut *tx)
-    .await?;
-    let mut wasted = Vec::new();
-    for row in &rows {
-        let status: Status = row.try_get("status")?;
-        if status == Status::Wasted {
-            wasted.push(row.try_get("reason")?);
-        }
-    }
-    Ok(wasted)
-}
-
-/// Written preparations nobody used for `left_for` are wasted (`expired`),
-/// each announced on `compactd_background` as `…/preparation_expired`;
-/// answers how many.
-pub(crate) async fn expire(conn: &mut PgConnection, left_for: Duration) -> StoreResult<u64> {
-    let expired: i64 = sqlx::query_scalar(
-        "WITH expired AS (
-           UPDATE preparations SET status = 'wasted', reason = 'expired', closed_at = now()
-            WHERE status = 'ready' AND written_at < now() - $1::interval
-           RETURNING tenant, conversation_id
-         ), told AS (
-           SELECT pg_notify('compactd_background', tenant || '/' || conversation_id || '/preparation_expired')
-             FROM expired
-         )
-         SELECT count(*) FROM told",
-    )
-    .bind(left_for)
-    .fetch_one(&mut *conn)
-    .await?;
-    Ok(count_of(expired))
-}
-
-/// A span's preparations (by the `at` that planned them).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct PreparationStats {
-    /// Compactions in the span that merged a prepared summary.
-    pub prepared_compactions: u64,
-    pub planned: u64,
-    /// Still to be written.
-    pub waiting: u64,
-    /// Written and waiting for a compaction.
-    pub ready: u64,
-    pub used: u64,
-    pub wasted: u64,
-    pub dropped: u64,
-    pub upstream_input_tokens: u64,
-    pub upstream_output_tokens: u64,
-    /// The wasted ones by reason, most first.
-    pub wasted_by_reason: Vec<(Reason, u64)>,
-}
-
-pub(crate) async fn stats(
-    conn: &mut PgConnection,
-    tenant: &TenantId,
-    since: Option<DateTime<Utc>>,
-    until: Option<DateTime<Utc>>,
-) -> StoreResult<PreparationStats> {
-    let in_span = |column: &str| {
-        format!("($2::timestamptz IS NULL OR {column} >= $2) AND ($3::timestamptz IS NULL OR {column} < $3)")
-    };
-    // One count per status, named after it.
-    let by_status: Vec<String> = Status::names()
-        .map(|status| format!("count(*) FILTER (WHERE status = '{status}') AS {status}"))
-        .collect();
-    let row = sqlx::query(&format!(
-        "SELECT count(*) AS all_planned, {},
-                LEAST(coalesce(sum(upstream_input_tokens), 0), 9223372036854775807)::bigint AS input,
-                LEAST(coalesce(sum(upstream_output_tokens), 0), 9223372036854775807)::bigint AS output,
-                (SELECT count(*) FROM compactions WHERE tenant = $1 AND prepared AND {}) AS prepared_compactions
-           FROM preparations WHERE tenant = $1 AND {}",
-        by_status.join(", "),
-        in_span("at"),
-        in_span("planned_at")
-    ))
-    .bind(tenant)
-    .bind(since)
-    .bind(until)
-    .fetch_one(&mut *conn)
-    .await?;
-    let reasons = sqlx::query(&format!(
-        "SELECT reason, count(*) AS count FROM preparations
-          WHERE tenant = $1 AND {} AND status = 'wasted' AND reason IS NOT NULL
-          GROUP BY reason ORDER BY count DESC, reason",
-        in_span("planned_at")
-    ))
-    .bind(tenant)
-    .bind(since)
-    .bind(until)
-    .fetch_all(&mut *conn)
-    .await?;
-    let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
-    Ok(PreparationStats {
-        prepared_compactions: count("prepared_compactions")?,
-        planned: count("all_planned")?,
-        waiting: count("planned")?,
-        ready: count("ready")?,
-        used: count("used")?,
-        wasted: count("wasted")?,
-        dropped: count("dropped")?,
-        upstream_input_tokens: count("input")?,
-        upstream_output_tokens: count("output")?,
-        wasted_by_reason: reasons
-            .iter()
-            .map(|row| Ok((row.try_get("reason")?, count_of(row.try_get("count")?))))
-            .collect::<sqlx::Result<_>>()?,
-    })
 }

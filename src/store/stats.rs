@@ -1,5 +1,5 @@
 //! The numbers of GET /stats (SPEC §3): per trigger, the decisions, the
-//! rollovers, over a span of time.
+//! rollovers, the summaries prepared ahead, over a span of time.
 
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
@@ -7,6 +7,7 @@ use sqlx::{PgConnection, Row};
 use super::{StoreResult, count_of};
 use crate::domain::TenantId;
 use crate::policy::CompactionTrigger;
+use crate::policy::prepare::{Reason, Status};
 
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct TriggerStats {
@@ -107,4 +108,80 @@ pub(crate) async fn read(
     }
     stats.decisions.sort();
     Ok(stats)
+}
+
+/// A span's preparations (by the `at` that planned them).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct PreparationStats {
+    /// Compactions in the span that merged a prepared summary.
+    pub prepared_compactions: u64,
+    pub planned: u64,
+    /// Still to be written.
+    pub waiting: u64,
+    /// Written and waiting for a compaction.
+    pub ready: u64,
+    pub used: u64,
+    pub wasted: u64,
+    pub dropped: u64,
+    pub upstream_input_tokens: u64,
+    pub upstream_output_tokens: u64,
+    /// The wasted ones by reason, most first.
+    pub wasted_by_reason: Vec<(Reason, u64)>,
+}
+
+pub(crate) async fn preparations(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+) -> StoreResult<PreparationStats> {
+    let in_span = |column: &str| {
+        format!("($2::timestamptz IS NULL OR {column} >= $2) AND ($3::timestamptz IS NULL OR {column} < $3)")
+    };
+    // One count per status, named after it.
+    let by_status: Vec<String> = Status::names()
+        .map(|status| format!("count(*) FILTER (WHERE status = '{status}') AS {status}"))
+        .collect();
+    let row = sqlx::query(&format!(
+        "SELECT count(*) AS all_planned, {},
+                LEAST(coalesce(sum(upstream_input_tokens), 0), 9223372036854775807)::bigint AS input,
+                LEAST(coalesce(sum(upstream_output_tokens), 0), 9223372036854775807)::bigint AS output,
+                (SELECT count(*) FROM compactions WHERE tenant = $1 AND prepared AND {}) AS prepared_compactions
+           FROM preparations WHERE tenant = $1 AND {}",
+        by_status.join(", "),
+        in_span("at"),
+        in_span("planned_at")
+    ))
+    .bind(tenant)
+    .bind(since)
+    .bind(until)
+    .fetch_one(&mut *conn)
+    .await?;
+    let reasons = sqlx::query(&format!(
+        "SELECT reason, count(*) AS count FROM preparations
+          WHERE tenant = $1 AND {} AND status = 'wasted' AND reason IS NOT NULL
+          GROUP BY reason ORDER BY count DESC, reason",
+        in_span("planned_at")
+    ))
+    .bind(tenant)
+    .bind(since)
+    .bind(until)
+    .fetch_all(&mut *conn)
+    .await?;
+    let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
+    Ok(PreparationStats {
+        prepared_compactions: count("prepared_compactions")?,
+        planned: count("all_planned")?,
+        waiting: count("planned")?,
+        ready: count("ready")?,
+        used: count("used")?,
+        wasted: count("wasted")?,
+        dropped: count("dropped")?,
+        upstream_input_tokens: count("input")?,
+        upstream_output_tokens: count("output")?,
+        wasted_by_reason: reasons
+            .iter()
+            .map(|row| Ok((row.try_get("reason")?, count_of(row.try_get("count")?))))
+            .collect::<sqlx::Result<_>>()?,
+    })
 }

@@ -8,7 +8,7 @@ use crate::policy::Conversation;
 use crate::policy::PolicyConfig;
 use crate::policy::prepare::{self, Compacting, Reason};
 use crate::policy::transcript::Message;
-use crate::store::preparations::Ready;
+use crate::store::prepared::Ready;
 
 /// The transcript's token counts.
 pub(super) struct Counted {

@@ -11,7 +11,7 @@ use crate::policy::transcript::Message;
 use crate::store::compactions::{self, Attempt, Unclaimed};
 use crate::store::keep::{self, Marks};
 use crate::store::ledger::Recorded;
-use crate::store::preparations::{self, Closing};
+use crate::store::prepared::{self, Closing};
 use crate::store::{StoreError, StoreResult, StoredConversation};
 use chrono::{DateTime, Utc};
 use sqlx::{Connection, PgConnection};
@@ -215,7 +215,7 @@ async fn record(
             },
             Ahead::Unused(reason) => Closing { used: None, reason },
         };
-        let wasted = preparations::close(&mut tx, &prepared.tenant, &prepared.id, closing).await?;
+        let wasted = prepared::close(&mut tx, &prepared.tenant, &prepared.id, closing).await?;
         count_wasted(&wasted);
     }
     (services.budget)

@@ -21,7 +21,7 @@ use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::{Message, Role};
 use crate::policy::{CompactionTrigger, cut};
 use crate::store::compactions::Attempt;
-use crate::store::{StoreError, StoredConversation, preparations, turns};
+use crate::store::{StoreError, StoredConversation, prepared, turns};
 
 pub(super) async fn write(
     services: &Services,
@@ -40,7 +40,7 @@ pub(super) async fn write(
         // a caller that sends only part of its transcript). Read twice, an
         // item counts twice; read never, it would be lost.
         let unread = turns::since(&mut conn, &request.tenant, &request.id, stored_keep.turns_read).await?;
-        let offered = preparations::ready(&mut conn, &request.tenant, &request.id).await?;
+        let offered = prepared::ready(&mut conn, &request.tenant, &request.id).await?;
         (gathered, allowed, stored_keep, unread, offered)
     };
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());

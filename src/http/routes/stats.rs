@@ -17,7 +17,7 @@ use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, QueryParams};
 use crate::policy::keep::KeepKind;
 use crate::policy::prepare::Reason;
-use crate::store::preparations::{self, PreparationStats};
+use crate::store::stats::PreparationStats;
 use crate::store::{self, series, stats};
 
 pub(crate) fn router() -> Router<AppState> {
@@ -170,7 +170,7 @@ pub(crate) async fn read(
     let mut transaction = store::begin_fleet_read(&app.services.pool).await?;
     let read = stats::read(&mut transaction, &caller.tenant, since, until).await?;
     let keep = store::keep::figures_between(&mut transaction, &caller.tenant, since, until).await?;
-    let preparation = preparations::stats(&mut transaction, &caller.tenant, since, until).await?;
+    let preparation = stats::preparations(&mut transaction, &caller.tenant, since, until).await?;
     transaction.commit().await?;
     Ok(Json(Stats {
         since,

@@ -1,0 +1,135 @@
+//! Summaries prepared ahead (issue 12), as a compaction and the idle sweep
+//! meet them: the written one a compaction may merge, and how open ones
+//! close (used, wasted or dropped, with the reason) when a compaction is
+//! recorded, the conversation rolls over, or nobody used them for a day.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use sqlx::postgres::PgRow;
+use sqlx::{PgConnection, Row};
+
+use super::{StoreError, StoreResult, count_of};
+use crate::domain::{ConversationId, TenantId};
+use crate::policy::prepare::{Covered, Reason, Status};
+
+/// A written preparation, as a compaction may merge it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ready {
+    pub seq: i64,
+    pub planned_at: DateTime<Utc>,
+    pub covered: Covered,
+    pub message_tokens: Vec<u64>,
+    pub anchor_tokens: u64,
+    pub narrative: String,
+    pub model: Option<String>,
+}
+
+fn ready_of(row: &PgRow) -> StoreResult<Ready> {
+    let fingerprint: Vec<u8> = row.try_get("fingerprint")?;
+    let messages: i32 = row.try_get("messages")?;
+    let tokens: Vec<i64> = row.try_get("message_tokens")?;
+    Ok(Ready {
+        seq: row.try_get("seq")?,
+        planned_at: row.try_get("planned_at")?,
+        covered: Covered {
+            boundary_turn: row.try_get("boundary_turn_seq")?,
+            anchor_seq: row.try_get("anchor_seq")?,
+            messages: usize::try_from(messages).unwrap_or(0),
+            fingerprint: fingerprint
+                .try_into()
+                .map_err(|_| StoreError::Corrupt("a preparation's fingerprint".to_owned()))?,
+        },
+        message_tokens: tokens.into_iter().map(count_of).collect(),
+        anchor_tokens: count_of(row.try_get("anchor_tokens")?),
+        narrative: row.try_get("narrative")?,
+        model: row.try_get("model")?,
+    })
+}
+
+/// The conversation's written preparation waiting for a compaction, if any.
+pub(crate) async fn ready(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+) -> StoreResult<Option<Ready>> {
+    let row = sqlx::query(
+        "SELECT seq, planned_at, boundary_turn_seq, anchor_seq, messages, fingerprint, message_tokens,
+                anchor_tokens, narrative, model
+           FROM preparations WHERE tenant = $1 AND conversation_id = $2 AND status = 'ready'
+          ORDER BY seq DESC LIMIT 1",
+    )
+    .bind(tenant)
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    row.as_ref().map(ready_of).transpose()
+}
+
+/// How a conversation's open preparations close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Closing {
+    /// The one a compaction used (by seq), and that compaction's seq.
+    pub used: Option<(i64, i64)>,
+    /// Why the others end: a written one is wasted, a planned one dropped.
+    pub reason: Reason,
+}
+
+/// Closes every open preparation of the conversation, inside the caller's
+/// transaction (which holds its row): a compaction recorded, or a rollover.
+/// Answers the reasons of those wasted, for the metrics.
+pub(crate) async fn close(
+    tx: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    closing: Closing,
+) -> StoreResult<Vec<Reason>> {
+    let (used, by) = closing.used.unzip();
+    let rows = sqlx::query(
+        "UPDATE preparations
+            SET status = CASE WHEN seq = $3 THEN 'used' WHEN status = 'ready' THEN 'wasted' ELSE 'dropped' END,
+                reason = CASE WHEN seq = $3 THEN NULL
+                              WHEN status = 'planned' AND $5 <> 'rolled_over' THEN 'compacted_first'
+                              ELSE $5 END,
+                used_by_seq = CASE WHEN seq = $3 THEN $4 END,
+                closed_at = now()
+          WHERE tenant = $1 AND conversation_id = $2 AND status IN ('planned', 'ready')
+         RETURNING status, reason",
+    )
+    .bind(tenant)
+    .bind(id)
+    .bind(used)
+    .bind(by)
+    .bind(closing.reason)
+    .fetch_all(&mut *tx)
+    .await?;
+    let mut wasted = Vec::new();
+    for row in &rows {
+        let status: Status = row.try_get("status")?;
+        if status == Status::Wasted {
+            wasted.push(row.try_get("reason")?);
+        }
+    }
+    Ok(wasted)
+}
+
+/// Written preparations nobody used for `left_for` are wasted (`expired`),
+/// each announced on `compactd_background` as `…/preparation_expired`;
+/// answers how many.
+pub(crate) async fn expire(conn: &mut PgConnection, left_for: Duration) -> StoreResult<u64> {
+    let expired: i64 = sqlx::query_scalar(
+        "WITH expired AS (
+           UPDATE preparations SET status = 'wasted', reason = 'expired', closed_at = now()
+            WHERE status = 'ready' AND written_at < now() - $1::interval
+           RETURNING tenant, conversation_id
+         ), told AS (
+           SELECT pg_notify('compactd_background', tenant || '/' || conversation_id || '/preparation_expired')
+             FROM expired
+         )
+         SELECT count(*) FROM told",
+    )
+    .bind(left_for)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(count_of(expired))
+}
