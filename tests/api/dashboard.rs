@@ -293,6 +293,17 @@ async fn the_dashboard_shows_what_stats_says_and_a_conversations_timeline() {
         .await;
     let app = spawn_app_with_upstream(&upstream.uri(), Duration::from_secs(5)).await;
     seed_history(&app).await;
+    // Summaries prepared ahead need the background: arranged in the database.
+    for arrange in [
+        "UPDATE compactions SET prepared = true, prepared_age_ms = 60000
+          WHERE id = (SELECT min(id) FROM compactions WHERE success AND at >= '2026-10-18' AND at < '2026-10-19')",
+        "INSERT INTO preparations (tenant, conversation_id, seq, planned_at, planned_used, boundary_turn_seq,
+                                   through_turn_seq, status, reason, upstream_input_tokens, upstream_output_tokens)
+         VALUES ('default', 'c1', 1, '2026-10-18T03:00:00Z', 130000, 0, 1, 'used', NULL, 400, 70),
+                ('default', 'c2', 1, '2026-10-18T05:00:00Z', 130000, 0, 1, 'wasted', 'rolled_over', 300, 60)",
+    ] {
+        sqlx::query(arrange).execute(&app.pool).await.unwrap();
+    }
     let (_, stats) = app.get_json(&format!("/stats?{DAY}")).await;
     let (_, everything) = app.get_json("/stats").await;
     assert_ne!(
@@ -319,6 +330,26 @@ async fn the_dashboard_shows_what_stats_says_and_a_conversations_timeline() {
         let expected = stats[field].to_string();
         assert_eq!(card(&fleet, field), (expected.clone(), expected), "{field}");
     }
+    let prepared = &stats["preparation"];
+    assert_eq!(
+        (prepared["prepared_compactions"].as_u64(), prepared["wasted"].as_u64()),
+        (Some(1), Some(1)),
+        "{prepared}"
+    );
+    for (card_name, field) in [
+        ("prepared_compactions", "prepared_compactions"),
+        ("preparations_used", "used"),
+        ("preparations_wasted", "wasted"),
+    ] {
+        let expected = prepared[field].to_string();
+        assert_eq!(card(&fleet, card_name), (expected.clone(), expected), "{card_name}");
+    }
+    let spent =
+        prepared["upstream_input_tokens"].as_u64().unwrap() + prepared["upstream_output_tokens"].as_u64().unwrap();
+    assert_eq!(
+        card(&fleet, "preparation_tokens"),
+        (spent.to_string(), spent.to_string())
+    );
     let shown = table_rows(&fleet, "trigger");
     let triggers = stats["triggers"].as_array().unwrap();
     assert_eq!(shown.len(), triggers.len(), "{shown:?}");
