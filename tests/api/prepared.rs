@@ -425,6 +425,10 @@ async fn two_replicas_prepare_each_summary_once() {
     assert_eq!(prepared, ids.len() as i64, "one prepared event each");
 }
 
+/// A service whose claims count as abandoned after 3 s: long past the
+/// survivor's own write of a few milliseconds (else it would take its own
+/// claim over while it writes, as a second worker would), short enough that
+/// the test need not wait long for the dead one's.
 fn service_env<'a>(database: &'a str, upstream: &'a str) -> Vec<(&'a str, &'a str)> {
     vec![
         ("DATABASE_URL", database),
@@ -434,7 +438,7 @@ fn service_env<'a>(database: &'a str, upstream: &'a str) -> Vec<(&'a str, &'a st
         ("COMPACTD_SUMMARY_MODEL", "summary-model"),
         ("COMPACTD_LLM_DEADLINE_SECS", "300"),
         ("COMPACTD_IDLE_SWEEP_SECS", "0"),
-        ("COMPACTD_CLAIM_TIMEOUT_SECS", "1"),
+        ("COMPACTD_CLAIM_TIMEOUT_SECS", "3"),
     ]
 }
 
