@@ -80,16 +80,18 @@ pub(crate) fn due(
     let Some(point) = preparation_point(c, config) else {
         return false;
     };
-    if c.used < point || turns.last <= turns.boundary || lasting_guard(c, at, config).is_some() {
+    if c.used < point || turns.last <= turns.boundary {
         return false;
     }
-    match planned {
+    let unplanned = match planned {
         None => true,
         Some(planned) => {
             turns.last > planned.through_turn
                 && c.used >= planned.used.saturating_add(max_delta_tokens(c, config).max(1))
         }
-    }
+    };
+    // Checked last: every report between the point and the compaction gets here.
+    unplanned && lasting_guard(c, at, config).is_none()
 }
 
 /// What a prepared summary covers: the anchor it was written on and every
