@@ -13,13 +13,12 @@ use crate::llm::summarizer::finish_beside;
 use crate::policy::handoff::{Handoff, Request};
 use crate::policy::keep::narrative::narrative_of;
 use crate::policy::keep::summary_max_tokens;
-use crate::policy::prepare::Reason;
 use crate::store::handoffs::{self, NotRolled};
 use crate::store::prepared::{self, Closing};
 use crate::store::turns::{self, Said};
 use crate::store::{conversations, ledger};
 
-use super::summarize::count_wasted;
+use super::prepare::count_wasted;
 
 /// How many of the user's latest messages a handoff quotes by default…
 pub(crate) const DEFAULT_REQUESTS: usize = 3;
@@ -186,13 +185,11 @@ impl Ready for HandoffReady {
                     Ok(_) => {
                         crate::store::keep::inherit(&mut tx, &tenant, &id, &successor).await?;
                         // The predecessor will not be compacted: what was prepared for it is wasted.
-                        let closing = Closing {
-                            used: None,
-                            reason: Reason::RolledOver,
-                        };
-                        let wasted = prepared::close(&mut tx, &tenant, &id, closing).await?;
+                        let wasted = prepared::close(&mut tx, &tenant, &id, Closing::ROLLED_OVER).await?;
                         tx.commit().await?;
-                        count_wasted(&wasted);
+                        for reason in wasted {
+                            count_wasted(reason, 1);
+                        }
                         Ok(HandedOff::RolledOver { text, successor })
                     }
                     Err(NotRolled::Missing) => Err(Refusal::no_conversation(&id)),

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 
+use super::prepare::count_wasted;
 use super::summarize::Request;
 use super::{Alone, Refusal, Services};
 use crate::policy::prepare::Reason;
@@ -27,10 +28,7 @@ pub(crate) async fn sweep(services: &Services) -> StoreResult<usize> {
     let candidates = {
         let mut conn = services.pool.acquire().await?;
         let expired = prepared::expire(&mut conn, PREPARED_KEPT_FOR).await?;
-        if expired > 0 {
-            metrics::counter!("compactd_preparations_wasted_total", "reason" => Reason::Expired.as_str())
-                .increment(expired);
-        }
+        count_wasted(Reason::Expired, expired);
         due::idle_candidates(&mut conn, None, now, &services.policy, None, SWEEP_LIMIT).await?
     };
     let mut compacted = 0;

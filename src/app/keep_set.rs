@@ -10,7 +10,7 @@ use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::{HarnessPatterns, KeepSet, Place, Sighting, sightings};
 use crate::policy::transcript::{Message, Role};
 use crate::store::StoreResult;
-use crate::store::keep::{self, StoredKeep};
+use crate::store::keep::{self, Marks, StoredKeep};
 use crate::store::turns::{self, Turn};
 
 /// What one place said.
@@ -86,6 +86,46 @@ pub(crate) fn take_in(set: &mut KeepSet, turns_read: i64, observations: &[Observ
         set.observe(&observation.sightings, &observation.place);
     }
     read
+}
+
+/// A keep set read at `marks`, with what a compaction or a preparation read
+/// taken in.
+#[derive(Debug)]
+pub(crate) struct TakenIn {
+    pub set: KeepSet,
+    pub turns_read: i64,
+    pub marks: Marks,
+}
+
+impl TakenIn {
+    /// `stored` with `observations` taken in.
+    pub(crate) fn of(stored: StoredKeep, observations: &[Observation]) -> Self {
+        let mut set = stored.set;
+        let turns_read = take_in(&mut set, stored.turns_read, observations);
+        Self {
+            set,
+            turns_read,
+            marks: stored.marks,
+        }
+    }
+
+    /// Saves it inside the caller's transaction, which holds the
+    /// conversation's row: as it is, unless the stored set moved since it was
+    /// read (a handoff, a compaction or a preparation in between); then the
+    /// set is read again and takes in `observations`, so nothing counts twice.
+    pub(crate) async fn save(
+        &self,
+        tx: &mut PgConnection,
+        tenant: &TenantId,
+        id: &ConversationId,
+        observations: &[Observation],
+    ) -> StoreResult<()> {
+        if keep::marks(tx, tenant, id).await? == self.marks {
+            return keep::save(tx, tenant, id, &self.set, self.turns_read).await;
+        }
+        let again = Self::of(keep::load(tx, tenant, id).await?, observations);
+        keep::save(tx, tenant, id, &again.set, again.turns_read).await
+    }
 }
 
 /// The keep set with every stored turn taken in: what it would be after the

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use sqlx::{Connection, PgConnection};
 
 use super::Services;
-use super::keep_set::{self, Observation};
-use super::summarize::{count_wasted, messages_of};
+use super::keep_set::{self, Observation, TakenIn};
+use super::summarize::messages_of;
 use crate::domain::{ConversationId, TenantId};
 use crate::llm::summarizer::{self, Rules};
 use crate::llm::{LlmError, UpstreamModel, Via, tokens};
@@ -39,6 +39,11 @@ pub(crate) async fn claim(
         metrics::gauge!("compactd_background_queue_depth", "work" => "preparation").set(waiting as f64);
     }
     preparations::claim(&mut conn, batch, abandoned_after, only).await
+}
+
+/// Counts preparations wasted for `reason` (the metrics of issue 12).
+pub(crate) fn count_wasted(reason: Reason, preparations: u64) {
+    metrics::counter!("compactd_preparations_wasted_total", "reason" => reason.as_str()).increment(preparations);
 }
 
 /// What became of one claimed preparation.
@@ -68,17 +73,12 @@ impl Outcome {
 /// Writes one claimed preparation and records it. A store error leaves the
 /// claim to lapse, and the preparation is taken again.
 pub(crate) async fn prepare(services: &Services, claimed: Claimed) -> StoreResult<Outcome> {
-    let outcome = write(services, &claimed).await;
-    let outcome = match outcome {
-        Ok(outcome) => outcome,
-        Err(err) => {
-            tracing::warn!(%err, preparation = claimed.seq, "a summary could not be prepared");
-            return Err(err);
-        }
-    };
+    let outcome = write(services, &claimed)
+        .await
+        .inspect_err(|err| tracing::warn!(%err, preparation = claimed.seq, "a summary could not be prepared"))?;
     metrics::counter!("compactd_preparations_total", "outcome" => outcome.name()).increment(1);
     if let Outcome::Wasted(reason) = outcome {
-        count_wasted(&[reason]);
+        count_wasted(reason, 1);
     }
     Ok(outcome)
 }
@@ -88,38 +88,31 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
     let Some(model) = services.summary_model.as_ref() else {
         return dropped(services, claimed, Reason::Upstream).await;
     };
-    let (stored, allowed, messages, keep_set, turns_read) = {
+    let (stored, allowed, messages, stored_keep, unread) = {
         let mut conn = services.pool.acquire().await?;
         let stored = conversations::find(&mut conn, &claimed.tenant, &claimed.conversation_id).await?;
         let Some(stored) = stored.filter(|stored| still_stands(stored, claimed)) else {
             return dropped_on(&mut conn, claimed, Reason::CompactedFirst).await;
         };
         let allowed = services.budget.allows(&mut conn, &claimed.tenant).await?;
-        let covered = turns::since(
+        let since = turns::since(
             &mut conn,
             &claimed.tenant,
             &claimed.conversation_id,
             claimed.boundary_turn_seq,
         )
         .await?;
-        let covered: Vec<_> = covered
+        let covered: Vec<_> = since
             .into_iter()
             .filter(|turn| turn.seq <= claimed.through_turn_seq)
             .collect();
         let stored_keep = keep::load(&mut conn, &claimed.tenant, &claimed.conversation_id).await?;
-        let unread: Vec<_> = covered
-            .iter()
-            .filter(|turn| turn.seq > stored_keep.turns_read)
-            .cloned()
-            .collect();
         let (messages, _) = messages_of(&covered);
-        (
-            stored,
-            allowed,
-            messages,
-            (stored_keep.set, unread),
-            stored_keep.turns_read,
-        )
+        let unread: Vec<_> = covered
+            .into_iter()
+            .filter(|turn| turn.seq > stored_keep.turns_read)
+            .collect();
+        (stored, allowed, messages, stored_keep, unread)
     };
     if let Err(spent) = allowed {
         tracing::debug!(preparation = claimed.seq, reason = spent.reason(), "not prepared");
@@ -129,19 +122,21 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
         return dropped(services, claimed, Reason::CompactedFirst).await;
     }
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
-    let (mut set, unread) = keep_set;
     let harness = services.summaries.harness.clone();
-    let (observations, counts) = read(
+    let (observations, counts, messages) = read(
         claimed.conversation_id.clone(),
         unread,
-        messages.clone(),
+        messages,
         prior.clone(),
         harness,
     )
     .await;
-    keep_set::take_in(&mut set, turns_read, &observations);
+    if messages.is_empty() {
+        return dropped(services, claimed, Reason::CompactedFirst).await;
+    }
+    let taken = TakenIn::of(stored_keep, &observations);
     let rules = Rules {
-        keep: &set,
+        keep: &taken.set,
         max_tokens: summary_max_tokens(services.summaries.max_tokens, stored.state.size),
         transcript_tokens: counts.anchor + counts.messages.iter().sum::<u64>(),
         harness: &services.summaries.harness,
@@ -177,7 +172,7 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
     }
     store::retry_lost_races(|| async {
         let mut conn = services.pool.acquire().await?;
-        record(services, &mut conn, claimed, &written, &observations).await
+        record(services, &mut conn, claimed, &written, (&taken, &observations)).await
     })
     .await
 }
@@ -199,7 +194,7 @@ async fn record(
     conn: &mut PgConnection,
     claimed: &Claimed,
     written: &Written,
-    observations: &[Observation],
+    (taken, observations): (&TakenIn, &[Observation]),
 ) -> StoreResult<Outcome> {
     let mut tx = conn.begin().await?;
     let stored = conversations::lock(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
@@ -210,9 +205,9 @@ async fn record(
     {
         // Read once, here, the turns it covers need not be read again at
         // the compaction: the keep set comes out the same either way.
-        let mut current = keep::load(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
-        let read = keep_set::take_in(&mut current.set, current.turns_read, observations);
-        keep::save(&mut tx, &claimed.tenant, &claimed.conversation_id, &current.set, read).await?;
+        taken
+            .save(&mut tx, &claimed.tenant, &claimed.conversation_id, observations)
+            .await?;
     }
     (services.budget)
         .spend(
@@ -261,27 +256,27 @@ struct Counts {
 }
 
 /// What the unread turns say, the messages' and anchor's tokens and their
-/// fingerprint, off the async threads: a long transcript takes a while.
+/// fingerprint, off the async threads (a long transcript takes a while);
+/// the messages come back with them.
 async fn read(
     id: ConversationId,
     unread: Vec<turns::Turn>,
     messages: Vec<Message>,
     prior: Option<String>,
     harness: std::sync::Arc<crate::policy::keep::HarnessPatterns>,
-) -> (Vec<Observation>, Counts) {
+) -> (Vec<Observation>, Counts, Vec<Message>) {
     let reading = move || {
         let observations = keep_set::of_turns(&id, &unread, &harness);
         let counts = Counts {
-            messages: messages.iter().map(|m| tokens::count(&m.text_for_counting())).collect(),
+            messages: tokens::of_messages(&messages),
             anchor: prior.as_deref().map_or(0, tokens::count),
             fingerprint: prepare::fingerprint(prior.as_deref(), &messages),
         };
-        (observations, counts)
+        (observations, counts, messages)
     };
     match tokio::task::spawn_blocking(reading).await {
         Ok(read) => read,
-        // The runtime is shutting down: the fingerprint of nothing matches
-        // no transcript, so such a preparation is never used.
+        // The runtime is shutting down: no messages, nothing is written.
         Err(_) => (
             Vec::new(),
             Counts {
@@ -289,6 +284,7 @@ async fn read(
                 anchor: 0,
                 fingerprint: [0; 32],
             },
+            Vec::new(),
         ),
     }
 }

@@ -4,6 +4,8 @@
 
 use tiktoken_rs::{CoreBPE, o200k_base_singleton};
 
+use crate::policy::transcript::Message;
+
 fn tokenizer() -> &'static CoreBPE {
     o200k_base_singleton()
 }
@@ -15,6 +17,11 @@ pub(crate) fn warm_up() {
 
 pub fn count(text: &str) -> u64 {
     tokenizer().encode_ordinary(text).len() as u64
+}
+
+/// Each message's tokens: its text, and its tool calls' names and arguments.
+pub(crate) fn of_messages(messages: &[Message]) -> Vec<u64> {
+    messages.iter().map(|m| count(&m.text_for_counting())).collect()
 }
 
 #[cfg(test)]

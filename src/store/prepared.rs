@@ -71,8 +71,29 @@ pub(crate) async fn ready(
 pub(crate) struct Closing {
     /// The one a compaction used (by seq), and that compaction's seq.
     pub used: Option<(i64, i64)>,
-    /// Why the others end: a written one is wasted, a planned one dropped.
-    pub reason: Reason,
+    /// Why a written one not used ends wasted…
+    pub wasted: Reason,
+    /// …and why one not written yet ends dropped.
+    pub dropped: Reason,
+}
+
+impl Closing {
+    /// A rollover: whatever was prepared, the predecessor is not compacted.
+    pub(crate) const ROLLED_OVER: Self = Self {
+        used: None,
+        wasted: Reason::RolledOver,
+        dropped: Reason::RolledOver,
+    };
+
+    /// A compaction recorded: it used `used`, or none for `wasted`; one not
+    /// written yet came too late.
+    pub(crate) fn compacted(used: Option<(i64, i64)>, wasted: Reason) -> Self {
+        Self {
+            used,
+            wasted,
+            dropped: Reason::CompactedFirst,
+        }
+    }
 }
 
 /// Closes every open preparation of the conversation, inside the caller's
@@ -88,9 +109,7 @@ pub(crate) async fn close(
     let rows = sqlx::query(
         "UPDATE preparations
             SET status = CASE WHEN seq = $3 THEN 'used' WHEN status = 'ready' THEN 'wasted' ELSE 'dropped' END,
-                reason = CASE WHEN seq = $3 THEN NULL
-                              WHEN status = 'planned' AND $5 <> 'rolled_over' THEN 'compacted_first'
-                              ELSE $5 END,
+                reason = CASE WHEN seq = $3 THEN NULL WHEN status = 'ready' THEN $5 ELSE $6 END,
                 used_by_seq = CASE WHEN seq = $3 THEN $4 END,
                 closed_at = now()
           WHERE tenant = $1 AND conversation_id = $2 AND status IN ('planned', 'ready')
@@ -100,7 +119,8 @@ pub(crate) async fn close(
     .bind(id)
     .bind(used)
     .bind(by)
-    .bind(closing.reason)
+    .bind(closing.wasted)
+    .bind(closing.dropped)
     .fetch_all(&mut *tx)
     .await?;
     let mut wasted = Vec::new();

@@ -3,6 +3,8 @@
 //! token counts of the transcript, taken from the preparation for the part
 //! it covers so that only the turns since are counted now.
 
+use std::sync::Arc;
+
 use crate::llm::tokens;
 use crate::policy::Conversation;
 use crate::policy::PolicyConfig;
@@ -21,7 +23,7 @@ pub(super) struct Counted {
 
 /// What the compaction is summarizing, as the preparation is checked against it.
 pub(super) struct Transcript {
-    pub messages: Vec<Message>,
+    pub messages: Arc<Vec<Message>>,
     pub prior: Option<String>,
     pub boundary_turn: i64,
     pub anchor_seq: Option<i64>,
@@ -50,17 +52,11 @@ pub(super) async fn count(transcript: Transcript, offered: Option<Ready>) -> (Co
         };
         let (per_message, prior) = match known {
             Some((known, anchor)) => {
-                let rest = transcript.messages[known.len()..]
-                    .iter()
-                    .map(|m| tokens::count(&m.text_for_counting()));
+                let rest = tokens::of_messages(&transcript.messages[known.len()..]);
                 (known.iter().copied().chain(rest).collect(), anchor)
             }
             None => (
-                transcript
-                    .messages
-                    .iter()
-                    .map(|m| tokens::count(&m.text_for_counting()))
-                    .collect(),
+                tokens::of_messages(&transcript.messages),
                 transcript.prior.as_deref().map_or(0, tokens::count),
             ),
         };
@@ -87,15 +83,21 @@ pub(super) async fn count(transcript: Transcript, offered: Option<Ready>) -> (Co
     })
 }
 
-/// The preparation a compaction merges, or why the one offered is not used.
+/// The preparation a compaction merges, or why the one offered is not used
+/// (`None`: none was offered). A summary the harness gave is recorded as it
+/// is: nothing is merged into it.
 pub(super) fn choose(
     offered: Option<Ready>,
     counted: &Counted,
     cut_at: usize,
+    harness_summary: bool,
     state: &Conversation,
     policy: &PolicyConfig,
 ) -> Result<Ready, Option<Reason>> {
     let ready = offered.ok_or(None)?;
+    if harness_summary {
+        return Err(Some(Reason::HarnessSummary));
+    }
     counted.covers.unwrap_or(Err(Reason::MessagesDiffer)).map_err(Some)?;
     if cut_at < ready.covered.messages {
         return Err(Some(Reason::CutInside));

@@ -1,15 +1,15 @@
 //! One compaction as a use case: the request, the claim, the written attempt, its record.
 
 use super::claim::ClaimGuard;
-use crate::app::keep_set::{self, Observation};
+use crate::app::keep_set::{Observation, TakenIn};
+use crate::app::prepare::count_wasted;
 use crate::app::{Outcome, Ready, Refusal, Services, UseCase};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::CompactionTrigger;
-use crate::policy::keep::KeepSet;
 use crate::policy::prepare::Reason;
 use crate::policy::transcript::Message;
 use crate::store::compactions::{self, Attempt, Unclaimed};
-use crate::store::keep::{self, Marks};
+use crate::store::keep;
 use crate::store::ledger::Recorded;
 use crate::store::prepared::{self, Closing};
 use crate::store::{StoreError, StoreResult, StoredConversation};
@@ -59,15 +59,7 @@ pub(crate) struct Drafted {
     /// What became of a summary prepared ahead, once the attempt succeeds.
     pub(super) ahead: Ahead,
     /// The keep set as the summary was written with it, observations taken in.
-    pub(super) keep: Option<TakenIn>,
-}
-
-/// A keep set read at `marks`, with a compaction's observations taken in.
-#[derive(Debug)]
-pub(crate) struct TakenIn {
-    pub set: KeepSet,
-    pub turns_read: i64,
-    pub marks: Marks,
+    pub(super) keep: TakenIn,
 }
 
 /// A compaction and the summaries prepared ahead of it (issue 12).
@@ -189,34 +181,20 @@ async fn record(
     let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, &prepared.attempt).await?;
     let attempt = &prepared.attempt;
     if attempt.outcome.is_ok() {
-        // The conversation's row is locked: unless the stored set moved since
-        // it was read (a handoff, a preparation in between), what this
-        // compaction took in is saved as it is; else the set is read again
-        // and takes in what this compaction read, so nothing counts twice.
-        let (tenant, id) = (&prepared.tenant, &prepared.id);
-        let marks = keep::marks(&mut tx, tenant, id).await?;
-        match &prepared.keep {
-            Some(taken) if taken.marks == marks => {
-                keep::save(&mut tx, tenant, id, &taken.set, taken.turns_read).await?;
-            }
-            _ => {
-                let mut stored = keep::load(&mut tx, tenant, id).await?;
-                let read = keep_set::take_in(&mut stored.set, stored.turns_read, &prepared.observations);
-                keep::save(&mut tx, tenant, id, &stored.set, read).await?;
-            }
-        }
+        // The conversation's row is locked (compactions::record).
+        (prepared.keep)
+            .save(&mut tx, &prepared.tenant, &prepared.id, &prepared.observations)
+            .await?;
         if let Some(figures) = &attempt.keep {
             keep::tally(&mut tx, &prepared.tenant, attempt.at, figures).await?;
         }
         let closing = match prepared.ahead {
-            Ahead::Used(seq) => Closing {
-                used: Some((seq, recorded.0.seq)),
-                reason: Reason::Superseded,
-            },
-            Ahead::Unused(reason) => Closing { used: None, reason },
+            Ahead::Used(seq) => Closing::compacted(Some((seq, recorded.0.seq)), Reason::Superseded),
+            Ahead::Unused(reason) => Closing::compacted(None, reason),
         };
-        let wasted = prepared::close(&mut tx, &prepared.tenant, &prepared.id, closing).await?;
-        count_wasted(&wasted);
+        for reason in prepared::close(&mut tx, &prepared.tenant, &prepared.id, closing).await? {
+            count_wasted(reason, 1);
+        }
     }
     (services.budget)
         .spend(
@@ -229,13 +207,6 @@ async fn record(
     count(attempt);
     tx.commit().await?;
     Ok(recorded)
-}
-
-/// Preparations wasted, by reason (SPEC §6's metrics, issue 12).
-pub(crate) fn count_wasted(reasons: &[Reason]) {
-    for reason in reasons {
-        metrics::counter!("compactd_preparations_wasted_total", "reason" => reason.as_str()).increment(1);
-    }
 }
 
 fn count(attempt: &Attempt) {

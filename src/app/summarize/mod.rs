@@ -10,4 +10,4 @@ pub(crate) use transcript::messages_of;
 mod write;
 pub(crate) use claim::ClaimGuard;
 mod compact;
-pub(crate) use compact::{CLAIM_ABANDONED_AFTER, Drafted, NO_UPSTREAM, Overflow, Request, Summarized, count_wasted};
+pub(crate) use compact::{CLAIM_ABANDONED_AFTER, Drafted, NO_UPSTREAM, Overflow, Request, Summarized};

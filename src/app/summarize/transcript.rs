@@ -2,6 +2,8 @@
 //! stored since the boundary, each message remembering the turn it came from
 //! so the new boundary can be placed after what was summarized.
 
+use std::sync::Arc;
+
 use sqlx::PgConnection;
 
 use crate::domain::{ConversationId, TenantId};
@@ -10,7 +12,8 @@ use crate::store::turns::{self, Turn};
 use crate::store::{StoreResult, StoredConversation};
 
 pub(crate) struct Gathered {
-    pub messages: Vec<Message>,
+    /// Shared with the threads that count and check it, never copied.
+    pub messages: Arc<Vec<Message>>,
     /// The stored turn each message came from (empty for the caller's messages).
     turn_of: Vec<i64>,
     /// The boundary when everything is summarized.
@@ -37,7 +40,7 @@ pub(crate) async fn gather(
 ) -> StoreResult<Gathered> {
     if let Some(messages) = sent {
         return Ok(Gathered {
-            messages,
+            messages: Arc::new(messages),
             turn_of: Vec::new(),
             last_turn: stored.last_turn_seq,
         });
@@ -45,7 +48,7 @@ pub(crate) async fn gather(
     let turns = turns::since(conn, tenant, id, stored.boundary_turn_seq).await?;
     let (messages, turn_of) = messages_of(&turns);
     Ok(Gathered {
-        messages,
+        messages: Arc::new(messages),
         turn_of,
         last_turn: stored.last_turn_seq,
     })
@@ -96,7 +99,7 @@ mod tests {
         assert_eq!(roles, [Role::User, Role::Assistant, Role::Assistant, Role::User]);
         assert_eq!(turn_of, [4, 4, 5, 6]);
         let gathered = Gathered {
-            messages,
+            messages: Arc::new(messages),
             turn_of,
             last_turn: 6,
         };

@@ -8,9 +8,9 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 
 use super::ahead::{self, Transcript};
-use super::compact::{Ahead, TakenIn};
+use super::compact::Ahead;
 use super::{Drafted, NO_UPSTREAM, Request, transcript};
-use crate::app::keep_set::{self, Observation};
+use crate::app::keep_set::{self, Observation, TakenIn};
 use crate::app::{Outcome, Refusal, Services};
 use crate::domain::ConversationId;
 use crate::llm::summarizer::{PreparedNarrative, Rules};
@@ -45,7 +45,6 @@ pub(super) async fn write(
     };
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
     let trigger = request.trigger.unwrap_or_else(|| pending_trigger(&stored));
-    let harness_given = request.summary.is_some() || trigger == CompactionTrigger::ManualRecovery;
     let harness_summary = match (trigger, request.summary) {
         (CompactionTrigger::ManualRecovery, summary) => Some(summary.unwrap_or_default()),
         (_, summary) => summary,
@@ -56,10 +55,8 @@ pub(super) async fn write(
                 .to_owned(),
         ));
     }
-    // A harness's own summary is recorded as it is: nothing is merged.
-    let offered = offered.filter(|_| harness_summary.is_none());
     let transcript = Transcript {
-        messages: gathered.messages.clone(),
+        messages: Arc::clone(&gathered.messages),
         prior: prior.clone(),
         boundary_turn: stored.boundary_turn_seq,
         anchor_seq: stored.summary.as_ref().map(|(_, seq)| *seq),
@@ -82,18 +79,18 @@ pub(super) async fn write(
         let sent = observe_sent(request.id.clone(), seq, request.at, delta.to_vec(), harness.clone()).await;
         observations.extend(sent);
     }
-    let mut keep_set = stored_keep.set;
-    let turns_read = keep_set::take_in(&mut keep_set, stored_keep.turns_read, &observations);
+    let taken = TakenIn::of(stored_keep, &observations);
     let tokens_before = request
         .tokens_before
         .unwrap_or_else(|| counted.prior + counted.per_message.iter().sum::<u64>());
     let rules = Rules {
-        keep: &keep_set,
+        keep: &taken.set,
         max_tokens: summary_max_tokens(services.summaries.max_tokens, stored.state.size),
         transcript_tokens: counted.prior + counted.per_message.iter().sum::<u64>(),
         harness: &harness,
     };
-    let chosen = ahead::choose(offered, &counted, cut_at, &stored.state, &services.policy);
+    let given = harness_summary.is_some();
+    let chosen = ahead::choose(offered, &counted, cut_at, given, &stored.state, &services.policy);
     let written = match (harness_summary, &chosen) {
         (Some(text), _) if trigger == CompactionTrigger::ManualRecovery => {
             Ok(summarizer::clean_slate(&text, rules.max_tokens).await)
@@ -164,20 +161,14 @@ pub(super) async fn write(
             attempt.prepared_age_ms = Some(u64::try_from(age).unwrap_or(0));
             Ahead::Used(ready.seq)
         }
-        Err(reason) => Ahead::Unused(reason.unwrap_or(if harness_given {
-            Reason::HarnessSummary
-        } else {
-            Reason::Superseded
-        })),
+        // With none offered, only a plan not yet written can be open: it ends
+        // `compacted_first` whatever this says.
+        Err(reason) => Ahead::Unused(reason.unwrap_or(Reason::Superseded)),
     };
     attempt.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     Ok(Drafted {
         ahead,
-        keep: Some(TakenIn {
-            set: keep_set,
-            turns_read,
-            marks: stored_keep.marks,
-        }),
+        keep: taken,
         tenant: request.tenant,
         id: request.id,
         attempt,
