@@ -6,7 +6,7 @@ use private_postgres::PrivatePostgres;
 use sqlx::postgres::PgConnectOptions;
 
 use crate::app::keys;
-use crate::config::{Cli, Command, DatabaseArgs, KeysAction, ReplayArgs, ServeArgs, Settings};
+use crate::config::{Cli, Command, DatabaseArgs, HookArgs, HookHarness, KeysAction, ReplayArgs, ServeArgs, Settings};
 use crate::replay::report::render;
 use crate::replay::{ReplayOptions, Schedule, replay_files};
 use crate::startup::{Application, shutdown_signal};
@@ -26,6 +26,7 @@ pub fn run(cli: Cli) -> Result<(), AnyError> {
         }),
         Some(Command::Serve(args)) => serve(*args),
         Some(Command::Replay(args)) => replay(*args),
+        Some(Command::Hook(args)) => hook(&args),
         Some(Command::Keys { action, database }) => with_database(&database, |options| manage_keys(action, options)),
         None => serve(cli.serve),
     }
@@ -46,6 +47,30 @@ fn serve(args: ServeArgs) -> Result<(), AnyError> {
         app.run_until(shutdown).await?;
         Ok(())
     })
+}
+
+/// A harness's hook: never in the agent's way, so what fails is said on
+/// stderr and the hook still exits 0 (Claude Code blocks a compaction on 2).
+fn hook(args: &HookArgs) -> Result<(), AnyError> {
+    let harness = match args.harness {
+        HookHarness::ClaudeCode => crate::hook::Harness::ClaudeCode,
+        HookHarness::Codex => crate::hook::Harness::Codex,
+    };
+    let options = crate::hook::HookOptions {
+        url: args.url.clone(),
+        api_key: args.api_key.clone(),
+        max_tokens: args.max_tokens,
+        window: args.window,
+    };
+    let mut input = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    match runtime.block_on(crate::hook::run(harness, &options, &input)) {
+        Ok(Some(answer)) => println!("{answer}"),
+        Ok(None) => {}
+        Err(err) => eprintln!("compactd hook {}: {err}", harness.as_str()),
+    }
+    Ok(())
 }
 
 fn replay(args: ReplayArgs) -> Result<(), AnyError> {

@@ -11,6 +11,7 @@ pub mod background;
 pub mod commands;
 pub mod config;
 pub mod domain;
+pub mod hook;
 pub mod http;
 pub mod llm;
 pub mod policy;

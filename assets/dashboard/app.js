@@ -32,7 +32,7 @@ function span() {
 
 function filters() {
   const form = $("#filters");
-  return { trigger: form.trigger.value, success: form.success.value };
+  return { trigger: form.trigger.value, success: form.success.value, harness: form.harness.value };
 }
 
 function report(error) {

@@ -135,7 +135,7 @@ export class History {
   row(c) {
     const link = element("a", c.conversation_id, { href: `#/conversations/${encodeURIComponent(c.conversation_id)}` });
     const outcome = c.success ? element("span", "ok", { class: "ok" }) : element("span", "failed", { class: "bad", title: c.error || "" });
-    const writer = c.model ? `${c.summarizer} (${c.model})` : c.summarizer;
+    const writer = c.model ? `${c.summarizer} (${c.model})` : c.harness ? `${c.summarizer} (${c.harness})` : c.summarizer;
     const tr = row([time(c.at), link, c.trigger, c.prepared ? `${writer}, prepared ahead` : writer, `${count(c.tokens_before)} → ${count(c.tokens_after)}`, `${c.percent_saved}%`, count(c.duration_ms), outcome]);
     tr.dataset.id = c.id;
     return tr;

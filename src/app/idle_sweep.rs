@@ -49,6 +49,7 @@ pub(crate) async fn sweep(services: &Services) -> StoreResult<usize> {
             tokens_before: None,
             keep_recent_tokens: None,
             at: now,
+            harness: None,
         };
         match super::perform(services, request, Alone).await {
             Ok(_) => compacted += 1,

@@ -15,6 +15,7 @@ pub(crate) mod budget;
 pub(crate) mod decide;
 pub(crate) mod handoff;
 pub(crate) mod idle_sweep;
+pub(crate) mod keep_check;
 pub(crate) mod keep_set;
 pub mod keys;
 pub(crate) mod prepare;

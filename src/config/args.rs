@@ -46,6 +46,9 @@ pub enum Command {
     /// Replay recorded agent sessions through the service and report what
     /// every summary kept.
     Replay(Box<ReplayArgs>),
+    /// Run as an agent harness's hook: reads the hook's JSON on stdin
+    /// (`compactd hook claude-code` in Claude Code's `settings.json`).
+    Hook(HookArgs),
     /// Manage API keys.
     Keys {
         #[command(subcommand)]
@@ -53,6 +56,32 @@ pub enum Command {
         #[command(flatten)]
         database: DatabaseArgs,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The harness that runs the hook.
+    #[arg(value_enum)]
+    pub harness: HookHarness,
+    /// Where compactd serves.
+    #[arg(long, env = "COMPACTD_URL", default_value = "http://127.0.0.1:8080")]
+    pub url: String,
+    /// The API key to call it with (none when it runs without keys).
+    #[arg(long, env = "COMPACTD_API_KEY", hide_env_values = true)]
+    pub api_key: Option<String>,
+    /// Room for the items a harness's summary left out and the hook gives
+    /// back, in tokens.
+    #[arg(long, env = "COMPACTD_HOOK_MAX_TOKENS", default_value_t = 2_000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub max_tokens: u64,
+    /// The model's context window, reported with the context's size.
+    #[arg(long, env = "COMPACTD_HOOK_WINDOW")]
+    pub window: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookHarness {
+    ClaudeCode,
+    Codex,
 }
 
 #[derive(Debug, Subcommand)]

@@ -26,6 +26,7 @@ use crate::http::AppState;
         crate::http::routes::compactions::of_fleet,
         crate::http::routes::turns::list_turns,
         crate::http::routes::keep::list_keep,
+        crate::http::routes::keep_check::check,
         crate::http::routes::context::context,
         crate::http::routes::stats::read,
         crate::http::routes::stats::read_series,

@@ -15,8 +15,8 @@ use crate::http::middleware::deadline::DeadlineLayer;
 use crate::http::middleware::{headers, observe};
 use crate::http::openapi;
 use crate::http::routes::{
-    compactions, context, conversations, dashboard, decide, docs, due, handoff, health, keep, metrics, stats,
-    summarize, turn_ended, turns, usage,
+    compactions, context, conversations, dashboard, decide, docs, due, handoff, health, keep, keep_check, metrics,
+    stats, summarize, turn_ended, turns, usage,
 };
 use crate::http::state::AppState;
 
@@ -33,6 +33,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(compactions::router())
         .merge(turns::router())
         .merge(keep::router())
+        .merge(keep_check::router())
         .merge(context::router())
         .merge(stats::router())
         .merge(health::router())

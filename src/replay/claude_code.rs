@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::parsed::Parsed;
+use super::parsed::{Boundary, Parsed};
 use crate::policy::transcript::{Message, Role, ToolCall};
 
 /// The text of a content value: a string, or the text blocks of an array.
@@ -27,6 +27,22 @@ pub(crate) fn text_of(content: &Value) -> String {
     }
 }
 
+/// How the summary Claude Code writes when it compacts begins.
+const CONTINUED: &str = "This session is being continued from a previous conversation";
+
+/// What a model call's `usage` says the context held: everything sent,
+/// cached or not, and the answer.
+fn context_used(usage: &Value) -> Option<u64> {
+    let part = |name: &str| usage[name].as_u64();
+    let input = part("input_tokens")?;
+    Some(
+        input
+            + part("cache_read_input_tokens").unwrap_or(0)
+            + part("cache_creation_input_tokens").unwrap_or(0)
+            + part("output_tokens").unwrap_or(0),
+    )
+}
+
 pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
     let mut parsed = Parsed::default();
     let mut last_assistant_id: Option<String> = None;
@@ -40,13 +56,34 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
         if record["isSidechain"].as_bool() == Some(true) {
             continue;
         }
+        let stamp = record["timestamp"].as_str().map(str::to_owned);
         let message = &record["message"];
+        if let Some(used) = context_used(&message["usage"]) {
+            parsed.last_used = Some(used);
+        }
         match record["type"].as_str() {
+            Some("system") if record["subtype"] == "compact_boundary" => {
+                let metadata = &record["compactMetadata"];
+                parsed.boundaries.push(Boundary {
+                    next_message: parsed.messages.len(),
+                    trigger: metadata["trigger"].as_str().map(str::to_owned),
+                    pre_tokens: metadata["preTokens"].as_u64(),
+                    at: stamp.clone(),
+                    uuid: record["uuid"].as_str().map(str::to_owned),
+                });
+                last_assistant_id = None;
+            }
             Some("user") => {
                 last_assistant_id = None;
                 let content = &message["content"];
                 let words = text_of(content);
-                if record["isCompactSummary"].as_bool() == Some(true) {
+                // Builds that do not mark it still write it first after the boundary.
+                let opens_after_boundary = parsed
+                    .boundaries
+                    .last()
+                    .is_some_and(|boundary| boundary.next_message == parsed.messages.len())
+                    && words.trim_start().starts_with(CONTINUED);
+                if record["isCompactSummary"].as_bool() == Some(true) || opens_after_boundary {
                     parsed.summaries.push((parsed.messages.len(), words.clone()));
                 }
                 if !words.trim().is_empty() {
@@ -100,6 +137,7 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
             }
             _ => {}
         }
+        parsed.stamps.resize(parsed.messages.len(), stamp);
     }
     if records == 0 {
         return Err("no Claude Code records".into());

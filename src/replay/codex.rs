@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::claude_code::text_of;
-use super::parsed::Parsed;
+use super::parsed::{Boundary, Parsed};
 use crate::policy::transcript::{Message, Role, ToolCall};
 
 fn content_text(content: &Value) -> String {
@@ -59,6 +59,7 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
             continue;
         };
         records += 1;
+        let stamp = record["timestamp"].as_str().map(str::to_owned);
         let item = match record["type"].as_str() {
             Some("response_item") => &record["payload"],
             Some("compacted") => {
@@ -66,6 +67,11 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
                 if !summary.trim().is_empty() {
                     parsed.summaries.push((parsed.messages.len(), summary));
                 }
+                parsed.boundaries.push(Boundary {
+                    next_message: parsed.messages.len(),
+                    at: stamp,
+                    ..Boundary::default()
+                });
                 continue;
             }
             Some("session_meta" | "turn_context" | "event_msg") => continue,
@@ -103,6 +109,7 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
             _ => continue,
         };
         parsed.messages.push(message);
+        parsed.stamps.push(stamp);
     }
     if records == 0 {
         return Err("no Codex records".into());

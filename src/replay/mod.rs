@@ -6,11 +6,11 @@
 //! compactd on their own sessions.
 
 mod aider;
-mod claude_code;
-mod codex;
+pub(crate) mod claude_code;
+pub(crate) mod codex;
 mod drive;
 mod openai_chat;
-mod parsed;
+pub(crate) mod parsed;
 pub(crate) mod report;
 pub mod session;
 pub use report::SessionReport;

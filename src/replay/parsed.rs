@@ -9,4 +9,24 @@ pub(crate) struct Parsed {
     pub messages: Vec<Message>,
     /// (index of the next message, text).
     pub summaries: Vec<(usize, String)>,
+    /// When each message's record was written, where the format says
+    /// (Claude Code); shorter than `messages` when it does not.
+    pub stamps: Vec<Option<String>>,
+    /// Where the harness compacted, in order.
+    pub boundaries: Vec<Boundary>,
+    /// The context's size at the last model call the file records.
+    pub last_used: Option<u64>,
+}
+
+/// Where a harness compacted (Claude Code's `compact_boundary` record).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Boundary {
+    /// The index of the first message after it.
+    pub next_message: usize,
+    /// `manual` or `auto`, as the harness says.
+    pub trigger: Option<String>,
+    /// The context's size before it.
+    pub pre_tokens: Option<u64>,
+    pub at: Option<String>,
+    pub uuid: Option<String>,
 }

@@ -190,6 +190,7 @@ mod tests {
                 Message::new(Role::Assistant, "Done too."),
             ],
             summaries: vec![(5, "This session is being continued…".into())],
+            ..Parsed::default()
         };
         let (turns, summaries) = into_turns(parsed, &HarnessPatterns::default());
         assert_eq!(turns.iter().map(|t| t.messages.len()).collect::<Vec<_>>(), [5, 2]);

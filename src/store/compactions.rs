@@ -11,7 +11,7 @@ use sqlx::{PgConnection, Row};
 use super::ledger::{Recorded, recorded};
 use super::state::{STATE_COLUMNS, bind_state};
 use super::{StoreResult, StoredConversation, db_count};
-use crate::domain::{ConversationId, TenantId};
+use crate::domain::{ConversationId, HarnessName, TenantId};
 use crate::llm::Writer;
 use crate::policy::CompactionTrigger;
 use crate::policy::keep::KeepFigures;
@@ -105,6 +105,8 @@ pub(crate) struct Attempt {
     /// It merged a summary prepared ahead, this old (between the `at` that
     /// planned it and this attempt's), in milliseconds.
     pub prepared_age_ms: Option<u64>,
+    /// Which harness wrote the summary it reported.
+    pub harness: Option<HarnessName>,
 }
 
 impl Attempt {
@@ -197,9 +199,10 @@ pub(crate) async fn record(
         "INSERT INTO compactions (tenant, conversation_id, seq, at, trigger, by_host, idle, summarizer, model,
                 tokens_before, tokens_after, tokens_saved, percent_saved, total_messages, user_messages,
                 assistant_messages, tool_messages, kept_from, duration_ms, upstream_input_tokens,
-                upstream_output_tokens, success, error, summary, prompt_version, keep, prepared, prepared_age_ms)
+                upstream_output_tokens, success, error, summary, prompt_version, keep, prepared, prepared_age_ms,
+                harness)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-                 $22, $23, $24, $25, $26, $27, $28)
+                 $22, $23, $24, $25, $26, $27, $28, $29)
          RETURNING *",
     )
     .bind(tenant.as_str())
@@ -230,6 +233,7 @@ pub(crate) async fn record(
     .bind(attempt.keep.as_ref().map(keep_json))
     .bind(attempt.prepared_age_ms.is_some())
     .bind(attempt.prepared_age_ms.map(db_count))
+    .bind(attempt.harness.as_ref().map(HarnessName::as_str))
     .fetch_one(&mut *tx)
     .await?;
     let ledger = recorded(&ledger)?;
@@ -256,6 +260,7 @@ pub(crate) async fn record(
         "tokens_before": ledger.tokens_before,
         "tokens_after": ledger.tokens_after,
         "prepared": ledger.prepared_age_ms.is_some(),
+        "harness": ledger.harness,
     }))
     .execute(&mut *tx)
     .await?;

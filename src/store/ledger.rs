@@ -6,7 +6,7 @@ use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
 
 use super::{StoreResult, count_of};
-use crate::domain::{ConversationId, FleetCursor, TenantId};
+use crate::domain::{ConversationId, FleetCursor, HarnessName, TenantId};
 use crate::llm::Writer;
 use crate::policy::keep::{KeepFigures, KeepKind, KindFigures};
 use crate::policy::{CompactionTrigger, Trigger};
@@ -41,6 +41,8 @@ pub(crate) struct Recorded {
     pub keep: Option<KeepFigures>,
     /// It merged a summary prepared ahead, this old (milliseconds).
     pub prepared_age_ms: Option<u64>,
+    /// Which harness wrote the summary it reported.
+    pub harness: Option<String>,
     pub recorded_at: DateTime<Utc>,
 }
 
@@ -97,6 +99,7 @@ pub(super) fn recorded(row: &PgRow) -> sqlx::Result<Recorded> {
             true => Some(optional("prepared_age_ms")?.unwrap_or(0)),
             false => None,
         },
+        harness: row.try_get("harness")?,
         recorded_at: row.try_get("recorded_at")?,
     })
 }
@@ -148,6 +151,8 @@ pub(crate) struct FleetFilter {
     pub success: Option<bool>,
     pub since: Option<DateTime<Utc>>,
     pub until: Option<DateTime<Utc>>,
+    /// Only summaries this harness reported.
+    pub harness: Option<HarnessName>,
     /// Only attempts before this one in the history's order: the previous
     /// page's last, by its time and id.
     pub before: Option<FleetCursor>,
@@ -169,6 +174,7 @@ pub(crate) async fn of_fleet(
             AND ($4::timestamptz IS NULL OR at >= $4)
             AND ($5::timestamptz IS NULL OR at < $5)
             AND ($6::timestamptz IS NULL OR (at, id) < ($6, $7))
+            AND ($9::text IS NULL OR harness = $9)
           ORDER BY at DESC, id DESC LIMIT $8",
     )
     .bind(tenant.as_str())
@@ -179,6 +185,7 @@ pub(crate) async fn of_fleet(
     .bind(filter.before.map(|cursor| cursor.at))
     .bind(filter.before.map(|cursor| cursor.id))
     .bind(limit)
+    .bind(filter.harness.as_ref().map(HarnessName::as_str))
     .fetch_all(&mut *conn)
     .await?;
     Ok(rows.iter().map(recorded).collect::<sqlx::Result<_>>()?)

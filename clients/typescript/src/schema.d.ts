@@ -117,6 +117,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/conversations/{id}/keep/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a summary against the keep set
+         * @description For a harness that compacts by itself (Claude Code, Codex): which of the
+         *     conversation's must-keep items its summary does not hold word for word,
+         *     written as the keep guard appends them and fitted to `max_tokens`, so the
+         *     harness can give them back to its agent. Reads only; nothing is saved.
+         */
+        post: operations["check_keep_set"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/conversations/{id}/turns": {
         parameters: {
             query?: never;
@@ -459,6 +482,11 @@ export interface components {
              *     that planned it to this attempt's (null unless `prepared`).
              */
             prepared_age_ms?: number | null;
+            /**
+             * @description Which harness wrote the summary it reported (`claude-code`, `codex`,
+             *     …); null when compactd wrote it or the harness did not say.
+             */
+            harness?: string | null;
             /** Format: date-time */
             recorded_at: string;
         };
@@ -691,6 +719,40 @@ export interface components {
         Health: {
             /** @example ok */
             status: string;
+        };
+        KeepCheckRequest: {
+            /** @description The summary to check (the one the harness wrote). */
+            text: string;
+            /**
+             * Format: int64
+             * @description Room for what it left out, in tokens (1–100,000); absent: the
+             *     conversation's summary budget.
+             */
+            max_tokens?: number | null;
+        };
+        KeepCheckResponse: {
+            conversation_id: string;
+            /**
+             * @description What the summary left out, under the pinned heading `Kept word for
+             *     word:`, in the budget's tier order, with a last line counting what did
+             *     not fit; empty when the summary holds every item.
+             */
+            missing: string;
+            /**
+             * Format: int64
+             * @description Its length, counted with the service's tokenizer.
+             */
+            missing_tokens: number;
+            /**
+             * Format: int64
+             * @description The room it was fitted to.
+             */
+            max_tokens: number;
+            /**
+             * @description Per kind: items checked, present in the summary, given back in
+             *     `missing` (`appended`) and left out for want of room (`parked`).
+             */
+            keep: components["schemas"]["KeepCounts"];
         };
         /** @description The keep guard's figures: in all, and by kind. */
         KeepCounts: {
@@ -1058,6 +1120,12 @@ export interface components {
              * @description When it happened (RFC 3339); the server's clock when absent.
              */
             at?: string | null;
+            /**
+             * @description Which harness wrote `summary` (`claude-code`, `codex`, …): the ledger
+             *     keeps it, and `/compactions?harness=` lists that harness's compactions.
+             * @example claude-code
+             */
+            harness?: string | null;
         };
         SummarizeResponse: {
             success: boolean;
@@ -1265,6 +1333,8 @@ export interface operations {
                 since?: string;
                 /** @description Only attempts before this time (RFC 3339). */
                 until?: string;
+                /** @description Only summaries this harness reported (`claude-code`, `codex`, …). */
+                harness?: string;
                 /** @description At most this many (1–500, default 50). */
                 limit?: number;
                 /** @description The previous page's `next_cursor`. */
@@ -1653,6 +1723,129 @@ export interface operations {
                 };
             };
             /** @description The id or a parameter is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This key sends too fast; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the request ran out of time; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    check_keep_set: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the first answer to the key is replayed, byte for
+                 *     byte, for 24 hours; the same key with another body is a 422.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                /** @description The conversation's id (percent-encoded). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeepCheckRequest"];
+            };
+        };
+        responses: {
+            /** @description What the summary left out, and the figures by kind. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeepCheckResponse"];
+                };
+            };
+            /** @description The body is not JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A reader key may not write (or a non-admin key asked for manual_recovery). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such conversation for this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is in flight. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A value is invalid, or the Idempotency-Key was used for another body. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -4,7 +4,7 @@ use super::claim::ClaimGuard;
 use crate::app::keep_set::{Observation, TakenIn};
 use crate::app::prepare::count_wasted;
 use crate::app::{Outcome, Ready, Refusal, Services, UseCase};
-use crate::domain::{ConversationId, TenantId};
+use crate::domain::{ConversationId, HarnessName, TenantId};
 use crate::policy::CompactionTrigger;
 use crate::policy::prepare::Reason;
 use crate::policy::transcript::Message;
@@ -40,6 +40,8 @@ pub(crate) struct Request {
     pub tokens_before: Option<u64>,
     pub keep_recent_tokens: Option<u64>,
     pub at: DateTime<Utc>,
+    /// Which harness wrote `summary`, when it said.
+    pub harness: Option<HarnessName>,
 }
 
 /// A written (or failed) summary, ready to be recorded.

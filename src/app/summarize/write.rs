@@ -137,6 +137,7 @@ pub(super) async fn write(
         boundary_turn_seq: gathered.boundary(cut_at),
         keep: None,
         prepared_age_ms: None,
+        harness: request.harness.clone(),
     };
     match written {
         Ok(draft) => {

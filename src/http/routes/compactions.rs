@@ -7,7 +7,7 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::domain::{At, Count, FleetCursor, InvalidValue};
+use crate::domain::{At, Count, FleetCursor, HarnessName, InvalidValue};
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
@@ -111,6 +111,9 @@ pub(crate) struct FleetQuery {
     /// Only attempts before this time (RFC 3339).
     #[param(value_type = Option<String>, format = DateTime)]
     pub until: Option<String>,
+    /// Only summaries this harness reported (`claude-code`, `codex`, …).
+    #[param(pattern = r"^[a-z0-9][a-z0-9._-]{0,39}$")]
+    pub harness: Option<String>,
     /// At most this many (1–500, default 50).
     #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
@@ -151,6 +154,10 @@ pub(crate) async fn of_fleet(
         success: query.success,
         since: At::parse_optional("since", query.since.as_deref())?.map(At::get),
         until: At::parse_optional("until", query.until.as_deref())?.map(At::get),
+        harness: query
+            .harness
+            .map(|name| HarnessName::parse("harness", name))
+            .transpose()?,
         before,
     };
     let mut transaction = store::begin_fleet_read(&app.services.pool).await?;

@@ -10,6 +10,7 @@ pub(crate) mod due;
 pub(crate) mod handoff;
 pub(crate) mod health;
 pub(crate) mod keep;
+pub(crate) mod keep_check;
 pub(crate) mod metrics;
 pub(crate) mod stats;
 pub(crate) mod summarize;

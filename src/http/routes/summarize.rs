@@ -12,7 +12,7 @@ use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 use crate::app::summarize::{self, Overflow, Summarized};
 use crate::auth;
 use crate::domain::text::storable;
-use crate::domain::{self, At, ConversationId, Count, InvalidValue};
+use crate::domain::{self, At, ConversationId, Count, HarnessName, InvalidValue};
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
@@ -55,6 +55,15 @@ pub(crate) struct SummarizeRequest {
     /// When it happened (RFC 3339); the server's clock when absent.
     #[schema(value_type = Option<String>, format = DateTime)]
     pub at: Option<String>,
+    /// Which harness wrote `summary` (`claude-code`, `codex`, …): the ledger
+    /// keeps it, and `/compactions?harness=` lists that harness's compactions.
+    #[schema(
+        example = "claude-code",
+        min_length = 1,
+        max_length = 40,
+        pattern = r"^[a-z0-9][a-z0-9._-]{0,39}$"
+    )]
+    pub harness: Option<String>,
 }
 
 /// One message in the common chat shape.
@@ -141,6 +150,17 @@ pub(crate) struct SummarizeResponse {
 pub(crate) fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<summarize::Request, ApiError> {
     let count = |field: &str, value: Option<u64>| value.map(|v| Count::parse(field, v).map(Count::get)).transpose();
     let trigger = request.trigger;
+    let harness = request
+        .harness
+        .map(|name| HarnessName::parse("harness", name))
+        .transpose()?;
+    if harness.is_some() && request.summary.is_none() {
+        return Err(InvalidValue::new(
+            "harness",
+            "names the harness that wrote `summary`; send the summary with it",
+        )
+        .into());
+    }
     if trigger == Some(CompactionTrigger::ManualRecovery) && caller.role != domain::Role::Admin {
         return Err(ApiError::Forbidden(
             "manual_recovery boundaries take an admin key".to_owned(),
@@ -166,6 +186,7 @@ pub(crate) fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<
         tokens_before: count("tokens_before", request.tokens_before)?,
         keep_recent_tokens: count("keep_recent_tokens", request.keep_recent_tokens)?,
         at: At::parse_or_now("at", request.at.as_deref())?.get(),
+        harness,
     })
 }
 

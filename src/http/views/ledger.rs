@@ -53,6 +53,9 @@ pub(crate) struct Compaction {
     /// How old that prepared summary was: from the `at` of the usage report
     /// that planned it to this attempt's (null unless `prepared`).
     pub prepared_age_ms: Option<u64>,
+    /// Which harness wrote the summary it reported (`claude-code`, `codex`,
+    /// …); null when compactd wrote it or the harness did not say.
+    pub harness: Option<String>,
     pub recorded_at: DateTime<Utc>,
 }
 
@@ -138,6 +141,7 @@ impl From<Recorded> for Compaction {
             keep: row.keep.as_ref().map(KeepCounts::from),
             prepared: row.prepared_age_ms.is_some(),
             prepared_age_ms: row.prepared_age_ms,
+            harness: row.harness,
             recorded_at: row.recorded_at,
         }
     }

@@ -24,6 +24,8 @@ from .guard import Guard
 from .handoff_request import HandoffRequest
 from .handoff_response import HandoffResponse
 from .health import Health
+from .keep_check_request import KeepCheckRequest
+from .keep_check_response import KeepCheckResponse
 from .keep_counts import KeepCounts
 from .keep_counts_by_kind import KeepCountsByKind
 from .keep_item_view import KeepItemView
@@ -88,6 +90,8 @@ __all__ = (
     "HandoffRequest",
     "HandoffResponse",
     "Health",
+    "KeepCheckRequest",
+    "KeepCheckResponse",
     "KeepCounts",
     "KeepCountsByKind",
     "KeepItemView",

@@ -55,6 +55,8 @@ class Compaction:
         keep (KeepCounts | None | Unset):
         prepared_age_ms (int | None | Unset): How old that prepared summary was: from the `at` of the usage report
             that planned it to this attempt's (null unless `prepared`).
+        harness (None | str | Unset): Which harness wrote the summary it reported (`claude-code`, `codex`,
+            …); null when compactd wrote it or the harness did not say.
     """
 
     id: int
@@ -85,6 +87,7 @@ class Compaction:
     summary: None | str | Unset = UNSET
     keep: KeepCounts | None | Unset = UNSET
     prepared_age_ms: int | None | Unset = UNSET
+    harness: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,6 +183,12 @@ class Compaction:
         else:
             prepared_age_ms = self.prepared_age_ms
 
+        harness: None | str | Unset
+        if isinstance(self.harness, Unset):
+            harness = UNSET
+        else:
+            harness = self.harness
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -222,6 +231,8 @@ class Compaction:
             field_dict["keep"] = keep
         if prepared_age_ms is not UNSET:
             field_dict["prepared_age_ms"] = prepared_age_ms
+        if harness is not UNSET:
+            field_dict["harness"] = harness
 
         return field_dict
 
@@ -350,6 +361,15 @@ class Compaction:
 
         prepared_age_ms = _parse_prepared_age_ms(d.pop("prepared_age_ms", UNSET))
 
+        def _parse_harness(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        harness = _parse_harness(d.pop("harness", UNSET))
+
         compaction = cls(
             id=id,
             seq=seq,
@@ -379,6 +399,7 @@ class Compaction:
             summary=summary,
             keep=keep,
             prepared_age_ms=prepared_age_ms,
+            harness=harness,
         )
 
         compaction.additional_properties = d

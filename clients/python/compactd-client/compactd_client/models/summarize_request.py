@@ -30,6 +30,8 @@ class SummarizeRequest:
         tokens_before (int | None | Unset): The context's size before; absent: counted with a real tokenizer.
         keep_recent_tokens (int | None | Unset): Keep about this many tokens of the newest messages verbatim.
         at (datetime.datetime | None | Unset): When it happened (RFC 3339); the server's clock when absent.
+        harness (None | str | Unset): Which harness wrote `summary` (`claude-code`, `codex`, …): the ledger
+            keeps it, and `/compactions?harness=` lists that harness's compactions. Example: claude-code.
     """
 
     conversation_id: str
@@ -41,6 +43,7 @@ class SummarizeRequest:
     tokens_before: int | None | Unset = UNSET
     keep_recent_tokens: int | None | Unset = UNSET
     at: datetime.datetime | None | Unset = UNSET
+    harness: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         conversation_id = self.conversation_id
@@ -103,6 +106,12 @@ class SummarizeRequest:
         else:
             at = self.at
 
+        harness: None | str | Unset
+        if isinstance(self.harness, Unset):
+            harness = UNSET
+        else:
+            harness = self.harness
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -126,6 +135,8 @@ class SummarizeRequest:
             field_dict["keep_recent_tokens"] = keep_recent_tokens
         if at is not UNSET:
             field_dict["at"] = at
+        if harness is not UNSET:
+            field_dict["harness"] = harness
 
         return field_dict
 
@@ -237,6 +248,15 @@ class SummarizeRequest:
 
         at = _parse_at(d.pop("at", UNSET))
 
+        def _parse_harness(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        harness = _parse_harness(d.pop("harness", UNSET))
+
         summarize_request = cls(
             conversation_id=conversation_id,
             messages=messages,
@@ -247,6 +267,7 @@ class SummarizeRequest:
             tokens_before=tokens_before,
             keep_recent_tokens=keep_recent_tokens,
             at=at,
+            harness=harness,
         )
 
         return summarize_request

@@ -18,6 +18,7 @@ def _get_kwargs(
     success: bool | Unset = UNSET,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    harness: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> dict[str, Any]:
@@ -41,6 +42,8 @@ def _get_kwargs(
     if not isinstance(until, Unset):
         json_until = until.isoformat()
     params["until"] = json_until
+
+    params["harness"] = harness
 
     params["limit"] = limit
 
@@ -109,6 +112,7 @@ def sync_detailed(
     success: bool | Unset = UNSET,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    harness: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> Response[FleetCompactions | Problem]:
@@ -120,6 +124,7 @@ def sync_detailed(
         success (bool | Unset):
         since (datetime.datetime | Unset):
         until (datetime.datetime | Unset):
+        harness (str | Unset):
         limit (int | Unset):
         cursor (str | Unset):
 
@@ -136,6 +141,7 @@ def sync_detailed(
         success=success,
         since=since,
         until=until,
+        harness=harness,
         limit=limit,
         cursor=cursor,
     )
@@ -154,6 +160,7 @@ def sync(
     success: bool | Unset = UNSET,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    harness: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> FleetCompactions | Problem | None:
@@ -165,6 +172,7 @@ def sync(
         success (bool | Unset):
         since (datetime.datetime | Unset):
         until (datetime.datetime | Unset):
+        harness (str | Unset):
         limit (int | Unset):
         cursor (str | Unset):
 
@@ -182,6 +190,7 @@ def sync(
         success=success,
         since=since,
         until=until,
+        harness=harness,
         limit=limit,
         cursor=cursor,
     ).parsed
@@ -194,6 +203,7 @@ async def asyncio_detailed(
     success: bool | Unset = UNSET,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    harness: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> Response[FleetCompactions | Problem]:
@@ -205,6 +215,7 @@ async def asyncio_detailed(
         success (bool | Unset):
         since (datetime.datetime | Unset):
         until (datetime.datetime | Unset):
+        harness (str | Unset):
         limit (int | Unset):
         cursor (str | Unset):
 
@@ -221,6 +232,7 @@ async def asyncio_detailed(
         success=success,
         since=since,
         until=until,
+        harness=harness,
         limit=limit,
         cursor=cursor,
     )
@@ -237,6 +249,7 @@ async def asyncio(
     success: bool | Unset = UNSET,
     since: datetime.datetime | Unset = UNSET,
     until: datetime.datetime | Unset = UNSET,
+    harness: str | Unset = UNSET,
     limit: int | Unset = UNSET,
     cursor: str | Unset = UNSET,
 ) -> FleetCompactions | Problem | None:
@@ -248,6 +261,7 @@ async def asyncio(
         success (bool | Unset):
         since (datetime.datetime | Unset):
         until (datetime.datetime | Unset):
+        harness (str | Unset):
         limit (int | Unset):
         cursor (str | Unset):
 
@@ -266,6 +280,7 @@ async def asyncio(
             success=success,
             since=since,
             until=until,
+            harness=harness,
             limit=limit,
             cursor=cursor,
         )

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+if TYPE_CHECKING:
+    from ..models.keep_counts import KeepCounts
+
+
+T = TypeVar("T", bound="KeepCheckResponse")
+
+
+@_attrs_define
+class KeepCheckResponse:
+    """
+    Attributes:
+        conversation_id (str):
+        missing (str): What the summary left out, under the pinned heading `Kept word for
+            word:`, in the budget's tier order, with a last line counting what did
+            not fit; empty when the summary holds every item.
+        missing_tokens (int): Its length, counted with the service's tokenizer.
+        max_tokens (int): The room it was fitted to.
+        keep (KeepCounts): The keep guard's figures: in all, and by kind.
+    """
+
+    conversation_id: str
+    missing: str
+    missing_tokens: int
+    max_tokens: int
+    keep: KeepCounts
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        conversation_id = self.conversation_id
+
+        missing = self.missing
+
+        missing_tokens = self.missing_tokens
+
+        max_tokens = self.max_tokens
+
+        keep = self.keep.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "conversation_id": conversation_id,
+                "missing": missing,
+                "missing_tokens": missing_tokens,
+                "max_tokens": max_tokens,
+                "keep": keep,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.keep_counts import KeepCounts  # noqa: PLC0415
+
+        d = dict(src_dict)
+        conversation_id = d.pop("conversation_id")
+
+        missing = d.pop("missing")
+
+        missing_tokens = d.pop("missing_tokens")
+
+        max_tokens = d.pop("max_tokens")
+
+        keep = KeepCounts.from_dict(d.pop("keep"))
+
+        keep_check_response = cls(
+            conversation_id=conversation_id,
+            missing=missing,
+            missing_tokens=missing_tokens,
+            max_tokens=max_tokens,
+            keep=keep,
+        )
+
+        keep_check_response.additional_properties = d
+        return keep_check_response
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,81 @@
+//! A summary someone else wrote, checked against the keep set (issue 13):
+//! which must-keep items it left out, fitted to a budget, so a harness that
+//! compacts by itself can hand them back to its agent. Nothing is saved.
+
+use sqlx::PgConnection;
+
+use crate::app::{Outcome, Ready, Refusal, Services, UseCase, keep_set};
+use crate::domain::{ConversationId, TenantId};
+use crate::llm::summarizer::finish_beside;
+use crate::policy::keep::{KeepFigures, Shape, summary_max_tokens};
+use crate::store::conversations;
+
+/// What to check.
+#[derive(Debug, Clone)]
+pub(crate) struct Check {
+    pub tenant: TenantId,
+    pub id: ConversationId,
+    /// The summary to check.
+    pub text: String,
+    /// The room for what it left out; `None`: the conversation's summary budget.
+    pub max_tokens: Option<u64>,
+}
+
+/// What the summary left out, as the keep guard would append it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Checked {
+    pub id: ConversationId,
+    /// Under the pinned heading, in tier order; empty when it holds everything.
+    pub missing: String,
+    pub tokens: u64,
+    /// Per kind: checked, present in the summary, given back (`appended`), parked.
+    pub figures: KeepFigures,
+    pub max_tokens: u64,
+}
+
+async fn check(services: &Services, check: Check) -> Outcome<Checked> {
+    let mut conn = services.pool.acquire().await.map_err(crate::store::StoreError::from)?;
+    let Some(stored) = conversations::find(&mut conn, &check.tenant, &check.id).await? else {
+        return Err(Refusal::no_conversation(&check.id));
+    };
+    let harness = &services.summaries.harness;
+    let current = keep_set::current(&mut conn, &check.tenant, &check.id, harness).await?;
+    drop(conn);
+    let max_tokens = check
+        .max_tokens
+        .unwrap_or_else(|| summary_max_tokens(services.summaries.max_tokens, stored.state.size));
+    let set = current.set;
+    let (text, kept) = (check.text.clone(), set.clone());
+    // Counting tokens for a long summary takes a while: off the async workers
+    // (or here, when their pool is shutting down).
+    let (missing, figures) =
+        tokio::task::spawn_blocking(move || finish_beside("", &text, Shape::Prose, &kept, max_tokens))
+            .await
+            .unwrap_or_else(|_| finish_beside("", &check.text, Shape::Prose, &set, max_tokens));
+    Ok(Checked {
+        id: check.id,
+        tokens: crate::llm::tokens::count(&missing),
+        missing,
+        figures,
+        max_tokens,
+    })
+}
+
+impl UseCase for Check {
+    type Ready = Done;
+
+    async fn prepare(self, services: &Services) -> Outcome<Done> {
+        check(services, self).await.map(Done)
+    }
+}
+
+/// A check writes nothing: its answer is ready once it is made.
+pub(crate) struct Done(Checked);
+
+impl Ready for Done {
+    type Answer = Checked;
+
+    async fn apply(self, _: &Services, _: &mut PgConnection) -> Outcome<Checked> {
+        Ok(self.0)
+    }
+}

@@ -1,0 +1,219 @@
+//! A harness's session file read the way the hook needs it: the messages in
+//! the common chat shape, cut into turns (one per request the user wrote
+//! themselves), and the places the harness compacted, each with the summary
+//! it wrote there.
+
+use crate::policy::keep::HarnessPatterns;
+use crate::policy::keep::extract::users_words;
+use crate::policy::transcript::{Message, Role};
+use crate::replay::parsed::{Boundary, Parsed};
+
+/// A tool's output is cut to this many characters before it is sent: the
+/// summarizer reads 4 KiB of it at most, and a file read can be megabytes.
+const TOOL_OUTPUT_CHARS: usize = 16_000;
+
+/// One turn as `/turn-ended` stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TurnText {
+    pub user: Option<String>,
+    pub assistant: Option<String>,
+    pub at: Option<String>,
+    /// The index of its first message: which side of a boundary it began on.
+    pub starts_at: usize,
+}
+
+/// A compaction the harness made, and what it wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Compacted {
+    pub boundary: Boundary,
+    /// The summary it wrote right after (empty when the file has none yet).
+    pub summary: String,
+    /// The messages since the boundary before it (its summary left out).
+    pub messages: Vec<Message>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Transcript {
+    parsed: Parsed,
+    /// The messages that are the harness's summaries (left out of turns).
+    summary_at: Vec<usize>,
+}
+
+impl Transcript {
+    pub(crate) fn new(parsed: Parsed) -> Self {
+        // Claude Code's summary is a message of its own; Codex's is not.
+        let summary_at = parsed
+            .summaries
+            .iter()
+            .filter(|(at, text)| parsed.messages.get(*at).is_some_and(|m| &m.content == text))
+            .map(|(at, _)| *at)
+            .collect();
+        Self { parsed, summary_at }
+    }
+
+    pub(crate) fn last_used(&self) -> Option<u64> {
+        self.parsed.last_used
+    }
+
+    fn is_summary(&self, at: usize) -> bool {
+        self.summary_at.contains(&at)
+    }
+
+    /// Every turn in the file, in order, across its compactions.
+    pub(crate) fn turns(&self, harness: &HarnessPatterns) -> Vec<TurnText> {
+        let mut turns: Vec<TurnText> = Vec::new();
+        let mut asked = false;
+        for (at, message) in self.parsed.messages.iter().enumerate() {
+            if self.is_summary(at) {
+                continue;
+            }
+            let words = users_words(message, harness);
+            if turns.is_empty() || (words.is_some() && asked) {
+                turns.push(TurnText {
+                    user: None,
+                    assistant: None,
+                    at: self.parsed.stamps.get(at).cloned().flatten(),
+                    starts_at: at,
+                });
+            }
+            asked |= words.is_some();
+            let Some(turn) = turns.last_mut() else { continue };
+            match (message.role, words) {
+                (Role::User, Some(words)) if turn.user.is_none() => turn.user = Some(words),
+                (Role::Assistant, _) if !message.content.trim().is_empty() => {
+                    let reply = turn.assistant.get_or_insert_with(String::new);
+                    if !reply.is_empty() {
+                        reply.push_str("\n\n");
+                    }
+                    reply.push_str(message.content.trim());
+                }
+                _ => {}
+            }
+        }
+        turns.retain(|turn| turn.user.is_some() || turn.assistant.is_some());
+        turns
+    }
+
+    /// The last compaction the file records, if any.
+    pub(crate) fn last_compaction(&self) -> Option<Compacted> {
+        let boundaries = &self.parsed.boundaries;
+        let boundary = boundaries.last()?.clone();
+        let since = boundaries.iter().rev().nth(1).map_or(0, |before| before.next_message);
+        let summary = self
+            .parsed
+            .summaries
+            .iter()
+            .find(|(at, _)| *at >= boundary.next_message)
+            .map(|(_, text)| text.clone())
+            .unwrap_or_default();
+        let messages = (since..boundary.next_message)
+            .filter(|at| !self.is_summary(*at))
+            .map(|at| clipped(&self.parsed.messages[at]))
+            .collect();
+        Some(Compacted {
+            boundary,
+            summary,
+            messages,
+        })
+    }
+}
+
+fn clipped(message: &Message) -> Message {
+    let mut message = message.clone();
+    if message.role == Role::Tool && message.content.chars().count() > TOOL_OUTPUT_CHARS {
+        let total = message.content.chars().count();
+        let kept: String = message.content.chars().take(TOOL_OUTPUT_CHARS).collect();
+        message.content = format!("{kept}\n[…cut by the hook; {total} characters in all]");
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::claude_code;
+
+    fn session(lines: &[&str]) -> Transcript {
+        Transcript::new(claude_code::parse(&lines.join("\n")).unwrap())
+    }
+
+    const USER_1: &str =
+        r#"{"type":"user","timestamp":"2026-11-30T10:00:00Z","message":{"role":"user","content":"Fix src/a.rs"}}"#;
+    const ANSWER_1: &str = r#"{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Fixed."}],"usage":{"input_tokens":10,"cache_read_input_tokens":1000,"output_tokens":5}}}"#;
+    const BOUNDARY: &str = r#"{"type":"system","subtype":"compact_boundary","uuid":"b1","timestamp":"2026-11-30T10:05:00Z","compactMetadata":{"trigger":"manual","preTokens":1015}}"#;
+    const SUMMARY: &str = r#"{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation. We fixed src/a.rs."}}"#;
+    const GOING_ON: &str = r#"{"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"Carrying on."}]}}"#;
+    const USER_2: &str =
+        r#"{"type":"user","timestamp":"2026-11-30T10:06:00Z","message":{"role":"user","content":"Now src/b.rs"}}"#;
+
+    #[test]
+    fn turns_run_across_a_compaction_and_leave_its_summary_out() {
+        let transcript = session(&[USER_1, ANSWER_1, BOUNDARY, SUMMARY, GOING_ON, USER_2]);
+        let turns = transcript.turns(&HarnessPatterns::default());
+        let shape: Vec<_> = turns
+            .iter()
+            .map(|t| (t.user.as_deref(), t.assistant.as_deref(), t.at.as_deref()))
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                (
+                    Some("Fix src/a.rs"),
+                    Some("Fixed.\n\nCarrying on."),
+                    Some("2026-11-30T10:00:00Z")
+                ),
+                (Some("Now src/b.rs"), None, Some("2026-11-30T10:06:00Z")),
+            ]
+        );
+        assert_eq!(transcript.last_used(), Some(1015));
+    }
+
+    #[test]
+    fn the_last_compaction_carries_its_summary_and_the_messages_before_it() {
+        let second = BOUNDARY.replace("b1", "b2").replace("manual", "auto");
+        let summary_2 = SUMMARY.replace("We fixed src/a.rs.", "Then src/b.rs.");
+        let transcript = session(&[USER_1, ANSWER_1, BOUNDARY, SUMMARY, USER_2, &second, &summary_2]);
+        let last = transcript.last_compaction().unwrap();
+        assert_eq!(last.boundary.uuid.as_deref(), Some("b2"));
+        assert_eq!(last.boundary.trigger.as_deref(), Some("auto"));
+        assert!(last.summary.ends_with("Then src/b.rs."), "{}", last.summary);
+        let contents: Vec<_> = last.messages.iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(contents, ["Now src/b.rs"], "only what came after the compaction before");
+        assert!(session(&[USER_1, ANSWER_1]).last_compaction().is_none());
+    }
+
+    #[test]
+    fn an_unmarked_summary_right_after_a_boundary_is_still_the_summary() {
+        let unmarked = SUMMARY.replace(r#""isCompactSummary":true,"#, "");
+        let transcript = session(&[USER_1, ANSWER_1, BOUNDARY, &unmarked]);
+        assert!(
+            transcript
+                .last_compaction()
+                .unwrap()
+                .summary
+                .contains("We fixed src/a.rs.")
+        );
+        assert_eq!(transcript.turns(&HarnessPatterns::default()).len(), 1);
+        // Elsewhere, text like it is the user's.
+        let quoted = unmarked.replace("This session", "Quote: This session");
+        assert_eq!(
+            session(&[USER_1, ANSWER_1, &quoted])
+                .turns(&HarnessPatterns::default())
+                .len(),
+            2
+        );
+    }
+
+    #[test]
+    fn long_tool_output_is_cut_on_a_character_boundary() {
+        let long = Message::new(Role::Tool, "é".repeat(TOOL_OUTPUT_CHARS + 5));
+        let cut = clipped(&long);
+        assert!(cut.content.starts_with(&"é".repeat(TOOL_OUTPUT_CHARS)));
+        assert!(
+            cut.content
+                .ends_with(&format!("{} characters in all]", TOOL_OUTPUT_CHARS + 5))
+        );
+        let short = Message::new(Role::Tool, "ok");
+        assert_eq!(clipped(&short).content, "ok");
+    }
+}

@@ -1,0 +1,120 @@
+//! POST /conversations/{id}/keep/check (issue 13): a summary a harness
+//! wrote itself, checked against the keep set — what it left out, fitted to
+//! a budget and written as the keep guard would append it, for the harness
+//! to give back to its agent. Nothing is saved.
+
+use axum::Router;
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::post;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::app::keep_check::{Check, Checked};
+use crate::domain::text::storable;
+use crate::domain::{ConversationId, Count, InvalidValue, TenantId};
+use crate::http::AppState;
+use crate::http::error::{ApiResult, Problem};
+use crate::http::extract::{
+    Caller, ConversationIdParam, ConversationPath, IdempotencyKey, IdempotencyKeyParam, JsonBody,
+};
+use crate::http::idempotency::{self, Render, Reply};
+use crate::http::views::ledger::KeepCounts;
+
+/// The most room a check may ask for.
+const MAX_TOKENS: u64 = 100_000;
+
+pub(crate) fn router() -> Router<AppState> {
+    Router::new().route("/conversations/{id}/keep/check", post(check))
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct KeepCheckRequest {
+    /// The summary to check (the one the harness wrote).
+    pub text: String,
+    /// Room for what it left out, in tokens (1–100,000); absent: the
+    /// conversation's summary budget.
+    #[schema(minimum = 1, maximum = 100_000)]
+    #[serde(default, deserialize_with = "crate::http::extract::whole::optional")]
+    pub max_tokens: Option<u64>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct KeepCheckResponse {
+    pub conversation_id: String,
+    /// What the summary left out, under the pinned heading `Kept word for
+    /// word:`, in the budget's tier order, with a last line counting what did
+    /// not fit; empty when the summary holds every item.
+    pub missing: String,
+    /// Its length, counted with the service's tokenizer.
+    pub missing_tokens: u64,
+    /// The room it was fitted to.
+    pub max_tokens: u64,
+    /// Per kind: items checked, present in the summary, given back in
+    /// `missing` (`appended`) and left out for want of room (`parked`).
+    pub keep: KeepCounts,
+}
+
+fn parse(tenant: TenantId, id: ConversationId, request: KeepCheckRequest) -> Result<Check, InvalidValue> {
+    let max_tokens = request
+        .max_tokens
+        .map(|n| Count::parse("max_tokens", n).map(Count::get))
+        .transpose()?;
+    if let Some(n) = max_tokens
+        && !(1..=MAX_TOKENS).contains(&n)
+    {
+        return Err(InvalidValue::new("max_tokens", format!("must be 1 to {MAX_TOKENS}")));
+    }
+    Ok(Check {
+        tenant,
+        id,
+        text: storable(request.text),
+        max_tokens,
+    })
+}
+
+impl Render for Checked {
+    fn render(self, _: &AppState) -> ApiResult<Reply> {
+        Reply::ok(&KeepCheckResponse {
+            conversation_id: self.id.to_string(),
+            missing: self.missing,
+            missing_tokens: self.tokens,
+            max_tokens: self.max_tokens,
+            keep: KeepCounts::from(&self.figures),
+        })
+    }
+}
+
+/// Check a summary against the keep set
+///
+/// For a harness that compacts by itself (Claude Code, Codex): which of the
+/// conversation's must-keep items its summary does not hold word for word,
+/// written as the keep guard appends them and fitted to `max_tokens`, so the
+/// harness can give them back to its agent. Reads only; nothing is saved.
+#[utoipa::path(
+    post,
+    path = "/conversations/{id}/keep/check",
+    tag = "conversations",
+    operation_id = "check_keep_set",
+    request_body = KeepCheckRequest,
+    params(ConversationIdParam, IdempotencyKeyParam),
+    responses(
+        (status = 200, description = "What the summary left out, and the figures by kind.", body = KeepCheckResponse),
+        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "A request with this Idempotency-Key is in flight.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub(crate) async fn check(
+    State(app): State<AppState>,
+    caller: Caller,
+    ConversationPath(id): ConversationPath,
+    key: IdempotencyKey,
+    body: JsonBody<KeepCheckRequest>,
+) -> ApiResult<Response> {
+    let route = format!("POST /conversations/{id}/keep/check");
+    let command = parse(caller.tenant.clone(), id, body.value)?;
+    idempotency::run(&app, &caller, key, &route, &body.raw, command).await
+}

@@ -1,0 +1,377 @@
+//! `compactd hook claude-code` and `compactd hook codex` (issue 13), run as
+//! the harnesses run them: the binary, the hook's JSON on stdin, a session
+//! file shaped like the real ones (Claude Code 2.x JSONL, a Codex rollout),
+//! against the real service.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio::process::Command;
+
+use crate::helpers::{TestApp, encode, spawn_app};
+
+/// What the hook printed and said, and how it exited.
+struct Ran {
+    stdout: String,
+    stderr: String,
+    code: Option<i32>,
+}
+
+async fn hook(harness: &str, url: &str, input: &Value) -> Ran {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_compactd"))
+        .args(["hook", harness, "--url", url, "--max-tokens", "1500"])
+        .env_remove("COMPACTD_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.to_string().as_bytes()).await.unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().await.unwrap();
+    Ran {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code(),
+    }
+}
+
+fn session_file(name: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}-{nanos}.jsonl", std::process::id()))
+}
+
+/// Claude Code's records, with the fields it writes on every line.
+struct ClaudeCode {
+    session: String,
+    lines: Vec<Value>,
+    minute: u32,
+}
+
+impl ClaudeCode {
+    fn new(session: &str) -> Self {
+        Self {
+            session: session.to_owned(),
+            lines: vec![json!({"type": "summary", "summary": "Lexer fixes", "leafUuid": "l0"})],
+            minute: 0,
+        }
+    }
+
+    fn record(&mut self, mut record: Value) {
+        self.minute += 1;
+        record["sessionId"] = json!(self.session);
+        record["uuid"] = json!(format!("u{}", self.lines.len()));
+        record["timestamp"] = json!(format!("2026-11-30T10:{:02}:00.000Z", self.minute));
+        record["cwd"] = json!("/repo");
+        record["version"] = json!("2.1.63");
+        record["isSidechain"] = json!(false);
+        record["userType"] = json!("external");
+        self.lines.push(record);
+    }
+
+    fn user(&mut self, text: &str) {
+        self.record(json!({"type": "user", "message": {"role": "user", "content": text}}));
+    }
+
+    fn answer(&mut self, id: &str, text: &str, context: u64) {
+        self.record(json!({"type": "assistant", "message": {
+            "id": id, "role": "assistant", "model": "claude-opus-4-6",
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+            "usage": {"input_tokens": 12, "cache_read_input_tokens": context - 400, "cache_creation_input_tokens": 300, "output_tokens": 88}}}));
+    }
+
+    fn edit(&mut self, id: &str, call: &str, path: &str) {
+        self.record(json!({"type": "assistant", "message": {
+            "id": id, "role": "assistant", "content": [
+                {"type": "thinking", "thinking": "…", "signature": "x"},
+                {"type": "tool_use", "id": call, "name": "Edit", "input": {"file_path": path, "old_string": "a", "new_string": "b"}}]}}));
+        self.record(json!({"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": call, "content": [{"type": "text", "text": format!("The file {path} has been updated.")}]}]}}));
+    }
+
+    fn compact(&mut self, trigger: &str, pre_tokens: u64, summary: &str) {
+        self.record(
+            json!({"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
+            "isMeta": false, "level": "info", "compactMetadata": {"trigger": trigger, "preTokens": pre_tokens}}),
+        );
+        self.record(json!({"type": "user", "isCompactSummary": true, "isVisibleInTranscriptOnly": true,
+            "message": {"role": "user", "content": format!(
+                "This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\n{summary}")}}));
+    }
+
+    fn write(&self, path: &Path) {
+        let text: Vec<String> = self.lines.iter().map(Value::to_string).collect();
+        std::fs::write(path, text.join("\n") + "\n").unwrap();
+    }
+}
+
+fn claude_input(session: &str, path: &Path, event: &str, extra: Value) -> Value {
+    let mut input = json!({
+        "session_id": session,
+        "transcript_path": path,
+        "cwd": "/repo",
+        "hook_event_name": event,
+    });
+    for (name, value) in extra.as_object().unwrap() {
+        input[name] = value.clone();
+    }
+    input
+}
+
+async fn compactions(app: &TestApp, id: &str) -> Vec<Value> {
+    let (status, body) = app
+        .get_json(&format!("/conversations/{}/compactions", encode(id)))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body["compactions"].as_array().unwrap().clone()
+}
+
+/// The first part of a session: two requests, a rule, an edit.
+fn before_the_first_compaction(session: &str) -> ClaudeCode {
+    let mut cc = ClaudeCode::new(session);
+    cc.user("Fix the tokenizer bug in src/parser/lexer.rs (PROJ-4711). Don't touch Cargo.lock.");
+    cc.edit("msg_1", "toolu_1", "/repo/src/parser/lexer.rs");
+    cc.answer("msg_1", "Fixed the off-by-one in the lexer.", 90_000);
+    cc.user("Now run the parser tests and see https://ci.example.com/runs/88231 for the flaky one.");
+    cc.answer(
+        "msg_2",
+        "All 48 parser tests pass; run 88231 failed on a timeout.",
+        148_000,
+    );
+    cc
+}
+
+#[tokio::test]
+async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropped_comes_back() {
+    let app = spawn_app().await;
+    let session = "6f1c2a8e-0d1b-4c7e-9a51-3c2f5e7d9b10";
+    let path = session_file("claude-code");
+    let mut cc = before_the_first_compaction(session);
+    cc.write(&path);
+
+    // PreCompact: the finished turns are stored and the context's size reported.
+    let before = hook(
+        "claude-code",
+        &app.address,
+        &claude_input(
+            session,
+            &path,
+            "PreCompact",
+            json!({"trigger": "auto", "custom_instructions": ""}),
+        ),
+    )
+    .await;
+    assert_eq!(before.code, Some(0), "{}", before.stderr);
+    assert_eq!(before.stdout, "", "PreCompact answers nothing");
+    let state = app.state(session).await;
+    assert_eq!(state["turn_count"], 1, "the last turn may still be running: {state}");
+    assert_eq!(state["used"], 148_000);
+
+    // Claude Code compacts; its summary names the file but not the rule or the URL.
+    cc.compact(
+        "auto",
+        148_000,
+        "The user asked to fix a tokenizer bug in src/parser/lexer.rs; it was fixed and the tests pass.",
+    );
+    cc.write(&path);
+    let after = hook(
+        "claude-code",
+        &app.address,
+        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
+    )
+    .await;
+    assert_eq!(after.code, Some(0), "{}", after.stderr);
+    let answer: Value = serde_json::from_str(&after.stdout).expect("SessionStart answers JSON");
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    let given = answer["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert!(given.contains("Kept word for word:"), "{given}");
+    assert!(
+        given.contains("Don't touch Cargo.lock."),
+        "the rule comes back: {given}"
+    );
+    assert!(given.contains("https://ci.example.com/runs/88231"), "{given}");
+    assert!(given.contains("PROJ-4711"), "{given}");
+    assert!(
+        !given.contains("- Paths: src/parser/lexer.rs"),
+        "the summary held the path: {given}"
+    );
+
+    let recorded = compactions(&app, session).await;
+    assert_eq!(recorded.len(), 1);
+    let compaction = &recorded[0];
+    assert_eq!(compaction["trigger"], "harness");
+    assert_eq!(compaction["summarizer"], "harness");
+    assert_eq!(compaction["harness"], "claude-code");
+    assert_eq!(compaction["tokens_before"], 148_000);
+    assert_eq!(compaction["at"], "2026-11-30T10:07:00Z", "the boundary's time");
+    assert!(compaction["summary"].as_str().unwrap().contains("src/parser/lexer.rs"));
+    let state = app.state(session).await;
+    assert_eq!(
+        state["turn_count"], 2,
+        "both turns before the boundary are stored: {state}"
+    );
+    assert_eq!(state["compactions"], 1);
+    let (_, keep) = app
+        .get_json(&format!("/conversations/{}/keep?kind=file_changed", encode(session)))
+        .await;
+    assert_eq!(
+        keep["items"][0]["text"], "/repo/src/parser/lexer.rs",
+        "the edit is in the keep set: {keep}"
+    );
+
+    // The same hook again (Claude Code restarted, or PostCompact and
+    // SessionStart both on): nothing is recorded twice.
+    let again = hook(
+        "claude-code",
+        &app.address,
+        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
+    )
+    .await;
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert_eq!(again.stdout, after.stdout);
+    assert_eq!(compactions(&app, session).await.len(), 1);
+    assert_eq!(app.state(session).await["turn_count"], 2);
+
+    // A second, manual compaction whose summary holds everything: nothing to give back.
+    cc.user("Good. Now document the fix in docs/lexer.md.");
+    cc.edit("msg_3", "toolu_3", "/repo/docs/lexer.md");
+    cc.answer("msg_3", "Documented it.", 60_000);
+    cc.compact(
+        "manual",
+        61_000,
+        "Latest: Good. Now document the fix in docs/lexer.md. Rule: Don't touch Cargo.lock. PROJ-4711 is fixed (https://ci.example.com/runs/88231; run 88231 timed out); /repo/src/parser/lexer.rs and /repo/docs/lexer.md were edited (src/parser/lexer.rs, docs/lexer.md).",
+    );
+    cc.write(&path);
+    let second = hook(
+        "claude-code",
+        &app.address,
+        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
+    )
+    .await;
+    assert_eq!(second.code, Some(0), "{}", second.stderr);
+    assert_eq!(second.stdout, "", "a summary that holds every item gets nothing back");
+    let recorded = compactions(&app, session).await;
+    assert_eq!(recorded.len(), 2);
+    assert_eq!(recorded[0]["trigger"], "manual");
+    assert_eq!(recorded[0]["tokens_before"], 61_000);
+    assert_eq!(app.state(session).await["turn_count"], 3);
+
+    // The fleet's history lists Claude Code's compactions by their harness.
+    let (status, fleet) = app.get_json("/compactions?harness=claude-code").await;
+    assert_eq!(status, 200, "{fleet}");
+    assert_eq!(fleet["compactions"].as_array().unwrap().len(), 2);
+    let (_, none) = app.get_json("/compactions?harness=codex").await;
+    assert_eq!(none["compactions"].as_array().unwrap().len(), 0);
+    std::fs::remove_file(&path).ok();
+}
+
+#[tokio::test]
+async fn other_session_starts_and_events_leave_everything_as_it_was() {
+    let app = spawn_app().await;
+    let session = "0b8e7a52-57a4-4d0c-8a3e-0f1f2d3c4b5a";
+    let path = session_file("claude-code-quiet");
+    let mut cc = before_the_first_compaction(session);
+    cc.compact("auto", 148_000, "Fixed the lexer.");
+    cc.write(&path);
+    for (event, extra) in [
+        ("SessionStart", json!({"source": "startup"})),
+        ("SessionStart", json!({"source": "resume"})),
+        ("UserPromptSubmit", json!({"prompt": "hi"})),
+        ("Stop", json!({"stop_hook_active": false})),
+    ] {
+        let ran = hook("claude-code", &app.address, &claude_input(session, &path, event, extra)).await;
+        assert_eq!(
+            (ran.code, ran.stdout.as_str()),
+            (Some(0), ""),
+            "{event}: {}",
+            ran.stderr
+        );
+    }
+    let (status, _) = app.get_json(&format!("/conversations/{}", encode(session))).await;
+    assert_eq!(status, 404, "nothing was recorded");
+    std::fs::remove_file(&path).ok();
+}
+
+#[tokio::test]
+async fn the_hook_never_stands_in_claude_codes_way() {
+    let session = "5d2f0c1e-9b7a-4e3d-8c6b-1a2b3c4d5e6f";
+    let path = session_file("claude-code-away");
+    before_the_first_compaction(session).write(&path);
+    // Nothing listens on port 9 of this machine.
+    let away = hook(
+        "claude-code",
+        "http://127.0.0.1:9",
+        &claude_input(session, &path, "PreCompact", json!({"trigger": "auto"})),
+    )
+    .await;
+    assert_eq!(away.code, Some(0), "exit 2 would block Claude Code's compaction");
+    assert_eq!(away.stdout, "");
+    assert!(away.stderr.contains("could not be reached"), "{}", away.stderr);
+    for bad in [json!("not an object"), json!({"hook_event_name": "PreCompact"})] {
+        let ran = hook("claude-code", "http://127.0.0.1:9", &bad).await;
+        assert_eq!(ran.code, Some(0));
+        assert!(ran.stderr.contains("not what claude-code sends"), "{}", ran.stderr);
+    }
+    let missing = hook(
+        "claude-code",
+        "http://127.0.0.1:9",
+        &claude_input(session, Path::new("/nonexistent/s.jsonl"), "PreCompact", json!({})),
+    )
+    .await;
+    assert_eq!(missing.code, Some(0));
+    assert!(missing.stderr.contains("cannot be read"), "{}", missing.stderr);
+    std::fs::remove_file(&path).ok();
+}
+
+#[tokio::test]
+async fn codexs_compaction_is_recorded_with_its_summary() {
+    let app = spawn_app().await;
+    let session = "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b";
+    let path = session_file("codex");
+    let item =
+        |payload: Value| json!({"timestamp": "2026-11-30T11:00:00.000Z", "type": "response_item", "payload": payload});
+    let lines = [
+        json!({"timestamp": "2026-11-30T10:59:00.000Z", "type": "session_meta", "payload": {"id": session, "cwd": "/repo"}}),
+        item(
+            json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<environment_context>\n<cwd>/repo</cwd>\n</environment_context>"}]}),
+        ),
+        item(
+            json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Add retries to src/net/fetch.rs; never retry a POST."}]}),
+        ),
+        item(
+            json!({"type": "custom_tool_call", "name": "apply_patch", "call_id": "c1", "input": "*** Begin Patch\n*** Update File: src/net/fetch.rs\n@@\n-a\n+b\n*** End Patch"}),
+        ),
+        item(
+            json!({"type": "custom_tool_call_output", "call_id": "c1", "output": "Success. Updated the following files:\nM src/net/fetch.rs"}),
+        ),
+        item(
+            json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Retries added."}]}),
+        ),
+        json!({"timestamp": "2026-11-30T11:05:00.000Z", "type": "compacted", "payload": {"message": "The user wanted retries in fetch.rs; they were added."}}),
+    ];
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(&path, text.join("\n") + "\n").unwrap();
+    let input = |event: &str| json!({"session_id": session, "turn_id": "t-1", "transcript_path": path, "cwd": "/repo", "hook_event_name": event, "model": "gpt-5-codex", "trigger": "auto"});
+    let ran = hook("codex", &app.address, &input("PostCompact")).await;
+    assert_eq!((ran.code, ran.stdout.as_str()), (Some(0), ""), "{}", ran.stderr);
+    let recorded = compactions(&app, session).await;
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(recorded[0]["harness"], "codex");
+    assert_eq!(recorded[0]["summarizer"], "harness");
+    assert_eq!(recorded[0]["at"], "2026-11-30T11:05:00Z");
+    assert!(
+        recorded[0]["summary"].as_str().unwrap().contains("never retry a POST."),
+        "the keep guard appended the rule"
+    );
+    let (_, keep) = app
+        .get_json(&format!("/conversations/{}/keep?kind=file_changed", encode(session)))
+        .await;
+    assert_eq!(keep["items"][0]["text"], "src/net/fetch.rs", "{keep}");
+    std::fs::remove_file(&path).ok();
+}

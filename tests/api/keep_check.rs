@@ -1,0 +1,126 @@
+//! POST /conversations/{id}/keep/check and `harness` on /summarize (issue
+//! 13): a harness's own summary checked against the keep set, and recorded
+//! under the harness's name.
+
+use serde_json::json;
+
+use crate::helpers::spawn_app;
+
+#[tokio::test]
+async fn a_check_names_what_a_summary_left_out_and_changes_nothing() {
+    let app = spawn_app().await;
+    app.report("/usage", json!({"conversation_id": "chk", "used": 1000}))
+        .await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "chk", "user": "Deploy build 4711 to staging.example.com. Never deploy on Fridays.", "assistant": "Deployed."}),
+    )
+    .await;
+    let before = app.state("chk").await;
+    let (status, checked) = app
+        .post_json(
+            "/conversations/chk/keep/check",
+            &json!({"text": "We deployed build 4711."}),
+        )
+        .await;
+    assert_eq!(status, 200, "{checked}");
+    let missing = checked["missing"].as_str().unwrap();
+    assert!(missing.starts_with("Kept word for word:"), "{missing}");
+    assert!(missing.contains("Never deploy on Fridays."), "{missing}");
+    assert!(missing.contains("- Latest request: Deploy build 4711"), "{missing}");
+    assert!(checked["missing_tokens"].as_u64().unwrap() > 0);
+    assert_eq!(checked["keep"]["by_kind"]["prohibition"]["appended"], 1, "{checked}");
+    assert_eq!(checked["max_tokens"], 4000, "the conversation's summary budget");
+
+    let (_, whole) = app
+        .post_json(
+            "/conversations/chk/keep/check",
+            &json!({"text": "Deploy build 4711 to staging.example.com. Never deploy on Fridays.", "max_tokens": 300}),
+        )
+        .await;
+    assert_eq!(whole["missing"], "", "{whole}");
+    assert_eq!(whole["max_tokens"], 300);
+    let after = app.state("chk").await;
+    assert_eq!(after["updated_at"], before["updated_at"], "a check saves nothing");
+    assert_eq!(after["compactions"], 0);
+}
+
+#[tokio::test]
+async fn bad_checks_and_harness_names_are_refused_and_change_nothing() {
+    let app = spawn_app().await;
+    app.report("/usage", json!({"conversation_id": "bad", "used": 1000}))
+        .await;
+    for (path, body, field) in [
+        (
+            "/conversations/bad/keep/check",
+            json!({"text": "x", "max_tokens": 0}),
+            "max_tokens",
+        ),
+        (
+            "/conversations/bad/keep/check",
+            json!({"text": "x", "max_tokens": 100_001}),
+            "max_tokens",
+        ),
+        (
+            "/conversations/bad/keep/check",
+            json!({"text": "x", "extra": 1}),
+            "extra",
+        ),
+        (
+            "/summarize",
+            json!({"conversation_id": "bad", "summary": "s", "harness": "Claude Code"}),
+            "harness",
+        ),
+        (
+            "/summarize",
+            json!({"conversation_id": "bad", "harness": "claude-code"}),
+            "harness",
+        ),
+    ] {
+        let (status, problem) = app.post_json(path, &body).await;
+        assert_eq!(status, 422, "{body}: {problem}");
+        assert!(problem["detail"].as_str().unwrap().contains(field), "{problem}");
+    }
+    let (status, problem) = app
+        .post_json("/conversations/nobody/keep/check", &json!({"text": "x"}))
+        .await;
+    assert_eq!(status, 404, "{problem}");
+    let (status, problem) = app.get_json("/compactions?harness=-x").await;
+    assert_eq!(status, 422, "{problem}");
+    assert_eq!(app.state("bad").await["compactions"], 0);
+}
+
+#[tokio::test]
+async fn a_harness_summary_is_recorded_under_its_harness() {
+    let app = spawn_app().await;
+    app.report("/usage", json!({"conversation_id": "named", "used": 1000}))
+        .await;
+    let answer = app
+        .report(
+            "/summarize",
+            json!({"conversation_id": "named", "summary": "All done.", "trigger": "harness", "harness": "claude-code"}),
+        )
+        .await;
+    assert_eq!(answer["compaction"]["harness"], "claude-code");
+    let plain = app
+        .report(
+            "/summarize",
+            json!({"conversation_id": "named", "summary": "Again.", "trigger": "harness"}),
+        )
+        .await;
+    assert_eq!(plain["compaction"]["harness"], serde_json::Value::Null);
+    let (_, fleet) = app.get_json("/compactions?harness=claude-code").await;
+    let listed: Vec<_> = fleet["compactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["seq"].clone())
+        .collect();
+    assert_eq!(listed, [json!(1)]);
+    let harness: Option<String> =
+        sqlx::query_scalar("SELECT harness FROM compactd_ledger WHERE conversation_id = 'named' AND seq = 1")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(harness.as_deref(), Some("claude-code"), "the ledger's view carries it");
+}
