@@ -1121,8 +1121,9 @@ export interface components {
              */
             at?: string | null;
             /**
-             * @description Which harness wrote `summary` (`claude-code`, `codex`, …): the ledger
-             *     keeps it, and `/compactions?harness=` lists that harness's compactions.
+             * @description Which harness the compaction is for, usually the one that wrote
+             *     `summary` (`claude-code`, `codex`, …): the ledger keeps it, and
+             *     `/compactions?harness=` lists that harness's compactions.
              * @example claude-code
              */
             harness?: string | null;

@@ -55,8 +55,9 @@ pub(crate) struct SummarizeRequest {
     /// When it happened (RFC 3339); the server's clock when absent.
     #[schema(value_type = Option<String>, format = DateTime)]
     pub at: Option<String>,
-    /// Which harness wrote `summary` (`claude-code`, `codex`, …): the ledger
-    /// keeps it, and `/compactions?harness=` lists that harness's compactions.
+    /// Which harness the compaction is for, usually the one that wrote
+    /// `summary` (`claude-code`, `codex`, …): the ledger keeps it, and
+    /// `/compactions?harness=` lists that harness's compactions.
     #[schema(
         example = "claude-code",
         min_length = 1,
@@ -154,13 +155,6 @@ pub(crate) fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<
         .harness
         .map(|name| HarnessName::parse("harness", name))
         .transpose()?;
-    if harness.is_some() && request.summary.is_none() {
-        return Err(InvalidValue::new(
-            "harness",
-            "names the harness that wrote `summary`; send the summary with it",
-        )
-        .into());
-    }
     if trigger == Some(CompactionTrigger::ManualRecovery) && caller.role != domain::Role::Admin {
         return Err(ApiError::Forbidden(
             "manual_recovery boundaries take an admin key".to_owned(),

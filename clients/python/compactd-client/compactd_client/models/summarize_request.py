@@ -30,8 +30,9 @@ class SummarizeRequest:
         tokens_before (int | None | Unset): The context's size before; absent: counted with a real tokenizer.
         keep_recent_tokens (int | None | Unset): Keep about this many tokens of the newest messages verbatim.
         at (datetime.datetime | None | Unset): When it happened (RFC 3339); the server's clock when absent.
-        harness (None | str | Unset): Which harness wrote `summary` (`claude-code`, `codex`, …): the ledger
-            keeps it, and `/compactions?harness=` lists that harness's compactions. Example: claude-code.
+        harness (None | str | Unset): Which harness the compaction is for, usually the one that wrote
+            `summary` (`claude-code`, `codex`, …): the ledger keeps it, and
+            `/compactions?harness=` lists that harness's compactions. Example: claude-code.
     """
 
     conversation_id: str
