@@ -1,0 +1,158 @@
+//! Claude Code's own compactions, and what `compactd hook claude-code`
+//! gives back (issue 13). Each session file is replayed the way Claude Code
+//! runs the hook: for each of its compactions, the file as it stood just
+//! before (the `PreCompact` hook), then with the boundary and Claude Code's
+//! summary (`SessionStart` with source `compact`). For every compaction it
+//! prints, by kind, how many of the keep set's items Claude Code's summary
+//! held word for word, how many the hook gave back, and how many did not
+//! fit the hook's budget.
+//!
+//! `cargo run --release --example claude_code_hook -- SESSION.jsonl…`
+//! (`HOOK_MAX_TOKENS`, default 2,000: the hook's budget.)
+
+#[path = "support/mod.rs"]
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use compactd::hook::{self, Harness, HookOptions};
+use serde_json::{Value, json};
+
+/// Per kind: (checked, held by Claude Code's summary, given back, left out).
+type Tally = BTreeMap<String, [u64; 4]>;
+
+fn record(line: &str) -> Value {
+    serde_json::from_str(line).unwrap_or(Value::Null)
+}
+
+fn is_boundary(line: &str) -> bool {
+    let record = record(line);
+    record["type"] == "system" && record["subtype"] == "compact_boundary"
+}
+
+/// The summary's line: the first user record after the boundary.
+fn summary_line(lines: &[&str], boundary: usize) -> Option<usize> {
+    (boundary + 1..lines.len()).find(|at| {
+        let record = record(lines[*at]);
+        record["type"] == "user" && record["isSidechain"] != true
+    })
+}
+
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        _ => String::new(),
+    }
+}
+
+async fn run_hook(options: &HookOptions, input: Value) -> Option<String> {
+    hook::run(Harness::ClaudeCode, options, &input.to_string())
+        .await
+        .expect("the hook runs")
+}
+
+fn add(tally: &mut Tally, by_kind: &Value) {
+    for (kind, f) in by_kind.as_object().into_iter().flatten() {
+        let entry = tally.entry(kind.clone()).or_default();
+        for (at, field) in ["checked", "present", "appended", "parked"].iter().enumerate() {
+            entry[at] += f[field].as_u64().unwrap_or(0);
+        }
+    }
+}
+
+fn print_tally(title: &str, tally: &Tally) {
+    println!("{title}");
+    println!("  {:<14} {:>8} {:>22} {:>16} {:>16}", "kind", "checked", "held by Claude Code", "given back", "left out");
+    let mut total = [0_u64; 4];
+    for (kind, f) in tally {
+        println!("  {kind:<14} {:>8} {:>22} {:>16} {:>16}", f[0], f[1], f[2], f[3]);
+        for at in 0..4 {
+            total[at] += f[at];
+        }
+    }
+    println!("  {:<14} {:>8} {:>22} {:>16} {:>16}", "all", total[0], total[1], total[2], total[3]);
+}
+
+#[tokio::main]
+async fn main() {
+    let files: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
+    assert!(!files.is_empty(), "usage: claude_code_hook SESSION.jsonl…");
+    let max_tokens = std::env::var("HOOK_MAX_TOKENS").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000);
+    let mut settings = support::settings("http://127.0.0.1:9", None, false);
+    settings.summarizer = None;
+    settings.max_body_bytes = 256 * 1024 * 1024;
+    let url = support::serve("compactd_hook_bench", settings, 8).await;
+    let options = HookOptions {
+        url: url.clone(),
+        api_key: None,
+        max_tokens,
+        window: None,
+    };
+    let client = reqwest::Client::new();
+    let scratch = std::env::temp_dir().join(format!("compactd-hook-bench-{}.jsonl", std::process::id()));
+    let mut all = Tally::new();
+    let mut compactions = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("the session file reads");
+        let lines: Vec<&str> = text.lines().collect();
+        let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("session");
+        let session = format!("hook-bench-{stem}");
+        let boundaries: Vec<usize> = (0..lines.len()).filter(|at| is_boundary(lines[*at])).collect();
+        println!("== {} ({} lines, {} compactions)", file.display(), lines.len(), boundaries.len());
+        for (n, boundary) in boundaries.iter().enumerate() {
+            let write = |upto: usize| std::fs::write(&scratch, lines[..upto].join("\n") + "\n").expect("scratch");
+            let input = |event: &str, extra: Value| {
+                let mut input = json!({"session_id": session, "transcript_path": scratch, "cwd": "/", "hook_event_name": event});
+                for (k, v) in extra.as_object().into_iter().flatten() {
+                    input[k] = v.clone();
+                }
+                input
+            };
+            let meta = record(lines[*boundary])["compactMetadata"].clone();
+            write(*boundary);
+            run_hook(&options, input("PreCompact", json!({"trigger": meta["trigger"]}))).await;
+            let Some(summary_at) = summary_line(&lines, *boundary) else {
+                println!("  compaction {}: no summary follows; skipped", n + 1);
+                continue;
+            };
+            write(summary_at + 1);
+            let given = run_hook(&options, input("SessionStart", json!({"source": "compact"}))).await;
+            let summary = text_of(&record(lines[summary_at])["message"]["content"]);
+            let check = support::post(
+                &client,
+                format!("{url}/conversations/{}/keep/check", encode(&session)),
+                json!({"text": summary, "max_tokens": max_tokens}),
+            )
+            .await;
+            let mut one = Tally::new();
+            add(&mut one, &check["keep"]["by_kind"]);
+            add(&mut all, &check["keep"]["by_kind"]);
+            compactions += 1;
+            print_tally(
+                &format!(
+                    "  compaction {} ({}, {} tokens before; Claude Code's summary {} tokens; given back {} tokens{})",
+                    n + 1,
+                    meta["trigger"].as_str().unwrap_or("?"),
+                    meta["preTokens"],
+                    compactd::llm::tokens::count(&summary),
+                    check["missing_tokens"],
+                    if given.is_some() { "" } else { ", nothing printed" },
+                ),
+                &one,
+            );
+        }
+    }
+    std::fs::remove_file(&scratch).ok();
+    print_tally(&format!("== all {compactions} compactions (budget {max_tokens} tokens)"), &all);
+}
+
+fn encode(id: &str) -> String {
+    id.bytes()
+        .map(|b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => char::from(b).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
