@@ -42,7 +42,11 @@ fn summary_line(lines: &[&str], boundary: usize) -> Option<usize> {
 fn text_of(content: &Value) -> String {
     match content {
         Value::String(text) => text.clone(),
-        Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
         _ => String::new(),
     }
 }
@@ -64,7 +68,10 @@ fn add(tally: &mut Tally, by_kind: &Value) {
 
 fn print_tally(title: &str, tally: &Tally) {
     println!("{title}");
-    println!("  {:<14} {:>8} {:>22} {:>16} {:>16}", "kind", "checked", "held by Claude Code", "given back", "left out");
+    println!(
+        "  {:<14} {:>8} {:>22} {:>16} {:>16}",
+        "kind", "checked", "held by Claude Code", "given back", "left out"
+    );
     let mut total = [0_u64; 4];
     for (kind, f) in tally {
         println!("  {kind:<14} {:>8} {:>22} {:>16} {:>16}", f[0], f[1], f[2], f[3]);
@@ -72,14 +79,20 @@ fn print_tally(title: &str, tally: &Tally) {
             total[at] += f[at];
         }
     }
-    println!("  {:<14} {:>8} {:>22} {:>16} {:>16}", "all", total[0], total[1], total[2], total[3]);
+    println!(
+        "  {:<14} {:>8} {:>22} {:>16} {:>16}",
+        "all", total[0], total[1], total[2], total[3]
+    );
 }
 
 #[tokio::main]
 async fn main() {
     let files: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
     assert!(!files.is_empty(), "usage: claude_code_hook SESSION.jsonl…");
-    let max_tokens = std::env::var("HOOK_MAX_TOKENS").ok().and_then(|v| v.parse().ok()).unwrap_or(2_000);
+    let max_tokens = std::env::var("HOOK_MAX_TOKENS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2_000);
     let mut settings = support::settings("http://127.0.0.1:9", None, false);
     settings.summarizer = None;
     settings.max_body_bytes = 256 * 1024 * 1024;
@@ -100,11 +113,17 @@ async fn main() {
         let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("session");
         let session = format!("hook-bench-{stem}");
         let boundaries: Vec<usize> = (0..lines.len()).filter(|at| is_boundary(lines[*at])).collect();
-        println!("== {} ({} lines, {} compactions)", file.display(), lines.len(), boundaries.len());
+        println!(
+            "== {} ({} lines, {} compactions)",
+            file.display(),
+            lines.len(),
+            boundaries.len()
+        );
         for (n, boundary) in boundaries.iter().enumerate() {
             let write = |upto: usize| std::fs::write(&scratch, lines[..upto].join("\n") + "\n").expect("scratch");
             let input = |event: &str, extra: Value| {
-                let mut input = json!({"session_id": session, "transcript_path": scratch, "cwd": "/", "hook_event_name": event});
+                let mut input =
+                    json!({"session_id": session, "transcript_path": scratch, "cwd": "/", "hook_event_name": event});
                 for (k, v) in extra.as_object().into_iter().flatten() {
                     input[k] = v.clone();
                 }
@@ -145,7 +164,10 @@ async fn main() {
         }
     }
     std::fs::remove_file(&scratch).ok();
-    print_tally(&format!("== all {compactions} compactions (budget {max_tokens} tokens)"), &all);
+    print_tally(
+        &format!("== all {compactions} compactions (budget {max_tokens} tokens)"),
+        &all,
+    );
 }
 
 fn encode(id: &str) -> String {

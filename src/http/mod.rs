@@ -9,6 +9,7 @@ pub(crate) mod extract;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod idempotency;
+pub(crate) mod mcp;
 pub(crate) mod middleware;
 pub mod openapi;
 mod router;

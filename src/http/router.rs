@@ -41,6 +41,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(metrics::router())
         .merge(docs::router())
         .merge(dashboard::router())
+        .merge(crate::http::mcp::router(state.clone()))
         .layer(DeadlineLayer(state.timeouts.request));
     // A summary waits for the upstream, within the upstream's own deadline.
     let slow = summarize::router().layer(DeadlineLayer(state.timeouts.summarize));

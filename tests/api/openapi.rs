@@ -32,6 +32,8 @@ fn the_document_is_openapi_3_1_and_describes_every_route() {
         "/conversations/{id}/compactions",
         "/conversations/{id}/turns",
         "/conversations/{id}/context",
+        "/conversations/{id}/keep",
+        "/conversations/{id}/keep/check",
         "/stats",
         "/metrics",
     ] {

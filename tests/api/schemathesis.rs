@@ -3,13 +3,13 @@
 //! object-level authorization is checked), a fixed seed. Zero failures.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use compactd::app::keys as admin;
 use serde_json::json;
 
 use crate::binary;
 use crate::helpers::Database;
+use crate::python;
 
 /// Pinned, so a run is reproducible.
 const SCHEMATHESIS: &str = "schemathesis==4.32.5";
@@ -17,28 +17,7 @@ const SEED: &str = "42";
 
 /// schemathesis in a virtualenv under the target folder, installed once.
 fn schemathesis() -> PathBuf {
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("schemathesis-venv");
-    let bin = venv.join("bin/schemathesis");
-    let version = Command::new(&bin).arg("--version").output();
-    if version.is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains(&SCHEMATHESIS[14..])) {
-        return bin;
-    }
-    let created = Command::new("python3")
-        .args(["-m", "venv"])
-        .arg(&venv)
-        .status()
-        .expect("python3 runs");
-    assert!(created.success(), "python3 -m venv failed");
-    let pip = venv.join("bin/pip");
-    let installed = Command::new(pip)
-        .args(["install", "--quiet", "--disable-pip-version-check", SCHEMATHESIS])
-        .status()
-        .unwrap();
-    assert!(
-        installed.success(),
-        "pip install {SCHEMATHESIS} failed (PyPI must be reachable)"
-    );
-    bin
+    python::venv("schemathesis", &[SCHEMATHESIS]).join("bin/schemathesis")
 }
 
 #[tokio::test(flavor = "multi_thread")]

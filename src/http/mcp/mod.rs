@@ -1,0 +1,66 @@
+//! The MCP server at `/mcp` (issue 13): compactd's reads as tools for an
+//! agent, over MCP's streamable HTTP transport (rmcp), behind the same API
+//! keys and tenants as the REST API. `search_history` is the tool a handoff
+//! tells the agent to call; `get_context`, `get_keep_set` and
+//! `get_compactions` read what compactd keeps. Every tool answers what the
+//! REST read of the same name answers (the handler itself is called), as
+//! JSON text; a refusal comes back as a tool error holding the problem.
+//!
+//! Stateless: no MCP session is kept, so any replica answers any call.
+
+mod tools;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::header;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use crate::http::AppState;
+use crate::http::error::ApiError;
+pub(crate) use tools::Tools;
+
+/// `/mcp`, ready to merge into the API's router.
+pub(crate) fn router(state: AppState) -> Router<AppState> {
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_sse_keep_alive(None)
+        .with_max_request_body_bytes(state.max_body_bytes)
+        // Keys, not cookies, guard the API: a page a browser was tricked
+        // into loading has none, and the REST API beside it does not check
+        // Host either. Deployments reach it by names of their own.
+        .disable_allowed_hosts();
+    let served = state.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(Tools::new(served.clone())),
+        NeverSessionManager::default().into(),
+        config,
+    );
+    Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(state, authenticate))
+}
+
+/// Who calls: the same keys as the REST API (a reader key may use every
+/// tool: they all read), within the key's rate. Refused as the REST API
+/// refuses, with a problem.
+async fn authenticate(State(app): State<AppState>, mut request: Request, next: Next) -> Response {
+    let caller = match app
+        .keys
+        .authenticate(request.headers().get(header::AUTHORIZATION))
+        .await
+    {
+        Ok(caller) => caller,
+        Err(denied) => return ApiError::from(denied).into_response(),
+    };
+    if let Some(key_id) = &caller.key_id
+        && let Err(wait) = app.rate_limits.check(key_id)
+    {
+        return ApiError::RateLimited(wait).into_response();
+    }
+    request.extensions_mut().insert(caller);
+    next.run(request).await
+}

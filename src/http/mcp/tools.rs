@@ -1,0 +1,181 @@
+//! The tools: each checks its arguments as the REST API checks a query,
+//! calls the REST read's own handler, and answers its JSON.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::request::Parts;
+use rmcp::handler::server::tool::Extension;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
+use serde::{Deserialize, Serialize};
+
+use crate::auth;
+use crate::domain::{ConversationId, InvalidValue};
+use crate::http::AppState;
+use crate::http::error::{ApiError, ApiResult};
+use crate::http::extract::{Caller, ConversationPath, QueryParams};
+use crate::http::routes::{compactions, context, keep, turns};
+use crate::policy::keep::KeepKind;
+
+/// What the agent asks, or why not: a problem as the REST API writes it.
+type Answer = Result<String, String>;
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchHistory {
+    /// The conversation (its id; for a rolled-over conversation, its predecessor's).
+    pub conversation_id: String,
+    /// A turn id (the handoff's bookmark): read back from it, it included.
+    pub from: Option<u64>,
+    /// Words to search the turns for ("quoted phrases", -excluded); best matches first.
+    pub q: Option<String>,
+    /// At most this many turns (1–200, default 20).
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GetContext {
+    pub conversation_id: String,
+    /// The newest live turns to carry (0–200, default 8).
+    pub recent: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GetKeepSet {
+    pub conversation_id: String,
+    /// Only items of this kind: request, prohibition, path, url, id, command, quantity or file_changed.
+    pub kind: Option<String>,
+    /// At most this many items (1–5,000, default 500), in the order a summary takes them.
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GetCompactions {
+    pub conversation_id: String,
+    /// At most this many (1–500, default 50), newest first.
+    pub limit: Option<u32>,
+    /// Only compactions with a seq below this one (the previous page's last).
+    pub before_seq: Option<u64>,
+}
+
+/// The tools, for one call: the service's state.
+#[derive(Clone)]
+pub(crate) struct Tools {
+    app: AppState,
+}
+
+#[tool_router]
+impl Tools {
+    pub(crate) fn new(app: AppState) -> Self {
+        Self { app }
+    }
+
+    #[tool(
+        description = "Read a conversation's stored turns: from a bookmark (the turn id a handoff names) onward, or the turns best matching some words. Each turn has its user and assistant text, its time and its score."
+    )]
+    async fn search_history(
+        &self,
+        Extension(parts): Extension<Parts>,
+        Parameters(args): Parameters<SearchHistory>,
+    ) -> Answer {
+        let query = turns::TurnsQuery {
+            from: args.from,
+            q: args.q,
+            limit: args.limit,
+        };
+        let (caller, id) = who(&parts, args.conversation_id)?;
+        answer(turns::list_turns(State(self.app.clone()), caller, id, QueryParams(query)).await)
+    }
+
+    #[tool(
+        description = "A conversation's context, ready to send: its critical turns word for word, its rolling memory and its newest live turns."
+    )]
+    async fn get_context(
+        &self,
+        Extension(parts): Extension<Parts>,
+        Parameters(args): Parameters<GetContext>,
+    ) -> Answer {
+        let query = context::ContextQuery { recent: args.recent };
+        let (caller, id) = who(&parts, args.conversation_id)?;
+        answer(context::context(State(self.app.clone()), caller, id, QueryParams(query)).await)
+    }
+
+    #[tool(
+        description = "A conversation's keep set: every must-keep item (the latest request, the user's rules, paths, URLs, ids, commands, quantities, files changed), who said it, where, and whether the current summary holds it word for word."
+    )]
+    async fn get_keep_set(
+        &self,
+        Extension(parts): Extension<Parts>,
+        Parameters(args): Parameters<GetKeepSet>,
+    ) -> Answer {
+        let kind = match args.kind {
+            Some(name) => Some(KeepKind::parse(&name).ok_or_else(|| {
+                let kinds: Vec<_> = KeepKind::names().collect();
+                refusal(&ApiError::from(InvalidValue::new(
+                    "kind",
+                    format!("unknown value `{name}`, expected one of: {}", kinds.join(", ")),
+                )))
+            })?),
+            None => None,
+        };
+        let query = keep::KeepQuery {
+            kind,
+            limit: args.limit,
+        };
+        let (caller, id) = who(&parts, args.conversation_id)?;
+        answer(keep::list_keep(State(self.app.clone()), caller, id, QueryParams(query)).await)
+    }
+
+    #[tool(
+        description = "A conversation's compactions, newest first: when, why (the trigger), who wrote the summary, tokens before and after, the summary itself and what became of the keep set's items."
+    )]
+    async fn get_compactions(
+        &self,
+        Extension(parts): Extension<Parts>,
+        Parameters(args): Parameters<GetCompactions>,
+    ) -> Answer {
+        let query = compactions::ConversationCompactionsQuery {
+            limit: args.limit,
+            before_seq: args.before_seq,
+        };
+        let (caller, id) = who(&parts, args.conversation_id)?;
+        answer(compactions::of_conversation(State(self.app.clone()), caller, id, QueryParams(query)).await)
+    }
+}
+
+#[tool_handler(
+    name = "compactd",
+    instructions = "compactd keeps this agent's conversations: their stored turns, keep sets and compactions. After a handoff, call search_history with the conversation and the bookmark it names to read the earlier conversation."
+)]
+impl ServerHandler for Tools {}
+
+/// The caller the middleware let in, and the conversation id checked.
+fn who(parts: &Parts, conversation_id: String) -> Result<(Caller, ConversationPath), String> {
+    let caller = parts
+        .extensions
+        .get::<auth::Caller>()
+        .cloned()
+        .ok_or_else(|| refusal(&ApiError::Internal("an MCP call without its caller".to_owned())))?;
+    let id = ConversationId::parse("conversation_id", conversation_id).map_err(|err| refusal(&ApiError::from(err)))?;
+    Ok((Caller(caller), ConversationPath(id)))
+}
+
+fn answer<T: Serialize>(read: ApiResult<Json<T>>) -> Answer {
+    match read {
+        Ok(Json(view)) => {
+            serde_json::to_string_pretty(&view).map_err(|err| refusal(&ApiError::Internal(err.to_string())))
+        }
+        Err(err) => Err(refusal(&err)),
+    }
+}
+
+/// A refusal as the REST API would write it; what is internal is logged, not told.
+fn refusal(err: &ApiError) -> String {
+    if let ApiError::Internal(text) = err {
+        tracing::error!(error = %text, "an MCP tool failed");
+    }
+    serde_json::to_string(&err.problem()).unwrap_or_else(|_| err.to_string())
+}
