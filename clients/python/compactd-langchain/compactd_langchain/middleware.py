@@ -1,0 +1,232 @@
+"""CompactdMiddleware: an `AgentMiddleware` that lets compactd decide when a
+LangChain agent's conversation is compacted or rolled over, and write what
+replaces it.
+
+- After each model call it reports the usage the model answered (`/usage`).
+- At the end of each turn (the agent's run) it stores the turn
+  (`/turn-ended`) and asks what to do (`/decide`):
+  - `compact`: the messages since the last compaction go to `/summarize`,
+    which keeps the newest ones (about `keep_recent_tokens`) whole, never
+    splitting a tool call from its result; the older ones are replaced by
+    compactd's summary;
+  - `rollover`: `/handoff` renders the text that starts the successor
+    conversation; the thread carries on from it alone, as the successor.
+
+compactd's conversation id is the thread's (`configurable.thread_id`), or
+`conversation_id` when given; after a rollover it is the successor's, kept
+in the state (`compactd_conversation_id`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, NotRequired
+
+from langchain.agents.middleware import AgentMiddleware, AgentState
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+
+from compactd_client import AuthenticatedClient
+from compactd_client.api.compactions import handoff, summarize
+from compactd_client.api.decisions import decide
+from compactd_client.api.reports import end_turn, record_usage
+from compactd_client.models import (
+    DecideRequest,
+    DecisionKind,
+    HandoffRequest,
+    Problem,
+    Role,
+    SummarizeRequest,
+    TranscriptMessage,
+    TranscriptToolCall,
+    TurnEndedRequest,
+    UsageRequest,
+)
+
+#: Marks the messages the middleware wrote (a summary, a handoff), so they
+#: are not sent back to compactd as if the user had said them.
+SOURCE = "compactd"
+
+
+class CompactdState(AgentState):
+    """The agent's state, with compactd's conversation once it rolled over."""
+
+    compactd_conversation_id: NotRequired[str]
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(block.get("text", ""))
+    return "\n".join(parts)
+
+
+def _ours(message: AnyMessage) -> bool:
+    return message.additional_kwargs.get("lc_source") == SOURCE
+
+
+def _answered(reply: Any) -> Any:
+    if isinstance(reply, Problem):
+        raise RuntimeError(f"compactd said {reply.status} {reply.title}: {reply.detail}")
+    if reply is None:
+        raise RuntimeError("compactd answered with an undocumented status")
+    return reply
+
+
+def _transcript(message: AnyMessage) -> TranscriptMessage | None:
+    """A message in compactd's chat shape; `None` for what it does not take."""
+    if isinstance(message, HumanMessage):
+        return TranscriptMessage(role=Role.USER, content=_text(message.content))
+    if isinstance(message, AIMessage):
+        calls = [
+            TranscriptToolCall(id=call.get("id") or "", name=call["name"], arguments=json.dumps(call.get("args") or {}))
+            for call in message.tool_calls
+        ]
+        return TranscriptMessage(role=Role.ASSISTANT, content=_text(message.content), tool_calls=calls or None)
+    if isinstance(message, ToolMessage):
+        return TranscriptMessage(role=Role.TOOL, content=_text(message.content), tool_call_id=message.tool_call_id)
+    if isinstance(message, SystemMessage):
+        return TranscriptMessage(role=Role.SYSTEM, content=_text(message.content))
+    return None
+
+
+class CompactdMiddleware(AgentMiddleware[CompactdState]):
+    """compactd decides; the agent's messages are compacted or rolled over."""
+
+    state_schema = CompactdState
+
+    def __init__(
+        self,
+        *,
+        url: str = "http://127.0.0.1:8080",
+        api_key: str | None = None,
+        conversation_id: str | None = None,
+        window: int | None = None,
+        keep_recent_tokens: int = 2_000,
+        client: AuthenticatedClient | None = None,
+    ) -> None:
+        """`window`: the model's context window, when compactd should know it
+        (its triggers are fractions of it). `keep_recent_tokens`: about how
+        much of the newest messages a compaction keeps whole."""
+        super().__init__()
+        # A service without keys runs open and ignores the token.
+        self.client = client or AuthenticatedClient(base_url=url, token=api_key or "open")
+        self.conversation_id = conversation_id
+        self.window = window
+        self.keep_recent_tokens = keep_recent_tokens
+        self._used: dict[str, int] = {}
+
+    # -- which conversation ------------------------------------------------
+
+    def _conversation(self, state: CompactdState) -> str:
+        if state.get("compactd_conversation_id"):
+            return state["compactd_conversation_id"]
+        if self.conversation_id:
+            return self.conversation_id
+        from langgraph.config import get_config
+
+        thread = (get_config().get("configurable") or {}).get("thread_id")
+        if not thread:
+            raise ValueError("CompactdMiddleware needs a conversation_id or a thread_id in the run's config")
+        return str(thread)
+
+    # -- after each model call: the usage ---------------------------------
+
+    def after_model(self, state: CompactdState, runtime: Any) -> dict[str, Any] | None:
+        answer = state["messages"][-1] if state["messages"] else None
+        usage = getattr(answer, "usage_metadata", None) if isinstance(answer, AIMessage) else None
+        if not usage:
+            return None
+        conversation = self._conversation(state)
+        details = usage.get("input_token_details") or {}
+        used = usage.get("total_tokens") or usage["input_tokens"] + usage["output_tokens"]
+        self._used[conversation] = used
+        report = UsageRequest(
+            conversation_id=conversation,
+            used=used,
+            input_=usage["input_tokens"],
+            output=usage["output_tokens"],
+        )
+        if self.window:
+            report.size = self.window
+        if details.get("cache_read") is not None:
+            report.cached_read = details["cache_read"]
+        if details.get("cache_creation") is not None:
+            report.cache_written = details["cache_creation"]
+        _answered(record_usage.sync(client=self.client, body=report))
+        return None
+
+    async def aafter_model(self, state: CompactdState, runtime: Any) -> dict[str, Any] | None:
+        return await asyncio.to_thread(self.after_model, state, runtime)
+
+    # -- at the end of each turn: store it, ask, act ------------------------
+
+    def after_agent(self, state: CompactdState, runtime: Any) -> dict[str, Any] | None:
+        messages = state["messages"]
+        conversation = self._conversation(state)
+        user = next((m for m in reversed(messages) if isinstance(m, HumanMessage) and not _ours(m)), None)
+        reply = next((m for m in reversed(messages) if isinstance(m, AIMessage) and _text(m.content)), None)
+        turn = TurnEndedRequest(conversation_id=conversation)
+        if user is not None:
+            turn.user = _text(user.content)
+        if reply is not None:
+            turn.assistant = _text(reply.content)
+        _answered(end_turn.sync(client=self.client, body=turn))
+        decision = _answered(decide.sync(client=self.client, body=DecideRequest(conversation_id=conversation)))
+        if decision.decision == DecisionKind.COMPACT:
+            return self._compact(conversation, messages)
+        if decision.decision == DecisionKind.ROLLOVER:
+            return self._roll_over(conversation)
+        return None
+
+    async def aafter_agent(self, state: CompactdState, runtime: Any) -> dict[str, Any] | None:
+        return await asyncio.to_thread(self.after_agent, state, runtime)
+
+    def _compact(self, conversation: str, messages: list[AnyMessage]) -> dict[str, Any] | None:
+        # What compactd has not summarized yet: everything but the summary it wrote.
+        sent: list[tuple[int, TranscriptMessage]] = []
+        for at, message in enumerate(messages):
+            shaped = None if _ours(message) else _transcript(message)
+            if shaped is not None:
+                sent.append((at, shaped))
+        if not sent:
+            return None
+        request = SummarizeRequest(
+            conversation_id=conversation,
+            messages=[shaped for _, shaped in sent],
+            keep_recent_tokens=self.keep_recent_tokens,
+        )
+        if conversation in self._used:
+            request.tokens_before = self._used[conversation]
+        done = _answered(summarize.sync(client=self.client, body=request))
+        if not done.success or not done.summary:
+            # compactd kept the anchor; the agent carries on with all it has.
+            return None
+        kept_from = done.compaction.kept_from
+        first_kept = sent[kept_from][0] if isinstance(kept_from, int) and kept_from < len(sent) else len(messages)
+        summary = HumanMessage(
+            content=f"Here is a summary of the conversation to date:\n\n{done.summary}",
+            additional_kwargs={"lc_source": SOURCE},
+        )
+        return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), summary, *messages[first_kept:]]}
+
+    def _roll_over(self, conversation: str) -> dict[str, Any]:
+        started = _answered(handoff.sync(client=self.client, body=HandoffRequest(conversation_id=conversation)))
+        opening = HumanMessage(content=started.text, additional_kwargs={"lc_source": SOURCE})
+        return {
+            "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), opening],
+            "compactd_conversation_id": started.successor_id,
+        }
