@@ -1,5 +1,6 @@
 //! Integration tests: the real service on port 0, real Postgres, over HTTP.
 
+mod ai_sdk;
 pub mod auth;
 mod background;
 mod bad_input;
@@ -22,6 +23,7 @@ mod idempotency;
 mod injection;
 mod keep;
 mod keep_check;
+mod langchain;
 mod ledger;
 mod llm_client;
 mod lock_order;

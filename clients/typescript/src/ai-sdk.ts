@@ -1,0 +1,240 @@
+/**
+ * compactd for the Vercel AI SDK (`ai` 6): a language-model middleware for
+ * `wrapLanguageModel`, so `generateText` and `streamText` calls are compacted
+ * and rolled over where compactd says.
+ *
+ * - After each model call it reports the call's usage (`/usage`). A call that
+ *   ends the turn (finish reason `stop`, not `tool-calls`) stores the turn
+ *   (`/turn-ended`) and asks what to do (`/decide`).
+ * - Before the next call, when compactd said `compact`, the prompt's messages
+ *   since the last compaction go to `/summarize`. compactd keeps the newest
+ *   ones (about `keepRecentTokens`) whole, never splitting a tool call from
+ *   its result; the older ones are replaced by its summary. When it said
+ *   `rollover`, `/handoff` renders the text that starts the successor, and
+ *   the prompt is that text and the new request.
+ * - The AI SDK is stateless: callers send their whole history every time. So
+ *   the middleware remembers what it replaced, and replaces it again in every
+ *   later prompt that starts with the same messages.
+ *
+ * ```ts
+ * import { wrapLanguageModel, generateText } from "ai";
+ * import { compactdMiddleware } from "compactd-client/ai-sdk";
+ * const model = wrapLanguageModel({
+ *   model: openai("gpt-5"),
+ *   middleware: compactdMiddleware({ baseUrl, apiKey, conversationId: "ticket-4711", window: 400_000 }),
+ * });
+ * ```
+ */
+import type { LanguageModelMiddleware } from "ai";
+import { answered, type CompactdClient, createCompactdClient, type Schemas } from "./index.js";
+
+type TransformParams = NonNullable<LanguageModelMiddleware["transformParams"]>;
+type CallOptions = Parameters<TransformParams>[0]["params"];
+type Prompt = CallOptions["prompt"];
+type PromptMessage = Prompt[number];
+type GenerateResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware["wrapGenerate"]>>>;
+type Usage = GenerateResult["usage"];
+
+export interface CompactdMiddlewareOptions {
+  /** Where compactd listens, e.g. `http://127.0.0.1:8080`. */
+  baseUrl: string;
+  /** A key from `compactd keys create`; none for a service without keys. */
+  apiKey?: string;
+  /** compactd's conversation; after a rollover, the successor's (see `onRollover`). */
+  conversationId: string;
+  /** The model's context window, when compactd should know it. */
+  window?: number;
+  /** About how many tokens of the newest messages a compaction keeps whole (default 2,000). */
+  keepRecentTokens?: number;
+  /** Told the successor's id when the conversation rolls over. */
+  onRollover?: (successorId: string) => void;
+  /** Another client (for tests); one is made from `baseUrl` and `apiKey` otherwise. */
+  client?: CompactdClient;
+}
+
+/** What a compaction or a rollover replaced: the prompt's first messages. */
+interface Replaced {
+  /** How many of the caller's messages (system messages aside). */
+  count: number;
+  /** The messages themselves, as JSON, to know them again. */
+  fingerprint: string;
+  /** What stands in their place. */
+  with: PromptMessage[];
+  /** It starts with a handoff, which a later compaction keeps in front. */
+  handoff: boolean;
+}
+
+const SUMMARY_OPENING = "Here is a summary of the conversation to date:\n\n";
+
+function textOf(message: PromptMessage): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content
+    .map((part) => (part.type === "text" || part.type === "reasoning" ? part.text : ""))
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+function resultText(output: { type: string; value?: unknown }): string {
+  if (output.type === "text" || output.type === "error-text") return String(output.value ?? "");
+  if (output.value === undefined) return output.type;
+  return JSON.stringify(output.value);
+}
+
+/** A prompt message in compactd's chat shape (a tool message may hold several results). */
+function transcript(message: PromptMessage): Schemas["TranscriptMessage"][] {
+  switch (message.role) {
+    case "system":
+      return [{ role: "system", content: message.content }];
+    case "user":
+      return [{ role: "user", content: textOf(message) }];
+    case "assistant": {
+      const calls = message.content.flatMap((part) =>
+        part.type === "tool-call" ? [{ id: part.toolCallId, name: part.toolName, arguments: JSON.stringify(part.input ?? {}) }] : [],
+      );
+      const results = message.content.flatMap((part) =>
+        part.type === "tool-result"
+          ? [{ role: "tool" as const, tool_call_id: part.toolCallId, content: resultText(part.output) }]
+          : [],
+      );
+      return [{ role: "assistant", content: textOf(message), tool_calls: calls.length ? calls : null }, ...results];
+    }
+    case "tool":
+      return message.content.flatMap((part) =>
+        part.type === "tool-result" ? [{ role: "tool" as const, tool_call_id: part.toolCallId, content: resultText(part.output) }] : [],
+      );
+  }
+}
+
+function userMessage(text: string): PromptMessage {
+  return { role: "user", content: [{ type: "text", text }] };
+}
+
+function contextUsed(usage: Usage): Schemas["UsageRequest"] | undefined {
+  const input = usage.inputTokens.total;
+  if (input === undefined) return undefined;
+  const output = usage.outputTokens.total ?? 0;
+  return {
+    conversation_id: "",
+    used: input + output,
+    input,
+    output,
+    cached_read: usage.inputTokens.cacheRead ?? null,
+    cache_written: usage.inputTokens.cacheWrite ?? null,
+  };
+}
+
+export function compactdMiddleware(options: CompactdMiddlewareOptions): LanguageModelMiddleware {
+  const compactd = options.client ?? createCompactdClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
+  let conversation = options.conversationId;
+  let pending: "compact" | "rollover" | undefined;
+  let replaced: Replaced | undefined;
+  let lastUsed: number | undefined;
+
+  /** The caller's messages (system ones aside), with what was replaced put back in its place. */
+  function applied(messages: PromptMessage[]): { shown: PromptMessage[]; since: number } {
+    if (replaced && messages.length >= replaced.count) {
+      if (JSON.stringify(messages.slice(0, replaced.count)) === replaced.fingerprint) {
+        return { shown: [...replaced.with, ...messages.slice(replaced.count)], since: replaced.count };
+      }
+    }
+    return { shown: messages, since: 0 };
+  }
+
+  async function compact(messages: PromptMessage[], since: number): Promise<void> {
+    // The delta: the caller's messages after what compactd already summarized.
+    const delta = messages.slice(since);
+    const sent: { at: number; message: Schemas["TranscriptMessage"] }[] = [];
+    delta.forEach((message, at) => {
+      for (const shaped of transcript(message)) sent.push({ at, message: shaped });
+    });
+    if (sent.length === 0) return;
+    const done = answered(
+      await compactd.POST("/summarize", {
+        body: {
+          conversation_id: conversation,
+          messages: sent.map((s) => s.message),
+          keep_recent_tokens: options.keepRecentTokens ?? 2_000,
+          tokens_before: lastUsed ?? null,
+        },
+      }),
+    );
+    if (!done.success || !done.summary) return; // compactd kept the anchor; nothing changes
+    const keptFrom = done.compaction.kept_from;
+    // Kept from a prompt message's start: a message holding a call and its results stays whole.
+    const firstKept = typeof keptFrom === "number" && keptFrom < sent.length ? sent[keptFrom]!.at : delta.length;
+    const count = since + firstKept;
+    replaced = {
+      count,
+      fingerprint: JSON.stringify(messages.slice(0, count)),
+      with: [...(replaced?.handoff ? replaced.with.slice(0, 1) : []), userMessage(SUMMARY_OPENING + done.summary)],
+      handoff: replaced?.handoff ?? false,
+    };
+  }
+
+  async function rollOver(messages: PromptMessage[]): Promise<void> {
+    const started = answered(await compactd.POST("/handoff", { body: { conversation_id: conversation } }));
+    conversation = started.successor_id ?? conversation;
+    options.onRollover?.(conversation);
+    // The new request is the successor's first: everything before it is the handoff.
+    const count = Math.max(messages.length - 1, 0);
+    replaced = { count, fingerprint: JSON.stringify(messages.slice(0, count)), with: [userMessage(started.text ?? "")], handoff: true };
+  }
+
+  async function transformPrompt(prompt: Prompt): Promise<Prompt> {
+    const system = prompt.filter((message) => message.role === "system");
+    const messages = prompt.filter((message) => message.role !== "system");
+    const action = pending;
+    pending = undefined;
+    if (action === "compact") await compact(messages, applied(messages).since);
+    if (action === "rollover") await rollOver(messages);
+    return [...system, ...applied(messages).shown];
+  }
+
+  async function afterCall(prompt: Prompt, usage: Usage, finish: string, reply: string): Promise<void> {
+    const report = contextUsed(usage);
+    if (report) {
+      lastUsed = report.used;
+      answered(
+        await compactd.POST("/usage", {
+          body: { ...report, conversation_id: conversation, size: options.window ?? null },
+        }),
+      );
+    }
+    if (finish === "tool-calls") return; // the turn goes on
+    const user = [...prompt].reverse().find((message) => message.role === "user");
+    answered(
+      await compactd.POST("/turn-ended", {
+        body: { conversation_id: conversation, user: user ? textOf(user) : null, assistant: reply || null },
+      }),
+    );
+    const decided = answered(await compactd.POST("/decide", { body: { conversation_id: conversation } }));
+    pending = decided.decision === "keep" ? undefined : decided.decision;
+  }
+
+  return {
+    specificationVersion: "v3",
+    async transformParams({ params }) {
+      return { ...params, prompt: await transformPrompt(params.prompt) };
+    },
+    async wrapGenerate({ doGenerate, params }) {
+      const result = await doGenerate();
+      const reply = result.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
+      await afterCall(params.prompt, result.usage, result.finishReason.unified, reply);
+      return result;
+    },
+    async wrapStream({ doStream, params }) {
+      const { stream, ...rest } = await doStream();
+      let reply = "";
+      const watched = stream.pipeThrough(
+        new TransformStream({
+          async transform(part, controller) {
+            if (part.type === "text-delta") reply += part.delta;
+            if (part.type === "finish") await afterCall(params.prompt, part.usage, part.finishReason.unified, reply);
+            controller.enqueue(part);
+          },
+        }),
+      );
+      return { stream: watched, ...rest };
+    },
+  };
+}
