@@ -18,7 +18,12 @@ fn texts(prompt: &Value) -> Vec<(String, String)> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|m| (m["role"].as_str().unwrap().to_owned(), m["text"].as_str().unwrap().to_owned()))
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap().to_owned(),
+                m["text"].as_str().unwrap().to_owned(),
+            )
+        })
         .collect()
 }
 
@@ -54,12 +59,30 @@ async fn ai_sdk_calls_are_compacted_and_rolled_over_where_compactd_says() {
     // The fourth, after compactd said `compact`: the system prompt, the
     // summary, the newest messages whole, the new request.
     let compacted = texts(&prompts[3]);
-    assert_eq!(compacted[0], ("system".to_owned(), "You are a release agent.".to_owned()));
-    assert!(compacted[1].1.starts_with("Here is a summary of the conversation to date:"), "{compacted:?}");
+    assert_eq!(
+        compacted[0],
+        ("system".to_owned(), "You are a release agent.".to_owned())
+    );
+    assert!(
+        compacted[1]
+            .1
+            .starts_with("Here is a summary of the conversation to date:"),
+        "{compacted:?}"
+    );
     assert!(compacted[1].1.contains("Never deploy on Fridays."), "{compacted:?}");
-    assert!(!compacted[2..].iter().any(|(_, text)| text.contains("Never deploy on Fridays.")));
-    assert!(!compacted.iter().any(|(role, _)| role == "tool"), "no result without its call: {compacted:?}");
-    assert_eq!(compacted.last().unwrap().1, "Check the CI run https://ci.example.com/runs/88231.");
+    assert!(
+        !compacted[2..]
+            .iter()
+            .any(|(_, text)| text.contains("Never deploy on Fridays."))
+    );
+    assert!(
+        !compacted.iter().any(|(role, _)| role == "tool"),
+        "no result without its call: {compacted:?}"
+    );
+    assert_eq!(
+        compacted.last().unwrap().1,
+        "Check the CI run https://ci.example.com/runs/88231."
+    );
     // The fifth (streamed), after `rollover`: the handoff and the new request.
     let rolled = texts(&prompts[4]);
     assert_eq!(rolled.len(), 3, "{rolled:?}");
@@ -68,13 +91,19 @@ async fn ai_sdk_calls_are_compacted_and_rolled_over_where_compactd_says() {
 
     let client = reqwest::Client::new();
     let base = &service.address;
-    let ledger = get(&client, format!("{base}/conversations/{}/compactions", encode(conversation))).await;
+    let ledger = get(
+        &client,
+        format!("{base}/conversations/{}/compactions", encode(conversation)),
+    )
+    .await;
     assert_eq!(ledger["compactions"].as_array().unwrap().len(), 1, "{ledger}");
     assert_eq!(ledger["compactions"][0]["tokens_before"], 16_500);
     assert!(ledger["compactions"][0]["kept_from"].as_u64().is_some());
     let before = get(&client, format!("{base}/conversations/{}", encode(conversation))).await;
     assert_eq!(before["turn_count"], 3, "a tool-calls step does not end the turn");
-    let successor = seen["conversations"][1].as_str().expect("onRollover told the successor");
+    let successor = seen["conversations"][1]
+        .as_str()
+        .expect("onRollover told the successor");
     assert_eq!(before["successor_id"], successor);
     let after = get(&client, format!("{base}/conversations/{}", encode(successor))).await;
     assert_eq!(after["predecessor_id"], conversation);

@@ -19,17 +19,22 @@ async fn get(client: &reqwest::Client, url: String) -> Value {
 
 /// Every tool result answers a call made before it in the same messages.
 fn no_call_split_from_its_result(messages: &[Value]) -> bool {
-    messages.iter().enumerate().all(|(at, message)| match message["answers"].as_str() {
-        Some(call) => messages[..at]
-            .iter()
-            .any(|m| m["calls"].as_array().unwrap().iter().any(|c| c == call)),
-        None => true,
-    })
+    messages
+        .iter()
+        .enumerate()
+        .all(|(at, message)| match message["answers"].as_str() {
+            Some(call) => messages[..at]
+                .iter()
+                .any(|m| m["calls"].as_array().unwrap().iter().any(|c| c == call)),
+            None => true,
+        })
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_langchain_agent_compacts_and_rolls_over_where_compactd_says() {
-    let venv = tokio::task::spawn_blocking(|| python::venv("langchain", LANGCHAIN)).await.unwrap();
+    let venv = tokio::task::spawn_blocking(|| python::venv("langchain", LANGCHAIN))
+        .await
+        .unwrap();
     let database = Database::create().await;
     let url = database.url();
     let service = binary::start(&[("DATABASE_URL", url.as_str()), ("RUST_LOG", "warn")], &[]).await;
@@ -66,12 +71,25 @@ async fn a_langchain_agent_compacts_and_rolls_over_where_compactd_says() {
     let compacted = messages(1);
     assert_eq!(compacted[0]["source"], "compactd");
     let summary = compacted[0]["text"].as_str().unwrap();
-    assert!(summary.starts_with("Here is a summary of the conversation to date:"), "{summary}");
-    assert!(summary.contains("Never deploy on Fridays."), "the rule is kept: {summary}");
+    assert!(
+        summary.starts_with("Here is a summary of the conversation to date:"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("Never deploy on Fridays."),
+        "the rule is kept: {summary}"
+    );
     assert!(compacted.len() > 1 && compacted.len() < 1 + 4 + 4, "{compacted:#?}");
-    assert_eq!(compacted.last().unwrap()["text"], "Tagged v2.3.1 and updated docs/release.md.");
+    assert_eq!(
+        compacted.last().unwrap()["text"],
+        "Tagged v2.3.1 and updated docs/release.md."
+    );
     assert!(no_call_split_from_its_result(&compacted), "{compacted:#?}");
-    assert!(!compacted[1..].iter().any(|m| m["text"] == "Deploy build 4711 to staging. Never deploy on Fridays."));
+    assert!(
+        !compacted[1..]
+            .iter()
+            .any(|m| m["text"] == "Deploy build 4711 to staging. Never deploy on Fridays.")
+    );
     let client = reqwest::Client::new();
     let base = &service.address;
     let ledger = get(&client, format!("{base}/conversations/{}/compactions", encode(thread))).await;
@@ -84,7 +102,9 @@ async fn a_langchain_agent_compacts_and_rolls_over_where_compactd_says() {
     let rolled = messages(2);
     assert_eq!(rolled.len(), 1, "{rolled:#?}");
     assert!(rolled[0]["text"].as_str().unwrap().starts_with("<handoff>\n"));
-    let successor = turns[2]["conversation"].as_str().expect("the successor's id is in the state");
+    let successor = turns[2]["conversation"]
+        .as_str()
+        .expect("the successor's id is in the state");
     let before = get(&client, format!("{base}/conversations/{}", encode(thread))).await;
     assert_eq!(before["successor_id"], successor);
     assert_eq!(before["turn_count"], 3);
