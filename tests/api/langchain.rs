@@ -32,6 +32,15 @@ fn no_call_split_from_its_result(messages: &[Value]) -> bool {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_langchain_agent_compacts_and_rolls_over_where_compactd_says() {
+    run_the_agent(false).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_async_langchain_agent_does_the_same() {
+    run_the_agent(true).await;
+}
+
+async fn run_the_agent(asynchronously: bool) {
     let venv = tokio::task::spawn_blocking(|| python::venv("langchain", LANGCHAIN))
         .await
         .unwrap();
@@ -50,6 +59,7 @@ async fn a_langchain_agent_compacts_and_rolls_over_where_compactd_says() {
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("COMPACTD_URL", &service.address)
         .env("THREAD", thread)
+        .env("ASYNC", if asynchronously { "1" } else { "0" })
         .output()
         .await
         .expect("python runs");

@@ -1,6 +1,6 @@
 """A LangChain 1.x agent (`create_agent`) with CompactdMiddleware, on
 LangChain's fake chat model reporting token usage, against a live compactd.
-Three turns on one thread: a tool call, a second tool call that takes the
+Four turns on one thread (with `invoke`, or `ainvoke` when ASYNC=1): a tool call, a second tool call that takes the
 context past compactd's trigger, and one more. Prints one JSON object: the
 thread's messages after each turn and compactd's conversation. Run by
 tests/api/langchain.rs.
@@ -8,6 +8,7 @@ tests/api/langchain.rs.
     COMPACTD_URL=http://127.0.0.1:8080 THREAD=… python agent.py
 """
 
+import asyncio
 import json
 import os
 
@@ -84,18 +85,24 @@ def shape(message):
     return {"kind": kind, "source": source, "calls": calls, "answers": answers, "text": text}
 
 
-turns = []
-for request in [
+REQUESTS = [
     "Deploy build 4711 to staging. Never deploy on Fridays.",
     "Now tag it v2.3.1 and update docs/release.md.",
     "Check the CI run https://ci.example.com/runs/88231.",
     "Thanks, carry on.",
-]:
-    state = agent.invoke({"messages": [{"role": "user", "content": request}]}, config)
-    turns.append(
-        {
-            "messages": [shape(m) for m in state["messages"]],
-            "conversation": state.get("compactd_conversation_id"),
-        }
-    )
+]
+
+
+def seen(state):
+    return {"messages": [shape(m) for m in state["messages"]], "conversation": state.get("compactd_conversation_id")}
+
+
+async def asynchronously():
+    return [seen(await agent.ainvoke({"messages": [{"role": "user", "content": r}]}, config)) for r in REQUESTS]
+
+
+if os.environ.get("ASYNC") == "1":
+    turns = asyncio.run(asynchronously())
+else:
+    turns = [seen(agent.invoke({"messages": [{"role": "user", "content": r}]}, config)) for r in REQUESTS]
 print(json.dumps({"turns": turns}))
