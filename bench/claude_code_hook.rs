@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use compactd::hook::{self, Harness, HookOptions};
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::{Value, json};
 
 /// Per kind: (checked, held by Claude Code's summary, given back, left out).
@@ -141,7 +142,10 @@ async fn main() {
             let summary = text_of(&record(lines[summary_at])["message"]["content"]);
             let check = support::post(
                 &client,
-                format!("{url}/conversations/{}/keep/check", encode(&session)),
+                format!(
+                    "{url}/conversations/{}/keep/check",
+                    utf8_percent_encode(&session, NON_ALPHANUMERIC)
+                ),
                 json!({"text": summary, "max_tokens": max_tokens}),
             )
             .await;
@@ -168,13 +172,4 @@ async fn main() {
         &format!("== all {compactions} compactions (budget {max_tokens} tokens)"),
         &all,
     );
-}
-
-fn encode(id: &str) -> String {
-    id.bytes()
-        .map(|b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' => char::from(b).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }

@@ -6,7 +6,7 @@ use private_postgres::PrivatePostgres;
 use sqlx::postgres::PgConnectOptions;
 
 use crate::app::keys;
-use crate::config::{Cli, Command, DatabaseArgs, HookArgs, HookHarness, KeysAction, ReplayArgs, ServeArgs, Settings};
+use crate::config::{Cli, Command, DatabaseArgs, HookArgs, KeysAction, ReplayArgs, ServeArgs, Settings};
 use crate::replay::report::render;
 use crate::replay::{ReplayOptions, Schedule, replay_files};
 use crate::startup::{Application, shutdown_signal};
@@ -52,10 +52,7 @@ fn serve(args: ServeArgs) -> Result<(), AnyError> {
 /// A harness's hook: never in the agent's way, so what fails is said on
 /// stderr and the hook still exits 0 (Claude Code blocks a compaction on 2).
 fn hook(args: &HookArgs) -> Result<(), AnyError> {
-    let harness = match args.harness {
-        HookHarness::ClaudeCode => crate::hook::Harness::ClaudeCode,
-        HookHarness::Codex => crate::hook::Harness::Codex,
-    };
+    let harness = args.harness;
     let options = crate::hook::HookOptions {
         url: args.url.clone(),
         api_key: args.api_key.clone(),

@@ -6,7 +6,7 @@ use sqlx::PgConnection;
 
 use crate::app::{Outcome, Ready, Refusal, Services, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
-use crate::llm::summarizer::finish_beside;
+use crate::llm::summarizer::finish_beside_off_thread;
 use crate::policy::keep::{KeepFigures, Shape, summary_max_tokens};
 use crate::store::conversations;
 
@@ -44,14 +44,9 @@ async fn check(services: &Services, check: Check) -> Outcome<Checked> {
     let max_tokens = check
         .max_tokens
         .unwrap_or_else(|| summary_max_tokens(services.summaries.max_tokens, stored.state.size));
-    let set = current.set;
-    let (text, kept) = (check.text.clone(), set.clone());
-    // Counting tokens for a long summary takes a while: off the async workers
-    // (or here, when their pool is shutting down).
+    // The summary stands beside an empty narrative: what it lacks is appended.
     let (missing, figures) =
-        tokio::task::spawn_blocking(move || finish_beside("", &text, Shape::Prose, &kept, max_tokens))
-            .await
-            .unwrap_or_else(|_| finish_beside("", &check.text, Shape::Prose, &set, max_tokens));
+        finish_beside_off_thread(String::new(), check.text, Shape::Prose, &current.set, max_tokens).await;
     Ok(Checked {
         id: check.id,
         tokens: crate::llm::tokens::count(&missing),

@@ -62,7 +62,7 @@ pub enum Command {
 pub struct HookArgs {
     /// The harness that runs the hook.
     #[arg(value_enum)]
-    pub harness: HookHarness,
+    pub harness: crate::hook::Harness,
     /// Where compactd serves.
     #[arg(long, env = "COMPACTD_URL", default_value = "http://127.0.0.1:8080")]
     pub url: String,
@@ -76,12 +76,6 @@ pub struct HookArgs {
     /// The model's context window, reported with the context's size.
     #[arg(long, env = "COMPACTD_HOOK_WINDOW")]
     pub window: Option<u64>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum HookHarness {
-    ClaudeCode,
-    Codex,
 }
 
 #[derive(Debug, Subcommand)]

@@ -8,8 +8,8 @@ mod policy_args;
 mod settings;
 
 pub use args::{
-    Cli, Command, DatabaseArgs, HookArgs, HookHarness, KeysAction, LlmArgs, LogFormat, ProviderChoice, ReplayArgs,
-    ServeArgs, SummaryArgs,
+    Cli, Command, DatabaseArgs, HookArgs, KeysAction, LlmArgs, LogFormat, ProviderChoice, ReplayArgs, ServeArgs,
+    SummaryArgs,
 };
 pub use from_args::Invalid;
 pub use policy_args::PolicyArgs;

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 
 /// A call gives up after this long: a hook that hangs holds up the agent.
@@ -86,13 +87,5 @@ impl Client {
 
 /// A conversation id as one path segment.
 pub(crate) fn encode(id: &str) -> String {
-    let mut encoded = String::with_capacity(id.len());
-    for byte in id.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    encoded
+    utf8_percent_encode(id, NON_ALPHANUMERIC).to_string()
 }

@@ -33,8 +33,8 @@ use transcript::{Compacted, Transcript};
 use crate::policy::keep::HarnessPatterns;
 use crate::replay::{claude_code, codex};
 
-/// Which harness calls the hook.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which harness calls the hook (`compactd hook claude-code`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Harness {
     ClaudeCode,
     Codex,

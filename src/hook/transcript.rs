@@ -7,6 +7,7 @@ use crate::policy::keep::HarnessPatterns;
 use crate::policy::keep::extract::users_words;
 use crate::policy::transcript::{Message, Role};
 use crate::replay::parsed::{Boundary, Parsed};
+use crate::replay::session::turn_of_each;
 
 /// A tool's output is cut to this many characters before it is sent: the
 /// summarizer reads 4 KiB of it at most, and a file read can be megabytes.
@@ -35,20 +36,11 @@ pub(crate) struct Compacted {
 #[derive(Debug, Default)]
 pub(crate) struct Transcript {
     parsed: Parsed,
-    /// The messages that are the harness's summaries (left out of turns).
-    summary_at: Vec<usize>,
 }
 
 impl Transcript {
     pub(crate) fn new(parsed: Parsed) -> Self {
-        // Claude Code's summary is a message of its own; Codex's is not.
-        let summary_at = parsed
-            .summaries
-            .iter()
-            .filter(|(at, text)| parsed.messages.get(*at).is_some_and(|m| &m.content == text))
-            .map(|(at, _)| *at)
-            .collect();
-        Self { parsed, summary_at }
+        Self { parsed }
     }
 
     pub(crate) fn last_used(&self) -> Option<u64> {
@@ -56,19 +48,16 @@ impl Transcript {
     }
 
     fn is_summary(&self, at: usize) -> bool {
-        self.summary_at.contains(&at)
+        self.parsed.summary_messages.contains(&at)
     }
 
-    /// Every turn in the file, in order, across its compactions.
+    /// Every turn in the file, in order, across its compactions (a
+    /// harness's summary joins the turn it falls in and adds nothing to it).
     pub(crate) fn turns(&self, harness: &HarnessPatterns) -> Vec<TurnText> {
+        let messages = &self.parsed.messages;
         let mut turns: Vec<TurnText> = Vec::new();
-        let mut asked = false;
-        for (at, message) in self.parsed.messages.iter().enumerate() {
-            if self.is_summary(at) {
-                continue;
-            }
-            let words = users_words(message, harness);
-            if turns.is_empty() || (words.is_some() && asked) {
+        for (at, turn) in turn_of_each(messages, harness).into_iter().enumerate() {
+            if turns.len() <= turn {
                 turns.push(TurnText {
                     user: None,
                     assistant: None,
@@ -76,12 +65,13 @@ impl Transcript {
                     starts_at: at,
                 });
             }
-            asked |= words.is_some();
-            let Some(turn) = turns.last_mut() else { continue };
-            match (message.role, words) {
-                (Role::User, Some(words)) if turn.user.is_none() => turn.user = Some(words),
-                (Role::Assistant, _) if !message.content.trim().is_empty() => {
-                    let reply = turn.assistant.get_or_insert_with(String::new);
+            let (Some(current), message) = (turns.last_mut(), &messages[at]) else {
+                continue;
+            };
+            match message.role {
+                Role::User if current.user.is_none() => current.user = users_words(message, harness),
+                Role::Assistant if !message.content.trim().is_empty() => {
+                    let reply = current.assistant.get_or_insert_with(String::new);
                     if !reply.is_empty() {
                         reply.push_str("\n\n");
                     }

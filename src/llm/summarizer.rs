@@ -142,12 +142,23 @@ pub(crate) async fn finish_off_thread(
     keep: &KeepSet,
     max_tokens: u64,
 ) -> (String, KeepFigures) {
+    finish_beside_off_thread(narrative, String::new(), shape, keep, max_tokens).await
+}
+
+/// [`finish_beside`] on a blocking thread, as [`finish_off_thread`].
+pub(crate) async fn finish_beside_off_thread(
+    narrative: String,
+    beside: String,
+    shape: Shape,
+    keep: &KeepSet,
+    max_tokens: u64,
+) -> (String, KeepFigures) {
     let owned = keep.clone();
-    let fitting = narrative.clone();
-    match tokio::task::spawn_blocking(move || finish(&fitting, shape, &owned, max_tokens)).await {
+    let (fitting, next_to) = (narrative.clone(), beside.clone());
+    match tokio::task::spawn_blocking(move || finish_beside(&fitting, &next_to, shape, &owned, max_tokens)).await {
         Ok(finished) => finished,
         // The thread pool is shutting down: fit it here.
-        Err(_) => finish(&narrative, shape, keep, max_tokens),
+        Err(_) => finish_beside(&narrative, &beside, shape, keep, max_tokens),
     }
 }
 

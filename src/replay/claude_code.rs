@@ -83,10 +83,14 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
                     .last()
                     .is_some_and(|boundary| boundary.next_message == parsed.messages.len())
                     && words.trim_start().starts_with(CONTINUED);
-                if record["isCompactSummary"].as_bool() == Some(true) || opens_after_boundary {
+                let is_summary = record["isCompactSummary"].as_bool() == Some(true) || opens_after_boundary;
+                if is_summary {
                     parsed.summaries.push((parsed.messages.len(), words.clone()));
                 }
                 if !words.trim().is_empty() {
+                    if is_summary {
+                        parsed.summary_messages.push(parsed.messages.len());
+                    }
                     parsed.messages.push(Message::new(Role::User, words));
                 }
                 for block in content.as_array().into_iter().flatten() {

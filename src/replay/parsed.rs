@@ -9,6 +9,9 @@ pub(crate) struct Parsed {
     pub messages: Vec<Message>,
     /// (index of the next message, text).
     pub summaries: Vec<(usize, String)>,
+    /// The messages that are those summaries, where the format carries them
+    /// as messages of their own (Claude Code's; Codex's are not messages).
+    pub summary_messages: Vec<usize>,
     /// When each message's record was written, where the format says
     /// (Claude Code); shorter than `messages` when it does not.
     pub stamps: Vec<Option<String>>,

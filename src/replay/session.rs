@@ -90,23 +90,35 @@ pub(crate) fn detect(text: &str) -> Option<Format> {
     None
 }
 
-/// Groups messages into turns: each message the user wrote themselves (not
-/// harness text) starts one.
-pub(crate) fn into_turns(parsed: Parsed, harness: &HarnessPatterns) -> (Vec<Turn>, Vec<HarnessSummary>) {
-    let mut turns: Vec<Turn> = Vec::new();
-    let mut turn_of_message = Vec::with_capacity(parsed.messages.len() + 1);
-    // What comes before the first request (a system prompt, a harness's
-    // context) belongs to the first turn.
+/// The turn each message belongs to: each message the user wrote
+/// themselves (not harness text) starts one; what comes before the first
+/// request (a system prompt, a harness's context) belongs to the first.
+pub(crate) fn turn_of_each(messages: &[Message], harness: &HarnessPatterns) -> Vec<usize> {
+    let mut turn = 0;
     let mut asked = false;
-    for message in parsed.messages {
-        let request = users_words(&message, harness).is_some();
-        if turns.is_empty() || (request && asked) {
+    messages
+        .iter()
+        .map(|message| {
+            let request = users_words(message, harness).is_some();
+            if request && asked {
+                turn += 1;
+            }
+            asked |= request;
+            turn
+        })
+        .collect()
+}
+
+/// Groups messages into turns (see [`turn_of_each`]).
+pub(crate) fn into_turns(parsed: Parsed, harness: &HarnessPatterns) -> (Vec<Turn>, Vec<HarnessSummary>) {
+    let turn_of_message = turn_of_each(&parsed.messages, harness);
+    let mut turns: Vec<Turn> = Vec::new();
+    for (message, turn) in parsed.messages.into_iter().zip(&turn_of_message) {
+        if turns.len() <= *turn {
             turns.push(Turn::default());
         }
-        asked |= request;
-        turn_of_message.push(turns.len() - 1);
-        if let Some(turn) = turns.last_mut() {
-            turn.messages.push(message);
+        if let Some(last) = turns.last_mut() {
+            last.messages.push(message);
         }
     }
     let summaries = parsed

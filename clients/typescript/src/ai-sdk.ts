@@ -109,12 +109,12 @@ function userMessage(text: string): PromptMessage {
   return { role: "user", content: [{ type: "text", text }] };
 }
 
-function contextUsed(usage: Usage): Schemas["UsageRequest"] | undefined {
+/** What a call's usage says, for `/usage` (the conversation is the caller's to add). */
+function contextUsed(usage: Usage): Omit<Schemas["UsageRequest"], "conversation_id"> | undefined {
   const input = usage.inputTokens.total;
   if (input === undefined) return undefined;
   const output = usage.outputTokens.total ?? 0;
   return {
-    conversation_id: "",
     used: input + output,
     input,
     output,
@@ -130,7 +130,7 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
   let replaced: Replaced | undefined;
   let lastUsed: number | undefined;
 
-  /** The caller's messages (system ones aside), with what was replaced put back in its place. */
+  /** The caller's messages (system ones aside), with what was replaced standing in for it. */
   function applied(messages: PromptMessage[]): { shown: PromptMessage[]; since: number } {
     if (replaced && messages.length >= replaced.count) {
       if (JSON.stringify(messages.slice(0, replaced.count)) === replaced.fingerprint) {

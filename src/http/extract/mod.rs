@@ -9,5 +9,5 @@ pub(crate) mod whole;
 pub(crate) use body::JsonBody;
 #[cfg(feature = "fuzzing")]
 pub(crate) use body::parse_json;
-pub(crate) use caller::Caller;
+pub(crate) use caller::{Caller, identify};
 pub(crate) use params::{ConversationIdParam, ConversationPath, IdempotencyKey, IdempotencyKeyParam, QueryParams};

@@ -12,14 +12,13 @@ mod tools;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::header;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
 use crate::http::AppState;
-use crate::http::error::ApiError;
+use crate::http::extract::identify;
 pub(crate) use tools::Tools;
 
 /// `/mcp`, ready to merge into the API's router.
@@ -45,22 +44,14 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
 }
 
 /// Who calls: the same keys as the REST API (a reader key may use every
-/// tool: they all read), within the key's rate. Refused as the REST API
+/// tool: they all read), within the key's rate; refused as the REST API
 /// refuses, with a problem.
 async fn authenticate(State(app): State<AppState>, mut request: Request, next: Next) -> Response {
-    let caller = match app
-        .keys
-        .authenticate(request.headers().get(header::AUTHORIZATION))
-        .await
-    {
-        Ok(caller) => caller,
-        Err(denied) => return ApiError::from(denied).into_response(),
-    };
-    if let Some(key_id) = &caller.key_id
-        && let Err(wait) = app.rate_limits.check(key_id)
-    {
-        return ApiError::RateLimited(wait).into_response();
+    match identify(&app, request.headers()).await {
+        Ok(caller) => {
+            request.extensions_mut().insert(caller);
+            next.run(request).await
+        }
+        Err(refused) => refused.into_response(),
     }
-    request.extensions_mut().insert(caller);
-    next.run(request).await
 }
