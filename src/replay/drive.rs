@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::report::{Compacted, Figures, HarnessComparison, SessionReport};
-use super::session::Session;
+use super::session::{HarnessSummary, Session};
 use super::{Replay, ReplayError, Schedule};
 use crate::app::keep_set;
 use crate::domain::ConversationId;
@@ -129,7 +129,12 @@ impl Replay {
             tokens_before: row["tokens_before"].as_u64().unwrap_or(0),
             tokens_after: row["tokens_after"].as_u64().unwrap_or(0),
             summary_tokens: tokens::count(&summary),
-            summary_sha256: format!("{:x}", Sha256::digest(summary.as_bytes())),
+            // The parked line names the conversation, whose id carries the
+            // run's time: two replays are compared without it.
+            summary_sha256: format!(
+                "{:x}",
+                Sha256::digest(summary.replace(state.conversation.as_str(), "CONVERSATION").as_bytes())
+            ),
             prepared: row["prepared"].as_bool() == Some(true),
             keep: row["keep"].clone(),
         });
@@ -184,6 +189,36 @@ impl Replay {
         }
     }
 
+    /// Compacts where the session's harness did, and sets the two summaries side by side.
+    async fn compare_with(
+        &self,
+        harness: &HarnessSummary,
+        state: &mut State,
+        report: &mut SessionReport,
+        turn: usize,
+        at: &str,
+    ) -> Result<(), ReplayError> {
+        if !state.since_boundary.is_empty() {
+            // Mid-run, the conversation may not exist yet: the agent reports
+            // its context as a harness does before it compacts.
+            self.report_usage(&state.conversation, state.used(), at).await?;
+            self.compact(state, report, turn, at, Some("manual")).await?;
+        }
+        let ours = self
+            .summary_of(&state.conversation)
+            .await?
+            .or_else(|| state.last_handoff.clone())
+            .unwrap_or_default();
+        report.harness.push(HarnessComparison {
+            before_turn: turn,
+            theirs: self.measure(&state.conversation, &harness.text).await?,
+            ours: self.measure(&state.conversation, &ours).await?,
+            theirs_text: harness.text.clone(),
+            ours_text: ours,
+        });
+        Ok(())
+    }
+
     /// Replays one session; `progress` hears of every turn.
     pub(crate) async fn session(
         &self,
@@ -210,25 +245,16 @@ impl Replay {
         for (index, turn) in session.turns.iter().enumerate() {
             progress(index);
             let at = (start_of_replay() + Duration::minutes(index as i64)).to_rfc3339();
-            for harness in session.harness_summaries.iter().filter(|s| s.before_turn == index) {
-                // The session's harness compacted here: so does compactd, and
-                // the two summaries are set side by side.
-                if !state.since_boundary.is_empty() {
-                    self.compact(&mut state, &mut report, index, &at, Some("manual"))
-                        .await?;
-                }
-                let ours = self
-                    .summary_of(&state.conversation)
-                    .await?
-                    .or_else(|| state.last_handoff.clone())
-                    .unwrap_or_default();
-                report.harness.push(HarnessComparison {
-                    before_turn: index,
-                    theirs: self.measure(&state.conversation, &harness.text).await?,
-                    ours: self.measure(&state.conversation, &ours).await?,
-                });
-            }
             for (step, message) in turn.messages.iter().enumerate() {
+                let here = session
+                    .harness_summaries
+                    .iter()
+                    .filter(|s| s.before_turn == index && s.at_message == step);
+                for harness in here {
+                    // The session's harness compacted here: so does compactd,
+                    // and the two summaries are set side by side.
+                    self.compare_with(harness, &mut state, &mut report, index, &at).await?;
+                }
                 let counted = tokens::count(&message.text_for_counting());
                 report.transcript_tokens += counted;
                 state.since_boundary_tokens += counted;

@@ -101,7 +101,8 @@ pub struct Compacted {
     pub tokens_before: u64,
     pub tokens_after: u64,
     pub summary_tokens: u64,
-    /// Two identical runs give identical summaries: compare these.
+    /// Two identical runs give identical summaries: compare these (the
+    /// conversation's id, which differs from run to run, left out).
     pub summary_sha256: String,
     /// It merged a summary prepared ahead.
     pub prepared: bool,
@@ -115,6 +116,10 @@ pub struct HarnessComparison {
     pub before_turn: usize,
     pub theirs: Figures,
     pub ours: Figures,
+    /// The two summaries themselves, for a reader to set side by side
+    /// (`bench/probes` grades them).
+    pub theirs_text: String,
+    pub ours_text: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -300,14 +305,7 @@ mod tests {
             (KeepKind::Prohibition, "Never push.", Source::User),
             (KeepKind::Path, "vendor/x.js", Source::ToolResult),
         ] {
-            set.observe(
-                &[Sighting {
-                    kind,
-                    text: text.into(),
-                    source,
-                }],
-                &place,
-            );
+            set.observe(&[Sighting::new(kind, text, source)], &place);
         }
         set
     }

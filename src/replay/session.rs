@@ -41,8 +41,11 @@ pub struct Turn {
 /// A summary the session's own harness wrote when it compacted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HarnessSummary {
-    /// The turn it was written before (its index in [`Session::turns`]).
+    /// The turn it was written in (its index in [`Session::turns`])…
     pub before_turn: usize,
+    /// …before this message of that turn: a harness compacts mid-run, while
+    /// the agent works through a request, as often as between requests.
+    pub at_message: usize,
     pub text: String,
 }
 
@@ -112,6 +115,7 @@ pub(crate) fn turn_of_each(messages: &[Message], harness: &HarnessPatterns) -> V
 /// Groups messages into turns (see [`turn_of_each`]).
 pub(crate) fn into_turns(parsed: Parsed, harness: &HarnessPatterns) -> (Vec<Turn>, Vec<HarnessSummary>) {
     let turn_of_message = turn_of_each(&parsed.messages, harness);
+    let first_of_turn = |turn: usize| turn_of_message.iter().position(|t| *t == turn).unwrap_or(0);
     let mut turns: Vec<Turn> = Vec::new();
     for (message, turn) in parsed.messages.into_iter().zip(&turn_of_message) {
         if turns.len() <= *turn {
@@ -124,9 +128,17 @@ pub(crate) fn into_turns(parsed: Parsed, harness: &HarnessPatterns) -> (Vec<Turn
     let summaries = parsed
         .summaries
         .into_iter()
-        .map(|(next_message, text)| HarnessSummary {
-            before_turn: turn_of_message.get(next_message).copied().unwrap_or(turns.len()),
-            text,
+        .map(|(next_message, text)| match turn_of_message.get(next_message) {
+            Some(turn) => HarnessSummary {
+                before_turn: *turn,
+                at_message: next_message - first_of_turn(*turn),
+                text,
+            },
+            None => HarnessSummary {
+                before_turn: turns.len(),
+                at_message: 0,
+                text,
+            },
         })
         .collect();
     (turns, summaries)
@@ -201,11 +213,16 @@ mod tests {
                 Message::new(Role::User, "Second request."),
                 Message::new(Role::Assistant, "Done too."),
             ],
-            summaries: vec![(5, "This session is being continued…".into())],
+            summaries: vec![(5, "This session is being continued…".into()), (4, "Mid-run.".into())],
             ..Parsed::default()
         };
         let (turns, summaries) = into_turns(parsed, &HarnessPatterns::default());
         assert_eq!(turns.iter().map(|t| t.messages.len()).collect::<Vec<_>>(), [5, 2]);
-        assert_eq!(summaries[0].before_turn, 1);
+        assert_eq!((summaries[0].before_turn, summaries[0].at_message), (1, 0));
+        assert_eq!(
+            (summaries[1].before_turn, summaries[1].at_message),
+            (0, 4),
+            "a compaction mid-run is placed at its message"
+        );
     }
 }
