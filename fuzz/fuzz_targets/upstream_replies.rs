@@ -1,7 +1,8 @@
 //! What an upstream LLM sends back, and what a summary may say: parsing the
-//! reply and a refusal, reading Retry-After, and fitting (a prepared
-//! summary merged with later lines too), guarding, fencing and defusing the
-//! text never panic, and nothing breaks out of a handoff.
+//! reply and a refusal, reading Retry-After, reading where things stand in a
+//! transcript, and fitting (a prepared summary merged with later lines too),
+//! guarding, fencing and defusing the text never panic, and nothing breaks
+//! out of a handoff.
 
 #![no_main]
 
@@ -13,7 +14,7 @@ use compactd::llm::retry::retry_after;
 use compactd::llm::summarizer::finish;
 use compactd::policy::handoff::Handoff;
 use compactd::policy::keep::narrative::{merged, narrative_of};
-use compactd::policy::keep::{HarnessPatterns, KeepSet, Place, Presence, Shape, sightings};
+use compactd::policy::keep::{HarnessPatterns, KeepSet, Parts, Place, Presence, Shape, sightings, state_at_cut};
 use compactd::policy::prompt::user_message;
 use compactd::policy::transcript::{Message, Role, ToolCall};
 use libfuzzer_sys::fuzz_target;
@@ -36,6 +37,7 @@ fuzz_target!(|data: &[u8]| {
         Message::new(Role::Tool, text.as_ref()),
     ];
     let harness = HarnessPatterns::default();
+    let state = state_at_cut(&messages, &harness);
     let mut set = KeepSet::default();
     let place = Place { conversation_id: "c".into(), turn_id: Some(1), compaction_seq: None, message: None, at: chrono::DateTime::UNIX_EPOCH };
     for message in &messages {
@@ -44,7 +46,8 @@ fuzz_target!(|data: &[u8]| {
     // A prepared summary's prose with a compaction's lines after it, too.
     let with_lines = merged(&text, &[format!("- {text} → {text}"), "- (continuing)".to_owned()]);
     for (narrative, shape) in [(text.as_ref(), Shape::Prose), (text.as_ref(), Shape::Lines), (with_lines.as_str(), Shape::Prose)] {
-        let (summary, _) = finish(narrative, shape, &set, 500);
+        let parts = Parts { state: &state, ..Parts::of(narrative, shape, "c") };
+        let (summary, _) = finish(parts, &set, 500);
         assert!(!summary.contains("</handoff>"), "a summary carried the closing tag");
         let presence = Presence::of(&summary);
         let _ = set.items().iter().filter(|item| presence.holds(item)).count();

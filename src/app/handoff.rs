@@ -9,10 +9,10 @@ use sqlx::{Connection, PgConnection};
 use super::{Outcome, Ready, Refusal, Services, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
 use crate::llm::Writer;
-use crate::llm::summarizer::finish_beside;
+use crate::llm::summarizer::finish;
 use crate::policy::handoff::{Handoff, Request};
 use crate::policy::keep::narrative::narrative_of;
-use crate::policy::keep::summary_max_tokens;
+use crate::policy::keep::{Parts, summary_max_tokens};
 use crate::store::handoffs::{self, NotRolled};
 use crate::store::prepared::{self, Closing};
 use crate::store::turns::{self, Said};
@@ -168,7 +168,11 @@ impl Ready for HandoffReady {
                     ..handoff.clone()
                 }
                 .render();
-                let (summary, _) = finish_beside(anchor, &beside, shape, &current.set, budget);
+                let parts = Parts {
+                    beside: &beside,
+                    ..Parts::of(anchor, shape, id.as_str())
+                };
+                let (summary, _) = finish(parts, &current.set, budget);
                 handoff.summary = Some(summary);
                 let text = handoff.render();
                 let rolled = handoffs::roll_over(

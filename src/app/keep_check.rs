@@ -6,8 +6,8 @@ use sqlx::PgConnection;
 
 use crate::app::{Outcome, Ready, Refusal, Services, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
-use crate::llm::summarizer::finish_beside_off_thread;
-use crate::policy::keep::{KeepFigures, Shape, summary_max_tokens};
+use crate::llm::summarizer::finish_off_thread;
+use crate::policy::keep::{KeepFigures, Parts, Shape, StateAtCut, summary_max_tokens};
 use crate::store::conversations;
 
 /// What to check.
@@ -45,8 +45,13 @@ async fn check(services: &Services, check: Check) -> Outcome<Checked> {
         .max_tokens
         .unwrap_or_else(|| summary_max_tokens(services.summaries.max_tokens, stored.state.size));
     // The summary stands beside an empty narrative: what it lacks is appended.
-    let (missing, figures) =
-        finish_beside_off_thread(String::new(), check.text, Shape::Prose, &current.set, max_tokens).await;
+    let state = StateAtCut::default();
+    let parts = Parts {
+        beside: &check.text,
+        state: &state,
+        ..Parts::of("", Shape::Prose, check.id.as_str())
+    };
+    let (missing, figures) = finish_off_thread(parts, &current.set, max_tokens).await;
     Ok(Checked {
         id: check.id,
         tokens: crate::llm::tokens::count(&missing),

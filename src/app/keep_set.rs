@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
 use crate::domain::{ConversationId, TenantId};
+use crate::policy::keep::extract::sightings_of;
 use crate::policy::keep::{HarnessPatterns, KeepSet, Place, Sighting, sightings};
 use crate::policy::transcript::{Message, Role};
 use crate::store::StoreResult;
@@ -56,10 +57,10 @@ pub(crate) fn of_messages(
     messages: &[Message],
     harness: &HarnessPatterns,
 ) -> Vec<Observation> {
-    messages
-        .iter()
+    sightings_of(messages, harness)
+        .into_iter()
         .enumerate()
-        .map(|(index, message)| Observation {
+        .map(|(index, sightings)| Observation {
             place: Place {
                 conversation_id: conversation.to_string(),
                 turn_id: None,
@@ -67,7 +68,7 @@ pub(crate) fn of_messages(
                 message: i64::try_from(index).ok(),
                 at,
             },
-            sightings: sightings(message, harness),
+            sightings,
             turn: None,
         })
         .collect()

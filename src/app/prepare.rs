@@ -16,7 +16,7 @@ use super::summarize::messages_of;
 use crate::domain::{ConversationId, TenantId};
 use crate::llm::summarizer::{self, Rules};
 use crate::llm::{LlmError, UpstreamModel, Via, tokens};
-use crate::policy::keep::summary_max_tokens;
+use crate::policy::keep::{state_at_cut, summary_max_tokens};
 use crate::policy::prepare::{self, Covered, Reason};
 use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::Message;
@@ -135,11 +135,14 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
         return dropped(services, claimed, Reason::CompactedFirst).await;
     }
     let taken = TakenIn::of(stored_keep, &observations);
+    let state = state_at_cut(&messages, &services.summaries.harness);
     let rules = Rules {
         keep: &taken.set,
         max_tokens: summary_max_tokens(services.summaries.max_tokens, stored.state.size),
         transcript_tokens: counts.anchor + counts.messages.iter().sum::<u64>(),
         harness: &services.summaries.harness,
+        state: &state,
+        conversation: claimed.conversation_id.as_str(),
     };
     let draft = match summarizer::write(Via::Upstream(model), prior.as_deref(), &messages, rules).await {
         Ok(draft) => draft,

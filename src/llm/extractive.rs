@@ -1,25 +1,27 @@
 //! The summarizer that needs no model (SPEC §4): used when no upstream is
 //! configured or the tenant's upstream budget is spent. Its narrative is one
-//! line per user request — the request, its outcome (the assistant's last
-//! sentence in that turn) and the files it changed — on top of the anchor's
-//! lines; the budget merges the oldest lines first, and the keep set's items
-//! are appended by the same guard as any summary's.
-
-use std::sync::LazyLock;
-
-use regex::Regex;
+//! line per user request — the request, its conclusion (the first sentence
+//! that says something of the turn's last answer) and the files it changed
+//! — each followed by the work that led there: what the agent found and
+//! decided along the way, the commits and test runs it made, what failed.
+//! On top of the anchor's lines; the budget drops the oldest work first,
+//! then merges the oldest request lines, and the keep set's items are
+//! appended by the same guard as any summary's.
 
 use crate::policy::keep::HarnessPatterns;
-use crate::policy::keep::extract::{files_changed, users_words};
-use crate::policy::keep::narrative::split_merged;
+use crate::policy::keep::extract::files_changed;
+use crate::policy::keep::narrative::{WORK_MARK, split_merged};
+use crate::policy::keep::outcome::{Outcome, actions};
+use crate::policy::keep::request::{UserMessage, read_users};
+use crate::policy::keep::sentences::{clipped, conclusion, is_announcement};
 use crate::policy::transcript::{Message, Role};
 
 /// How much of a request a line quotes…
 pub(crate) const REQUEST_CHARS: usize = 200;
-/// …of its outcome…
-pub(crate) const OUTCOME_CHARS: usize = 160;
+/// …of its conclusion, or one step of the work…
+pub(crate) const STEP_CHARS: usize = 220;
 /// …and how many of the files it changed it names.
-pub(crate) const FILES_PER_LINE: usize = 8;
+pub(crate) const FILES_PER_LINE: usize = 12;
 /// How much of a prior narrative in prose (an earlier model's) is carried.
 pub(crate) const PRIOR_PROSE_CHARS: usize = 600;
 
@@ -28,17 +30,15 @@ pub(crate) const PRIOR_PROSE_CHARS: usize = 600;
 pub(crate) const COMPRESSES_FROM_TOKENS: u64 = 20_000;
 
 /// The most an extractive summary of `transcript_tokens` (the anchor and
-/// the delta it replaces) may take: a tenth of a long transcript, and less
-/// than a short one — but never less than `least`, the room to say why no
-/// model wrote it and what was asked (a transcript of a few words gets a
-/// summary of a few more).
-pub(crate) fn max_tokens(transcript_tokens: u64, least: u64) -> u64 {
-    let share = if transcript_tokens >= COMPRESSES_FROM_TOKENS {
-        transcript_tokens / 10
+/// the delta it replaces) may take: a tenth of a long transcript; a short
+/// one's summary may take the whole budget, since what it holds word for
+/// word fits beside a shorter narrative (the narrative gives way first).
+pub(crate) fn max_tokens(transcript_tokens: u64, budget: u64) -> u64 {
+    if transcript_tokens >= COMPRESSES_FROM_TOKENS {
+        budget.min(transcript_tokens / 10)
     } else {
-        transcript_tokens * 9 / 10
-    };
-    share.max(least)
+        budget
+    }
 }
 
 /// The first line of every extractive summary.
@@ -46,77 +46,81 @@ pub(crate) fn header(why: &str) -> String {
     format!("Written by compactd without a model ({why}).")
 }
 
-static SENTENCE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[^.!?。！？\n]+[.!?。！？]*").expect("a valid pattern"));
-
-fn one_line(text: &str, max_chars: usize) -> String {
-    let squeezed = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let clipped: String = squeezed.chars().take(max_chars).collect();
-    if clipped.len() < squeezed.len() {
-        format!("{clipped}…")
-    } else {
-        clipped
-    }
+/// A file's name without its folders: the line says which request changed
+/// it; the full path is in the keep set's files changed.
+fn file_name(path: &str) -> &str {
+    path.trim_end_matches('/').rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
-/// The last sentence of an answer: usually what came of the request.
-fn last_sentence(answer: &str) -> Option<String> {
-    SENTENCE
-        .find_iter(answer)
-        .map(|m| m.as_str().trim())
-        .filter(|sentence| sentence.chars().any(char::is_alphanumeric))
-        .last()
-        .map(|sentence| one_line(sentence, OUTCOME_CHARS))
-}
-
-/// One request and what came of it.
+/// One request, what the user said after it, what came of it, and the work between.
 #[derive(Default)]
 struct Exchange {
     request: Option<String>,
+    /// "answered: yes", "ran /review".
+    then: Vec<String>,
     outcome: Option<String>,
     files: Vec<String>,
+    steps: Vec<String>,
 }
 
 impl Exchange {
-    fn line(&self) -> Option<String> {
-        if self.request.is_none() && self.outcome.is_none() && self.files.is_empty() {
-            return None;
+    fn lines(&self) -> Vec<String> {
+        if self.request.is_none() && self.outcome.is_none() && self.files.is_empty() && self.steps.is_empty() {
+            return Vec::new();
         }
         let mut line = format!("- {}", self.request.as_deref().unwrap_or("(continuing)"));
+        if !self.then.is_empty() {
+            line.push_str(&format!(" [then {}]", self.then.join("; ")));
+        }
         if let Some(outcome) = &self.outcome {
             line.push_str(&format!(" → {outcome}"));
         }
         if !self.files.is_empty() {
-            let shown: Vec<&str> = self.files.iter().take(FILES_PER_LINE).map(String::as_str).collect();
-            let more = self.files.len().saturating_sub(FILES_PER_LINE);
+            let mut names: Vec<&str> = Vec::new();
+            for file in &self.files {
+                let name = file_name(file);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            let more = names.len().saturating_sub(FILES_PER_LINE);
+            names.truncate(FILES_PER_LINE);
             let more = if more > 0 {
                 format!(" and {more} more")
             } else {
                 String::new()
             };
-            line.push_str(&format!(" (files: {}{more})", shown.join(", ")));
+            line.push_str(&format!(" (files: {}{more})", names.join(", ")));
         }
-        Some(line)
+        let mut lines = vec![line];
+        // The last step is the conclusion already on the line.
+        let steps = self.steps.iter().filter(|step| Some(*step) != self.outcome.as_ref());
+        lines.extend(steps.map(|step| format!("{WORK_MARK}{step}")));
+        lines
+    }
+
+    fn step(&mut self, step: String) {
+        if !step.is_empty() && !self.steps.contains(&step) {
+            self.steps.push(step);
+        }
     }
 }
 
 /// The narrative of `messages` on top of the anchor's narrative: a header
-/// saying why no model wrote it, the anchor's lines, then one line per request.
+/// saying why no model wrote it, the anchor's lines, then one line per
+/// request with its work.
 pub(crate) fn narrative(prior: Option<&str>, messages: &[Message], harness: &HarnessPatterns, why: &str) -> String {
     let mut lines = vec![header(why)];
+    let carried = |line: &&str| line.starts_with("- ") || line.starts_with(WORK_MARK);
     if let Some(prior) = prior.map(str::trim).filter(|p| !p.is_empty()) {
         // A prepared summary merged with later lines: its prose, then its lines.
         let (prose, since) = split_merged(prior).unwrap_or((prior, ""));
-        let prior_lines: Vec<&str> = prose
-            .lines()
-            .chain(since.lines())
-            .filter(|l| l.starts_with("- "))
-            .collect();
+        let prior_lines: Vec<&str> = prose.lines().chain(since.lines()).filter(carried).collect();
         if !since.is_empty() && !prose.trim().is_empty() {
-            lines.push(format!("- Before: {}", one_line(prose, PRIOR_PROSE_CHARS)));
-            lines.extend(since.lines().filter(|l| l.starts_with("- ")).map(str::to_owned));
+            lines.push(format!("- Before: {}", clipped(prose, PRIOR_PROSE_CHARS)));
+            lines.extend(since.lines().filter(carried).map(str::to_owned));
         } else if prior_lines.is_empty() {
-            lines.push(format!("- Before: {}", one_line(prior, PRIOR_PROSE_CHARS)));
+            lines.push(format!("- Before: {}", clipped(prior, PRIOR_PROSE_CHARS)));
         } else {
             lines.extend(prior_lines.iter().map(|l| (*l).to_owned()));
         }
@@ -125,25 +129,55 @@ pub(crate) fn narrative(prior: Option<&str>, messages: &[Message], harness: &Har
     lines.join("\n")
 }
 
-/// One line per user request in `messages`, with its outcome and the files
-/// it changed (a delta that opens mid-run starts with a `(continuing)` line).
+/// What one of the agent's messages adds to the work: the first sentence
+/// that says something, unless it only announces what it will look at next.
+fn step_of(text: &str) -> Option<String> {
+    let said = conclusion(text, STEP_CHARS)?;
+    (!is_announcement(&said)).then_some(said)
+}
+
+/// One line per user request in `messages`, with its conclusion and the
+/// files it changed, each followed by its work (a delta that opens mid-run
+/// starts with a `(continuing)` line).
 pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> Vec<String> {
     let mut lines = Vec::new();
     let mut exchange = Exchange::default();
-    for message in messages {
-        if let Some(words) = users_words(message, harness) {
-            lines.extend(exchange.line());
-            exchange = Exchange {
-                request: Some(one_line(&words, REQUEST_CHARS)),
-                ..Exchange::default()
-            };
-            continue;
+    let read = read_users(messages, harness);
+    let mut done = actions(messages).into_iter();
+    for (message, user) in messages.iter().zip(&read) {
+        match user {
+            Some(UserMessage::Request(words)) => {
+                lines.extend(exchange.lines());
+                exchange = Exchange {
+                    request: Some(clipped(words, REQUEST_CHARS)),
+                    ..Exchange::default()
+                };
+                continue;
+            }
+            Some(UserMessage::Answer(words)) => {
+                exchange.then.push(format!("answered: {}", clipped(words, 80)));
+                continue;
+            }
+            Some(UserMessage::Command(command)) => {
+                exchange.then.push(format!("ran {command}"));
+                continue;
+            }
+            _ => {}
         }
         if message.role != Role::Assistant {
             continue;
         }
-        if let Some(outcome) = last_sentence(&message.content) {
-            exchange.outcome = Some(outcome);
+        if let Some(said) = step_of(&message.content) {
+            exchange.outcome = Some(said.clone());
+            exchange.step(said);
+        }
+        for action in done.by_ref().take(message.tool_calls.len()) {
+            let target = action.target.replace('`', "'");
+            match action.outcome {
+                Outcome::Ok(Some(line)) => exchange.step(format!("`{target}` → {line}")),
+                Outcome::Failed(line) => exchange.step(format!("`{target}` failed: {line}")),
+                _ => {}
+            }
         }
         for file in files_changed(message) {
             if !exchange.files.contains(&file) {
@@ -151,7 +185,7 @@ pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> 
             }
         }
     }
-    lines.extend(exchange.line());
+    lines.extend(exchange.lines());
     lines
 }
 
@@ -192,7 +226,7 @@ mod tests {
         assert_eq!(
             text,
             "Written by compactd without a model (no upstream).\n\
-             - Add a health check. → Added /healthz and a test. (files: src/health.rs)\n\
+             - Add a health check. → Added /healthz and a test. (files: health.rs)\n\
              - Now document it. → Documented in the README."
         );
     }
@@ -243,19 +277,92 @@ mod tests {
     }
 
     #[test]
-    fn long_requests_and_outcomes_are_clipped() {
-        let messages = turn(&"r".repeat(500), &format!("{}.", "o".repeat(500)), None);
-        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+    fn long_requests_and_conclusions_are_cut_at_sentence_boundaries() {
+        let request = format!(
+            "Bump the client to v0.1.1 and refresh the plan template. {}",
+            "Also more. ".repeat(40)
+        );
+        let answer = "Perfect! The retry backoff in src/billing/retry.rs is now 774ms. It was 10ms.";
+        let text = narrative(None, &turn(&request, answer, None), &HarnessPatterns::default(), "x");
         let line = text.lines().nth(1).unwrap();
-        assert!(line.chars().count() < REQUEST_CHARS + OUTCOME_CHARS + 20, "{line}");
+        assert!(
+            line.starts_with("- Bump the client to v0.1.1 and refresh the plan template."),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(" → The retry backoff in src/billing/retry.rs is now 774ms."),
+            "the conclusion is the first sentence that says something, whole: {line}"
+        );
+        assert!(line.chars().count() <= REQUEST_CHARS + STEP_CHARS + 10, "{line}");
     }
 
     #[test]
-    fn a_long_transcripts_summary_is_a_tenth_and_a_short_ones_shorter_than_it() {
-        assert_eq!(max_tokens(20_000, 60), 2_000);
-        assert_eq!(max_tokens(250_000, 60), 25_000);
-        assert_eq!(max_tokens(3_000, 60), 2_700);
-        assert_eq!(max_tokens(100, 60), 90);
-        assert_eq!(max_tokens(20, 60), 60, "room to say why and what was asked");
+    fn acknowledgements_and_commands_follow_the_request_they_answer() {
+        let mut messages = turn("Refactor the retry loop.", "Shall I also rename it?", None);
+        messages.push(Message::new(Role::User, "yes"));
+        messages.push(Message::new(Role::User, "<command-name>/review</command-name>"));
+        messages.push(Message::new(
+            Role::User,
+            "# Review\nReview the diff. Never approve your own work.",
+        ));
+        messages.push(Message::new(
+            Role::Assistant,
+            "Renamed it to backoff_loop and reviewed the diff.",
+        ));
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            [
+                "- Refactor the retry loop. [then answered: yes; ran /review] → Renamed it to backoff_loop and reviewed the diff.",
+                "  · Shall I also rename it?"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_work_between_a_request_and_its_conclusion_is_kept_step_by_step() {
+        let call = |id: &str, command: &str| Message {
+            tool_calls: vec![ToolCall {
+                id: id.into(),
+                name: "Bash".into(),
+                arguments: serde_json::json!({ "command": command }).to_string(),
+            }],
+            ..Message::new(Role::Assistant, "")
+        };
+        let result = |id: &str, text: &str| Message {
+            tool_call_id: Some(id.into()),
+            ..Message::new(Role::Tool, text)
+        };
+        let messages = vec![
+            Message::new(Role::User, "Implement spotter-gqc."),
+            Message::new(Role::Assistant, "Let me look."),
+            Message::new(
+                Role::Assistant,
+                "The generated migration uses ALTER TABLE, which SQLite does not support. I'll rewrite it.",
+            ),
+            call("1", "mix test"),
+            result("1", "Exit code 2\n** (CompileError) lib/a.ex:3: undefined function x/0"),
+            call("2", "git commit -m 'gqc.1'"),
+            result("2", "[spotter-gqc 99b497c] gqc.1\n 3 files changed"),
+            Message::new(Role::Assistant, "All green. Closed gqc.1 and moved on to gqc.2."),
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            [
+                "- Implement spotter-gqc. → Closed gqc.1 and moved on to gqc.2.",
+                "  · The generated migration uses ALTER TABLE, which SQLite does not support.",
+                "  · `mix test` failed: ** (CompileError) lib/a.ex:3: undefined function x/0",
+                "  · `git commit -m 'gqc.1'` → [spotter-gqc 99b497c] gqc.1",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_long_transcripts_summary_is_a_tenth_and_a_short_ones_takes_the_budget() {
+        assert_eq!(max_tokens(20_000, 4_000), 2_000);
+        assert_eq!(max_tokens(250_000, 4_000), 4_000);
+        assert_eq!(max_tokens(3_000, 4_000), 4_000, "items fit beside a shorter narrative");
+        assert_eq!(max_tokens(100, 1_500), 1_500);
     }
 }

@@ -13,16 +13,12 @@ use super::tokens;
 use super::wire::CompletionRequest;
 use crate::policy::handoff::defuse_handoff_tags;
 use crate::policy::keep::narrative::{merged, narrative_of};
-use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepKind, KeepSet, Shape, fit_beside};
+use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepSet, Parts, Shape, StateAtCut, fit};
 use crate::policy::prompt::{system_prompt, user_message};
 use crate::policy::transcript::{Message, clip};
 
 /// Summarization is rewriting, not invention.
 pub(crate) const TEMPERATURE: f32 = 0.2;
-/// What the guard's heading, blank lines and parked line take, about…
-const FRAME_TOKENS: u64 = 32;
-/// …and a line's label.
-const LABEL_TOKENS: u64 = 4;
 
 /// The most of an upstream's answer read, whatever it sends.
 pub(crate) const MAX_SUMMARY_BYTES: usize = 32 * 1024;
@@ -67,6 +63,22 @@ pub(crate) struct Rules<'a> {
     /// long transcript is at most a tenth of it.
     pub transcript_tokens: u64,
     pub harness: &'a HarnessPatterns,
+    /// Where things stand at the cut, from the transcript.
+    pub state: &'a StateAtCut,
+    /// The conversation summarized (its parked line names it).
+    pub conversation: &'a str,
+}
+
+impl Rules<'_> {
+    fn parts<'a>(&'a self, narrative: &'a str, shape: Shape) -> Parts<'a> {
+        Parts {
+            narrative,
+            shape,
+            state: self.state,
+            beside: "",
+            conversation: self.conversation,
+        }
+    }
 }
 
 /// A new summary, ready to become the anchor.
@@ -106,24 +118,19 @@ pub(crate) enum Via<'a> {
     Extractive(&'a str),
 }
 
-/// The narrative and the keep set within `max_tokens`, unable to close a
-/// handoff.
-pub fn finish(narrative: &str, shape: Shape, keep: &KeepSet, max_tokens: u64) -> (String, KeepFigures) {
-    finish_beside(narrative, "", shape, keep, max_tokens)
-}
-
-/// [`finish`] for a summary read beside `beside` (a handoff's other sections).
-pub(crate) fn finish_beside(
-    narrative: &str,
-    beside: &str,
-    shape: Shape,
-    keep: &KeepSet,
-    max_tokens: u64,
-) -> (String, KeepFigures) {
-    let narrative = defuse_handoff_tags(narrative);
+/// The summary of `parts` and the keep set within `max_tokens`, unable to
+/// close a handoff.
+pub fn finish(parts: Parts<'_>, keep: &KeepSet, max_tokens: u64) -> (String, KeepFigures) {
+    let narrative = defuse_handoff_tags(parts.narrative);
+    let beside = defuse_handoff_tags(parts.beside);
+    let parts = Parts {
+        narrative: &narrative,
+        beside: &beside,
+        ..parts
+    };
     let mut budget = max_tokens;
     loop {
-        let fitted = fit_beside(&narrative, beside, shape, keep, budget, &tokens::count);
+        let fitted = fit(parts, keep, budget, &tokens::count);
         // A kept item may itself hold a handoff tag; defused, it can count more.
         let text = defuse_handoff_tags(&fitted.text);
         let over = tokens::count(&text).saturating_sub(max_tokens);
@@ -134,31 +141,47 @@ pub(crate) fn finish_beside(
     }
 }
 
-/// [`finish`] on a blocking thread: fitting a long narrative counts tokens
-/// for a tenth of a second or more, which must not stall the async workers.
-pub(crate) async fn finish_off_thread(
+/// What a summary is made of, owned, to be fitted on another thread.
+#[derive(Debug, Clone)]
+struct OwnedParts {
     narrative: String,
     shape: Shape,
-    keep: &KeepSet,
-    max_tokens: u64,
-) -> (String, KeepFigures) {
-    finish_beside_off_thread(narrative, String::new(), shape, keep, max_tokens).await
+    state: StateAtCut,
+    beside: String,
+    conversation: String,
 }
 
-/// [`finish_beside`] on a blocking thread, as [`finish_off_thread`].
-pub(crate) async fn finish_beside_off_thread(
-    narrative: String,
-    beside: String,
-    shape: Shape,
-    keep: &KeepSet,
-    max_tokens: u64,
-) -> (String, KeepFigures) {
-    let owned = keep.clone();
-    let (fitting, next_to) = (narrative.clone(), beside.clone());
-    match tokio::task::spawn_blocking(move || finish_beside(&fitting, &next_to, shape, &owned, max_tokens)).await {
+impl OwnedParts {
+    fn parts(&self) -> Parts<'_> {
+        Parts {
+            narrative: &self.narrative,
+            shape: self.shape,
+            state: &self.state,
+            beside: &self.beside,
+            conversation: &self.conversation,
+        }
+    }
+
+    fn of(parts: Parts<'_>) -> Self {
+        Self {
+            narrative: parts.narrative.to_owned(),
+            shape: parts.shape,
+            state: parts.state.clone(),
+            beside: parts.beside.to_owned(),
+            conversation: parts.conversation.to_owned(),
+        }
+    }
+}
+
+/// [`finish`] on a blocking thread: fitting a long narrative counts tokens
+/// for a tenth of a second or more, which must not stall the async workers.
+pub(crate) async fn finish_off_thread(parts: Parts<'_>, keep: &KeepSet, max_tokens: u64) -> (String, KeepFigures) {
+    let owned = OwnedParts::of(parts);
+    let set = keep.clone();
+    match tokio::task::spawn_blocking(move || finish(owned.parts(), &set, max_tokens)).await {
         Ok(finished) => finished,
         // The thread pool is shutting down: fit it here.
-        Err(_) => finish_beside(&narrative, &beside, shape, keep, max_tokens),
+        Err(_) => finish(parts, keep, max_tokens),
     }
 }
 
@@ -182,7 +205,7 @@ pub(crate) async fn write(
             };
             let completion = summary_model.client.complete(&request).await?;
             let narrative = clip(&completion.text, MAX_SUMMARY_BYTES);
-            let finished = finish_off_thread(narrative.clone(), Shape::Prose, rules.keep, rules.max_tokens).await;
+            let finished = finish_off_thread(rules.parts(&narrative, Shape::Prose), rules.keep, rules.max_tokens).await;
             Ok(Draft {
                 model: Some(completion.model),
                 upstream_input_tokens: completion.input_tokens,
@@ -192,30 +215,21 @@ pub(crate) async fn write(
         }
         Via::Extractive(why) => {
             let narrative = extractive::narrative(anchor, messages, rules.harness, why);
-            // However short the transcript, room for the header and for what
-            // every summary carries (the request and the rules) with their frame.
-            let carried: u64 = rules
-                .keep
-                .items()
-                .iter()
-                .filter(|item| matches!(item.kind, KeepKind::Request | KeepKind::Prohibition))
-                .map(|item| tokens::count(&item.text) + LABEL_TOKENS)
-                .sum();
-            let least = tokens::count(&extractive::header(why)) + carried + FRAME_TOKENS;
-            let max_tokens = rules
-                .max_tokens
-                .min(extractive::max_tokens(rules.transcript_tokens, least));
-            let finished = finish_off_thread(narrative.clone(), Shape::Lines, rules.keep, max_tokens).await;
+            let max_tokens = extractive::max_tokens(rules.transcript_tokens, rules.max_tokens);
+            let finished = finish_off_thread(rules.parts(&narrative, Shape::Lines), rules.keep, max_tokens).await;
             Ok(Draft::new(Writer::Extractive, narrative, finished))
         }
     }
 }
 
 /// A summary the harness wrote: recorded as its narrative, held to the same
-/// budget and keep guard as any.
+/// budget and keep guard as any (the state at the cut is the harness's to say).
 pub(crate) async fn from_harness(text: &str, rules: Rules<'_>) -> Draft {
     let narrative = text.trim().to_owned();
-    let finished = finish_off_thread(narrative.clone(), Shape::Prose, rules.keep, rules.max_tokens).await;
+    // The harness said where things stand in its own words: only the
+    // request it left out is added.
+    let parts = Parts::of(&narrative, Shape::Prose, rules.conversation);
+    let finished = finish_off_thread(parts, rules.keep, rules.max_tokens).await;
     Draft::new(Writer::Harness, narrative, finished)
 }
 
@@ -233,7 +247,7 @@ pub(crate) struct PreparedNarrative<'a> {
 pub(crate) async fn merge(prepared: PreparedNarrative<'_>, delta: &[Message], rules: Rules<'_>) -> Draft {
     let since = extractive::request_lines(delta, rules.harness);
     let narrative = merged(prepared.narrative, &since);
-    let finished = finish_off_thread(narrative.clone(), Shape::Prose, rules.keep, rules.max_tokens).await;
+    let finished = finish_off_thread(rules.parts(&narrative, Shape::Prose), rules.keep, rules.max_tokens).await;
     Draft {
         model: prepared.model.map(str::to_owned),
         ..Draft::new(Writer::Llm, narrative, finished)
@@ -244,7 +258,8 @@ pub(crate) async fn merge(prepared: PreparedNarrative<'_>, delta: &[Message], ru
 /// the budget, with nothing appended.
 pub(crate) async fn clean_slate(text: &str, max_tokens: u64) -> Draft {
     let narrative = text.trim().to_owned();
-    let finished = finish_off_thread(narrative.clone(), Shape::Prose, &KeepSet::default(), max_tokens).await;
+    let parts = Parts::of(&narrative, Shape::Prose, "");
+    let finished = finish_off_thread(parts, &KeepSet::default(), max_tokens).await;
     Draft::new(Writer::Harness, narrative, finished)
 }
 
@@ -279,11 +294,14 @@ mod tests {
         ];
         let set = keep_set_of(&delta, &harness);
         let prose = "We hardened the billing retries. ".repeat(400);
+        let state = StateAtCut::default();
         let rules = Rules {
             keep: &set,
             max_tokens: 500,
             transcript_tokens: 50_000,
             harness: &harness,
+            state: &state,
+            conversation: "c",
         };
         let prepared = PreparedNarrative {
             narrative: &prose,

@@ -12,7 +12,7 @@ use super::keep::KEEP_INSTRUCTIONS;
 use super::transcript::{Message, fence, neutralize, render};
 
 /// Changes whenever the prompt's text does; stored with every summary.
-pub(crate) const PROMPT_VERSION: &str = "compactd-summary-2";
+pub(crate) const PROMPT_VERSION: &str = "compactd-summary-3";
 
 /// The words asked for when the narrative may take `narrative_tokens`
 /// (English runs about four words to three tokens; asking for fewer leaves
@@ -33,6 +33,8 @@ Write the NEW SUMMARY. It replaces the prior one entirely, so it must keep every
 {KEEP_INSTRUCTIONS}\n\
 \n\
 The service appends the user's latest request, their rules and the exact paths, URLs, ids, commands and files changed after your summary by itself: you need not list them, but name the ones your sentences are about. Spend your words on what only a reader of the whole conversation knows: what was decided and why, what was tried and failed, the state of the work, the next step.\n\
+\n\
+End with where things stand at the end of the transcript, as the agent must pick it up: what it was doing when the transcript stops (the exact step, and whether it finished), which of its last actions failed and are not yet set right (with the error), what the user is waiting for or what the agent asked the user and is waiting on, and the next step. A reader will carry on from this alone.\n\
 \n\
 Describe tool calls and their results in plain prose. Be terse: plain text, no preamble, at most {words} words. Do not invent anything."
     )

@@ -110,6 +110,22 @@ pub(crate) async fn save(
     set: &KeepSet,
     turns_read: i64,
 ) -> StoreResult<()> {
+    let removed: Vec<Vec<u8>> = set
+        .removed()
+        .iter()
+        .filter(|(kind, _)| *kind == KeepKind::FileChanged)
+        .map(|(_, text)| Sha256::digest(text.as_bytes())[..16].to_vec())
+        .collect();
+    if !removed.is_empty() {
+        sqlx::query(
+            "DELETE FROM keep_items WHERE tenant = $1 AND conversation_id = $2 AND kind = 'file_changed' AND key = ANY($3)",
+        )
+        .bind(tenant.as_str())
+        .bind(id.as_str())
+        .bind(&removed)
+        .execute(&mut *conn)
+        .await?;
+    }
     let changed: Vec<&KeepItem> = set.changed().collect();
     if !changed.is_empty() {
         let column = |f: &dyn Fn(&KeepItem) -> String| changed.iter().map(|i| f(i)).collect::<Vec<String>>();

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -13,7 +13,9 @@ use crate::llm_client::openai_answer;
 
 const DEADLINE: Duration = Duration::from_millis(1500);
 
-async fn conversation_with_a_summary(app: &TestApp) {
+/// Sets up conversation `c` with an anchor a harness wrote; answers the
+/// stored summary (the anchor with where things stood).
+async fn conversation_with_a_summary(app: &TestApp) -> Value {
     app.report(
         "/turn-ended",
         json!({"conversation_id": "c", "user": "Deploy build 4711."}),
@@ -26,6 +28,12 @@ async fn conversation_with_a_summary(app: &TestApp) {
     .await;
     app.report("/turn-ended", json!({"conversation_id": "c", "user": "And now?"}))
         .await;
+    let anchor = app.state("c").await["summary"]["text"].clone();
+    assert!(
+        anchor.as_str().unwrap().starts_with("The anchor: Deploy build 4711."),
+        "{anchor}"
+    );
+    anchor
 }
 
 /// An upstream that sends its headers, then one byte every 200 ms, forever.
@@ -84,17 +92,14 @@ async fn every_upstream_fault_fails_soft_within_the_deadline() {
         let upstream = MockServer::start().await;
         Mock::given(method("POST")).respond_with(fault).mount(&upstream).await;
         let app = spawn_app_with_upstream(&upstream.uri(), DEADLINE).await;
-        conversation_with_a_summary(&app).await;
+        let anchor = conversation_with_a_summary(&app).await;
         let started = Instant::now();
 
         let answer = app.report("/summarize", json!({"conversation_id": "c"})).await;
 
         let took = started.elapsed();
         assert_eq!(answer["success"], false, "{name}");
-        assert_eq!(
-            answer["summary"], "The anchor: Deploy build 4711.",
-            "{name}: the anchor stays"
-        );
+        assert_eq!(answer["summary"], anchor, "{name}: the anchor stays");
         assert!(answer["compaction"]["summary"].is_null(), "{name}: no partial summary");
         assert!(took < DEADLINE + Duration::from_millis(700), "{name}: took {took:?}");
         let calls = upstream.received_requests().await.unwrap().len() as u64;
@@ -115,7 +120,7 @@ async fn every_upstream_fault_fails_soft_within_the_deadline() {
 async fn a_slow_drip_is_cut_off_at_the_deadline() {
     let upstream = slow_drip().await;
     let app = spawn_app_with_upstream(&upstream, DEADLINE).await;
-    conversation_with_a_summary(&app).await;
+    let anchor = conversation_with_a_summary(&app).await;
     let started = Instant::now();
 
     let answer = app.report("/summarize", json!({"conversation_id": "c"})).await;
@@ -131,10 +136,7 @@ async fn a_slow_drip_is_cut_off_at_the_deadline() {
         "{:?}",
         started.elapsed()
     );
-    assert_eq!(
-        app.state("c").await["summary"]["text"],
-        "The anchor: Deploy build 4711."
-    );
+    assert_eq!(app.state("c").await["summary"]["text"], anchor);
 }
 
 #[tokio::test]

@@ -105,9 +105,18 @@ async fn harness_text_is_neither_the_latest_request_nor_a_rule() {
         summary.contains("- Latest request: Rename the crate to compactd-core."),
         "{summary}"
     );
-    for harness in ["Caveat", "DO NOT respond", "Never mention this reminder", "/clear"] {
+    for harness in [
+        "Caveat",
+        "DO NOT respond",
+        "Never mention this reminder",
+        "<command-name>",
+    ] {
         assert!(!summary.contains(harness), "{harness} kept: {summary}");
     }
+    assert!(
+        summary.contains("- Then: ran /clear"),
+        "a command the user ran is said as such, after the request: {summary}"
+    );
     let (_, keep) = app.get_json("/conversations/c/keep?kind=prohibition").await;
     assert_eq!(keep["total"], 0, "{keep}");
 }
@@ -142,7 +151,9 @@ async fn every_summary_fits_its_budget_and_says_how_many_items_it_parked() {
         let parked = keep["parked"].as_u64().unwrap();
         assert!(parked > 0, "{keep}");
         assert!(
-            summary.ends_with(&format!("({parked} more items are parked: search_history finds them.)")),
+            summary.ends_with(&format!(
+                "({parked} more items are parked for conversation \"c\": get_keep_set lists them all; search_history finds them in the stored turns.)"
+            )),
             "{summary}"
         );
         assert_eq!(
@@ -339,7 +350,7 @@ fn long_session_turn(i: usize) -> (String, String) {
 }
 
 #[tokio::test]
-async fn an_extractive_summary_is_a_tenth_of_a_long_transcript_and_shorter_than_a_short_one() {
+async fn an_extractive_summary_is_a_tenth_of_a_long_transcript_and_a_short_ones_parks_nothing() {
     let app = spawn_app().await;
     app.report(
         "/usage",
@@ -382,13 +393,10 @@ async fn an_extractive_summary_is_a_tenth_of_a_long_transcript_and_shorter_than_
         summary_of(&long).contains("Task 109: investigate"),
         "the newest requests stay whole"
     );
-    let short_before = short["compaction"]["tokens_before"].as_u64().unwrap();
-    let short_after = tokens::count(&summary_of(&short));
-    assert!(
-        short_after < short_before,
-        "{short_after} vs {short_before}: {}",
-        summary_of(&short)
-    );
+    assert_eq!(short["compaction"]["keep"]["parked"], 0, "{short}");
+    for request in ["Add a health check to the API server.", "Add a test for the 503."] {
+        assert!(summary_of(&short).contains(request), "{}", summary_of(&short));
+    }
 }
 
 #[tokio::test]

@@ -11,11 +11,13 @@ async fn a_check_names_what_a_summary_left_out_and_changes_nothing() {
     let app = spawn_app().await;
     app.report("/usage", json!({"conversation_id": "chk", "used": 1000}))
         .await;
-    app.report(
-        "/turn-ended",
-        json!({"conversation_id": "chk", "user": "Deploy build 4711 to staging.example.com. Never deploy on Fridays.", "assistant": "Deployed."}),
-    )
-    .await;
+    for user in ["Never deploy on Fridays.", "Deploy build 4711 to staging.example.com."] {
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "chk", "user": user, "assistant": "Deployed."}),
+        )
+        .await;
+    }
     let before = app.state("chk").await;
     let (status, checked) = app
         .post_json(
@@ -25,9 +27,14 @@ async fn a_check_names_what_a_summary_left_out_and_changes_nothing() {
         .await;
     assert_eq!(status, 200, "{checked}");
     let missing = checked["missing"].as_str().unwrap();
-    assert!(missing.starts_with("Kept word for word:"), "{missing}");
-    assert!(missing.contains("Never deploy on Fridays."), "{missing}");
-    assert!(missing.contains("- Latest request: Deploy build 4711"), "{missing}");
+    assert!(
+        missing.starts_with("Where things stand:\n- Latest request: Deploy build 4711"),
+        "{missing}"
+    );
+    assert!(
+        missing.contains("Kept word for word:\n- Rule: Never deploy on Fridays."),
+        "{missing}"
+    );
     assert!(checked["missing_tokens"].as_u64().unwrap() > 0);
     assert_eq!(checked["keep"]["by_kind"]["prohibition"]["appended"], 1, "{checked}");
     assert_eq!(checked["max_tokens"], 4000, "the conversation's summary budget");

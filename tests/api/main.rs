@@ -40,6 +40,7 @@ mod python;
 mod replay;
 mod replicas;
 mod schemathesis;
+mod state_at_cut;
 mod summarize;
 #[path = "../../bench/synthetic/mod.rs"]
 mod synthetic;

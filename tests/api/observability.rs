@@ -170,14 +170,18 @@ async fn metrics_after_a_scripted_run_show_the_counts_it_caused_and_logs_carry_r
             .await
             .unwrap();
     }
-    post("/turn-ended", json!({"conversation_id": "c", "user": "go on"}))
-        .await
-        .unwrap();
+    post(
+        "/turn-ended",
+        json!({"conversation_id": "c", "user": "go on with the migration"}),
+    )
+    .await
+    .unwrap();
     post("/decide", json!({"conversation_id": "c"})).await.unwrap();
     let failed = post("/summarize", json!({"conversation_id": "c"})).await.unwrap();
     let request_id = failed.headers()["x-request-id"].to_str().unwrap().to_owned();
     let (_, summary) = read(failed).await;
-    let harness = json!({"conversation_id": "c", "trigger": "harness", "summary": "The user asked to go on."});
+    let harness =
+        json!({"conversation_id": "c", "trigger": "harness", "summary": "The user asked: go on with the migration."});
     let (status, _) = read(post("/summarize", harness).await.unwrap()).await;
     assert_eq!(status, 200);
     let metrics = client

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use compactd::policy::keep::STATE_HEADING;
 use compactd::policy::keep::narrative::{KEPT_HEADING, narrative_of};
 use serde_json::{Value, json};
 use wiremock::matchers::method;
@@ -176,7 +177,7 @@ async fn a_summary_that_drops_a_path_a_url_and_an_id_is_stored_with_all_three() 
 
     let summary = answer["summary"].as_str().unwrap();
     assert!(summary.starts_with("The user asked for a deploy; it went fine.\n\n"));
-    assert!(summary.contains(KEPT_HEADING));
+    assert!(summary.contains(STATE_HEADING), "{summary}");
     for kept in ["/srv/app/releases/v42", "https://ci.example.com/runs/88231", "OPS-1187"] {
         assert!(summary.contains(kept), "{kept} missing: {summary}");
     }

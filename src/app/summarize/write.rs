@@ -15,7 +15,7 @@ use crate::app::{Outcome, Refusal, Services};
 use crate::domain::ConversationId;
 use crate::llm::summarizer::{PreparedNarrative, Rules};
 use crate::llm::{self, Via, Writer, summarizer, tokens};
-use crate::policy::keep::{HarnessPatterns, summary_max_tokens};
+use crate::policy::keep::{HarnessPatterns, state_at_cut, summary_max_tokens};
 use crate::policy::prepare::Reason;
 use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::{Message, Role};
@@ -83,11 +83,14 @@ pub(super) async fn write(
     let tokens_before = request
         .tokens_before
         .unwrap_or_else(|| counted.prior + counted.per_message.iter().sum::<u64>());
+    let state = state_at_cut(delta, &harness);
     let rules = Rules {
         keep: &taken.set,
         max_tokens: summary_max_tokens(services.summaries.max_tokens, stored.state.size),
         transcript_tokens: counted.prior + counted.per_message.iter().sum::<u64>(),
         harness: &harness,
+        state: &state,
+        conversation: request.id.as_str(),
     };
     let given = harness_summary.is_some();
     let chosen = ahead::choose(offered, &counted, cut_at, given, &stored.state, &services.policy);

@@ -1,22 +1,31 @@
 //! The budget (SPEC §4): every summary, whoever wrote it, fits
 //! `summary_max_tokens`, filled in tier order — the latest request, every
-//! prohibition, what the user named, files changed, the narrative, what the
-//! assistant named, what tool output showed that was mentioned again — and
-//! what does not fit is parked: counted, said on the summary's last line,
-//! findable. The keep guard appends each guarded item the narrative lacks,
-//! once, under a pinned heading.
+//! prohibition, where things stand (at most a share of its own), what the
+//! user named, files changed, the narrative, what the assistant named, what
+//! tool output showed that was mentioned again (each of the last two capped)
+//! — and what does not fit is parked: counted, said on the summary's last
+//! line with the reads that find it, findable. The keep guard appends each
+//! guarded item the summary lacks, once, under a pinned heading.
 
 use std::collections::HashSet;
 
+use super::KeepItem;
 use super::figures::{KeepFigures, Outcome};
 pub use super::narrative::Shape;
-use super::narrative::{KEPT_HEADING, fit_narrative, parked_line};
+use super::narrative::{KEPT_HEADING, Parked, fit_narrative, parked_line};
 use super::presence::{holds, squeezed};
-use super::render::{Candidate, Line, assemble, render};
+use super::render::{Candidate, Line, assemble, render, state_section};
 use super::set::{KeepSet, Tier};
+use super::state::{STATE_HEADING, StateAtCut};
 
 /// No summary's budget is smaller than this.
 pub(crate) const MIN_SUMMARY_TOKENS: u64 = 500;
+/// Where things stand takes at most this share of the budget (percent)…
+pub(crate) const STATE_SHARE: u64 = 15;
+/// …what only the assistant named at most this…
+pub(crate) const NAMED_BY_ASSISTANT_SHARE: u64 = 15;
+/// …and what tool output showed at most this, so the narrative keeps its room.
+pub(crate) const SEEN_IN_TOOL_OUTPUT_SHARE: u64 = 5;
 
 /// A conversation's budget: the configured maximum, at most a twentieth of
 /// its window (when known), at least [`MIN_SUMMARY_TOKENS`].
@@ -37,20 +46,51 @@ pub struct Fitted {
     pub figures: KeepFigures,
 }
 
-/// The summary of `narrative` and the keep set within `max_tokens`, with
-/// what became of every item the summary was to carry. `beside` is other
-/// text the reader gets too (a handoff's quoted requests and reply; empty
-/// for a summary alone): an item that text holds is not appended again.
-pub fn fit_beside(
-    narrative: &str,
-    beside: &str,
-    shape: Shape,
-    set: &KeepSet,
-    max_tokens: u64,
-    count: &dyn Fn(&str) -> u64,
-) -> Fitted {
-    let beside = squeezed(beside);
-    let read = |narrative: &str| format!("{} {beside}", squeezed(narrative));
+/// What a summary is made of besides the keep set's items.
+#[derive(Debug, Clone, Copy)]
+pub struct Parts<'a> {
+    /// The writer's text (tier 5).
+    pub narrative: &'a str,
+    pub shape: Shape,
+    /// Where things stand at the cut (empty: the request alone).
+    pub state: &'a StateAtCut,
+    /// Other text the reader gets too (a handoff's quoted requests and
+    /// reply; empty for a summary alone): an item it holds is not repeated.
+    pub beside: &'a str,
+    /// The conversation whose keep set and stored turns hold what is parked.
+    pub conversation: &'a str,
+}
+
+impl<'a> Parts<'a> {
+    /// A narrative alone, as the summary of `conversation`.
+    pub fn of(narrative: &'a str, shape: Shape, conversation: &'a str) -> Self {
+        static NOTHING: StateAtCut = StateAtCut {
+            then: Vec::new(),
+            in_progress: None,
+            last_actions: Vec::new(),
+            waiting_on_user: None,
+            unresolved_error: None,
+        };
+        Self {
+            narrative,
+            shape,
+            state: &NOTHING,
+            beside: "",
+            conversation,
+        }
+    }
+}
+
+/// Whether an item was seen in a stored turn, where `search_history`
+/// finds it; the rest (a caller's transcript, tool calls and their output)
+/// only the keep set holds.
+fn in_stored_turns(item: &KeepItem) -> bool {
+    item.first_seen.turn_id.is_some() || item.last_seen.turn_id.is_some()
+}
+
+/// The summary of `parts` and the keep set within `max_tokens`, with what
+/// became of every item the summary was to carry.
+pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> Fitted {
     let candidates: Vec<Candidate> = set
         .ranked()
         .into_iter()
@@ -60,9 +100,39 @@ pub fn fit_beside(
             item,
         })
         .collect();
-    // Room the heading, the blank lines and the parked line take.
-    let overhead = count(&format!("\n\n{KEPT_HEADING}\n\n\n")) + count(&parked_line(candidates.len().max(10)));
-    let room = max_tokens.saturating_sub(overhead);
+    // Where things stand, line by line while its share lasts.
+    let share = max_tokens * STATE_SHARE / 100;
+    let mut state_lines: Vec<String> = Vec::new();
+    let mut state_cost = 0;
+    for line in parts.state.lines() {
+        let price = count(&format!("\n{line}"));
+        if state_cost + price <= share {
+            state_cost += price;
+            state_lines.push(line);
+        }
+    }
+    let beside = squeezed(parts.beside);
+    // The request is shown where things stand (unless the reader has it
+    // beside): what it names is there too.
+    let request = candidates
+        .iter()
+        .find(|c| c.tier == Tier::Request && !holds(&beside, c.item))
+        .map_or(String::new(), |c| squeezed(&c.item.text));
+    let read = |narrative: &str, state: &[String]| {
+        format!(
+            "{} {beside} {request} {}",
+            squeezed(narrative),
+            squeezed(&state.join("\n"))
+        )
+    };
+    // Room the headings, the blank lines and the parked line take.
+    let worst_parked = Parked {
+        all: candidates.len().max(10),
+        said: candidates.len().max(10),
+    };
+    let overhead = count(&format!("\n\n{STATE_HEADING}\n\n\n{KEPT_HEADING}\n\n\n"))
+        + count(&parked_line(worst_parked, parts.conversation));
+    let room = max_tokens.saturating_sub(overhead + state_cost);
     // What an item costs on its line, whether or not it opens the line.
     let cost = |candidate: &Candidate, opens_line: bool| {
         let prefix = if opens_line || candidate.line.one_per_line() {
@@ -87,12 +157,16 @@ pub fn fit_beside(
     }
     // The narrative takes the room the admitted items it lacks leave.
     let price_of_missing = |narrative: &str, admitted: &[usize]| -> u64 {
-        let haystack = read(narrative);
+        let haystack = read(narrative, &state_lines);
         let mut opened = HashSet::new();
         admitted
             .iter()
             .map(|at| &candidates[*at])
-            .filter(|candidate| !holds(&haystack, candidate.item))
+            .filter(|candidate| match candidate.tier {
+                // The request is shown where things stand unless the reader has it beside.
+                Tier::Request => !holds(&beside, candidate.item),
+                _ => !holds(&haystack, candidate.item),
+            })
             .map(|candidate| cost(candidate, opened.insert(candidate.line)))
             .sum()
     };
@@ -100,7 +174,7 @@ pub fn fit_beside(
     // fit the room: the least it may have is what the admitted items leave;
     // a narrative that holds them word for word may take their room too.
     let fits = |narrative_room: u64| {
-        let fitted = fit_narrative(narrative, shape, narrative_room, count);
+        let fitted = fit_narrative(parts.narrative, parts.shape, narrative_room, count);
         let fits = count(&fitted) + price_of_missing(&fitted, &admitted) <= room;
         (fits, fitted)
     };
@@ -118,41 +192,62 @@ pub fn fit_beside(
         }
         narrative_room = narrative_room.saturating_sub(step).max(least);
     }
-    let mut fitted_narrative = found.unwrap_or_else(|| fit_narrative(narrative, shape, least, count));
-    // Tiers 6–7 fill what is left.
+    let mut fitted_narrative = found.unwrap_or_else(|| fit_narrative(parts.narrative, parts.shape, least, count));
+    // Tiers 6–7 fill what is left, each within its cap.
     let mut used = count(&fitted_narrative) + price_of_missing(&fitted_narrative, &admitted);
-    let haystack = read(&fitted_narrative);
+    let haystack = read(&fitted_narrative, &state_lines);
+    let (mut by_assistant, mut in_tool_output) = (0_u64, 0_u64);
     for (at, candidate) in candidates.iter().enumerate().filter(|(_, c)| !c.tier.is_guarded()) {
         if holds(&haystack, candidate.item) {
             admitted.push(at);
             continue;
         }
         let price = cost(candidate, !opened.contains(&candidate.line));
-        if used + price <= room {
+        let (spent, share) = match candidate.tier {
+            Tier::NamedByAssistant => (&mut by_assistant, NAMED_BY_ASSISTANT_SHARE),
+            _ => (&mut in_tool_output, SEEN_IN_TOOL_OUTPUT_SHARE),
+        };
+        if used + price <= room && *spent + price <= max_tokens * share / 100 {
             used += price;
+            *spent += price;
             opened.insert(candidate.line);
             admitted.push(at);
         }
     }
-    // Assemble, and give way until the whole, counted exactly, fits:
-    // the lowest tiers first, then the narrative, never the request.
+    // Assemble, and give way until the whole, counted exactly, fits: the
+    // tiers past the narrative first, then the narrative, then tiers 4 and
+    // 3, then where things stand, then rules; never the request.
     loop {
-        let (text, figures) = settle(&candidates, &admitted, &fitted_narrative, &read(&fitted_narrative));
+        let summary = Summary {
+            candidates: &candidates,
+            admitted: &admitted,
+            narrative: &fitted_narrative,
+            state_lines: &state_lines,
+            beside: &beside,
+            conversation: parts.conversation,
+        };
+        let (text, figures) = summary.settle(&read(&fitted_narrative, &state_lines));
         let tokens = count(&text);
         if tokens <= max_tokens {
             return Fitted { text, tokens, figures };
         }
-        let droppable = admitted.iter().rposition(|at| candidates[*at].tier > Tier::FileChanged);
-        if let Some(position) = droppable {
+        if let Some(position) = admitted.iter().rposition(|at| candidates[*at].tier > Tier::FileChanged) {
             admitted.remove(position);
             continue;
         }
         if !fitted_narrative.is_empty() {
             let smaller = count(&fitted_narrative) * 9 / 10;
-            fitted_narrative = fit_narrative(narrative, shape, smaller, count);
+            fitted_narrative = fit_narrative(parts.narrative, parts.shape, smaller, count);
             if smaller == 0 {
                 fitted_narrative.clear();
             }
+            continue;
+        }
+        if let Some(position) = admitted.iter().rposition(|at| candidates[*at].tier > Tier::Prohibition) {
+            admitted.remove(position);
+            continue;
+        }
+        if state_lines.pop().is_some() {
             continue;
         }
         match admitted.iter().rposition(|at| candidates[*at].tier != Tier::Request) {
@@ -164,29 +259,50 @@ pub fn fit_beside(
     }
 }
 
-/// The summary text for the admitted candidates, and what became of each
-/// candidate: present in the narrative (or in a line already appended),
-/// appended, or parked.
-fn settle(candidates: &[Candidate], admitted: &[usize], narrative: &str, haystack: &str) -> (String, KeepFigures) {
-    let admitted: HashSet<usize> = admitted.iter().copied().collect();
-    let mut figures = KeepFigures::default();
-    let mut appended: Vec<&Candidate> = Vec::new();
-    let mut appended_texts: HashSet<&str> = HashSet::new();
-    let mut parked = 0;
-    for (at, candidate) in candidates.iter().enumerate() {
-        let outcome = if holds(haystack, candidate.item) || appended_texts.contains(candidate.item.text.as_str()) {
-            Outcome::Present
-        } else if admitted.contains(&at) {
-            appended.push(candidate);
-            appended_texts.insert(candidate.item.text.as_str());
-            Outcome::Appended
-        } else {
-            parked += 1;
-            Outcome::Parked
-        };
-        figures.count(candidate.item.kind, outcome);
+/// One arrangement of a summary's parts.
+struct Summary<'a> {
+    candidates: &'a [Candidate<'a>],
+    admitted: &'a [usize],
+    narrative: &'a str,
+    state_lines: &'a [String],
+    beside: &'a str,
+    conversation: &'a str,
+}
+
+impl Summary<'_> {
+    /// The summary text, and what became of each candidate: present in the
+    /// narrative, the state or beside (or in a line already appended),
+    /// appended, or parked. The request is shown where things stand unless
+    /// the reader has it beside the summary.
+    fn settle(&self, haystack: &str) -> (String, KeepFigures) {
+        let admitted: HashSet<usize> = self.admitted.iter().copied().collect();
+        let mut figures = KeepFigures::default();
+        let mut appended: Vec<&Candidate> = Vec::new();
+        let mut appended_texts: HashSet<&str> = HashSet::new();
+        let mut parked = Parked::default();
+        let mut request: Option<&str> = None;
+        for (at, candidate) in self.candidates.iter().enumerate() {
+            let held = holds(haystack, candidate.item) || appended_texts.contains(candidate.item.text.as_str());
+            if candidate.tier == Tier::Request && admitted.contains(&at) && !holds(self.beside, candidate.item) {
+                request = Some(candidate.item.text.as_str());
+            }
+            let outcome = if held {
+                Outcome::Present
+            } else if admitted.contains(&at) {
+                appended.push(candidate);
+                appended_texts.insert(candidate.item.text.as_str());
+                Outcome::Appended
+            } else {
+                parked.all += 1;
+                parked.said += usize::from(in_stored_turns(candidate.item));
+                Outcome::Parked
+            };
+            figures.count(candidate.item.kind, outcome);
+        }
+        let state = state_section(request, self.state_lines);
+        let text = assemble(self.narrative, &state, &render(&appended), parked, self.conversation);
+        (text, figures)
     }
-    (assemble(narrative, &render(&appended), parked), figures)
 }
 
 #[cfg(test)]
@@ -196,6 +312,25 @@ mod tests {
     use super::*;
     use crate::policy::keep::set::Place;
     use crate::policy::keep::{KeepKind, Sighting, Source};
+
+    fn fit_beside(
+        narrative: &str,
+        beside: &str,
+        shape: Shape,
+        set: &KeepSet,
+        max_tokens: u64,
+        count: &dyn Fn(&str) -> u64,
+    ) -> Fitted {
+        let state = StateAtCut::default();
+        let parts = Parts {
+            narrative,
+            shape,
+            state: &state,
+            beside,
+            conversation: "c",
+        };
+        fit(parts, set, max_tokens, count)
+    }
 
     fn words(text: &str) -> u64 {
         text.split_whitespace().count() as u64
@@ -214,11 +349,7 @@ mod tests {
     fn set_of(items: &[(KeepKind, &str, Source)]) -> KeepSet {
         let mut set = KeepSet::default();
         for (turn, (kind, text, source)) in items.iter().enumerate() {
-            let sighting = Sighting {
-                kind: *kind,
-                text: (*text).into(),
-                source: *source,
-            };
+            let sighting = Sighting::new(*kind, *text, *source);
             set.observe(&[sighting], &place(turn as i64));
         }
         set
@@ -252,7 +383,7 @@ mod tests {
         assert_eq!(
             fitted.text,
             format!(
-                "We edited src/lib.rs and deployed.\n\n{KEPT_HEADING}\n- Latest request: Deploy 4711 to staging\n- Rule: Never force-push to main.\n- Paths: /srv/app"
+                "We edited src/lib.rs and deployed.\n\n{STATE_HEADING}\n- Latest request: Deploy 4711 to staging\n\n{KEPT_HEADING}\n- Rule: Never force-push to main.\n- Paths: /srv/app"
             )
         );
         let total = fitted.figures.total();
@@ -263,10 +394,24 @@ mod tests {
     }
 
     #[test]
-    fn a_complete_narrative_is_left_alone() {
-        let set = set_of(&[(KeepKind::Request, "Ship it", Source::User)]);
-        let fitted = fit_beside("The user said: Ship it", "", Shape::Prose, &set, 100, &words);
-        assert_eq!(fitted.text, "The user said: Ship it");
+    fn a_complete_narrative_gets_nothing_appended_and_the_request_opens_where_things_stand() {
+        let set = set_of(&[
+            (KeepKind::Request, "Ship it", Source::User),
+            (KeepKind::Path, "src/a.rs", Source::User),
+        ]);
+        let fitted = fit_beside(
+            "The user said: Ship it, in src/a.rs.",
+            "",
+            Shape::Prose,
+            &set,
+            100,
+            &words,
+        );
+        assert_eq!(
+            fitted.text,
+            format!("The user said: Ship it, in src/a.rs.\n\n{STATE_HEADING}\n- Latest request: Ship it")
+        );
+        assert_eq!(fitted.figures.total().present, 2);
     }
 
     #[test]
@@ -284,8 +429,13 @@ mod tests {
         assert!(fitted.text.contains("- Latest request: Finish the migration"));
         let total = fitted.figures.total();
         assert!(total.parked > 0);
+        let parked = Parked {
+            all: total.parked as usize,
+            said: total.parked as usize,
+        };
+        assert!(fitted.text.ends_with(&parked_line(parked, "c")), "{}", fitted.text);
         assert!(
-            fitted.text.ends_with(&parked_line(total.parked as usize)),
+            fitted.text.contains("for conversation \"c\": get_keep_set"),
             "{}",
             fitted.text
         );
@@ -357,8 +507,12 @@ mod tests {
             (KeepKind::Id, "KEY-2231", Source::User),
         ]);
         let narrative = "Header line.\n- Rotate key KEY-2231 in /etc/app/keys now → Rotated it.";
-        let fitted = fit_beside(narrative, "", Shape::Lines, &set, 30, &words);
-        assert_eq!(fitted.text, narrative, "nothing to append, nothing parked");
+        let fitted = fit_beside(narrative, "", Shape::Lines, &set, 60, &words);
+        assert_eq!(
+            fitted.text,
+            format!("{narrative}\n\n{STATE_HEADING}\n- Latest request: Rotate key KEY-2231 in /etc/app/keys now"),
+            "nothing appended, nothing parked"
+        );
         assert_eq!(fitted.figures.total().present, 3);
     }
 
@@ -380,6 +534,61 @@ mod tests {
             fitted.text,
             format!("Planned a trip.\n\n{KEPT_HEADING}\n- Rule: Never book first class.")
         );
+    }
+
+    #[test]
+    fn where_things_stand_comes_after_the_narrative_within_its_share() {
+        let set = set_of(&[
+            (KeepKind::Request, "Fix the retry test", Source::User),
+            (KeepKind::Prohibition, "Never touch prod.", Source::User),
+            (KeepKind::Path, "src/retry.rs", Source::User),
+        ]);
+        let state = StateAtCut {
+            then: vec!["answered: Great!".into()],
+            in_progress: Some("Raising the backoff in src/retry.rs to 774ms.".into()),
+            last_actions: vec!["Bash `cargo test` → failed: backoff too short".into()],
+            waiting_on_user: None,
+            unresolved_error: Some(format!("Bash `make` failed: {}", "word ".repeat(40))),
+        };
+        let parts = Parts {
+            narrative: "We looked at the retries.",
+            shape: Shape::Prose,
+            state: &state,
+            beside: "",
+            conversation: "c",
+        };
+        let fitted = fit(parts, &set, 200, &words);
+        assert_eq!(
+            fitted.text,
+            format!(
+                "We looked at the retries.\n\n{STATE_HEADING}\n- Latest request: Fix the retry test\n- Then: answered: Great!\n\
+                 - In progress: Raising the backoff in src/retry.rs to 774ms.\n- Last actions: Bash `cargo test` → failed: backoff too short\n\n\
+                 {KEPT_HEADING}\n- Rule: Never touch prod."
+            ),
+            "the path is held where things stand; the long error is over the section's 15%"
+        );
+        assert_eq!(fitted.figures.by_kind[&KeepKind::Path].present, 1);
+    }
+
+    #[test]
+    fn the_agents_and_the_tools_names_are_capped() {
+        let mut items: Vec<(KeepKind, String, Source)> = (0..300)
+            .map(|i| (KeepKind::Command, format!("make target_{i}"), Source::ToolCall))
+            .collect();
+        items.extend((0..300).map(|i| (KeepKind::Path, format!("out/{i}.log"), Source::ToolResult)));
+        let items: Vec<(KeepKind, &str, Source)> = items.iter().map(|(k, t, s)| (*k, t.as_str(), *s)).collect();
+        let mut set = set_of(&items);
+        for i in 0..300 {
+            let again = Sighting::new(KeepKind::Path, format!("out/{i}.log"), Source::Assistant);
+            set.observe(&[again], &place(1000 + i));
+        }
+        let fitted = fit_beside("Short.", "", Shape::Prose, &set, 1_000, &words);
+        let line = |label: &str| fitted.text.lines().find(|l| l.starts_with(label)).map_or(0, words);
+        let by_agent = line("- Also named by the agent:");
+        let in_output = line("- Seen in tool output and mentioned again:");
+        assert!(by_agent > 0 && by_agent <= 150, "tier 6: {by_agent} words");
+        assert!(in_output > 0 && in_output <= 50, "tier 7: {in_output} words");
+        assert!(fitted.figures.total().parked > 0);
     }
 
     #[test]

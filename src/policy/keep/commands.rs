@@ -1,5 +1,9 @@
 //! Shell commands (SPEC §4, kind `command`): the ones a person wrote in text
-//! (in backticks, a shell code block, or after a `$` prompt).
+//! (in backticks, a shell code block, or after a `$` prompt), each kept in
+//! one normal form (*Precision*): a leading `cd DIR &&` dropped, `2>&1` and a
+//! trailing `| head -20` left out, whitespace collapsed, so the variants of
+//! one command are one item; and never a fragment (unbalanced quotes, a
+//! heredoc opener, a trailing `&&` or `|`, or a line too long to keep whole).
 
 use std::sync::LazyLock;
 
@@ -177,17 +181,53 @@ fn is_script(path: &str) -> bool {
     }
 }
 
-/// `text` cut to [`MAX_CHARS`] characters, on its first line.
-pub(crate) fn clipped(command: &str) -> String {
-    command
-        .trim()
-        .lines()
-        .next()
-        .unwrap_or("")
-        .trim()
-        .chars()
-        .take(MAX_CHARS)
-        .collect()
+/// A heredoc's opener (`<<'EOF'`, `<<-END`): the lines after it are data.
+static HEREDOC: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"<<-?\s*['"]?[A-Za-z_]\w*['"]?"#).expect("a valid pattern"));
+static LEADING_CD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"\A\s*cd\s+(?:"[^"]*"|'[^']*'|\S+)\s*(?:&&|;)\s*"#).expect("a valid pattern"));
+/// Redirections and pagers that change how output looks, not what runs.
+static OUTPUT_PLUMBING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\s+2>&1\b|\s+2>\s*/dev/null\b|(?:\s*\|\s*(?:head|tail)(?:\s+-n)?(?:\s+-?\d+)?)+\s*\z")
+        .expect("a valid pattern")
+});
+
+/// Whether quotes are balanced (a command cut inside a string is a fragment).
+fn quotes_balanced(command: &str) -> bool {
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in command.chars() {
+        match (quote, c) {
+            (_, _) if escaped => escaped = false,
+            (Some('"') | None, '\\') => escaped = true,
+            (Some(q), c) if c == q => quote = None,
+            (None, '"' | '\'') => quote = Some(c),
+            _ => {}
+        }
+    }
+    quote.is_none()
+}
+
+/// A command in its one normal form, or `None` when what is there is a
+/// fragment rather than a command.
+pub(crate) fn normalized(command: &str) -> Option<String> {
+    let line = command.trim().lines().next().unwrap_or("").trim();
+    let mut line = line.split_whitespace().collect::<Vec<_>>().join(" ");
+    while let Some(found) = LEADING_CD.find(&line) {
+        line = line[found.end()..].to_owned();
+    }
+    let mut line = OUTPUT_PLUMBING.replace_all(&line, "").trim().to_owned();
+    while let Some(stripped) = line.strip_suffix(';') {
+        line = stripped.trim_end().to_owned();
+    }
+    let first_word = line.split_whitespace().next().unwrap_or("");
+    let fragment = line.is_empty()
+        || first_word.contains(['>', '&', '|'])
+        || line.chars().count() > MAX_CHARS
+        || !quotes_balanced(&line)
+        || HEREDOC.is_match(&line)
+        || ["&&", "||", "|", "\\", "(", "$("].iter().any(|end| line.ends_with(end));
+    (!fragment).then_some(line)
 }
 
 /// The commands written in `text`, in order.
@@ -200,8 +240,10 @@ pub(crate) fn written_commands(text: &str) -> Vec<String> {
                 let line_start = at;
                 at += line.len() + 1;
                 let command = line.trim().trim_start_matches("$ ").trim();
-                if looks_like_command(command) {
-                    found.push((line_start, clipped(command)));
+                if looks_like_command(command)
+                    && let Some(command) = normalized(command)
+                {
+                    found.push((line_start, command));
                 }
             }
         }
@@ -212,15 +254,17 @@ pub(crate) fn written_commands(text: &str) -> Vec<String> {
         if let Some(inner) = quoted.get(1)
             && looks_like_command(inner.as_str().trim())
             && (inner.as_str().trim().contains(' ') || inner.as_str().trim().starts_with("./"))
+            && let Some(command) = normalized(inner.as_str())
         {
-            found.push((inner.start(), clipped(inner.as_str())));
+            found.push((inner.start(), command));
         }
     }
     for prompted in PROMPTED.captures_iter(&outside_blocks) {
         if let Some(line) = prompted.get(1)
             && looks_like_command(line.as_str())
+            && let Some(command) = normalized(line.as_str())
         {
-            found.push((line.start(), clipped(line.as_str())));
+            found.push((line.start(), command));
         }
     }
     found.sort_by_key(|(at, _)| *at);
@@ -251,6 +295,49 @@ mod tests {
                 "git push origin feature-x",
                 "./scripts/deploy.sh staging"
             ]
+        );
+    }
+
+    #[test]
+    fn variants_of_one_command_are_one_item() {
+        for variant in [
+            "cargo test",
+            "cargo  test 2>&1",
+            "cargo test 2>&1 | head -20",
+            "cd /repo && cargo test",
+            "cd \"c:\\Users\\me\\proj\" && cargo test | tail -n 5",
+            "cargo test;",
+        ] {
+            assert_eq!(normalized(variant).as_deref(), Some("cargo test"), "{variant}");
+        }
+        assert_eq!(
+            normalized("git add -A && git status --short | head -20").as_deref(),
+            Some("git add -A && git status --short")
+        );
+    }
+
+    #[test]
+    fn fragments_are_not_commands() {
+        for fragment in [
+            "git commit -m \"$(cat <<'EOF'",
+            "cat > src/app.py <<'EOF'",
+            "echo \"unterminated",
+            "npm run build &&",
+            "grep -r foo |",
+            "",
+            "2>&1",
+        ] {
+            assert_eq!(normalized(fragment), None, "{fragment}");
+        }
+        assert_eq!(
+            normalized(&format!("ls {}", "a ".repeat(200))),
+            None,
+            "too long to keep whole"
+        );
+        assert_eq!(
+            normalized("grep -n \"<<<<<<\" src/lib.rs").as_deref(),
+            Some("grep -n \"<<<<<<\" src/lib.rs"),
+            "conflict markers are no heredoc"
         );
     }
 

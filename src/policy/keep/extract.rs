@@ -5,7 +5,10 @@
 
 use super::commands::written_commands;
 use super::harness::HarnessPatterns;
-use super::tool_calls::named_by_call;
+use super::pasted::own_words;
+use super::quantities::is_lifted_figure;
+use super::request::{UserMessage, is_acknowledgement, read_users};
+use super::tool_calls::called;
 use super::{KeepKind, Source, identifiers, prohibitions};
 use crate::policy::handoff::quote;
 use crate::policy::transcript::{Message, Role};
@@ -22,14 +25,18 @@ pub struct Sighting {
     pub kind: KeepKind,
     pub text: String,
     pub source: Source,
+    /// A file changed by moving it here from this path: the keep set holds
+    /// it at its final place only.
+    pub moved_from: Option<String>,
 }
 
 impl Sighting {
-    fn new(kind: KeepKind, text: impl Into<String>, source: Source) -> Self {
+    pub(crate) fn new(kind: KeepKind, text: impl Into<String>, source: Source) -> Self {
         Self {
             kind,
             text: text.into(),
             source,
+            moved_from: None,
         }
     }
 }
@@ -47,6 +54,11 @@ fn head(text: &str, max_bytes: usize) -> &str {
 
 fn named_in(text: &str, source: Source, into: &mut Vec<Sighting>) {
     for (kind, text) in identifiers(text) {
+        // A percentage or a count lifted from tool output says nothing
+        // once it is out of its table (*Precision*).
+        if source == Source::ToolResult && kind == KeepKind::Quantity && is_lifted_figure(&text) {
+            continue;
+        }
         into.push(Sighting::new(kind, text, source));
     }
     for command in written_commands(text) {
@@ -62,7 +74,6 @@ pub(crate) fn users_words(message: &Message, harness: &HarnessPatterns) -> Optio
         .filter(|words| !words.is_empty())
 }
 
-/// Everything `message` says that a summary must keep, in order, each item once.
 /// The files an assistant message's tool calls created, wrote, edited,
 /// moved or deleted, in order, once each: its `file_changed` sightings,
 /// without reading the rest of it.
@@ -72,7 +83,7 @@ pub(crate) fn files_changed(message: &Message) -> Vec<String> {
         return files;
     }
     for call in &message.tool_calls {
-        for (kind, text) in named_by_call(&call.name, &call.arguments) {
+        for (kind, text) in called(&call.name, &call.arguments).items {
             if kind == KeepKind::FileChanged && !files.contains(&text) {
                 files.push(text);
             }
@@ -81,24 +92,54 @@ pub(crate) fn files_changed(message: &Message) -> Vec<String> {
     files
 }
 
+/// Everything each of `messages` says, in order (see [`sightings`]): read
+/// together, so that a command's expanded template, which follows it in a
+/// message of its own, is not taken for the user's request.
+pub(crate) fn sightings_of(messages: &[Message], harness: &HarnessPatterns) -> Vec<Vec<Sighting>> {
+    messages
+        .iter()
+        .zip(read_users(messages, harness))
+        .map(|(message, read)| sightings_as(message, harness, read))
+        .collect()
+}
+
+/// Everything `message` says that a summary must keep, in order, each item
+/// once (read alone: see [`sightings_of`] for a transcript).
 pub fn sightings(message: &Message, harness: &HarnessPatterns) -> Vec<Sighting> {
+    sightings_as(message, harness, None)
+}
+
+fn sightings_as(message: &Message, harness: &HarnessPatterns, read: Option<UserMessage>) -> Vec<Sighting> {
     let mut found = Vec::new();
     match message.role {
         Role::User => {
             let split = harness.split(&message.content);
-            if !split.words.is_empty() {
-                found.push(Sighting::new(KeepKind::Request, quote(&split.words), Source::User));
+            let template = read == Some(UserMessage::Template);
+            if template {
+                // The user's own file, run as a command: named things, no request, no rules.
+                named_in(&split.words, Source::ToolResult, &mut found);
+            } else if !split.words.is_empty() {
+                if !is_acknowledgement(&split.words) {
+                    found.push(Sighting::new(KeepKind::Request, quote(&split.words), Source::User));
+                }
                 for rule in prohibitions(&split.words) {
                     found.push(Sighting::new(KeepKind::Prohibition, rule, Source::User));
                 }
                 named_in(&split.words, Source::User, &mut found);
+                // A figure in a pasted log line is the log's, not a setting the user named.
+                let own: std::collections::HashSet<String> = identifiers(&own_words(&split.words))
+                    .into_iter()
+                    .filter(|(kind, _)| *kind == KeepKind::Quantity)
+                    .map(|(_, text)| text)
+                    .collect();
+                found.retain(|s| s.kind != KeepKind::Quantity || own.contains(&s.text));
             }
-            for command in &split.typed_commands {
-                found.push(Sighting::new(
-                    KeepKind::Command,
-                    super::commands::clipped(command),
-                    Source::User,
-                ));
+            for command in split
+                .typed_commands
+                .iter()
+                .filter_map(|c| super::commands::normalized(c))
+            {
+                found.push(Sighting::new(KeepKind::Command, command, Source::User));
             }
             for output in &split.output {
                 let mut from_output = Vec::new();
@@ -113,8 +154,21 @@ pub fn sightings(message: &Message, harness: &HarnessPatterns) -> Vec<Sighting> 
         Role::Assistant => {
             named_in(&message.content, Source::Assistant, &mut found);
             for call in &message.tool_calls {
-                for (kind, text) in named_by_call(&call.name, &call.arguments) {
-                    found.push(Sighting::new(kind, text, Source::ToolCall));
+                let named = called(&call.name, &call.arguments);
+                for (kind, text) in named.items {
+                    let moved_from = (kind == KeepKind::FileChanged)
+                        .then(|| {
+                            named
+                                .moves
+                                .iter()
+                                .find(|(_, to)| *to == text)
+                                .map(|(from, _)| from.clone())
+                        })
+                        .flatten();
+                    found.push(Sighting {
+                        moved_from,
+                        ..Sighting::new(kind, text, Source::ToolCall)
+                    });
                 }
             }
         }
@@ -162,6 +216,49 @@ mod tests {
         assert_eq!(of(&found, KeepKind::Path), [("tests/api/usage.rs", Source::User)]);
         assert_eq!(of(&found, KeepKind::Id), [("PROJ-12", Source::User)]);
         assert_eq!(of(&found, KeepKind::Command), [("cargo test -p api", Source::User)]);
+    }
+
+    #[test]
+    fn an_acknowledgement_is_no_request_and_pasted_figures_are_no_settings() {
+        let harness = HarnessPatterns::default();
+        assert!(
+            of(
+                &sightings(&Message::new(Role::User, "Great!"), &harness),
+                KeepKind::Request
+            )
+            .is_empty()
+        );
+        let pasted = Message::new(
+            Role::User,
+            "Why is the hook slow? Set timeout=30s.\nFeb 8 21:51:50.720 |DEBU| hook invoked duration_ms=151 agent_added=0",
+        );
+        let found = sightings(&pasted, &harness);
+        assert_eq!(of(&found, KeepKind::Quantity), [("timeout=30s", Source::User)]);
+    }
+
+    #[test]
+    fn a_commands_template_is_no_request_and_no_rule() {
+        let messages = [
+            Message::new(Role::User, "<command-name>/handoff</command-name>"),
+            Message::new(
+                Role::User,
+                "# Session Handoff\nWrite docs/HANDOFF.md. Never skip the open questions.",
+            ),
+        ];
+        let found = sightings_of(&messages, &HarnessPatterns::default());
+        assert!(of(&found[1], KeepKind::Request).is_empty());
+        assert!(of(&found[1], KeepKind::Prohibition).is_empty());
+        assert_eq!(of(&found[1], KeepKind::Path), [("docs/HANDOFF.md", Source::ToolResult)]);
+    }
+
+    #[test]
+    fn percentages_and_counts_in_tool_output_are_not_items() {
+        let message = Message {
+            tool_call_id: Some("c1".into()),
+            ..Message::new(Role::Tool, "coverage 1% 20% 33%, 48 tests, took 774ms")
+        };
+        let found = sightings(&message, &HarnessPatterns::default());
+        assert_eq!(of(&found, KeepKind::Quantity), [("774ms", Source::ToolResult)]);
     }
 
     #[test]

@@ -79,6 +79,10 @@ static OUTPUT_BLOCK: LazyLock<Regex> = LazyLock::new(|| blocks(OUTPUT_TAGS));
 static TYPED_COMMAND_BLOCK: LazyLock<Regex> = LazyLock::new(|| blocks(TYPED_COMMAND_TAGS));
 static INTERRUPTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[Request interrupted by user[^\]\n]*\]").expect("a valid pattern"));
+/// The line Claude Code puts after a background task's notification.
+static TASK_OUTPUT_HINT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^\s*Read the output file to retrieve the result: \S+\s*$").expect("a valid pattern")
+});
 /// aider's questions answered in the chat ("Add file to the chat? (Y)es/(N)o…
 /// [Yes]: all"), and its own commands typed by the user (`/add`, `/exit`…):
 /// instructions to the harness, not requests to the agent.
@@ -150,7 +154,13 @@ impl HarnessPatterns {
             }
         }
         let mut words = TYPED_COMMAND_BLOCK.replace_all(text, " ").into_owned();
-        for pattern in [&*OUTPUT_BLOCK, &*HARNESS_BLOCK, &*INTERRUPTED, &*AIDER_HARNESS] {
+        for pattern in [
+            &*OUTPUT_BLOCK,
+            &*HARNESS_BLOCK,
+            &*INTERRUPTED,
+            &*TASK_OUTPUT_HINT,
+            &*AIDER_HARNESS,
+        ] {
             words = pattern.replace_all(&words, " ").into_owned();
         }
         for pattern in &self.extra {
@@ -196,6 +206,12 @@ mod tests {
         let command = "<command-message>init</command-message>\n<command-name>/init</command-name>";
         assert_eq!(words(command), "");
         assert_eq!(words("[Request interrupted by user for tool use]"), "");
+        assert_eq!(
+            words(
+                "<task-notification>\n<task-id>b0be39e</task-id>\n<status>completed</status>\n</task-notification>\nRead the output file to retrieve the result: /tmp/claude-1000/tasks/b0be39e.output"
+            ),
+            ""
+        );
         assert_eq!(
             words(
                 "This session is being continued from a previous conversation that ran out of context. Summary: don't do X."

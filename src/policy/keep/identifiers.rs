@@ -120,6 +120,56 @@ const NOT_TICKETS: &[&str] = &[
     "UTF", "SHA", "AES", "ISO", "MD", "GPT", "ES", "ECMA", "ANSI", "RSA", "HS", "RS", "PS", "X", "TLS", "SSL",
 ];
 
+/// Query parameters that only bust a cache: the same page either way.
+const CACHE_BUSTERS: &[&str] = &[
+    "v",
+    "ver",
+    "t",
+    "ts",
+    "_",
+    "_t",
+    "cb",
+    "cachebust",
+    "cachebuster",
+    "cache",
+    "nocache",
+    "bust",
+    "rev",
+    "hash",
+    "timestamp",
+];
+
+static LINE_AND_COLUMN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?::\d+){1,2}\z").expect("a valid pattern"));
+
+/// One item per page (SPEC §4, *Precision*): a URL without `:line:col`,
+/// its fragment, or cache-busting query parameters.
+fn page_of(url: &str) -> String {
+    let url = url.split('#').next().unwrap_or(url);
+    let (address, query) = url.split_once('?').unwrap_or((url, ""));
+    // `:line:col` after a path, never a port after the host.
+    let has_path = address.split_once("://").is_some_and(|(_, rest)| rest.contains('/'));
+    let address = if has_path && !query.is_empty() {
+        address.to_owned()
+    } else if has_path {
+        LINE_AND_COLUMN.replace(address, "").into_owned()
+    } else {
+        address.to_owned()
+    };
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .filter(|pair| {
+            let name = pair.split('=').next().unwrap_or("").to_ascii_lowercase();
+            !CACHE_BUSTERS.contains(&name.as_str())
+        })
+        .collect();
+    if kept.is_empty() {
+        address
+    } else {
+        format!("{address}?{}", kept.join("&"))
+    }
+}
+
 fn trim_trailing(text: &str) -> &str {
     text.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}', '\'', '"', '`'])
 }
@@ -206,8 +256,8 @@ pub(crate) fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
     let char_before = |at: usize| text[..at].chars().next_back();
     let char_after = |at: usize| text[at..].chars().next();
     for url in URL.find_iter(text) {
-        let kept = trim_trailing(url.as_str());
-        found.push((url.start(), url.end(), KeepKind::Url, kept.to_owned()));
+        let kept = page_of(trim_trailing(url.as_str()));
+        found.push((url.start(), url.end(), KeepKind::Url, kept));
     }
     let named_files = FILE_NAME.find_iter(text).map(|m| (m, true));
     for (path, is_file_name) in PATH.find_iter(text).map(|m| (m, false)).chain(named_files) {
@@ -327,6 +377,22 @@ mod tests {
                 KeepKind::Url
             ),
             ["https://ci.example.com/runs/88231?x=1", "http://a.io/b"]
+        );
+    }
+
+    #[test]
+    fn one_page_is_one_url() {
+        let text = "at https://app.example.com/static/app.min.js:1:2345 and https://app.example.com/static/app.min.js:88:12, \
+                    https://app.example.com/static/app.min.js?v=1733 https://docs.rs/axum#routing \
+                    https://search.example.co/jobs?lang=en&_=1699&size=10 http://localhost:8080";
+        assert_eq!(
+            of(text, KeepKind::Url),
+            [
+                "https://app.example.com/static/app.min.js",
+                "https://docs.rs/axum",
+                "https://search.example.co/jobs?lang=en&size=10",
+                "http://localhost:8080"
+            ]
         );
     }
 

@@ -9,43 +9,78 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::state::STATE_HEADING;
+
 /// The pinned heading the keep guard appends items under.
 pub const KEPT_HEADING: &str = "Kept word for word:";
+
+/// How a step of the work under a request's line begins (the extractive
+/// summarizer's narrative): the oldest give way first.
+pub const WORK_MARK: &str = "  · ";
 
 /// The pinned heading of the lines a compaction adds to a prepared summary:
 /// one per request of the turns after it (issue 12).
 pub const SINCE_HEADING: &str = "Since then, one line per request:";
 
+/// The parked line, in this version's words and in earlier ones'.
 static PARKED_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\n*\(\d+ more items? (?:is|are) parked: search_history finds (?:it|them)\.\)\s*\z")
+    Regex::new(r"\n*\(\d+ more items? (?:is|are) parked(?: for conversation \x22[^\x22\n]*\x22)?: [^\n]*\)\s*\z")
         .expect("a valid pattern")
 });
 static SENTENCE_END: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[.!?]+[)\]\x22']?(?:\s|\z)|[。！？]|\n").expect("a valid pattern"));
 
-/// The summary's last line when items are parked.
-pub(crate) fn parked_line(parked: usize) -> String {
-    if parked == 1 {
-        "(1 more item is parked: search_history finds it.)".to_owned()
+/// What is parked, by the read that finds it again (SPEC §4, *The way
+/// back*): what a stored turn said, `search_history` finds; everything,
+/// including what only tool calls and their output named, is in the keep
+/// set, which `get_keep_set` lists.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Parked {
+    pub all: usize,
+    /// Of them, said in the stored turns.
+    pub said: usize,
+}
+
+/// The summary's last line when items are parked: how many, for which
+/// conversation, and which read finds them.
+pub(crate) fn parked_line(parked: Parked, conversation: &str) -> String {
+    let Parked { all, said } = parked;
+    let (items, are) = if all == 1 { ("item", "is") } else { ("items", "are") };
+    let whose = if conversation.is_empty() {
+        String::new()
     } else {
-        format!("({parked} more items are parked: search_history finds them.)")
+        format!(" for conversation \"{}\"", conversation.replace(['"', '\n'], ""))
+    };
+    let lists = if all == 1 { "lists it" } else { "lists them all" };
+    let search = match said {
+        0 => String::new(),
+        n if n == all && n == 1 => "; search_history finds it in the stored turns".to_owned(),
+        n if n == all => "; search_history finds them in the stored turns".to_owned(),
+        n => format!("; search_history finds the {n} said in the stored turns"),
+    };
+    format!("({all} more {items} {are} parked{whose}: get_keep_set {lists}{search}.)")
+}
+
+/// `text` before its last section under `heading`, if it has one.
+fn before_section<'a>(text: &'a str, heading: &str) -> &'a str {
+    let marker = format!("\n\n{heading}\n");
+    match text.rfind(&marker) {
+        Some(at) => &text[..at],
+        None if text.starts_with(&marker[2..]) => "",
+        None => text,
     }
 }
 
-/// The narrative of a stored summary: without the items compactd appended
-/// and without the parked line.
+/// The narrative of a stored summary: without where things stood, the
+/// items compactd appended and the parked line (each is built again from
+/// the transcript and the keep set).
 pub fn narrative_of(summary: &str) -> &str {
     let without_parked = match PARKED_LINE.find(summary) {
         Some(found) => &summary[..found.start()],
         None => summary,
     };
-    let heading = format!("\n\n{KEPT_HEADING}\n");
-    let narrative = match without_parked.rfind(&heading) {
-        Some(at) => &without_parked[..at],
-        None if without_parked.starts_with(&heading[2..]) => "",
-        None => without_parked,
-    };
-    narrative.trim()
+    let without_kept = before_section(without_parked, KEPT_HEADING);
+    before_section(without_kept, STATE_HEADING).trim()
 }
 
 /// A prepared summary's prose with the lines of what was said after it.
@@ -211,11 +246,52 @@ fn assemble(header: &[&str], earlier: &[String], left_out: usize, rest: &[&str])
     lines.join("\n")
 }
 
-/// Merges the oldest `- ` lines into one `- Earlier:` line, as few as will
-/// make it fit; when even all of them merged are too long, the oldest
+/// `text` with its oldest steps of work left out, as few as will make it
+/// fit; all of them when even that does not.
+fn drop_oldest_steps(text: &str, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let steps: Vec<(usize, u64)> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, line)| line.starts_with(WORK_MARK))
+        .map(|(at, line)| (at, count(line)))
+        .collect();
+    let mut dropped = 0;
+    let mut whole = count(text);
+    while whole > max_tokens && dropped < steps.len() {
+        // Counted apart the lines err low: drop what the excess says, then count again.
+        let mut excess = whole - max_tokens;
+        while excess > 0 && dropped < steps.len() {
+            excess = excess.saturating_sub(steps[dropped].1.max(1));
+            dropped += 1;
+        }
+        let gone: std::collections::HashSet<usize> = steps[..dropped].iter().map(|(at, _)| *at).collect();
+        let kept: Vec<&str> = lines
+            .iter()
+            .enumerate()
+            .filter(|(at, _)| !gone.contains(at))
+            .map(|(_, line)| *line)
+            .collect();
+        let text = kept.join("\n");
+        whole = count(&text);
+        if whole <= max_tokens || dropped == steps.len() {
+            return text;
+        }
+    }
+    text.to_owned()
+}
+
+/// Gives way in two steps: first the oldest steps of work are left out;
+/// then the oldest `- ` lines merge into one `- Earlier:` line, as few as
+/// will make it fit; when even all of them merged are too long, the oldest
 /// entries are left out (the stored turns still hold them). Lines and
 /// entries are counted once each, the choice then counted whole.
 fn merge_oldest_lines(text: &str, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> String {
+    let text = drop_oldest_steps(text, max_tokens, count);
+    if count(&text) <= max_tokens {
+        return text;
+    }
+    let text = text.as_str();
     let all: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let split = all.iter().position(|l| l.starts_with("- ")).unwrap_or(all.len());
     let (header, body) = all.split_at(split);
@@ -272,19 +348,39 @@ mod tests {
     #[test]
     fn a_stored_summary_gives_back_its_narrative() {
         let summary = format!(
-            "We fixed the parser.\n\n{KEPT_HEADING}\n- Paths: src/a.rs\n\n{}",
-            parked_line(3)
+            "We fixed the parser.\n\n{STATE_HEADING}\n- Latest request: Fix it.\n\n{KEPT_HEADING}\n- Paths: src/a.rs\n\n{}",
+            parked_line(Parked { all: 3, said: 1 }, "c-1")
         );
         assert_eq!(narrative_of(&summary), "We fixed the parser.");
         assert_eq!(narrative_of(&format!("{KEPT_HEADING}\n- Paths: a")), "");
+        assert_eq!(narrative_of(&format!("{STATE_HEADING}\n- Latest request: a")), "");
         assert_eq!(
             narrative_of("Just prose.\n(1 more item is parked: search_history finds it.)"),
-            "Just prose."
+            "Just prose.",
+            "an earlier version's parked line"
         );
         assert_eq!(
             narrative_of("Prose that quotes Kept word for word: here."),
             "Prose that quotes Kept word for word: here."
         );
+    }
+
+    #[test]
+    fn the_parked_line_names_the_conversation_and_the_read_for_each_kind() {
+        assert_eq!(
+            parked_line(Parked { all: 64, said: 12 }, "c-1"),
+            "(64 more items are parked for conversation \"c-1\": get_keep_set lists them all; search_history finds the 12 said in the stored turns.)"
+        );
+        assert_eq!(
+            parked_line(Parked { all: 5, said: 0 }, "c-1"),
+            "(5 more items are parked for conversation \"c-1\": get_keep_set lists them all.)"
+        );
+        assert_eq!(
+            parked_line(Parked { all: 1, said: 1 }, "c-1"),
+            "(1 more item is parked for conversation \"c-1\": get_keep_set lists it; search_history finds it in the stored turns.)"
+        );
+        let line = parked_line(Parked { all: 2, said: 2 }, "c-1");
+        assert_eq!(narrative_of(&format!("Prose.\n\n{line}")), "Prose.");
     }
 
     #[test]
@@ -371,6 +467,22 @@ mod tests {
         assert!(fitted.ends_with("- fourth → ok"), "{fitted}");
         assert!(words(&fitted) <= 16, "{fitted}");
         assert!(fitted.contains("first request"), "{fitted}");
+    }
+
+    #[test]
+    fn the_oldest_work_gives_way_before_any_request_merges() {
+        let text = format!(
+            "Header.\n- first request → done\n{WORK_MARK}found the old bug\n{WORK_MARK}fixed it in a.rs\n- second request → ok\n{WORK_MARK}tests pass now"
+        );
+        let fitted = fit_narrative(&text, Shape::Lines, words(&text) - 5, &words);
+        assert_eq!(
+            fitted,
+            format!(
+                "Header.\n- first request → done\n{WORK_MARK}fixed it in a.rs\n- second request → ok\n{WORK_MARK}tests pass now"
+            )
+        );
+        let tighter = fit_narrative(&text, Shape::Lines, 11, &words);
+        assert_eq!(tighter, "Header.\n- first request → done\n- second request → ok");
     }
 
     #[test]

@@ -2,14 +2,19 @@
 //! — "don't…", "never…", "不要…", "别…", "никогда…", "nunca…", "nicht…",
 //! "ne… pas", "しないで", "하지 마"… — kept as its own sentence, not its whole
 //! message. English, Chinese, Russian, Spanish, Portuguese, German, French,
-//! Japanese and Korean.
+//! Japanese and Korean. Only the user's own sentences: what they pasted
+//! (errors, logs, tables, code, quotes) is never a rule, and a rule is kept
+//! whole, never clipped.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// A prohibition is kept verbatim up to this many characters.
-pub(crate) const MAX_CHARS: usize = 300;
+use super::pasted::{outside_quotes, own_words};
+
+/// A sentence longer than this is a paste or a paragraph with no full
+/// stop, not a rule someone typed: a rule is kept whole or not at all.
+pub(crate) const MAX_CHARS: usize = 1_000;
 
 static SENTENCE_END: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[.!?]+(?:\s+|\z)|[。！？]+|\n+").expect("a valid pattern"));
@@ -73,8 +78,11 @@ pub(crate) fn forbids(sentence: &str) -> bool {
 }
 
 /// The sentences of `text` that forbid something, in order, each trimmed of
-/// list markers and cut to [`MAX_CHARS`] characters.
+/// list markers: the user's own (nothing pasted, no marker inside quotes),
+/// whole, and at most [`MAX_CHARS`] characters.
 pub(crate) fn prohibitions(text: &str) -> Vec<String> {
+    let text = own_words(text);
+    let text = text.as_str();
     let mut found = Vec::new();
     let mut start = 0;
     for end in SENTENCE_END.find_iter(text).map(|m| m.end()).chain([text.len()]) {
@@ -85,8 +93,8 @@ pub(crate) fn prohibitions(text: &str) -> Vec<String> {
         let sentence = LIST_MARKER.replace(sentence, "");
         let sentence = sentence.trim();
         start = end;
-        if !sentence.is_empty() && forbids(sentence) {
-            let kept: String = sentence.chars().take(MAX_CHARS).collect();
+        if !sentence.is_empty() && sentence.chars().count() <= MAX_CHARS && forbids(&outside_quotes(sentence)) {
+            let kept = sentence.to_owned();
             if !found.contains(&kept) {
                 found.push(kept);
             }
@@ -160,11 +168,34 @@ mod tests {
     }
 
     #[test]
-    fn a_long_rule_is_cut_to_three_hundred_characters() {
-        let rule = format!("Never {}.", "x".repeat(400));
-        let kept = prohibitions(&rule);
-        assert_eq!(kept[0].chars().count(), MAX_CHARS);
-        assert!(rule.starts_with(&kept[0]));
+    fn a_long_rule_is_kept_whole_and_a_wall_of_text_is_no_rule() {
+        let rule = format!(
+            "Never {} without asking me first.",
+            "touch the billing tables ".repeat(15)
+        );
+        assert!(rule.chars().count() > 300);
+        assert_eq!(prohibitions(&rule), [rule]);
+        let wall = format!("Never {}.", "x ".repeat(600));
+        assert!(prohibitions(&wall).is_empty());
+    }
+
+    #[test]
+    fn pasted_text_is_never_a_rule() {
+        for text in [
+            "The tree breaks with this error:\nNo default view of type 'tree' could be found!",
+            "| MAX_QUEUE_SIZE | 50 | Cap to avoid unbounded memory |",
+            "```\n// never call this twice\n```",
+            "> Do not reply to this message.",
+            "Feb 8 21:51:50.720 |DEBU| never retried hook=stop",
+            "Traceback (most recent call last):\nValueError: must not be empty",
+            "Rename the button \"Don't save\" to \"Discard\".",
+        ] {
+            assert!(prohibitions(text).is_empty(), "{text}: {:?}", prohibitions(text));
+        }
+        assert_eq!(
+            prohibitions("I get this error:\nnever mind the disk\n\nDon't restart the worker."),
+            ["Don't restart the worker."]
+        );
     }
 
     #[test]

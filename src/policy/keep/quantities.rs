@@ -52,3 +52,16 @@ pub(super) fn counts_something(quantity: &str) -> bool {
     let is_count = COUNT_UNITS.split('|').any(|u| u == unit);
     !is_count || digits.chars().filter(char::is_ascii_digit).count() >= 2
 }
+
+/// A percentage or a count (`95%`, `48,987 nodes`): in tool output, a
+/// figure out of its table, not an item.
+pub(super) fn is_lifted_figure(quantity: &str) -> bool {
+    let quantity = quantity.trim();
+    if quantity.ends_with('%') {
+        return true;
+    }
+    let unit = quantity
+        .trim_start_matches(|c: char| c.is_ascii_digit() || c == ',' || c == '.')
+        .trim();
+    !unit.is_empty() && COUNT_UNITS.split('|').any(|u| u == unit)
+}

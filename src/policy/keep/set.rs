@@ -103,6 +103,8 @@ pub struct KeepSet {
     index: HashMap<(KeepKind, String), usize>,
     clock: u64,
     changed: BTreeSet<usize>,
+    /// Items dropped since the set was loaded (a file moved away).
+    removed: Vec<(KeepKind, String)>,
 }
 
 impl KeepSet {
@@ -134,6 +136,33 @@ impl KeepSet {
         self.changed.iter().map(|at| &self.items[*at])
     }
 
+    /// The items (kind, text) dropped since the set was loaded.
+    pub(crate) fn removed(&self) -> &[(KeepKind, String)] {
+        &self.removed
+    }
+
+    /// Drops a file changed that was moved elsewhere: it is listed where it
+    /// went, not where it was.
+    fn forget_moved(&mut self, from: &str) {
+        let key = (KeepKind::FileChanged, from.to_owned());
+        let Some(at) = self.index.remove(&key) else {
+            return;
+        };
+        self.items.remove(at);
+        self.changed = self
+            .changed
+            .iter()
+            .filter(|changed| **changed != at)
+            .map(|changed| if *changed > at { changed - 1 } else { *changed })
+            .collect();
+        for position in self.index.values_mut() {
+            if *position > at {
+                *position -= 1;
+            }
+        }
+        self.removed.push(key);
+    }
+
     /// Takes in what one place said; the clock moves once for it.
     pub fn observe(&mut self, sightings: &[Sighting], place: &Place) {
         if sightings.is_empty() {
@@ -142,6 +171,11 @@ impl KeepSet {
         self.clock += 1;
         let tick = self.clock;
         for sighting in sightings {
+            if let Some(from) = &sighting.moved_from
+                && *from != sighting.text
+            {
+                self.forget_moved(from);
+            }
             let key = key(sighting.kind, &sighting.text);
             match self.index.get(&key).copied() {
                 Some(at) if self.items[at].text == sighting.text => {
@@ -223,11 +257,7 @@ mod tests {
     }
 
     fn seen(kind: KeepKind, text: &str, source: Source) -> Sighting {
-        Sighting {
-            kind,
-            text: text.into(),
-            source,
-        }
+        Sighting::new(kind, text, source)
     }
 
     #[test]
@@ -277,6 +307,31 @@ mod tests {
         set.observe(&[seen(KeepKind::FileChanged, "f.rs", Source::ToolCall)], &place(5));
         let order: Vec<&str> = set.ranked().iter().map(|(_, item)| item.text.as_str()).collect();
         assert_eq!(order, ["Never push.", "new/user.rs", "old/user.rs", "f.rs", "agent.rs"]);
+    }
+
+    #[test]
+    fn a_moved_file_is_kept_where_it_went() {
+        let mut set = KeepSet::default();
+        set.observe(
+            &[seen(KeepKind::FileChanged, "notes/draft.md", Source::ToolCall)],
+            &place(1),
+        );
+        set.observe(&[seen(KeepKind::Path, "src/lib.rs", Source::User)], &place(2));
+        let moved = Sighting {
+            moved_from: Some("notes/draft.md".into()),
+            ..seen(KeepKind::FileChanged, "docs/final.md", Source::ToolCall)
+        };
+        set.observe(&[moved], &place(3));
+        let files: Vec<&str> = set
+            .items()
+            .iter()
+            .filter(|item| item.kind == KeepKind::FileChanged)
+            .map(|item| item.text.as_str())
+            .collect();
+        assert_eq!(files, ["docs/final.md"]);
+        assert_eq!(set.removed(), [(KeepKind::FileChanged, "notes/draft.md".to_owned())]);
+        let changed: Vec<&str> = set.changed().map(|item| item.text.as_str()).collect();
+        assert_eq!(changed, ["src/lib.rs", "docs/final.md"]);
     }
 
     #[test]

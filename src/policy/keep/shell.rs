@@ -1,6 +1,8 @@
 //! What a shell command line changes on disk (SPEC §4, kind `file_changed`):
 //! `rm`, `mv`, `cp`, `touch`, `mkdir`, `sed -i`, `git rm`/`git mv`, a
-//! redirection… — the artifact trail a shell tool call leaves.
+//! redirection… — the artifact trail a shell tool call leaves. Only
+//! path-shaped words (*Precision*: never `2>&1`, git's `:(literal)` pathspec
+//! magic or a plain word), and a moved file at its final place.
 
 use std::sync::LazyLock;
 
@@ -45,18 +47,58 @@ static REDIRECT: LazyLock<Regex> =
 
 fn is_file_argument(word: &str) -> bool {
     !word.is_empty()
-        && !word.starts_with('-')
-        && !word.starts_with('$')
-        && !word.contains(['*', '?', '{', '`'])
+        && !word.starts_with(['-', '$', ':', '(', '!'])
+        && !word.contains(['*', '?', '{', '`', '>', '<', '&', '|', '='])
         && word != "/dev/null"
 }
 
+/// A word that names a file or folder: with a folder in it, or a name with
+/// an extension (`notes.txt`, `.env`); `build`, `2>&1` and `:(literal)x`
+/// are not.
+fn is_path_shaped(word: &str) -> bool {
+    let name = word.trim_end_matches('/');
+    is_file_argument(word)
+        && name.chars().any(char::is_alphanumeric)
+        && (word.contains('/')
+            || name.contains('\\')
+            || name
+                .rsplit_once('.')
+                .is_some_and(|(_, ext)| !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())))
+}
+
+/// Where `source` ends up when moved to `destination`: inside it when it
+/// is a folder (`mv a.txt docs/`), else at it.
+fn moved_to(source: &str, destination: &str, into_folder: bool) -> String {
+    if into_folder || destination.ends_with('/') {
+        let name = source.trim_end_matches('/').rsplit('/').next().unwrap_or(source);
+        format!("{}/{name}", destination.trim_end_matches('/'))
+    } else {
+        destination.to_owned()
+    }
+}
+
+/// What a shell command line changed on disk.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Changes {
+    /// Paths created, written, moved to or deleted, in order, once each.
+    pub files: Vec<String>,
+    /// (from, to) of every move.
+    pub moves: Vec<(String, String)>,
+}
+
 /// The paths a shell command line creates, writes, moves or deletes.
-pub(crate) fn files_changed_by(command_line: &str) -> Vec<String> {
+#[cfg(test)]
+fn files_changed_by(command_line: &str) -> Vec<String> {
+    changes_by(command_line).files
+}
+
+/// What a shell command line creates, writes, moves or deletes.
+pub(crate) fn changes_by(command_line: &str) -> Changes {
     let mut changed: Vec<String> = Vec::new();
+    let mut moves: Vec<(String, String)> = Vec::new();
     let mut add = |path: &str| {
         let path = path.trim_end_matches(';');
-        if is_file_argument(path) && !changed.iter().any(|p| p == path) {
+        if is_path_shaped(path) && !changed.iter().any(|p| p == path) {
             changed.push(path.to_owned());
         }
     };
@@ -84,7 +126,20 @@ pub(crate) fn files_changed_by(command_line: &str) -> Vec<String> {
         let arguments: Vec<&String> = words[1..].iter().filter(|w| is_file_argument(w)).collect();
         let redirect_free: Vec<&String> = arguments.iter().copied().filter(|w| !w.starts_with('>')).collect();
         match program.as_str() {
-            "rm" | "rmdir" | "mv" | "touch" | "mkdir" | "tee" | "truncate" | "unlink" => {
+            "mv" if redirect_free.len() >= 2 => {
+                let (destination, sources) = redirect_free
+                    .split_last()
+                    .map(|(d, s)| (d.as_str(), s))
+                    .unwrap_or_default();
+                for source in sources {
+                    let to = moved_to(source, destination, sources.len() > 1);
+                    if is_path_shaped(source) && is_path_shaped(&to) {
+                        moves.push(((*source).clone(), to.clone()));
+                    }
+                    add(&to);
+                }
+            }
+            "rm" | "rmdir" | "touch" | "mkdir" | "tee" | "truncate" | "unlink" => {
                 redirect_free.iter().for_each(|w| add(w));
             }
             "cp" | "ln" | "install" => {
@@ -99,7 +154,7 @@ pub(crate) fn files_changed_by(command_line: &str) -> Vec<String> {
             _ => {}
         }
     }
-    changed
+    Changes { files: changed, moves }
 }
 
 #[cfg(test)]
@@ -108,15 +163,12 @@ mod tests {
 
     #[test]
     fn a_command_line_names_what_it_changes() {
-        assert_eq!(files_changed_by("rm -rf build/ dist"), ["build/", "dist"]);
-        assert_eq!(
-            files_changed_by("mv src/old.rs src/new.rs"),
-            ["src/old.rs", "src/new.rs"]
-        );
+        assert_eq!(files_changed_by("rm -rf build/ dist/"), ["build/", "dist/"]);
+        assert_eq!(files_changed_by("mv src/old.rs src/new.rs"), ["src/new.rs"]);
         assert_eq!(files_changed_by("cp a.txt 'b dir/c.txt'"), ["b dir/c.txt"]);
         assert_eq!(
-            files_changed_by("git rm -r --cached target && git mv a.md b.md"),
-            ["target", "a.md", "b.md"]
+            files_changed_by("git rm -r --cached target/ && git mv a.md b.md"),
+            ["target/", "b.md"]
         );
         assert_eq!(
             files_changed_by("sed -i 's/a/b/' src/lib.rs src/main.rs"),
@@ -128,6 +180,37 @@ mod tests {
             ["src/app.py"]
         );
         assert_eq!(files_changed_by("cargo test 2>&1 | tee out.log"), ["out.log"]);
+    }
+
+    #[test]
+    fn a_moved_file_is_at_its_final_place() {
+        assert_eq!(
+            changes_by("mv notes/draft.md docs/ && mv a.txt b.txt c/"),
+            Changes {
+                files: vec!["docs/draft.md".into(), "c/a.txt".into(), "c/b.txt".into()],
+                moves: vec![
+                    ("notes/draft.md".into(), "docs/draft.md".into()),
+                    ("a.txt".into(), "c/a.txt".into()),
+                    ("b.txt".into(), "c/b.txt".into()),
+                ],
+            }
+        );
+    }
+
+    #[test]
+    fn only_path_shaped_words_are_files() {
+        for command in [
+            "git add -- ':(literal)!/DAILYNOTES/x.md' && git rm ':(literal)old.md'",
+            "rm -rf build dist",
+            "touch 2>&1",
+            "mkdir -p $OUT/logs",
+        ] {
+            assert!(
+                files_changed_by(command).is_empty(),
+                "{command}: {:?}",
+                files_changed_by(command)
+            );
+        }
     }
 
     #[test]

@@ -6,9 +6,9 @@
 
 use serde_json::Value;
 
-use super::commands::clipped;
+use super::commands::normalized;
 use super::identifiers::MAX_CHARS;
-use super::shell::files_changed_by;
+use super::shell::changes_by;
 use super::{KeepKind, identifiers};
 
 /// Tools that run a shell command.
@@ -101,15 +101,28 @@ fn command_line(arguments: &Value) -> Option<String> {
     None
 }
 
-/// The files a patch in the `apply_patch` format (or a unified diff) touches.
-fn files_in_patch(patch: &str) -> Vec<String> {
-    let mut files = Vec::new();
+/// The files a patch in the `apply_patch` format (or a unified diff)
+/// touches, at their final place, and the moves it makes.
+fn files_in_patch(patch: &str) -> (Vec<String>, Vec<(String, String)>) {
+    let mut files: Vec<String> = Vec::new();
+    let mut moves = Vec::new();
     for line in patch.lines() {
+        if let Some(to) = line.strip_prefix("*** Move to: ").map(str::trim)
+            && !to.is_empty()
+        {
+            // The file it updates ends up here instead.
+            if let Some(from) = files.pop() {
+                moves.push((from, to.to_owned()));
+            }
+            if !files.iter().any(|f| f == to) {
+                files.push(to.to_owned());
+            }
+            continue;
+        }
         let named = [
             "*** Add File: ",
             "*** Update File: ",
             "*** Delete File: ",
-            "*** Move to: ",
             "+++ b/",
             "+++ ",
         ]
@@ -123,20 +136,34 @@ fn files_in_patch(patch: &str) -> Vec<String> {
             files.push(path.to_owned());
         }
     }
-    files
+    (files, moves)
 }
 
 fn path_item(kind: KeepKind, path: &str) -> (KeepKind, String) {
     (kind, path.trim().chars().take(MAX_CHARS).collect())
 }
 
+/// What one tool call names: its items, and the files it moved (from, to).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Named {
+    pub items: Vec<(KeepKind, String)>,
+    pub moves: Vec<(String, String)>,
+}
+
 /// The items one tool call names, in order: its command, the files it
 /// changed, then the paths and URLs it read.
+#[cfg(test)]
 pub(crate) fn named_by_call(name: &str, arguments: &str) -> Vec<(KeepKind, String)> {
+    called(name, arguments).items
+}
+
+/// What one tool call names (see [`named_by_call`]) and moves.
+pub(crate) fn called(name: &str, arguments: &str) -> Named {
     let tool = name.to_ascii_lowercase();
     let tool = tool.rsplit("__").next().unwrap_or(&tool).to_owned();
     let parsed: Value = serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()));
     let mut items: Vec<(KeepKind, String)> = Vec::new();
+    let mut moves: Vec<(String, String)> = Vec::new();
     let mut add = |item: (KeepKind, String)| {
         if !item.1.is_empty() && !items.contains(&item) {
             items.push(item);
@@ -153,19 +180,24 @@ pub(crate) fn named_by_call(name: &str, arguments: &str) -> Vec<(KeepKind, Strin
             .is_some_and(|l| l.trim_start().starts_with("apply_patch"));
     if is_patch {
         let patch = line.as_deref().or(patch_text).unwrap_or("");
-        for file in files_in_patch(patch) {
+        let (files, moved) = files_in_patch(patch);
+        for file in files {
             add(path_item(KeepKind::FileChanged, &file));
         }
-        return items;
+        return Named { items, moves: moved };
     }
     if SHELL_TOOLS.contains(&tool.as_str()) || (line.is_some() && !EDITOR_TOOLS.contains(&tool.as_str())) {
         if let Some(line) = line {
-            add((KeepKind::Command, clipped(&line)));
-            for file in files_changed_by(&line) {
+            if let Some(command) = normalized(&line) {
+                add((KeepKind::Command, command));
+            }
+            let changes = changes_by(&line);
+            for file in changes.files {
                 add(path_item(KeepKind::FileChanged, &file));
             }
+            moves = changes.moves;
         }
-        return items;
+        return Named { items, moves };
     }
     let writes = WRITE_TOOLS.contains(&tool.as_str())
         || (EDITOR_TOOLS.contains(&tool.as_str())
@@ -179,7 +211,7 @@ pub(crate) fn named_by_call(name: &str, arguments: &str) -> Vec<(KeepKind, Strin
             add((KeepKind::Url, url));
         }
     }
-    items
+    Named { items, moves }
 }
 
 #[cfg(test)]
@@ -252,7 +284,11 @@ mod tests {
             items[0],
             (KeepKind::Command, "rm -rf build && mv a.txt b.txt".to_owned())
         );
-        assert_eq!(files(&items), ["build", "a.txt", "b.txt"]);
+        assert_eq!(
+            files(&items),
+            ["b.txt"],
+            "a plain word is no path; a moved file is where it went"
+        );
         let codex = named_by_call(
             "shell",
             r#"{"command":["bash","-lc","cargo test -p core"],"workdir":"/repo"}"#,
@@ -265,6 +301,12 @@ mod tests {
         let patch = "*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-a\n+b\n*** Add File: docs/new.md\n+hi\n*** Delete File: old.txt\n*** End Patch";
         let custom = named_by_call("apply_patch", patch);
         assert_eq!(files(&custom), ["src/lib.rs", "docs/new.md", "old.txt"]);
+        let moving = called(
+            "apply_patch",
+            "*** Begin Patch\n*** Update File: src/old.rs\n*** Move to: src/new.rs\n@@\n-a\n+b\n*** End Patch",
+        );
+        assert_eq!(files(&moving.items), ["src/new.rs"], "a moved file at its final place");
+        assert_eq!(moving.moves, [("src/old.rs".to_owned(), "src/new.rs".to_owned())]);
         let arguments = serde_json::json!({"command": ["apply_patch", patch]}).to_string();
         assert_eq!(
             files(&named_by_call("shell", &arguments)),

@@ -1,0 +1,314 @@
+//! What a user-role message is to the agent (SPEC §4, *Where things stand*):
+//! a substantive request, or only an acknowledgement or a pick from the
+//! agent's menu ("Great!", "yes", "2", "Something else"), or a command the
+//! user ran through the harness (Claude Code's `<command-name>/handoff`),
+//! whose expanded template follows in a message of its own and is not the
+//! user's request either.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::harness::HarnessPatterns;
+use crate::policy::transcript::{Message, Role};
+
+/// Words that make up an acknowledgement or a menu pick, in the languages
+/// SPEC §4 names.
+const ACKNOWLEDGING: &[&str] = &[
+    "yes",
+    "yeah",
+    "yep",
+    "yup",
+    "ya",
+    "y",
+    "ok",
+    "okay",
+    "k",
+    "kk",
+    "sure",
+    "great",
+    "thanks",
+    "thank",
+    "you",
+    "thx",
+    "ty",
+    "perfect",
+    "cool",
+    "nice",
+    "good",
+    "fine",
+    "awesome",
+    "excellent",
+    "right",
+    "alright",
+    "correct",
+    "exactly",
+    "agreed",
+    "lgtm",
+    "sgtm",
+    "go",
+    "ahead",
+    "do",
+    "it",
+    "that",
+    "this",
+    "continue",
+    "proceed",
+    "please",
+    "pls",
+    "sounds",
+    "looks",
+    "let's",
+    "lets",
+    "let",
+    "us",
+    "ship",
+    "approve",
+    "approved",
+    "works",
+    "one",
+    "option",
+    "first",
+    "second",
+    "third",
+    "last",
+    "both",
+    "all",
+    "none",
+    "no",
+    "nope",
+    "n",
+    "nah",
+    "something",
+    "else",
+    "makes",
+    "sense",
+    "got",
+    "done",
+    "wow",
+    "amazing",
+    "love",
+    "the",
+    "a",
+    "b",
+    "c",
+    "d",
+    "so",
+    "much",
+    "very",
+    "now",
+    "on",
+    "with",
+    "and",
+    "then",
+    "keep",
+    "going",
+    "carry",
+    "just",
+    "again",
+    "too",
+    "well",
+    "is",
+    "as",
+    // Russian, Chinese, Spanish, Portuguese, German, French, Japanese, Korean
+    "да",
+    "ок",
+    "хорошо",
+    "давай",
+    "спасибо",
+    "отлично",
+    "продолжай",
+    "好",
+    "好的",
+    "是",
+    "对",
+    "可以",
+    "继续",
+    "谢谢",
+    "sí",
+    "si",
+    "vale",
+    "claro",
+    "gracias",
+    "sim",
+    "obrigado",
+    "oui",
+    "merci",
+    "d'accord",
+    "ja",
+    "gut",
+    "danke",
+    "weiter",
+    "はい",
+    "お願いします",
+    "네",
+    "좋아",
+    "계속",
+];
+
+/// The most words an acknowledgement has.
+const ACKNOWLEDGEMENT_WORDS: usize = 6;
+
+static MENU_PICK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\A\(?(?:\d{1,2}|[a-e]|option\s+\d{1,2}|#\d{1,2})[.):]?\z").expect("a valid pattern")
+});
+static WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[\p{L}\p{N}'’]+").expect("a valid pattern"));
+static COMMAND_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?s)<command-name>\s*(.*?)\s*</command-name>").expect("a valid pattern"));
+static COMMAND_ARGS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?s)<command-args>\s*(.*?)\s*</command-args>").expect("a valid pattern"));
+
+/// Whether the user's words only acknowledge, agree or pick from a menu.
+pub(crate) fn is_acknowledgement(words: &str) -> bool {
+    let words = words.trim();
+    if words.is_empty() || words.chars().count() > 60 {
+        return false;
+    }
+    if MENU_PICK.is_match(words) {
+        return true;
+    }
+    let found: Vec<String> = WORD
+        .find_iter(words)
+        .map(|word| word.as_str().to_lowercase().replace('’', "'"))
+        .collect();
+    found.len() <= ACKNOWLEDGEMENT_WORDS && found.iter().all(|word| ACKNOWLEDGING.contains(&word.as_str()))
+}
+
+/// The command a message shows the user ran through the harness
+/// (`/handoff`, with its arguments), from Claude Code's `<command-name>`.
+pub(crate) fn command_run(text: &str) -> Option<String> {
+    let name = COMMAND_NAME.captures(text)?.get(1)?.as_str().trim();
+    if name.is_empty() {
+        return None;
+    }
+    let name = if name.starts_with('/') {
+        name.to_owned()
+    } else {
+        format!("/{name}")
+    };
+    let arguments = COMMAND_ARGS
+        .captures(text)
+        .and_then(|found| found.get(1))
+        .map(|found| found.as_str().split_whitespace().collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    Some(if arguments.is_empty() {
+        name
+    } else {
+        format!("{name} {arguments}")
+    })
+}
+
+/// What one user-role message is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum UserMessage {
+    /// The user's own request, as typed.
+    Request(String),
+    /// An acknowledgement or a menu pick, as typed.
+    Answer(String),
+    /// A command run through the harness (`/name args`).
+    Command(String),
+    /// The expanded template of the command just run.
+    Template,
+    /// Harness text only.
+    Harness,
+}
+
+/// Reads the user-role messages of a transcript in order: each with what
+/// it is (`None` for other roles). A user message that follows a command,
+/// with no answer between, is that command's expanded template.
+pub(crate) fn read_users(messages: &[Message], harness: &HarnessPatterns) -> Vec<Option<UserMessage>> {
+    let mut after_command = false;
+    messages
+        .iter()
+        .map(|message| {
+            if message.role != Role::User {
+                if message.role == Role::Assistant {
+                    after_command = false;
+                }
+                return None;
+            }
+            if let Some(command) = command_run(&message.content) {
+                after_command = true;
+                return Some(UserMessage::Command(command));
+            }
+            let words = harness.split(&message.content).words;
+            if words.is_empty() {
+                return Some(UserMessage::Harness);
+            }
+            if after_command {
+                after_command = false;
+                return Some(UserMessage::Template);
+            }
+            Some(if is_acknowledgement(&words) {
+                UserMessage::Answer(words)
+            } else {
+                UserMessage::Request(words)
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn acknowledgements_and_menu_picks_are_not_requests() {
+        for text in [
+            "Great!",
+            "ok",
+            "yes",
+            "2",
+            "Something else",
+            "yeah let's do it",
+            "go ahead",
+            "Perfect, thanks!",
+            "option 3",
+            "b)",
+            "да, продолжай",
+            "好的",
+            "sí, gracias",
+        ] {
+            assert!(is_acknowledgement(text), "{text}");
+        }
+        for text in [
+            "continue merge, then push",
+            "yes - commit, push, reply to the PR review comment",
+            "no remove this again, the risk someone assumes it's a stable link is to big",
+            "Fix the flaky test",
+            "2 more tests please, for the parser",
+        ] {
+            assert!(!is_acknowledgement(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_command_and_its_template_are_not_the_users_request() {
+        let messages = [
+            Message::new(Role::User, "Refactor the retry loop in src/retry.rs."),
+            Message::new(Role::Assistant, "Done."),
+            Message::new(
+                Role::User,
+                "<command-message>handoff is running…</command-message>\n<command-name>/handoff</command-name>\n<command-args>for the night</command-args>",
+            ),
+            Message::new(
+                Role::User,
+                "# Session Handoff\n\nWrite a handoff note. Never skip the open questions.",
+            ),
+            Message::new(Role::Assistant, "Here is the handoff."),
+            Message::new(Role::User, "Great!"),
+        ];
+        let read = read_users(&messages, &HarnessPatterns::default());
+        assert_eq!(
+            read,
+            [
+                Some(UserMessage::Request("Refactor the retry loop in src/retry.rs.".into())),
+                None,
+                Some(UserMessage::Command("/handoff for the night".into())),
+                Some(UserMessage::Template),
+                None,
+                Some(UserMessage::Answer("Great!".into())),
+            ]
+        );
+    }
+}

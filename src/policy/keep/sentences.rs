@@ -1,0 +1,289 @@
+//! Sentences (SPEC §4, *Readable lines*): where a text may be cut so that
+//! file names, versions, URLs, decimals and abbreviations stay whole
+//! (`src/retry.rs`, `v0.1.1`, `3.5 s`, `e.g. Postgres`), and which of an
+//! answer's sentences says something (not "Perfect!", not "Let me check.").
+//!
+//! Boundaries are Unicode's (UAX #29, by `unicode-segmentation`): a full stop
+//! ends a sentence only before a space and a capital, so `cli.go` and
+//! `0.1.1` never split. On top of it: a few abbreviations that a capital
+//! follows (`e.g. Postgres`), list numbers, and markup that is no sentence
+//! (code blocks, tables, headings) left out.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Abbreviations after which a capital does not start a sentence.
+const ABBREVIATIONS: &[&str] = &[
+    "e.g.", "i.e.", "vs.", "cf.", "approx.", "incl.", "mr.", "mrs.", "ms.", "dr.", "prof.", "st.", "no.", "nr.",
+    "fig.", "vol.", "ca.", "resp.", "z.b.", "d.h.", "bzw.", "u.a.", "т.е.", "т.к.", "см.",
+];
+
+static CODE_BLOCK: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?s)```.*?(?:```|\z)").expect("a valid pattern"));
+static LIST_MARKER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A(?:[-*•>]+|\d{1,3}[.)]|#{1,6})\s+").expect("a valid pattern"));
+/// Words that alone make an exclamation, not a statement.
+static FILLER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\A(?:(?:perfect|great|excellent|good|done|ok|okay|alright|all right|got it|now|sure|understood|",
+        r"interesting|hmm+|right|yes|no|nice|cool|awesome|amazing|wonderful|fantastic|thanks|thank you|oops|ah|oh|",
+        r"i see|makes sense|good news|good catch|found it|there we go|here we go|let's go|all set|that's it|",
+        r"looks good|that works|it works|success|all green|all good|all done|all passing|clean compile|clean)[\s,.!:;—-]*)+\z",
+    ))
+    .expect("a valid pattern")
+});
+/// Sentences that announce the next step rather than state a result.
+static ANNOUNCEMENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\A(?:now,?\s+|next,?\s+|first,?\s+|ok(?:ay)?,?\s+|then,?\s+)?",
+        r"(?:let me|let's|i'll|i will|i'm going to|i need to|i should|i can now|time to|going to)\b",
+    ))
+    .expect("a valid pattern")
+});
+
+/// Markup lines that are no sentence: a table row, a rule, a lone fence.
+fn is_markup(line: &str) -> bool {
+    let line = line.trim();
+    line.starts_with('|') || line.starts_with("```") || line.chars().all(|c| matches!(c, '-' | '=' | '*' | '_' | ' '))
+}
+
+fn ends_with_abbreviation(piece: &str) -> bool {
+    let lower = piece.trim_end().to_lowercase();
+    ABBREVIATIONS.iter().any(|abbreviation| {
+        lower.ends_with(abbreviation)
+            && lower[..lower.len() - abbreviation.len()]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric())
+    })
+}
+
+/// A piece that is only a list number or marker (`1.`, `2)`, `-`).
+fn is_bare_marker(piece: &str) -> bool {
+    let piece = piece.trim();
+    piece.is_empty()
+        || LIST_MARKER.is_match(&format!("{piece} ")) && LIST_MARKER.replace(&format!("{piece} "), "").trim().is_empty()
+}
+
+/// The sentences of `text`, in order: trimmed of list markers and heading
+/// marks, without code blocks, tables and rules.
+pub(crate) fn sentences(text: &str) -> Vec<String> {
+    let prose = CODE_BLOCK.replace_all(text, "\n");
+    let mut found: Vec<String> = Vec::new();
+    let mut pending = String::new();
+    for line in prose.lines().filter(|line| !is_markup(line)) {
+        for piece in line.split_sentence_bounds() {
+            pending.push_str(piece);
+            if ends_with_abbreviation(&pending) || is_bare_marker(&pending) {
+                continue;
+            }
+            let sentence = LIST_MARKER.replace(pending.trim(), "");
+            let sentence = sentence.trim();
+            if !sentence.is_empty() {
+                found.push(sentence.to_owned());
+            }
+            pending.clear();
+        }
+        // A line break ends whatever was pending (a heading, a list item).
+        let sentence = LIST_MARKER.replace(pending.trim(), "");
+        if !sentence.trim().is_empty() {
+            found.push(sentence.trim().to_owned());
+        }
+        pending.clear();
+    }
+    found
+}
+
+/// An exclamation or acknowledgement that says nothing on its own.
+pub(crate) fn is_filler(sentence: &str) -> bool {
+    let words = sentence.trim().trim_matches(|c: char| !c.is_alphanumeric());
+    // One word alone ("Looking.", "Done!") concludes nothing.
+    words.is_empty()
+        || !words.contains(char::is_whitespace) && words.chars().count() < 20
+        || FILLER.is_match(sentence.trim())
+}
+
+/// A sentence that only announces what comes next ("Let me check the logs.").
+pub(crate) fn is_announcement(sentence: &str) -> bool {
+    ANNOUNCEMENT.is_match(sentence.trim())
+}
+
+/// A lead-in to a list or a block ("Here's what changed:"), or a heading.
+fn is_lead_in(sentence: &str) -> bool {
+    sentence.trim_end().ends_with(':')
+}
+
+/// Whole sentences from the start of `sentences` while they fit
+/// `max_chars`; a first sentence up to twice that is kept whole (a line
+/// says one thing whole rather than half of it), and a longer one is cut at
+/// its last clause boundary (`; `, `, `, ` — `) that fits, or between words,
+/// with "…".
+fn within(sentences: &[&str], max_chars: usize) -> Option<String> {
+    if let Some(first) = sentences.first()
+        && first.chars().count() > max_chars
+        && first.chars().count() <= max_chars * 2
+    {
+        return Some((*first).to_owned());
+    }
+    let mut kept = String::new();
+    for sentence in sentences {
+        let joined = if kept.is_empty() {
+            (*sentence).to_owned()
+        } else {
+            format!("{kept} {sentence}")
+        };
+        if joined.chars().count() > max_chars {
+            break;
+        }
+        kept = joined;
+    }
+    if !kept.is_empty() {
+        return Some(kept);
+    }
+    let first = sentences.first()?;
+    let head: String = first.chars().take(max_chars.saturating_sub(1)).collect();
+    let cut = ["; ", ", ", " — ", " – ", " - "]
+        .iter()
+        .filter_map(|mark| head.rfind(mark))
+        .max()
+        .filter(|at| *at >= head.len() / 2)
+        .or_else(|| head.rfind(' '))
+        .unwrap_or(head.len());
+    Some(format!("{}…", head[..cut].trim_end_matches([',', ';', ' '])))
+}
+
+/// What `text` concludes: its first sentence that is neither filler, nor a
+/// lead-in, nor an announcement (or, when all are, its first that is not
+/// filler nor a lead-in), within `max_chars`.
+pub(crate) fn conclusion(text: &str, max_chars: usize) -> Option<String> {
+    let all = sentences(text);
+    let saying: Vec<&str> = all
+        .iter()
+        .map(String::as_str)
+        .filter(|s| !is_filler(s) && !is_lead_in(s))
+        .collect();
+    let chosen = saying.iter().find(|s| !is_announcement(s)).or(saying.first())?;
+    within(&[chosen], max_chars)
+}
+
+/// The first substantive sentences of `text` (filler and lead-ins left
+/// out), as many whole ones as fit `max_chars`.
+pub(crate) fn leading(text: &str, max_chars: usize) -> Option<String> {
+    let all = sentences(text);
+    let saying: Vec<&str> = all.iter().map(String::as_str).filter(|s| !is_filler(s)).collect();
+    within(&saying, max_chars)
+}
+
+/// `text` on one line, whole sentences while they fit `max_chars` (a first
+/// sentence too long is cut at a clause boundary, with "…").
+pub(crate) fn clipped(text: &str, max_chars: usize) -> String {
+    let squeezed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if squeezed.chars().count() <= max_chars {
+        return squeezed;
+    }
+    let all = sentences(&squeezed);
+    let pieces: Vec<&str> = all.iter().map(String::as_str).collect();
+    within(&pieces, max_chars).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_versions_urls_and_decimals_stay_whole() {
+        assert_eq!(
+            sentences(
+                "Fixed the retry in src/billing/retry.rs; the backoff is now 774ms. Released v0.1.1 and refreshed the plan template."
+            ),
+            [
+                "Fixed the retry in src/billing/retry.rs; the backoff is now 774ms.",
+                "Released v0.1.1 and refreshed the plan template."
+            ]
+        );
+        assert_eq!(
+            sentences(
+                "The signature in `cli.go` changed (see README.md)? It takes 3.5 s, see https://ci.example.com/runs/88.html for details."
+            ),
+            [
+                "The signature in `cli.go` changed (see README.md)?",
+                "It takes 3.5 s, see https://ci.example.com/runs/88.html for details."
+            ]
+        );
+    }
+
+    #[test]
+    fn abbreviations_and_list_numbers_do_not_end_a_sentence() {
+        assert_eq!(
+            sentences("Use a managed store, e.g. Postgres or MySQL. Then migrate."),
+            ["Use a managed store, e.g. Postgres or MySQL.", "Then migrate."]
+        );
+        assert_eq!(
+            sentences("Steps:\n1. Build it.\n2. Ship it."),
+            ["Steps:", "Build it.", "Ship it."]
+        );
+    }
+
+    #[test]
+    fn code_tables_and_headings_are_no_sentences() {
+        assert_eq!(
+            sentences("## Summary\n\n| a | b |\n|---|---|\n```rust\nfn x() { y.z(); }\n```\nAll 373 tests pass."),
+            ["Summary", "All 373 tests pass."]
+        );
+    }
+
+    #[test]
+    fn a_conclusion_skips_filler_lead_ins_and_announcements() {
+        assert_eq!(
+            conclusion("Perfect! All 373 tests pass and credo is clean. Want me to push?", 160).as_deref(),
+            Some("All 373 tests pass and credo is clean.")
+        );
+        assert_eq!(
+            conclusion("Done. Here's what changed:\n- `src/a.rs`: new retry.", 160).as_deref(),
+            Some("`src/a.rs`: new retry.")
+        );
+        assert_eq!(
+            conclusion(
+                "Let me check the logs. The root cause is a missing index on `turns`.",
+                160
+            )
+            .as_deref(),
+            Some("The root cause is a missing index on `turns`.")
+        );
+        assert_eq!(
+            conclusion("Great! Let me run the tests.", 160).as_deref(),
+            Some("Let me run the tests."),
+            "with nothing else, the announcement is what there is"
+        );
+        assert_eq!(conclusion("Perfect!", 160), None);
+    }
+
+    #[test]
+    fn text_is_clipped_only_at_sentence_or_clause_boundaries() {
+        let text = "The deploy failed on staging. The migration 0042 locked the turns table for 90 s. We rolled back.";
+        assert_eq!(clipped(text, 80), "The deploy failed on staging.");
+        assert_eq!(clipped(text, 500), text);
+        let long = "Keep the retries at three, never more than five, and always with jitter so that the fleet does not stampede, \
+                    whatever the load, the hour or the region, and log every retry with its reason.";
+        assert_eq!(
+            clipped(long, 100),
+            long,
+            "a first sentence up to twice the room is kept whole"
+        );
+        let cut = clipped(long, 60);
+        assert!(cut.ends_with('…') && cut.chars().count() <= 60, "{cut}");
+        assert!(
+            cut.starts_with("Keep the retries at three, never more than five"),
+            "{cut}"
+        );
+    }
+
+    #[test]
+    fn leading_sentences_leave_filler_out() {
+        assert_eq!(
+            leading("Perfect! Now I'm adding the close action. Then the tests.", 600).as_deref(),
+            Some("Now I'm adding the close action. Then the tests.")
+        );
+    }
+}

@@ -1,0 +1,257 @@
+//! Where things stand at the cut (SPEC §4): built from the transcript, never
+//! from a model's text, so every summary carries it the same way — what the
+//! user last asked (and what they did after: ran a command, answered
+//! "Great!"), what the agent was doing, its last actions and what came of
+//! them, the question it is waiting on, and the error nobody has set right.
+
+use super::harness::HarnessPatterns;
+use super::outcome::{Action, Outcome, actions, unresolved};
+use super::request::{UserMessage, read_users};
+use super::sentences::{leading, sentences};
+use crate::policy::transcript::{Message, Role};
+
+/// The pinned heading of the section.
+pub const STATE_HEADING: &str = "Where things stand:";
+
+/// How much of the agent's last message says what it was doing.
+pub(crate) const IN_PROGRESS_CHARS: usize = 600;
+/// How many of the last tool calls are shown.
+pub(crate) const LAST_ACTIONS: usize = 3;
+/// How many of what the user did after the request are shown.
+const AFTER_REQUEST: usize = 3;
+/// How much of the agent's open question is shown.
+const QUESTION_CHARS: usize = 400;
+/// An answer quoted after the request is at most this long.
+const ANSWER_CHARS: usize = 80;
+
+/// The state at the cut, line by line (the request itself is the keep
+/// set's tier-1 item; this says what came after it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StateAtCut {
+    /// After the latest request: "ran /handoff", "answered: Great!".
+    pub then: Vec<String>,
+    pub in_progress: Option<String>,
+    pub last_actions: Vec<String>,
+    pub waiting_on_user: Option<String>,
+    pub unresolved_error: Option<String>,
+}
+
+impl StateAtCut {
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The section's lines after the request's, in the order they give way
+    /// when the section is over its share (last first).
+    pub(crate) fn lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if !self.then.is_empty() {
+            lines.push(format!("- Then: {}", self.then.join("; ")));
+        }
+        if let Some(doing) = &self.in_progress {
+            lines.push(format!("- In progress: {doing}"));
+        }
+        if let Some(question) = &self.waiting_on_user {
+            lines.push(format!("- Waiting on the user: {question}"));
+        }
+        if !self.last_actions.is_empty() {
+            lines.push(format!("- Last actions: {}", self.last_actions.join("; ")));
+        }
+        if let Some(error) = &self.unresolved_error {
+            lines.push(format!("- Unresolved error: {error}"));
+        }
+        lines
+    }
+}
+
+fn clipped(text: &str, max_chars: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= max_chars {
+        return line;
+    }
+    let head: String = line.chars().take(max_chars.saturating_sub(1)).collect();
+    format!("{}…", head.trim_end())
+}
+
+/// The question a message ends on: its last sentences that ask.
+fn open_question(text: &str) -> Option<String> {
+    let all = sentences(text);
+    let asking: Vec<&String> = all.iter().rev().take_while(|s| s.trim_end().ends_with('?')).collect();
+    if asking.is_empty() {
+        return None;
+    }
+    let question: Vec<&str> = asking.iter().rev().map(|s| s.as_str()).collect();
+    Some(clipped(&question.join(" "), QUESTION_CHARS))
+}
+
+/// Where things stand at the end of `messages` (the delta a compaction
+/// summarizes, or the stored turns since the last boundary).
+pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtCut {
+    let read = read_users(messages, harness);
+    let last_request = read
+        .iter()
+        .rposition(|user| matches!(user, Some(UserMessage::Request(_))));
+    let last_user_words = read.iter().rposition(|user| {
+        matches!(
+            user,
+            Some(UserMessage::Request(_) | UserMessage::Answer(_) | UserMessage::Command(_))
+        )
+    });
+    let after = last_request.map_or(0, |at| at + 1);
+    let then: Vec<String> = read[after..]
+        .iter()
+        .filter_map(|user| match user {
+            Some(UserMessage::Command(command)) => Some(format!("ran {command}")),
+            Some(UserMessage::Answer(words)) => Some(format!("answered: {}", clipped(words, ANSWER_CHARS))),
+            _ => None,
+        })
+        .collect();
+    let then = then[then.len().saturating_sub(AFTER_REQUEST)..].to_vec();
+    let last_said = messages
+        .iter()
+        .rposition(|message| message.role == Role::Assistant && !message.content.trim().is_empty());
+    // The agent's last words count only if they came after the user's.
+    let agent_spoke_last = match (last_said, last_user_words) {
+        (Some(said), Some(user)) => said > user,
+        (Some(_), None) => true,
+        (None, _) => false,
+    };
+    let last_words = last_said
+        .filter(|_| agent_spoke_last)
+        .map(|at| messages[at].content.as_str());
+    let in_progress = last_words.and_then(|text| leading(text, IN_PROGRESS_CHARS));
+    // A question is open when the agent stopped on it: no call of its own,
+    // no answer, nothing but harness text after it.
+    let waiting_on_user = last_said
+        .filter(|said| {
+            agent_spoke_last
+                && messages[*said].tool_calls.is_empty()
+                && messages[said + 1..].iter().zip(&read[said + 1..]).all(|(m, user)| {
+                    m.role != Role::Tool && m.tool_calls.is_empty() && matches!(user, None | Some(UserMessage::Harness))
+                })
+        })
+        .and_then(|said| open_question(&messages[said].content));
+    let all_actions = actions(messages);
+    let shown: Vec<&Action> = all_actions.iter().rev().take(LAST_ACTIONS).collect();
+    let last_actions: Vec<String> = shown.iter().rev().map(|action| action.render()).collect();
+    let unresolved_error = unresolved(&all_actions)
+        .filter(|failure| !shown.iter().any(|action| std::ptr::eq(*action, *failure)))
+        .map(|failure| match &failure.outcome {
+            Outcome::Failed(line) => format!("{} `{}` failed: {line}", failure.tool, failure.target.replace('`', "'")),
+            _ => failure.render(),
+        });
+    StateAtCut {
+        then,
+        in_progress,
+        last_actions,
+        waiting_on_user,
+        unresolved_error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::transcript::ToolCall;
+
+    fn call(id: &str, name: &str, arguments: &str) -> Message {
+        Message {
+            tool_calls: vec![ToolCall {
+                id: id.into(),
+                name: name.into(),
+                arguments: arguments.into(),
+            }],
+            ..Message::new(Role::Assistant, "")
+        }
+    }
+
+    fn result(id: &str, text: &str) -> Message {
+        Message {
+            tool_call_id: Some(id.into()),
+            ..Message::new(Role::Tool, text)
+        }
+    }
+
+    #[test]
+    fn an_acknowledgement_and_a_command_come_after_the_request() {
+        let messages = [
+            Message::new(Role::User, "Release v0.1.1 and refresh the plan template."),
+            Message::new(Role::Assistant, "Released. Shall I write the handoff?"),
+            Message::new(Role::User, "Great!"),
+            Message::new(Role::User, "<command-name>/handoff</command-name>"),
+            Message::new(Role::User, "# Session Handoff\nWrite the handoff note."),
+        ];
+        let state = state_at_cut(&messages, &HarnessPatterns::default());
+        assert_eq!(state.then, ["answered: Great!", "ran /handoff"]);
+        assert_eq!(state.in_progress, None, "the user spoke last");
+        assert_eq!(state.waiting_on_user, None, "the question was answered");
+    }
+
+    #[test]
+    fn the_agents_last_message_its_actions_and_its_question() {
+        let messages = [
+            Message::new(Role::User, "Fix the retry test."),
+            Message {
+                tool_calls: vec![ToolCall {
+                    id: "1".into(),
+                    name: "Bash".into(),
+                    arguments: r#"{"command":"cargo test retry"}"#.into(),
+                }],
+                ..Message::new(Role::Assistant, "Perfect! Running the retry test first.")
+            },
+            result(
+                "1",
+                "Exit code 101\nthread 'retry' panicked at src/retry.rs:40: backoff too short",
+            ),
+            call("2", "Read", r#"{"file_path":"src/retry.rs"}"#),
+            result("2", "fn backoff() {}"),
+            Message::new(
+                Role::Assistant,
+                "The backoff is 10ms where the test expects 774ms. Should I raise the default to 774ms or change the test?",
+            ),
+        ];
+        let state = state_at_cut(&messages, &HarnessPatterns::default());
+        assert_eq!(
+            state.in_progress.as_deref(),
+            Some(
+                "The backoff is 10ms where the test expects 774ms. Should I raise the default to 774ms or change the test?"
+            )
+        );
+        assert_eq!(
+            state.waiting_on_user.as_deref(),
+            Some("Should I raise the default to 774ms or change the test?")
+        );
+        assert_eq!(
+            state.last_actions,
+            [
+                "Bash `cargo test retry` → failed: thread 'retry' panicked at src/retry.rs:40: backoff too short",
+                "Read `src/retry.rs` → ok"
+            ]
+        );
+        assert_eq!(state.unresolved_error, None, "already among the last actions");
+    }
+
+    #[test]
+    fn an_older_failure_nobody_set_right_is_the_unresolved_error() {
+        let mut messages = vec![
+            Message::new(Role::User, "Deploy it."),
+            call("1", "Bash", r#"{"command":"npm run build"}"#),
+            result("1", "npm ERR! missing script: build"),
+        ];
+        for n in 2..6 {
+            messages.push(call(
+                &n.to_string(),
+                "Read",
+                &format!(r#"{{"file_path":"docs/{n}.md"}}"#),
+            ));
+            messages.push(result(&n.to_string(), "text"));
+        }
+        let state = state_at_cut(&messages, &HarnessPatterns::default());
+        assert_eq!(
+            state.unresolved_error.as_deref(),
+            Some("Bash `npm run build` failed: npm ERR! missing script: build")
+        );
+        assert_eq!(state.last_actions.len(), LAST_ACTIONS);
+        assert_eq!(state.waiting_on_user, None);
+    }
+}
