@@ -226,7 +226,12 @@ pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str
             beside: &beside,
             conversation: parts.conversation,
         };
-        let (text, figures) = summary.settle(&read(&fitted_narrative, &state_lines));
+        let own_words = format!(
+            "{} {beside} {}",
+            squeezed(&fitted_narrative),
+            squeezed(&state_lines.join("\n"))
+        );
+        let (text, figures) = summary.settle(&read(&fitted_narrative, &state_lines), &own_words);
         let tokens = count(&text);
         if tokens <= max_tokens {
             return Fitted { text, tokens, figures };
@@ -274,7 +279,10 @@ impl Summary<'_> {
     /// narrative, the state or beside (or in a line already appended),
     /// appended, or parked. The request is shown where things stand unless
     /// the reader has it beside the summary.
-    fn settle(&self, haystack: &str) -> (String, KeepFigures) {
+    /// `haystack` is all the reader gets; `without_request` the same but
+    /// for the request's own line (the request is present only where
+    /// another part holds it, else compactd added it).
+    fn settle(&self, haystack: &str, without_request: &str) -> (String, KeepFigures) {
         let admitted: HashSet<usize> = self.admitted.iter().copied().collect();
         let mut figures = KeepFigures::default();
         let mut appended: Vec<&Candidate> = Vec::new();
@@ -282,7 +290,10 @@ impl Summary<'_> {
         let mut parked = Parked::default();
         let mut request: Option<&str> = None;
         for (at, candidate) in self.candidates.iter().enumerate() {
-            let held = holds(haystack, candidate.item) || appended_texts.contains(candidate.item.text.as_str());
+            let held = match candidate.tier {
+                Tier::Request => holds(without_request, candidate.item),
+                _ => holds(haystack, candidate.item) || appended_texts.contains(candidate.item.text.as_str()),
+            };
             if candidate.tier == Tier::Request && admitted.contains(&at) && !holds(self.beside, candidate.item) {
                 request = Some(candidate.item.text.as_str());
             }

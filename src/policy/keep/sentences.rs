@@ -182,7 +182,12 @@ pub(crate) fn clipped(text: &str, max_chars: usize) -> String {
     if squeezed.chars().count() <= max_chars {
         return squeezed;
     }
-    let all = sentences(&squeezed);
+    // Lines end sentences too (a heading, a list item): segmented before
+    // the text is put on one line.
+    let all: Vec<String> = sentences(text)
+        .iter()
+        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
     let pieces: Vec<&str> = all.iter().map(String::as_str).collect();
     within(&pieces, max_chars).unwrap_or_default()
 }
@@ -264,6 +269,11 @@ mod tests {
         let text = "The deploy failed on staging. The migration 0042 locked the turns table for 90 s. We rolled back.";
         assert_eq!(clipped(text, 80), "The deploy failed on staging.");
         assert_eq!(clipped(text, 500), text);
+        assert_eq!(
+            clipped("understand this spec and plan it:\n---\n# Swipe — Product Spec\n> Hand this document to an LLM.", 40),
+            "understand this spec and plan it:",
+            "a line ends a sentence"
+        );
         let long = "Keep the retries at three, never more than five, and always with jitter so that the fleet does not stampede, \
                     whatever the load, the hour or the region, and log every retry with its reason.";
         assert_eq!(

@@ -134,7 +134,10 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
     let all_actions = actions(messages);
     let shown: Vec<&Action> = all_actions.iter().rev().take(LAST_ACTIONS).collect();
     let last_actions: Vec<String> = shown.iter().rev().map(|action| action.render()).collect();
-    let unresolved_error = unresolved(&all_actions)
+    // What failed before the user last spoke was theirs to see; the error
+    // that stands is one from the run since.
+    let since_user = last_user_words.map_or(0, |at| actions(&messages[..=at]).len());
+    let unresolved_error = unresolved(&all_actions[since_user.min(all_actions.len())..])
         .filter(|failure| !shown.iter().any(|action| std::ptr::eq(*action, *failure)))
         .map(|failure| match &failure.outcome {
             Outcome::Failed(line) => format!("{} `{}` failed: {line}", failure.tool, failure.target.replace('`', "'")),
@@ -229,6 +232,23 @@ mod tests {
             ]
         );
         assert_eq!(state.unresolved_error, None, "already among the last actions");
+    }
+
+    #[test]
+    fn a_failure_from_before_the_users_latest_words_is_not_left_unresolved() {
+        let messages = vec![
+            Message::new(Role::User, "List the docs."),
+            call("1", "Bash", r#"{"command":"ls docs/ui"}"#),
+            result("1", "ls: docs/ui: No such file or directory"),
+            Message::new(Role::User, "Write the README instead."),
+            call("2", "Read", r#"{"file_path":"a.md"}"#),
+            result("2", "a"),
+            call("3", "Read", r#"{"file_path":"b.md"}"#),
+            result("3", "b"),
+            call("4", "Read", r#"{"file_path":"c.md"}"#),
+            result("4", "c"),
+        ];
+        assert_eq!(state_at_cut(&messages, &HarnessPatterns::default()).unresolved_error, None);
     }
 
     #[test]
