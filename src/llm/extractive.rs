@@ -13,11 +13,16 @@ use crate::policy::keep::extract::files_changed;
 use crate::policy::keep::narrative::{WORK_MARK, split_merged};
 use crate::policy::keep::outcome::{Outcome, actions};
 use crate::policy::keep::request::{UserMessage, read_users};
-use crate::policy::keep::sentences::{clipped, conclusion, is_announcement};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::policy::keep::sentences::{clipped, conclusion, is_announcement, sentences};
 use crate::policy::transcript::{Message, Role};
 
-/// How much of a request a line quotes…
-pub(crate) const REQUEST_CHARS: usize = 200;
+/// How much of a request a line quotes (the user's own words are what a
+/// summary is least able to rebuild)…
+pub(crate) const REQUEST_CHARS: usize = 600;
 /// …of its conclusion, or one step of the work…
 pub(crate) const STEP_CHARS: usize = 220;
 /// …and how many of the files it changed it names.
@@ -129,11 +134,31 @@ pub(crate) fn narrative(prior: Option<&str>, messages: &[Message], harness: &Har
     lines.join("\n")
 }
 
+/// A sentence that gives a reason: with it, a step says why.
+static REASON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:because|since|so that|instead|rather than|in order to|which means|otherwise|as a result)\b")
+        .expect("a valid pattern")
+});
+
 /// What one of the agent's messages adds to the work: the first sentence
-/// that says something, unless it only announces what it will look at next.
+/// that says something, with the next when it gives the reason for it
+/// (a decision and its why), unless it only announces what it will look
+/// at next.
 fn step_of(text: &str) -> Option<String> {
     let said = conclusion(text, STEP_CHARS)?;
-    (!is_announcement(&said)).then_some(said)
+    if is_announcement(&said) && !REASON.is_match(&said) {
+        return None;
+    }
+    let all = sentences(text);
+    let reason = all
+        .iter()
+        .skip_while(|sentence| **sentence != said)
+        .nth(1)
+        .filter(|next| REASON.is_match(next) && next.chars().count() <= STEP_CHARS);
+    Some(match reason {
+        Some(reason) => format!("{said} {reason}"),
+        None => said,
+    })
 }
 
 /// One line per user request in `messages`, with its conclusion and the
@@ -338,7 +363,7 @@ mod tests {
             Message::new(Role::Assistant, "Let me look."),
             Message::new(
                 Role::Assistant,
-                "The generated migration uses ALTER TABLE, which SQLite does not support. I'll rewrite it.",
+                "The generated migration uses ALTER TABLE, which SQLite does not support. I'll rewrite it as a table copy, since SQLite cannot alter a column. Then the rest.",
             ),
             call("1", "mix test"),
             result("1", "Exit code 2\n** (CompileError) lib/a.ex:3: undefined function x/0"),
@@ -351,7 +376,7 @@ mod tests {
             text.lines().skip(1).collect::<Vec<_>>(),
             [
                 "- Implement spotter-gqc. → Closed gqc.1 and moved on to gqc.2.",
-                "  · The generated migration uses ALTER TABLE, which SQLite does not support.",
+                "  · The generated migration uses ALTER TABLE, which SQLite does not support. I'll rewrite it as a table copy, since SQLite cannot alter a column.",
                 "  · `mix test` failed: ** (CompileError) lib/a.ex:3: undefined function x/0",
                 "  · `git commit -m 'gqc.1'` → [spotter-gqc 99b497c] gqc.1",
             ]

@@ -67,6 +67,7 @@ impl<'a> Parts<'a> {
         static NOTHING: StateAtCut = StateAtCut {
             then: Vec::new(),
             in_progress: None,
+            task_list: None,
             last_actions: Vec::new(),
             waiting_on_user: None,
             unresolved_error: None,
@@ -557,6 +558,7 @@ mod tests {
         let state = StateAtCut {
             then: vec!["answered: Great!".into()],
             in_progress: Some("Raising the backoff in src/retry.rs to 774ms.".into()),
+            task_list: None,
             last_actions: vec!["Bash `cargo test` → failed: backoff too short".into()],
             waiting_on_user: None,
             unresolved_error: Some(format!("Bash `make` failed: {}", "word ".repeat(40))),

@@ -27,6 +27,7 @@ pub(crate) mod sentences;
 pub(crate) mod set;
 mod shell;
 pub(crate) mod state;
+mod tasks;
 mod tool_calls;
 pub use budget::{Parts, Shape, fit, summary_max_tokens};
 pub use extract::{Sighting, sightings};

@@ -142,6 +142,29 @@ impl Action {
     }
 }
 
+/// Programs that take a subcommand (`git push`, `cargo test`): a command's
+/// subject is the program and its subcommand, so `git push --set-upstream
+/// origin x` sets right a failed `git push`.
+const WITH_SUBCOMMANDS: &[&str] = &[
+    "git", "cargo", "npm", "pnpm", "yarn", "bun", "mix", "go", "docker", "kubectl", "gh", "bd", "uv", "poetry", "dotnet",
+    "make", "just", "mise", "terraform", "helm", "bundle", "rails", "deno", "npx", "pip", "brew", "apt", "systemctl",
+];
+
+/// What a later command must run to set a failure of this one right: its
+/// last step's program, with the subcommand where it takes one.
+fn subject_of_command(command: &str) -> String {
+    let last = command.rsplit(['&', ';', '|']).map(str::trim).find(|step| !step.is_empty()).unwrap_or(command);
+    let words: Vec<&str> = last
+        .split_whitespace()
+        .filter(|word| !word.contains('=') || word.starts_with('-'))
+        .collect();
+    match words.as_slice() {
+        [program, sub, ..] if WITH_SUBCOMMANDS.contains(program) && !sub.starts_with('-') => format!("{program} {sub}"),
+        [program, ..] => (*program).to_owned(),
+        [] => command.to_owned(),
+    }
+}
+
 /// A call's target: the command it ran, else the file or URL it named,
 /// else its first short string argument.
 fn target_of(arguments: &str) -> (String, String) {
@@ -164,8 +187,8 @@ fn target_of(arguments: &str) -> (String, String) {
         _ => None,
     };
     if let Some(command) = command {
-        let subject = normalized(&command).unwrap_or_else(|| one_line(&command, TARGET_CHARS));
-        return (one_line(&subject, TARGET_CHARS), subject);
+        let shown = normalized(&command).unwrap_or_else(|| one_line(&command, TARGET_CHARS));
+        return (one_line(&shown, TARGET_CHARS), subject_of_command(&shown));
     }
     if let Some(path) = string_at(&["file_path", "path", "notebook_path", "filePath", "target_file", "url"]) {
         return (one_line(&path, TARGET_CHARS), path);
@@ -309,6 +332,13 @@ mod tests {
             ]
         );
         assert_eq!(unresolved(&found), None, "the same command passed later");
+        let pushed = [
+            call("1", "Bash", r#"{"command":"git push"}"#),
+            result("1", "fatal: The current branch x has no upstream branch."),
+            call("2", "Bash", r#"{"command":"git push --set-upstream origin x"}"#),
+            result("2", " * [new branch]      x -> x"),
+        ];
+        assert_eq!(unresolved(&actions(&pushed)), None, "pushing another way sets it right");
         assert_eq!(unresolved(&found[..2]).map(|a| a.subject.as_str()), Some("cargo test"));
     }
 }

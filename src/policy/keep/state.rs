@@ -1,13 +1,15 @@
 //! Where things stand at the cut (SPEC §4): built from the transcript, never
 //! from a model's text, so every summary carries it the same way — what the
 //! user last asked (and what they did after: ran a command, answered
-//! "Great!"), what the agent was doing, its last actions and what came of
-//! them, the question it is waiting on, and the error nobody has set right.
+//! "Great!"), what the agent was doing and its own task list, its last
+//! actions and what came of them, the question it is waiting on, and the
+//! error nobody has set right.
 
 use super::harness::HarnessPatterns;
 use super::outcome::{Action, Outcome, actions, unresolved};
 use super::request::{UserMessage, read_users};
 use super::sentences::{leading, sentences};
+use super::tasks::{is_task_tool, task_list};
 use crate::policy::transcript::{Message, Role};
 
 /// The pinned heading of the section.
@@ -31,6 +33,8 @@ pub struct StateAtCut {
     /// After the latest request: "ran /handoff", "answered: Great!".
     pub then: Vec<String>,
     pub in_progress: Option<String>,
+    /// The agent's own task list (Claude Code's `TodoWrite`, Codex's `update_plan`).
+    pub task_list: Option<String>,
     pub last_actions: Vec<String>,
     pub waiting_on_user: Option<String>,
     pub unresolved_error: Option<String>,
@@ -50,6 +54,9 @@ impl StateAtCut {
         }
         if let Some(doing) = &self.in_progress {
             lines.push(format!("- In progress: {doing}"));
+        }
+        if let Some(tasks) = &self.task_list {
+            lines.push(format!("- Task list: {tasks}"));
         }
         if let Some(question) = &self.waiting_on_user {
             lines.push(format!("- Waiting on the user: {question}"));
@@ -132,7 +139,13 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
         })
         .and_then(|said| open_question(&messages[said].content));
     let all_actions = actions(messages);
-    let shown: Vec<&Action> = all_actions.iter().rev().take(LAST_ACTIONS).collect();
+    // Keeping the task list is not an action on the work: it has its own line.
+    let shown: Vec<&Action> = all_actions
+        .iter()
+        .rev()
+        .filter(|action| !is_task_tool(&action.tool))
+        .take(LAST_ACTIONS)
+        .collect();
     let last_actions: Vec<String> = shown.iter().rev().map(|action| action.render()).collect();
     // What failed before the user last spoke was theirs to see; the error
     // that stands is one from the run since.
@@ -146,6 +159,7 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
     StateAtCut {
         then,
         in_progress,
+        task_list: task_list(messages),
         last_actions,
         waiting_on_user,
         unresolved_error,
