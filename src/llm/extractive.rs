@@ -9,6 +9,7 @@
 //! appended by the same guard as any summary's.
 
 use crate::policy::keep::HarnessPatterns;
+use crate::policy::keep::edits::{NAMES_PER_FILE, names_defined};
 use crate::policy::keep::extract::files_changed;
 use crate::policy::keep::narrative::{WORK_MARK, split_merged};
 use crate::policy::keep::outcome::{Outcome, actions};
@@ -17,12 +18,11 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::policy::keep::sentences::{clipped, conclusion, is_announcement, sentences};
+use crate::policy::keep::sentences::{Stretch, clipped, conclusion, is_announcement, sentences};
 use crate::policy::transcript::{Message, Role};
 
-/// How much of a request a line quotes (the user's own words are what a
-/// summary is least able to rebuild)…
-pub(crate) const REQUEST_CHARS: usize = 600;
+/// How much of a request a line quotes (SPEC §4)…
+pub(crate) const REQUEST_CHARS: usize = 200;
 /// …of its conclusion, or one step of the work…
 pub(crate) const STEP_CHARS: usize = 220;
 /// …and how many of the files it changed it names.
@@ -66,6 +66,8 @@ struct Exchange {
     outcome: Option<String>,
     files: Vec<String>,
     steps: Vec<String>,
+    /// What each changed file's edits defined, in the order first changed.
+    defined: Vec<(String, Vec<String>)>,
 }
 
 impl Exchange {
@@ -101,7 +103,24 @@ impl Exchange {
         // The last step is the conclusion already on the line.
         let steps = self.steps.iter().filter(|step| Some(*step) != self.outcome.as_ref());
         lines.extend(steps.map(|step| format!("{WORK_MARK}{step}")));
+        lines.extend(self.defined.iter().map(|(file, names)| {
+            let shown: Vec<&str> = names.iter().take(NAMES_PER_FILE).map(String::as_str).collect();
+            format!("{WORK_MARK}changed {}: {}", file_name(file), shown.join(", "))
+        }));
         lines
+    }
+
+    fn defined(&mut self, file: String, names: Vec<String>) {
+        match self.defined.iter_mut().find(|(known, _)| *known == file) {
+            Some((_, known)) => {
+                for name in names {
+                    if !known.contains(&name) {
+                        known.push(name);
+                    }
+                }
+            }
+            None => self.defined.push((file, names)),
+        }
     }
 
     fn step(&mut self, step: String) {
@@ -122,10 +141,16 @@ pub(crate) fn narrative(prior: Option<&str>, messages: &[Message], harness: &Har
         let (prose, since) = split_merged(prior).unwrap_or((prior, ""));
         let prior_lines: Vec<&str> = prose.lines().chain(since.lines()).filter(carried).collect();
         if !since.is_empty() && !prose.trim().is_empty() {
-            lines.push(format!("- Before: {}", clipped(prose, PRIOR_PROSE_CHARS)));
+            lines.push(format!(
+                "- Before: {}",
+                clipped(prose, PRIOR_PROSE_CHARS, Stretch::None)
+            ));
             lines.extend(since.lines().filter(carried).map(str::to_owned));
         } else if prior_lines.is_empty() {
-            lines.push(format!("- Before: {}", clipped(prior, PRIOR_PROSE_CHARS)));
+            lines.push(format!(
+                "- Before: {}",
+                clipped(prior, PRIOR_PROSE_CHARS, Stretch::None)
+            ));
         } else {
             lines.extend(prior_lines.iter().map(|l| (*l).to_owned()));
         }
@@ -141,9 +166,9 @@ static REASON: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// What one of the agent's messages adds to the work: the first sentence
-/// that says something, with the next when it gives the reason for it
-/// (a decision and its why), unless it only announces what it will look
-/// at next.
+/// that says something, with the first after it that gives a reason (a
+/// decision and its why), unless it only announces what it will look at
+/// next.
 fn step_of(text: &str) -> Option<String> {
     let said = conclusion(text, STEP_CHARS)?;
     if is_announcement(&said) && !REASON.is_match(&said) {
@@ -153,8 +178,9 @@ fn step_of(text: &str) -> Option<String> {
     let reason = all
         .iter()
         .skip_while(|sentence| **sentence != said)
-        .nth(1)
-        .filter(|next| REASON.is_match(next) && next.chars().count() <= STEP_CHARS);
+        .skip(1)
+        .find(|next| REASON.is_match(next) && next.chars().count() <= STEP_CHARS)
+        .filter(|_| !REASON.is_match(&said));
     Some(match reason {
         Some(reason) => format!("{said} {reason}"),
         None => said,
@@ -174,13 +200,15 @@ pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> 
             Some(UserMessage::Request(words)) => {
                 lines.extend(exchange.lines());
                 exchange = Exchange {
-                    request: Some(clipped(words, REQUEST_CHARS)),
+                    request: Some(clipped(words, REQUEST_CHARS, Stretch::None)),
                     ..Exchange::default()
                 };
                 continue;
             }
             Some(UserMessage::Answer(words)) => {
-                exchange.then.push(format!("answered: {}", clipped(words, 80)));
+                exchange
+                    .then
+                    .push(format!("answered: {}", clipped(words, 80, Stretch::None)));
                 continue;
             }
             Some(UserMessage::Command(command)) => {
@@ -195,6 +223,11 @@ pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> 
         if let Some(said) = step_of(&message.content) {
             exchange.outcome = Some(said.clone());
             exchange.step(said);
+        }
+        for call in &message.tool_calls {
+            for (file, names) in names_defined(&call.name, &call.arguments) {
+                exchange.defined(file, names);
+            }
         }
         for action in done.by_ref().take(message.tool_calls.len()) {
             let target = action.target.replace('`', "'");
@@ -380,6 +413,27 @@ mod tests {
                 "  · `mix test` failed: ** (CompileError) lib/a.ex:3: undefined function x/0",
                 "  · `git commit -m 'gqc.1'` → [spotter-gqc 99b497c] gqc.1",
             ]
+        );
+    }
+
+    #[test]
+    fn what_an_edit_defined_is_said_under_its_request() {
+        let messages = vec![
+            Message::new(Role::User, "Add a close action to annotations."),
+            Message {
+                tool_calls: vec![ToolCall {
+                    id: "e".into(),
+                    name: "Edit".into(),
+                    arguments: serde_json::json!({"file_path": "lib/annotation.ex", "old_string": "a", "new_string": "  update :close do\n  attribute :state, :atom\n  def close(a), do: a"}).to_string(),
+                }],
+                ..Message::new(Role::Assistant, "Adding the state attribute.")
+            },
+            Message::new(Role::Assistant, "Added the close action."),
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert!(
+            text.ends_with("  · changed annotation.ex: attribute :state, def close"),
+            "{text}"
         );
     }
 

@@ -152,8 +152,15 @@ impl Replay {
         turn: usize,
         at: &str,
     ) -> Result<(), ReplayError> {
+        // The successor is named after the session, not a random UUID: a
+        // summary names its conversation (the parked line), and two replays
+        // must give the same summaries, token for token.
+        let successor = format!("{}-r{}", state.first, report.rollovers.len() + 1);
         let answer = self
-            .call("/handoff", json!({"conversation_id": state.conversation, "at": at}))
+            .call(
+                "/handoff",
+                json!({"conversation_id": state.conversation, "successor_id": successor, "at": at}),
+            )
             .await?;
         let text = answer["text"].as_str().unwrap_or_default().to_owned();
         report.rollovers.push(turn);
@@ -236,8 +243,10 @@ impl Replay {
                     .collect::<String>()
             })
             .unwrap_or_default();
+        let first = format!("replay-{run}-{stem}");
         let mut state = State {
-            conversation: format!("replay-{run}-{stem}"),
+            conversation: first.clone(),
+            first,
             ..State::default()
         };
         let mut report = SessionReport::new(session, self.options.window, self.budget());
@@ -319,6 +328,8 @@ impl Replay {
 #[derive(Debug, Default)]
 struct State {
     conversation: String,
+    /// The conversation the session started as; its successors are named after it.
+    first: String,
     /// The transcript since the last boundary, as `/summarize` takes it.
     since_boundary: Vec<Value>,
     since_boundary_tokens: u64,

@@ -378,3 +378,33 @@ async fn a_moved_file_is_listed_where_it_went() {
     texts.sort();
     assert_eq!(texts, ["docs/draft.md", "src/new.rs"], "{files}");
 }
+
+#[tokio::test]
+async fn the_agents_own_task_list_is_part_of_where_things_stand() {
+    let app = spawn_app().await;
+    let messages = json!([
+        {"role": "user", "content": "Harden the error handling."},
+        call("t1", "TodoWrite", json!({"todos": [
+            {"content": "Audit for swallowed exceptions", "status": "completed", "activeForm": "Auditing"},
+            {"content": "Fix every one found", "status": "in_progress", "activeForm": "Fixing"},
+            {"content": "Write the rules into AGENTS.md", "status": "pending", "activeForm": "Writing"}
+        ]})),
+        result("t1", "Todos have been modified successfully."),
+        call("e1", "Edit", json!({"file_path": "src/fetch.ts", "old_string": "catch {}", "new_string": "catch (e) { log.warn(e) }"})),
+        result("e1", "The file src/fetch.ts has been updated successfully."),
+    ]);
+
+    let summary = summary_of(&summarize(&app, "c", &messages).await).to_owned();
+
+    let state = section(&summary, STATE_HEADING);
+    assert!(
+        state.contains(
+            "- Task list: done: Audit for swallowed exceptions · in progress: Fix every one found · to do: Write the rules into AGENTS.md"
+        ),
+        "{summary}"
+    );
+    assert!(
+        state.contains("- Last actions: Edit `src/fetch.ts` → ok") && !state.contains("TodoWrite"),
+        "keeping the list is not an action on the work: {summary}"
+    );
+}

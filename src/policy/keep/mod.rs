@@ -10,6 +10,7 @@
 
 pub(crate) mod budget;
 mod commands;
+pub(crate) mod edits;
 pub(crate) mod extract;
 mod figures;
 pub(crate) mod harness;

@@ -146,14 +146,44 @@ impl Action {
 /// subject is the program and its subcommand, so `git push --set-upstream
 /// origin x` sets right a failed `git push`.
 const WITH_SUBCOMMANDS: &[&str] = &[
-    "git", "cargo", "npm", "pnpm", "yarn", "bun", "mix", "go", "docker", "kubectl", "gh", "bd", "uv", "poetry", "dotnet",
-    "make", "just", "mise", "terraform", "helm", "bundle", "rails", "deno", "npx", "pip", "brew", "apt", "systemctl",
+    "git",
+    "cargo",
+    "npm",
+    "pnpm",
+    "yarn",
+    "bun",
+    "mix",
+    "go",
+    "docker",
+    "kubectl",
+    "gh",
+    "bd",
+    "uv",
+    "poetry",
+    "dotnet",
+    "make",
+    "just",
+    "mise",
+    "terraform",
+    "helm",
+    "bundle",
+    "rails",
+    "deno",
+    "npx",
+    "pip",
+    "brew",
+    "apt",
+    "systemctl",
 ];
 
 /// What a later command must run to set a failure of this one right: its
 /// last step's program, with the subcommand where it takes one.
 fn subject_of_command(command: &str) -> String {
-    let last = command.rsplit(['&', ';', '|']).map(str::trim).find(|step| !step.is_empty()).unwrap_or(command);
+    let last = command
+        .rsplit(['&', ';', '|'])
+        .map(str::trim)
+        .find(|step| !step.is_empty())
+        .unwrap_or(command);
     let words: Vec<&str> = last
         .split_whitespace()
         .filter(|word| !word.contains('=') || word.starts_with('-'))

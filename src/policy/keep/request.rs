@@ -214,8 +214,9 @@ pub(crate) enum UserMessage {
 }
 
 /// Reads the user-role messages of a transcript in order: each with what
-/// it is (`None` for other roles). A user message that follows a command,
-/// with no answer between, is that command's expanded template.
+/// it is (`None` for other roles). A user message right after a command,
+/// with nothing between (no answer, no output of the command's own), is
+/// that command's expanded template.
 pub(crate) fn read_users(messages: &[Message], harness: &HarnessPatterns) -> Vec<Option<UserMessage>> {
     let mut after_command = false;
     messages
@@ -233,6 +234,8 @@ pub(crate) fn read_users(messages: &[Message], harness: &HarnessPatterns) -> Vec
             }
             let words = harness.split(&message.content).words;
             if words.is_empty() {
+                // A local command's output (`/cost`): that command had no template.
+                after_command = false;
                 return Some(UserMessage::Harness);
             }
             if after_command {
@@ -280,6 +283,25 @@ mod tests {
         ] {
             assert!(!is_acknowledgement(text), "{text}");
         }
+    }
+
+    #[test]
+    fn after_a_local_commands_output_the_user_types_a_request_again() {
+        let messages = [
+            Message::new(
+                Role::User,
+                "<command-name>/cost</command-name>\n<command-message>cost</command-message>",
+            ),
+            Message::new(
+                Role::User,
+                "<local-command-stdout>Total cost: $0.12</local-command-stdout>",
+            ),
+            Message::new(Role::User, "Please update src/storage/client.rs."),
+        ];
+        assert_eq!(
+            read_users(&messages, &HarnessPatterns::default())[2],
+            Some(UserMessage::Request("Please update src/storage/client.rs.".into()))
+        );
     }
 
     #[test]

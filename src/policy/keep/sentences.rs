@@ -114,13 +114,22 @@ fn is_lead_in(sentence: &str) -> bool {
     sentence.trim_end().ends_with(':')
 }
 
+/// Whether a first sentence longer than the room may run over it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stretch {
+    /// Up to twice the room: a line says one thing whole rather than half of it.
+    Double,
+    /// Not at all (a request's line is clipped at its limit, SPEC §4).
+    None,
+}
+
 /// Whole sentences from the start of `sentences` while they fit
-/// `max_chars`; a first sentence up to twice that is kept whole (a line
-/// says one thing whole rather than half of it), and a longer one is cut at
-/// its last clause boundary (`; `, `, `, ` — `) that fits, or between words,
-/// with "…".
-fn within(sentences: &[&str], max_chars: usize) -> Option<String> {
-    if let Some(first) = sentences.first()
+/// `max_chars`; a first sentence that does not is kept whole where
+/// `stretch` allows, else cut at its last clause boundary (`; `, `, `,
+/// ` — `) that fits, or between words, with "…".
+fn within(sentences: &[&str], max_chars: usize, stretch: Stretch) -> Option<String> {
+    if stretch == Stretch::Double
+        && let Some(first) = sentences.first()
         && first.chars().count() > max_chars
         && first.chars().count() <= max_chars * 2
     {
@@ -164,7 +173,7 @@ pub(crate) fn conclusion(text: &str, max_chars: usize) -> Option<String> {
         .filter(|s| !is_filler(s) && !is_lead_in(s))
         .collect();
     let chosen = saying.iter().find(|s| !is_announcement(s)).or(saying.first())?;
-    within(&[chosen], max_chars)
+    within(&[chosen], max_chars, Stretch::Double)
 }
 
 /// The first substantive sentences of `text` (filler and lead-ins left
@@ -172,12 +181,13 @@ pub(crate) fn conclusion(text: &str, max_chars: usize) -> Option<String> {
 pub(crate) fn leading(text: &str, max_chars: usize) -> Option<String> {
     let all = sentences(text);
     let saying: Vec<&str> = all.iter().map(String::as_str).filter(|s| !is_filler(s)).collect();
-    within(&saying, max_chars)
+    within(&saying, max_chars, Stretch::Double)
 }
 
 /// `text` on one line, whole sentences while they fit `max_chars` (a first
-/// sentence too long is cut at a clause boundary, with "…").
-pub(crate) fn clipped(text: &str, max_chars: usize) -> String {
+/// sentence too long is kept whole or cut at a clause boundary, with "…",
+/// as `stretch` says).
+pub(crate) fn clipped(text: &str, max_chars: usize, stretch: Stretch) -> String {
     let squeezed = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if squeezed.chars().count() <= max_chars {
         return squeezed;
@@ -189,7 +199,7 @@ pub(crate) fn clipped(text: &str, max_chars: usize) -> String {
         .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect();
     let pieces: Vec<&str> = all.iter().map(String::as_str).collect();
-    within(&pieces, max_chars).unwrap_or_default()
+    within(&pieces, max_chars, stretch).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -267,21 +277,25 @@ mod tests {
     #[test]
     fn text_is_clipped_only_at_sentence_or_clause_boundaries() {
         let text = "The deploy failed on staging. The migration 0042 locked the turns table for 90 s. We rolled back.";
-        assert_eq!(clipped(text, 80), "The deploy failed on staging.");
-        assert_eq!(clipped(text, 500), text);
+        assert_eq!(clipped(text, 80, Stretch::Double), "The deploy failed on staging.");
+        assert_eq!(clipped(text, 500, Stretch::Double), text);
         assert_eq!(
-            clipped("understand this spec and plan it:\n---\n# Swipe — Product Spec\n> Hand this document to an LLM.", 40),
+            clipped(
+                "understand this spec and plan it:\n---\n# Swipe — Product Spec\n> Hand this document to an LLM.",
+                40,
+                Stretch::None
+            ),
             "understand this spec and plan it:",
             "a line ends a sentence"
         );
         let long = "Keep the retries at three, never more than five, and always with jitter so that the fleet does not stampede, \
                     whatever the load, the hour or the region, and log every retry with its reason.";
         assert_eq!(
-            clipped(long, 100),
+            clipped(long, 100, Stretch::Double),
             long,
             "a first sentence up to twice the room is kept whole"
         );
-        let cut = clipped(long, 60);
+        let cut = clipped(long, 60, Stretch::Double);
         assert!(cut.ends_with('…') && cut.chars().count() <= 60, "{cut}");
         assert!(
             cut.starts_with("Keep the retries at three, never more than five"),

@@ -262,7 +262,10 @@ mod tests {
             call("4", "Read", r#"{"file_path":"c.md"}"#),
             result("4", "c"),
         ];
-        assert_eq!(state_at_cut(&messages, &HarnessPatterns::default()).unresolved_error, None);
+        assert_eq!(
+            state_at_cut(&messages, &HarnessPatterns::default()).unresolved_error,
+            None
+        );
     }
 
     #[test]

@@ -66,7 +66,16 @@ fn whole_list(arguments: &Value) -> Option<Vec<Task>> {
 }
 
 /// Tools that keep the agent's task list.
-const TASK_TOOLS: &[&str] = &["todowrite", "todo_write", "update_plan", "write_todos", "taskcreate", "taskupdate", "tasklist", "taskget"];
+const TASK_TOOLS: &[&str] = &[
+    "todowrite",
+    "todo_write",
+    "update_plan",
+    "write_todos",
+    "taskcreate",
+    "taskupdate",
+    "tasklist",
+    "taskget",
+];
 
 /// Whether a tool only keeps the task list.
 pub(crate) fn is_task_tool(name: &str) -> bool {
@@ -176,7 +185,10 @@ mod tests {
     #[test]
     fn the_last_todo_list_is_the_list() {
         let messages = [
-            call("TodoWrite", serde_json::json!({"todos": [{"content": "Old", "status": "pending"}]})),
+            call(
+                "TodoWrite",
+                serde_json::json!({"todos": [{"content": "Old", "status": "pending"}]}),
+            ),
             call(
                 "TodoWrite",
                 serde_json::json!({"todos": [
@@ -188,18 +200,26 @@ mod tests {
         ];
         assert_eq!(
             task_list(&messages).as_deref(),
-            Some("done: Audit for swallowed exceptions · in progress: Fix all identified issues · to do: Update AGENTS.md with new rules")
+            Some(
+                "done: Audit for swallowed exceptions · in progress: Fix all identified issues · to do: Update AGENTS.md with new rules"
+            )
         );
     }
 
     #[test]
     fn tasks_created_and_updated_one_at_a_time_and_codex_plans() {
         let messages = [
-            call("TaskCreate", serde_json::json!({"subject": "Fix deferred condensation", "description": "x"})),
+            call(
+                "TaskCreate",
+                serde_json::json!({"subject": "Fix deferred condensation", "description": "x"}),
+            ),
             call("TaskCreate", serde_json::json!({"subject": "Filter stale sessions"})),
             call("TaskCreate", serde_json::json!({"subject": "Drop me"})),
             call("TaskUpdate", serde_json::json!({"taskId": "1", "status": "completed"})),
-            call("TaskUpdate", serde_json::json!({"taskId": "2", "status": "in_progress"})),
+            call(
+                "TaskUpdate",
+                serde_json::json!({"taskId": "2", "status": "in_progress"}),
+            ),
             call("TaskUpdate", serde_json::json!({"taskId": "3", "status": "deleted"})),
         ];
         assert_eq!(
@@ -210,7 +230,10 @@ mod tests {
             "update_plan",
             serde_json::json!({"plan": [{"step": "Fix export", "status": "completed"}, {"step": "Wire CTAs", "status": "pending"}]}),
         )];
-        assert_eq!(task_list(&codex).as_deref(), Some("done: Fix export · to do: Wire CTAs"));
+        assert_eq!(
+            task_list(&codex).as_deref(),
+            Some("done: Fix export · to do: Wire CTAs")
+        );
         assert_eq!(task_list(&[Message::new(Role::Assistant, "no list")]), None);
     }
 }
