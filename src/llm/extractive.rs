@@ -18,7 +18,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::policy::keep::sentences::{Stretch, clipped, conclusion, is_announcement, sentences};
+use crate::policy::keep::sentences::{Stretch, clipped, conclusion, is_announcement, is_filler, sentences};
 use crate::policy::transcript::{Message, Role};
 
 /// How much of a request a line quotes (SPEC §4)…
@@ -68,6 +68,8 @@ struct Exchange {
     steps: Vec<String>,
     /// What each changed file's edits defined, in the order first changed.
     defined: Vec<(String, Vec<String>)>,
+    /// The agent's last words in the exchange: its report of what it did.
+    report: Option<String>,
 }
 
 impl Exchange {
@@ -103,6 +105,15 @@ impl Exchange {
         // The last step is the conclusion already on the line.
         let steps = self.steps.iter().filter(|step| Some(*step) != self.outcome.as_ref());
         lines.extend(steps.map(|step| format!("{WORK_MARK}{step}")));
+        // The rest of the agent's report: what it did, what is left.
+        if let Some(report) = &self.report {
+            let told = report_lines(report, self.outcome.as_deref());
+            lines.extend(
+                told.iter()
+                    .filter(|line| !self.steps.contains(line))
+                    .map(|line| format!("{WORK_MARK}{line}")),
+            );
+        }
         lines.extend(self.defined.iter().map(|(file, names)| {
             let shown: Vec<&str> = names.iter().take(NAMES_PER_FILE).map(String::as_str).collect();
             format!("{WORK_MARK}changed {}: {}", file_name(file), shown.join(", "))
@@ -187,6 +198,32 @@ fn step_of(text: &str) -> Option<String> {
     })
 }
 
+/// How many more sentences of the agent's last words in an exchange are kept.
+const REPORT_SENTENCES: usize = 8;
+
+/// The agent's last words past their conclusion: the sentences that say
+/// something (not filler, a heading, a lead-in or "let me…"), whole.
+fn report_lines(report: &str, conclusion: Option<&str>) -> Vec<String> {
+    sentences(report)
+        .into_iter()
+        .filter(|sentence| {
+            // A heading or a label ("The Problem", "**What we have:**") says nothing alone.
+            let says = sentence.split_whitespace().count() >= 4 || sentence.trim_end().ends_with(['.', '!', '?']);
+            says && !is_filler(sentence)
+                && !sentence.trim_end().trim_end_matches('*').ends_with(':')
+                && !is_announcement(sentence)
+                && conclusion.is_none_or(|c| !c.starts_with(sentence.as_str()))
+        })
+        .filter_map(|sentence| conclusion_of(&sentence))
+        .take(REPORT_SENTENCES)
+        .collect()
+}
+
+/// A sentence kept whole, or cut as a step is.
+fn conclusion_of(sentence: &str) -> Option<String> {
+    conclusion(sentence, STEP_CHARS)
+}
+
 /// One line per user request in `messages`, with its conclusion and the
 /// files it changed, each followed by its work (a delta that opens mid-run
 /// starts with a `(continuing)` line).
@@ -223,6 +260,7 @@ pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> 
         if let Some(said) = step_of(&message.content) {
             exchange.outcome = Some(said.clone());
             exchange.step(said);
+            exchange.report = Some(message.content.clone());
         }
         for call in &message.tool_calls {
             for (file, names) in names_defined(&call.name, &call.arguments) {

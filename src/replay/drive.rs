@@ -205,7 +205,9 @@ impl Replay {
         turn: usize,
         at: &str,
     ) -> Result<(), ReplayError> {
-        if !state.since_boundary.is_empty() {
+        // Compacting from stored turns needs a turn stored since the boundary.
+        let stored = !self.options.from_stored_turns || state.turns_since > 0;
+        if !state.since_boundary.is_empty() && stored {
             // Mid-run, the conversation may not exist yet: the agent reports
             // its context as a harness does before it compacts.
             self.report_usage(&state.conversation, state.used(), at).await?;

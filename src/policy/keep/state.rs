@@ -126,7 +126,15 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
     let last_words = last_said
         .filter(|_| agent_spoke_last)
         .map(|at| messages[at].content.as_str());
-    let in_progress = last_words.and_then(|text| leading(text, IN_PROGRESS_CHARS));
+    // Calls made after its last words: those words are not the latest news.
+    let calls_after: usize = last_said.map_or(0, |at| messages[at + 1..].iter().map(|m| m.tool_calls.len()).sum());
+    let in_progress = last_words
+        .and_then(|text| leading(text, IN_PROGRESS_CHARS))
+        .map(|doing| match calls_after {
+            0 => doing,
+            1 => format!("{doing} (then 1 more tool call: see the last actions)"),
+            n => format!("{doing} (then {n} more tool calls: see the last actions)"),
+        });
     // A question is open when the agent stopped on it: no call of its own,
     // no answer, nothing but harness text after it.
     let waiting_on_user = last_said
@@ -265,6 +273,24 @@ mod tests {
         assert_eq!(
             state_at_cut(&messages, &HarnessPatterns::default()).unresolved_error,
             None
+        );
+    }
+
+    #[test]
+    fn words_followed_by_more_calls_say_so() {
+        let messages = vec![
+            Message::new(Role::User, "Add the field."),
+            Message::new(Role::Assistant, "Now add the field to CommittedMetadata."),
+            call("1", "Edit", r#"{"file_path":"a.go","old_string":"a","new_string":"b"}"#),
+            result("1", "ok"),
+            call("2", "Write", r#"{"file_path":"a_test.go","content":"x"}"#),
+            result("2", "ok"),
+        ];
+        assert_eq!(
+            state_at_cut(&messages, &HarnessPatterns::default())
+                .in_progress
+                .as_deref(),
+            Some("Now add the field to CommittedMetadata. (then 2 more tool calls: see the last actions)")
         );
     }
 
