@@ -70,6 +70,8 @@ struct Exchange {
     defined: Vec<(String, Vec<String>)>,
     /// The agent's last words in the exchange: its report of what it did.
     report: Option<String>,
+    /// The plan the agent put to the user (Claude Code's `ExitPlanMode`).
+    plan: Option<String>,
 }
 
 impl Exchange {
@@ -105,6 +107,15 @@ impl Exchange {
         // The last step is the conclusion already on the line.
         let steps = self.steps.iter().filter(|step| Some(*step) != self.outcome.as_ref());
         lines.extend(steps.map(|step| format!("{WORK_MARK}{step}")));
+        // The plan put to the user: the goal, the approach, what to change.
+        if let Some(plan) = &self.plan {
+            lines.extend(
+                report_lines(plan, None)
+                    .into_iter()
+                    .take(PLAN_SENTENCES)
+                    .map(|line| format!("{WORK_MARK}plan: {line}")),
+            );
+        }
         // The rest of the agent's report: what it did, what is left.
         if let Some(report) = &self.report {
             let told = report_lines(report, self.outcome.as_deref());
@@ -198,8 +209,20 @@ fn step_of(text: &str) -> Option<String> {
     })
 }
 
-/// How many more sentences of the agent's last words in an exchange are kept.
+/// How many more sentences of the agent's last words in an exchange are kept…
 const REPORT_SENTENCES: usize = 8;
+/// …and of a plan it put to the user.
+const PLAN_SENTENCES: usize = 12;
+
+/// The plan a call puts to the user for approval (Claude Code's `ExitPlanMode`).
+fn plan_put(tool: &str, arguments: &str) -> Option<String> {
+    let name = tool.rsplit("__").next().unwrap_or(tool).to_ascii_lowercase();
+    if name != "exitplanmode" && name != "exit_plan_mode" {
+        return None;
+    }
+    let parsed: serde_json::Value = serde_json::from_str(arguments).ok()?;
+    parsed.get("plan")?.as_str().map(str::to_owned)
+}
 
 /// The agent's last words past their conclusion: the sentences that say
 /// something (not filler, a heading, a lead-in or "let me…"), whole.
@@ -265,6 +288,9 @@ pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> 
         for call in &message.tool_calls {
             for (file, names) in names_defined(&call.name, &call.arguments) {
                 exchange.defined(file, names);
+            }
+            if let Some(plan) = plan_put(&call.name, &call.arguments) {
+                exchange.plan = Some(plan);
             }
         }
         for action in done.by_ref().take(message.tool_calls.len()) {
@@ -472,6 +498,31 @@ mod tests {
         assert!(
             text.ends_with("  · changed annotation.ex: attribute :state, def close"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn the_plan_put_to_the_user_is_kept_under_its_request() {
+        let plan = "# Plan: initial attribution\n\n## Goal\n\nCalculate line-level attribution at commit time by diffing the checkpoint tree against HEAD.\n\n```json\n{\"agent_lines\": 142}\n```\n\n## Files\n- `checkpoint.go`: add the InitialAttribution struct to CommittedMetadata.";
+        let messages = vec![
+            Message::new(Role::User, "Plan the attribution."),
+            Message {
+                tool_calls: vec![ToolCall {
+                    id: "p".into(),
+                    name: "ExitPlanMode".into(),
+                    arguments: serde_json::json!({ "plan": plan }).to_string(),
+                }],
+                ..Message::new(Role::Assistant, "Here is the plan.")
+            },
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert_eq!(
+            text.lines().skip(2).collect::<Vec<_>>(),
+            [
+                "  · plan: Calculate line-level attribution at commit time by diffing the checkpoint tree against HEAD.",
+                "  · plan: `checkpoint.go`: add the InitialAttribution struct to CommittedMetadata.",
+            ],
+            "headings and code say nothing alone: {text}"
         );
     }
 

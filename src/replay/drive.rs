@@ -109,6 +109,11 @@ impl Replay {
         at: &str,
         trigger: Option<&str>,
     ) -> Result<(), ReplayError> {
+        // From stored turns, a compaction mid-run, before any turn since the
+        // boundary was stored, has nothing new to summarize.
+        if self.options.from_stored_turns && state.turns_since == 0 {
+            return Ok(());
+        }
         let mut body = if self.options.from_stored_turns {
             json!({"conversation_id": state.conversation, "at": at})
         } else {
@@ -205,9 +210,7 @@ impl Replay {
         turn: usize,
         at: &str,
     ) -> Result<(), ReplayError> {
-        // Compacting from stored turns needs a turn stored since the boundary.
-        let stored = !self.options.from_stored_turns || state.turns_since > 0;
-        if !state.since_boundary.is_empty() && stored {
+        if !state.since_boundary.is_empty() {
             // Mid-run, the conversation may not exist yet: the agent reports
             // its context as a harness does before it compacts.
             self.report_usage(&state.conversation, state.used(), at).await?;
