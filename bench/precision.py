@@ -11,7 +11,8 @@ reports without any model:
 - the share of tiers 6–7 ("Also named by the agent", "Seen in tool output
   and mentioned again") in the summary, in characters;
 - garbled extractive lines: a conclusion that starts inside a file name or
-  a version (`→ rs;`, `→ md)?`, `→ 1 and`) or ends clipped mid-sentence;
+  a version (`→ rs;`, `→ md)?`, `→ 1 and`); and, apart, lines whose first
+  sentence was longer than its limit and was cut at a clause boundary;
 - the latest request where things stand, against hand labels
   (bench/precision_labels.json: for a session file and a compaction point,
   how the request a person would pick begins).
@@ -29,7 +30,7 @@ JUNK_COMMAND = re.compile(r"<<-?\s*['\"]?[A-Za-z_]\w*|2>&1|\|\s*(head|tail)\b|(&
 JUNK_PATH = re.compile(r"^:\(|^:[/!]|2>&1|^\W*$")
 JUNK_URL = re.compile(r"/[^/]*:\d+(:\d+)?$|#")
 PASTED_RULE = re.compile(r"^\s*\||^\s*(\[?\d{4}-\d\d-\d\d|[A-Z][a-z]{2}\s+\d{1,2}\s+\d\d:\d\d|\w+(Error|Exception):|error[:\[]|npm ERR!)")
-GARBLED = re.compile(r"→ (?:[a-z]{1,4}(?:[);,:?!]|\s)|\d+\b(?! ?(?:tests?|files?|ms|s)\b)|[)\]])")
+GARBLED = re.compile(r"→ (?:(?:rs|md|go|js|ts|tsx|py|json|toml|ya?ml|exs?|txt|html|css|sh|rb|java|kt|sql|lock|cfg|ini)(?:[);,:?!.]|\s|$)|\d+\b(?! ?(?:tests?|files?|ms|s|of|out)\b)|[)\]])")
 
 
 def unbalanced(command):
@@ -106,15 +107,22 @@ def narrative(summary):
     return summary
 
 
+EXTRACTIVE = "Written by compactd without a model"
+
+
+def extractive_lines(summary):
+    """The request lines of an extractive narrative (a model's text is its own)."""
+    if not summary.startswith(EXTRACTIVE):
+        return []
+    return [line for line in narrative(summary).splitlines() if line.startswith("- ") and " → " in line]
+
+
 def garbled(summary):
-    bad = []
-    for line in narrative(summary).splitlines():
-        if not line.startswith("- ") or " → " not in line:
-            continue
-        outcome = line.split(" → ", 1)[1]
-        if GARBLED.match("→ " + outcome) or re.search(r"\w…(?: \(files:|$)", outcome):
-            bad.append(line[:120])
-    return bad
+    return [line[:120] for line in extractive_lines(summary) if GARBLED.match("→ " + line.split(" → ", 1)[1])]
+
+
+def clipped(summary):
+    return [line[:120] for line in extractive_lines(summary) if "…" in line]
 
 
 def latest_request(summary):
@@ -136,7 +144,7 @@ def points(report):
 
 def main():
     labels = json.load(open(LABELS)) if os.path.exists(LABELS) else {}
-    totals = {"summaries": 0, "junk": 0, "garbled": 0, "labelled": 0, "right": 0, "share": []}
+    totals = {"summaries": 0, "junk": 0, "garbled": 0, "clipped": 0, "labelled": 0, "right": 0, "share": []}
     for path in sys.argv[1:]:
         reports = json.load(open(path))
         print(f"## {os.path.basename(path)}")
@@ -149,6 +157,7 @@ def main():
                 totals["summaries"] += 1
                 totals["junk"] += len(found)
                 totals["garbled"] += len(bad)
+                totals["clipped"] += len(clipped(summary))
                 totals["share"].append(share)
                 verdict = ""
                 label = labels.get(name, {}).get(point)
@@ -166,7 +175,8 @@ def main():
         print()
     shares = totals["share"]
     print(
-        f"all: {totals['summaries']} summaries, {totals['junk']} junk items, {totals['garbled']} garbled lines, "
+        f"all: {totals['summaries']} summaries, {totals['junk']} junk items, {totals['garbled']} garbled lines "
+        f"({totals['clipped']} cut at a clause boundary), "
         f"tiers 6-7 at most {100 * max(shares or [0]):.1f}% (mean {100 * sum(shares) / max(len(shares), 1):.1f}%), "
         f"latest request right in {totals['right']} of {totals['labelled']} labelled"
     )
