@@ -733,9 +733,10 @@ export interface components {
         KeepCheckResponse: {
             conversation_id: string;
             /**
-             * @description What the summary left out, under the pinned heading `Kept word for
-             *     word:`, in the budget's tier order, with a last line counting what did
-             *     not fit; empty when the summary holds every item.
+             * @description What the summary left out, in the budget's tier order: the latest
+             *     request under the pinned heading `Where things stand:`, the rest under
+             *     `Kept word for word:`, and a last line counting what did not fit and
+             *     naming the reads that find it; empty when the summary holds every item.
              */
             missing: string;
             /**
@@ -851,7 +852,8 @@ export interface components {
             present: number;
             /**
              * Format: int64
-             * @description Appended by the keep guard under `Kept word for word:`.
+             * @description Added by compactd: the latest request where things stand, the rest
+             *     under `Kept word for word:`.
              */
             appended: number;
             /**

@@ -43,9 +43,10 @@ pub(crate) struct KeepCheckRequest {
 #[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct KeepCheckResponse {
     pub conversation_id: String,
-    /// What the summary left out, under the pinned heading `Kept word for
-    /// word:`, in the budget's tier order, with a last line counting what did
-    /// not fit; empty when the summary holds every item.
+    /// What the summary left out, in the budget's tier order: the latest
+    /// request under the pinned heading `Where things stand:`, the rest under
+    /// `Kept word for word:`, and a last line counting what did not fit and
+    /// naming the reads that find it; empty when the summary holds every item.
     pub missing: String,
     /// Its length, counted with the service's tokenizer.
     pub missing_tokens: u64,

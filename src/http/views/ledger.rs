@@ -66,7 +66,8 @@ pub(crate) struct KindCounts {
     pub checked: u64,
     /// Already in the writer's text, word for word.
     pub present: u64,
-    /// Appended by the keep guard under `Kept word for word:`.
+    /// Added by compactd: the latest request where things stand, the rest
+    /// under `Kept word for word:`.
     pub appended: u64,
     /// Did not fit the budget: in the keep set and the stored turns only.
     pub parked: u64,

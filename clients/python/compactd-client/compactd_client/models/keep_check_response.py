@@ -18,9 +18,10 @@ class KeepCheckResponse:
     """
     Attributes:
         conversation_id (str):
-        missing (str): What the summary left out, under the pinned heading `Kept word for
-            word:`, in the budget's tier order, with a last line counting what did
-            not fit; empty when the summary holds every item.
+        missing (str): What the summary left out, in the budget's tier order: the latest
+            request under the pinned heading `Where things stand:`, the rest under
+            `Kept word for word:`, and a last line counting what did not fit and
+            naming the reads that find it; empty when the summary holds every item.
         missing_tokens (int): Its length, counted with the service's tokenizer.
         max_tokens (int): The room it was fitted to.
         keep (KeepCounts): The keep guard's figures: in all, and by kind.

@@ -16,7 +16,8 @@ class KindCounts:
     Attributes:
         checked (int): Items the summary was to carry.
         present (int): Already in the writer's text, word for word.
-        appended (int): Appended by the keep guard under `Kept word for word:`.
+        appended (int): Added by compactd: the latest request where things stand, the rest
+            under `Kept word for word:`.
         parked (int): Did not fit the budget: in the keep set and the stored turns only.
     """
 
