@@ -14,6 +14,7 @@ use crate::policy::keep::extract::files_changed;
 use crate::policy::keep::narrative::{WORK_MARK, split_merged};
 use crate::policy::keep::outcome::{Outcome, actions};
 use crate::policy::keep::request::{UserMessage, read_users};
+use crate::policy::keep::tool_calls::tool_name;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -216,7 +217,7 @@ const PLAN_SENTENCES: usize = 12;
 
 /// The plan a call puts to the user for approval (Claude Code's `ExitPlanMode`).
 fn plan_put(tool: &str, arguments: &str) -> Option<String> {
-    let name = tool.rsplit("__").next().unwrap_or(tool).to_ascii_lowercase();
+    let name = tool_name(tool).to_ascii_lowercase();
     if name != "exitplanmode" && name != "exit_plan_mode" {
         return None;
     }
@@ -226,7 +227,7 @@ fn plan_put(tool: &str, arguments: &str) -> Option<String> {
 
 /// The agent's last words past their conclusion: the sentences that say
 /// something (not filler, a heading, a lead-in or "let me…"), whole.
-fn report_lines(report: &str, conclusion: Option<&str>) -> Vec<String> {
+fn report_lines(report: &str, concluded: Option<&str>) -> Vec<String> {
     sentences(report)
         .into_iter()
         .filter(|sentence| {
@@ -235,16 +236,11 @@ fn report_lines(report: &str, conclusion: Option<&str>) -> Vec<String> {
             says && !is_filler(sentence)
                 && !sentence.trim_end().trim_end_matches('*').ends_with(':')
                 && !is_announcement(sentence)
-                && conclusion.is_none_or(|c| !c.starts_with(sentence.as_str()))
+                && concluded.is_none_or(|c| !c.starts_with(sentence.as_str()))
         })
-        .filter_map(|sentence| conclusion_of(&sentence))
+        .filter_map(|sentence| conclusion(&sentence, STEP_CHARS))
         .take(REPORT_SENTENCES)
         .collect()
-}
-
-/// A sentence kept whole, or cut as a step is.
-fn conclusion_of(sentence: &str) -> Option<String> {
-    conclusion(sentence, STEP_CHARS)
 }
 
 /// One line per user request in `messages`, with its conclusion and the

@@ -184,6 +184,32 @@ pub(crate) fn fence(kind: &str, body: &str) -> (String, String) {
     (format!("<{kind}-{tag}>"), format!("</{kind}-{tag}>"))
 }
 
+/// Messages for tests: a tool call and its result.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::{Message, Role, ToolCall};
+
+    /// An assistant message that makes one call.
+    pub(crate) fn call(id: &str, name: &str, arguments: &str) -> Message {
+        Message {
+            tool_calls: vec![ToolCall {
+                id: id.into(),
+                name: name.into(),
+                arguments: arguments.into(),
+            }],
+            ..Message::new(Role::Assistant, "")
+        }
+    }
+
+    /// The result of call `id`.
+    pub(crate) fn result(id: &str, text: &str) -> Message {
+        Message {
+            tool_call_id: Some(id.into()),
+            ..Message::new(Role::Tool, text)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

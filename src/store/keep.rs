@@ -47,10 +47,10 @@ pub(crate) async fn marks(conn: &mut PgConnection, tenant: &TenantId, id: &Conve
 }
 
 /// The row key: one request per conversation, every other item by its text.
-fn key(item: &KeepItem) -> Vec<u8> {
-    match item.kind {
+fn key(kind: KeepKind, text: &str) -> Vec<u8> {
+    match kind {
         KeepKind::Request => Vec::new(),
-        _ => Sha256::digest(item.text.as_bytes())[..16].to_vec(),
+        _ => Sha256::digest(text.as_bytes())[..16].to_vec(),
     }
 }
 
@@ -110,19 +110,20 @@ pub(crate) async fn save(
     set: &KeepSet,
     turns_read: i64,
 ) -> StoreResult<()> {
-    let removed: Vec<Vec<u8>> = set
-        .removed()
-        .iter()
-        .filter(|(kind, _)| *kind == KeepKind::FileChanged)
-        .map(|(_, text)| Sha256::digest(text.as_bytes())[..16].to_vec())
-        .collect();
-    if !removed.is_empty() {
+    if !set.removed().is_empty() {
+        let (kinds, keys): (Vec<&str>, Vec<Vec<u8>>) = set
+            .removed()
+            .iter()
+            .map(|(kind, text)| (kind.as_str(), key(*kind, text)))
+            .unzip();
         sqlx::query(
-            "DELETE FROM keep_items WHERE tenant = $1 AND conversation_id = $2 AND kind = 'file_changed' AND key = ANY($3)",
+            "DELETE FROM keep_items WHERE tenant = $1 AND conversation_id = $2
+                AND (kind, key) IN (SELECT * FROM UNNEST($3::text[], $4::bytea[]))",
         )
         .bind(tenant.as_str())
         .bind(id.as_str())
-        .bind(&removed)
+        .bind(&kinds)
+        .bind(&keys)
         .execute(&mut *conn)
         .await?;
     }
@@ -143,7 +144,7 @@ pub(crate) async fn save(
         .bind(tenant.as_str())
         .bind(id.as_str())
         .bind(column(&|i| i.kind.as_str().to_owned()))
-        .bind(changed.iter().map(|i| key(i)).collect::<Vec<Vec<u8>>>())
+        .bind(changed.iter().map(|i| key(i.kind, &i.text)).collect::<Vec<Vec<u8>>>())
         .bind(column(&|i| i.text.clone()))
         .bind(column(&|i| i.source.as_str().to_owned()))
         .bind(

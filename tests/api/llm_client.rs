@@ -39,6 +39,17 @@ pub fn openai_answer(text: &str) -> serde_json::Value {
            "usage": {"prompt_tokens": 40, "completion_tokens": 7}})
 }
 
+/// An upstream that answers every summary with `narrative`, keeping nothing
+/// the conversation named.
+pub async fn upstream_writing(narrative: &str) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer(narrative)))
+        .mount(&server)
+        .await;
+    server
+}
+
 #[tokio::test]
 async fn a_completion_comes_back_with_its_token_counts() {
     let server = MockServer::start().await;

@@ -10,19 +10,23 @@ use std::time::Duration;
 use compactd::policy::keep::STATE_HEADING;
 use compactd::policy::keep::narrative::KEPT_HEADING;
 use serde_json::{Value, json};
-use wiremock::matchers::method;
-use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::helpers::{TestApp, spawn, spawn_app, upstream_settings};
-use crate::llm_client::openai_answer;
+use crate::llm_client::upstream_writing;
 
-async fn upstream_writing(narrative: &str) -> MockServer {
-    let server = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer(narrative)))
-        .mount(&server)
+/// The keep set's texts of one kind, sorted (the kind's own read).
+async fn kept(app: &TestApp, kind: &str) -> Vec<String> {
+    let (_, keep) = app
+        .get_json(&format!("/conversations/c/keep?kind={kind}&limit=500"))
         .await;
-    server
+    let mut texts: Vec<String> = keep["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["text"].as_str().unwrap().to_owned())
+        .collect();
+    texts.sort();
+    texts
 }
 
 async fn summarize(app: &TestApp, id: &str, messages: &Value) -> Value {
@@ -215,30 +219,20 @@ async fn junk_never_enters_the_keep_set() {
 
     summarize(&app, "c", &json!(messages)).await;
 
-    let (_, keep) = app.get_json("/conversations/c/keep?limit=500").await;
-    let of = |kind: &str| -> Vec<String> {
-        keep["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|item| item["kind"] == kind)
-            .map(|item| item["text"].as_str().unwrap().to_owned())
-            .collect()
-    };
-    let mut commands = of("command");
-    commands.sort();
     assert_eq!(
-        commands,
+        kept(&app, "command").await,
         [
             "cargo test",
             "git add -A && git status --short",
             "git rm ':(literal)!/DAILYNOTES/2026-01-01.md'"
-        ],
-        "{keep}"
+        ]
     );
-    assert!(of("file_changed").is_empty(), "pathspec magic is no file: {keep}");
-    assert_eq!(of("url"), ["https://app.example.com/static/main.min.js"], "{keep}");
-    assert!(of("quantity").is_empty(), "figures lifted from tool output: {keep}");
+    assert!(kept(&app, "file_changed").await.is_empty(), "pathspec magic is no file");
+    assert_eq!(kept(&app, "url").await, ["https://app.example.com/static/main.min.js"]);
+    assert!(
+        kept(&app, "quantity").await.is_empty(),
+        "figures lifted from tool output"
+    );
 }
 
 #[tokio::test]
@@ -253,14 +247,7 @@ async fn what_the_user_pasted_is_never_a_rule() {
 
     summarize(&app, "c", &messages).await;
 
-    let (_, rules) = app.get_json("/conversations/c/keep?kind=prohibition").await;
-    let texts: Vec<&str> = rules["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|item| item["text"].as_str().unwrap())
-        .collect();
-    assert_eq!(texts, ["Don't touch the registry."], "{rules}");
+    assert_eq!(kept(&app, "prohibition").await, ["Don't touch the registry."]);
 }
 
 #[tokio::test]
@@ -368,15 +355,7 @@ async fn a_moved_file_is_listed_where_it_went() {
 
     summarize(&app, "c", &second).await;
 
-    let (_, files) = app.get_json("/conversations/c/keep?kind=file_changed").await;
-    let mut texts: Vec<&str> = files["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|item| item["text"].as_str().unwrap())
-        .collect();
-    texts.sort();
-    assert_eq!(texts, ["docs/draft.md", "src/new.rs"], "{files}");
+    assert_eq!(kept(&app, "file_changed").await, ["docs/draft.md", "src/new.rs"]);
 }
 
 #[tokio::test]

@@ -15,7 +15,7 @@ use crate::app::{Outcome, Refusal, Services};
 use crate::domain::ConversationId;
 use crate::llm::summarizer::{PreparedNarrative, Rules};
 use crate::llm::{self, Via, Writer, summarizer, tokens};
-use crate::policy::keep::{HarnessPatterns, state_at_cut, summary_max_tokens};
+use crate::policy::keep::{HarnessPatterns, StateAtCut, state_at_cut, summary_max_tokens};
 use crate::policy::prepare::Reason;
 use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::{Message, Role};
@@ -75,15 +75,23 @@ pub(super) async fn write(
     let seq = stored.last_compaction_seq + 1;
     // The kept messages come again in the next delta: read them then.
     let mut observations = of_turns;
-    if sent_messages {
-        let sent = observe_sent(request.id.clone(), seq, request.at, delta.to_vec(), harness.clone()).await;
-        observations.extend(sent);
-    }
+    // Where things stand is read from the delta beside the keep set's items:
+    // both read every message, off the async threads.
+    let (sent, state) = tokio::join!(
+        async {
+            if sent_messages {
+                observe_sent(request.id.clone(), seq, request.at, delta.to_vec(), harness.clone()).await
+            } else {
+                Vec::new()
+            }
+        },
+        read_state(Arc::clone(&gathered.messages), cut_at, harness.clone())
+    );
+    observations.extend(sent);
     let taken = TakenIn::of(stored_keep, &observations);
     let tokens_before = request
         .tokens_before
         .unwrap_or_else(|| counted.prior + counted.per_message.iter().sum::<u64>());
-    let state = state_at_cut(delta, &harness);
     let rules = Rules {
         keep: &taken.set,
         max_tokens: summary_max_tokens(services.summaries.max_tokens, stored.state.size),
@@ -211,6 +219,19 @@ async fn observe_sent(
     harness: Arc<HarnessPatterns>,
 ) -> Vec<Observation> {
     off_thread(move || keep_set::of_messages(&id, seq, at, &delta, &harness)).await
+}
+
+/// Where things stand at the end of the delta (its first `cut_at`
+/// messages), read off the async threads.
+async fn read_state(messages: Arc<Vec<Message>>, cut_at: usize, harness: Arc<HarnessPatterns>) -> StateAtCut {
+    let read = move || state_at_cut(&messages[..cut_at], &harness);
+    match tokio::task::spawn_blocking(read).await {
+        Ok(state) => state,
+        Err(err) => {
+            tracing::warn!(%err, "where things stand could not be read");
+            StateAtCut::default()
+        }
+    }
 }
 
 async fn off_thread(read: impl FnOnce() -> Vec<Observation> + Send + 'static) -> Vec<Observation> {

@@ -119,13 +119,16 @@ pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str
         .iter()
         .find(|c| c.tier == Tier::Request && !holds(&beside, c.item))
         .map_or(String::new(), |c| squeezed(&c.item.text));
-    let read = |narrative: &str, state: &[String]| {
+    // What the reader gets, with or without the request's own line.
+    let reading = |narrative: &str, state: &[String], with_request: bool| {
+        let request = if with_request { request.as_str() } else { "" };
         format!(
             "{} {beside} {request} {}",
             squeezed(narrative),
             squeezed(&state.join("\n"))
         )
     };
+    let read = |narrative: &str, state: &[String]| reading(narrative, state, true);
     // Room the headings, the blank lines and the parked line take.
     let worst_parked = Parked {
         all: candidates.len().max(10),
@@ -227,12 +230,10 @@ pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str
             beside: &beside,
             conversation: parts.conversation,
         };
-        let own_words = format!(
-            "{} {beside} {}",
-            squeezed(&fitted_narrative),
-            squeezed(&state_lines.join("\n"))
+        let (text, figures) = summary.settle(
+            &read(&fitted_narrative, &state_lines),
+            &reading(&fitted_narrative, &state_lines, false),
         );
-        let (text, figures) = summary.settle(&read(&fitted_narrative, &state_lines), &own_words);
         let tokens = count(&text);
         if tokens <= max_tokens {
             return Fitted { text, tokens, figures };

@@ -5,9 +5,10 @@
 
 use super::commands::written_commands;
 use super::harness::HarnessPatterns;
+use super::harness::UserText;
 use super::pasted::own_words;
 use super::quantities::is_lifted_figure;
-use super::request::{UserMessage, is_acknowledgement, read_users};
+use super::request::{UserMessage, UserReader, is_acknowledgement};
 use super::tool_calls::called;
 use super::{KeepKind, Source, identifiers, prohibitions};
 use crate::policy::handoff::quote;
@@ -96,24 +97,30 @@ pub(crate) fn files_changed(message: &Message) -> Vec<String> {
 /// together, so that a command's expanded template, which follows it in a
 /// message of its own, is not taken for the user's request.
 pub(crate) fn sightings_of(messages: &[Message], harness: &HarnessPatterns) -> Vec<Vec<Sighting>> {
+    let mut reader = UserReader::default();
     messages
         .iter()
-        .zip(read_users(messages, harness))
-        .map(|(message, read)| sightings_as(message, harness, read))
+        .map(|message| {
+            let split = (message.role == Role::User).then(|| harness.split(&message.content));
+            let read = reader.read(message, split.as_ref().map(|split| split.words.as_str()));
+            sightings_as(message, split, read)
+        })
         .collect()
 }
 
 /// Everything `message` says that a summary must keep, in order, each item
 /// once (read alone: see [`sightings_of`] for a transcript).
 pub fn sightings(message: &Message, harness: &HarnessPatterns) -> Vec<Sighting> {
-    sightings_as(message, harness, None)
+    let split = (message.role == Role::User).then(|| harness.split(&message.content));
+    sightings_as(message, split, None)
 }
 
-fn sightings_as(message: &Message, harness: &HarnessPatterns, read: Option<UserMessage>) -> Vec<Sighting> {
+/// What `message` says, its user's words split from the harness's once
+/// (`split`, for a user-role message) and what it is in its transcript.
+fn sightings_as(message: &Message, split: Option<UserText>, read: Option<UserMessage>) -> Vec<Sighting> {
     let mut found = Vec::new();
-    match message.role {
-        Role::User => {
-            let split = harness.split(&message.content);
+    match (message.role, split) {
+        (Role::User, Some(split)) => {
             let template = read == Some(UserMessage::Template);
             if template {
                 // The user's own file, run as a command: named things, no request, no rules.
@@ -151,7 +158,7 @@ fn sightings_as(message: &Message, harness: &HarnessPatterns, read: Option<UserM
                 found.extend(from_output.into_iter().take(TOOL_RESULT_MAX_ITEMS));
             }
         }
-        Role::Assistant => {
+        (Role::Assistant, _) => {
             named_in(&message.content, Source::Assistant, &mut found);
             for call in &message.tool_calls {
                 let named = called(&call.name, &call.arguments);
@@ -172,7 +179,7 @@ fn sightings_as(message: &Message, harness: &HarnessPatterns, read: Option<UserM
                 }
             }
         }
-        Role::Tool => {
+        (Role::Tool, _) => {
             let mut from_output = Vec::new();
             named_in(
                 head(&message.content, TOOL_RESULT_READ_BYTES),
@@ -181,7 +188,7 @@ fn sightings_as(message: &Message, harness: &HarnessPatterns, read: Option<UserM
             );
             found.extend(from_output.into_iter().take(TOOL_RESULT_MAX_ITEMS));
         }
-        Role::System => {}
+        _ => {}
     }
     let mut seen = std::collections::HashSet::new();
     found.retain(|sighting| seen.insert((sighting.kind, sighting.text.clone())));

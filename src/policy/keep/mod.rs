@@ -29,7 +29,7 @@ pub(crate) mod set;
 mod shell;
 pub(crate) mod state;
 mod tasks;
-mod tool_calls;
+pub(crate) mod tool_calls;
 pub use budget::{Parts, Shape, fit, summary_max_tokens};
 pub use extract::{Sighting, sightings};
 pub(crate) use figures::{KeepFigures, KindFigures};

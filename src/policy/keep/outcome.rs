@@ -9,6 +9,8 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::commands::normalized;
+use super::sentences::one_line;
+use super::tool_calls::tool_name;
 use crate::policy::transcript::{Message, Role};
 
 /// The most of an error or a result line an action shows.
@@ -50,15 +52,6 @@ pub(crate) enum Outcome {
     Failed(String),
     /// No result came before the cut.
     Pending,
-}
-
-fn one_line(text: &str, max_chars: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= max_chars {
-        return line;
-    }
-    let head: String = line.chars().take(max_chars.saturating_sub(1)).collect();
-    format!("{}…", head.trim_end())
 }
 
 /// What a tool's result says of the call: failed (with its first error
@@ -122,6 +115,8 @@ pub(crate) struct Action {
     /// the same command, or the same file.
     pub subject: String,
     pub outcome: Outcome,
+    /// The index of the message that made the call.
+    pub message: usize,
 }
 
 impl Action {
@@ -237,17 +232,18 @@ fn target_of(arguments: &str) -> (String, String) {
 pub(crate) fn actions(messages: &[Message]) -> Vec<Action> {
     let mut found: Vec<Action> = Vec::new();
     let mut open: Vec<(String, usize)> = Vec::new();
-    for message in messages {
+    for (at, message) in messages.iter().enumerate() {
         match message.role {
             Role::Assistant => {
                 for call in &message.tool_calls {
                     let (target, subject) = target_of(&call.arguments);
                     open.push((call.id.clone(), found.len()));
                     found.push(Action {
-                        tool: call.name.rsplit("__").next().unwrap_or(&call.name).to_owned(),
+                        tool: tool_name(&call.name).to_owned(),
                         target,
                         subject,
                         outcome: Outcome::Pending,
+                        message: at,
                     });
                 }
             }
@@ -281,7 +277,7 @@ pub(crate) fn unresolved(actions: &[Action]) -> Option<&Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::transcript::ToolCall;
+    use crate::policy::transcript::fixtures::{call, result};
 
     #[test]
     fn failures_are_known_by_exit_code_tool_errors_and_error_lines() {
@@ -316,24 +312,6 @@ mod tests {
             Outcome::Ok(Some("14 doctests, 73 tests, 0 failures".into()))
         );
         assert_eq!(outcome_of("The file src/a.rs has been updated."), Outcome::Ok(None));
-    }
-
-    fn call(id: &str, name: &str, arguments: &str) -> Message {
-        Message {
-            tool_calls: vec![ToolCall {
-                id: id.into(),
-                name: name.into(),
-                arguments: arguments.into(),
-            }],
-            ..Message::new(Role::Assistant, "")
-        }
-    }
-
-    fn result(id: &str, text: &str) -> Message {
-        Message {
-            tool_call_id: Some(id.into()),
-            ..Message::new(Role::Tool, text)
-        }
     }
 
     #[test]

@@ -218,37 +218,50 @@ pub(crate) enum UserMessage {
 /// with nothing between (no answer, no output of the command's own), is
 /// that command's expanded template.
 pub(crate) fn read_users(messages: &[Message], harness: &HarnessPatterns) -> Vec<Option<UserMessage>> {
-    let mut after_command = false;
+    let mut reader = UserReader::default();
     messages
         .iter()
         .map(|message| {
-            if message.role != Role::User {
-                if message.role == Role::Assistant {
-                    after_command = false;
-                }
-                return None;
-            }
-            if let Some(command) = command_run(&message.content) {
-                after_command = true;
-                return Some(UserMessage::Command(command));
-            }
-            let words = harness.split(&message.content).words;
-            if words.is_empty() {
-                // A local command's output (`/cost`): that command had no template.
-                after_command = false;
-                return Some(UserMessage::Harness);
-            }
-            if after_command {
-                after_command = false;
-                return Some(UserMessage::Template);
-            }
-            Some(if is_acknowledgement(&words) {
-                UserMessage::Answer(words)
-            } else {
-                UserMessage::Request(words)
-            })
+            let words = (message.role == Role::User).then(|| harness.split(&message.content).words);
+            reader.read(message, words.as_deref())
         })
         .collect()
+}
+
+/// Reads a transcript's messages one at a time, in order (see [`read_users`]).
+#[derive(Debug, Default)]
+pub(crate) struct UserReader {
+    after_command: bool,
+}
+
+impl UserReader {
+    /// What `message` is, given its user's words (the harness's split of a
+    /// user-role message; `None` for other roles).
+    pub(crate) fn read(&mut self, message: &Message, words: Option<&str>) -> Option<UserMessage> {
+        let Some(words) = words.filter(|_| message.role == Role::User) else {
+            if message.role == Role::Assistant {
+                self.after_command = false;
+            }
+            return None;
+        };
+        if let Some(command) = command_run(&message.content) {
+            self.after_command = true;
+            return Some(UserMessage::Command(command));
+        }
+        if words.is_empty() {
+            // A local command's output (`/cost`): that command had no template.
+            self.after_command = false;
+            return Some(UserMessage::Harness);
+        }
+        if std::mem::take(&mut self.after_command) {
+            return Some(UserMessage::Template);
+        }
+        Some(if is_acknowledgement(words) {
+            UserMessage::Answer(words.to_owned())
+        } else {
+            UserMessage::Request(words.to_owned())
+        })
+    }
 }
 
 #[cfg(test)]

@@ -95,6 +95,18 @@ pub(crate) fn sentences(text: &str) -> Vec<String> {
     found
 }
 
+/// `text` on one line, cut to `max_chars` (between characters, with "…"):
+/// for a name, a command or an error line, where there is no sentence to
+/// end at.
+pub(crate) fn one_line(text: &str, max_chars: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= max_chars {
+        return line;
+    }
+    let head: String = line.chars().take(max_chars.saturating_sub(1)).collect();
+    format!("{}…", head.trim_end())
+}
+
 /// An exclamation or acknowledgement that says nothing on its own.
 pub(crate) fn is_filler(sentence: &str) -> bool {
     let words = sentence.trim().trim_matches(|c: char| !c.is_alphanumeric());

@@ -8,7 +8,7 @@
 use super::harness::HarnessPatterns;
 use super::outcome::{Action, Outcome, actions, unresolved};
 use super::request::{UserMessage, read_users};
-use super::sentences::{leading, sentences};
+use super::sentences::{leading, one_line, sentences};
 use super::tasks::{is_task_tool, task_list};
 use crate::policy::transcript::{Message, Role};
 
@@ -71,15 +71,6 @@ impl StateAtCut {
     }
 }
 
-fn clipped(text: &str, max_chars: usize) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= max_chars {
-        return line;
-    }
-    let head: String = line.chars().take(max_chars.saturating_sub(1)).collect();
-    format!("{}…", head.trim_end())
-}
-
 /// The question a message ends on: its last sentences that ask.
 fn open_question(text: &str) -> Option<String> {
     let all = sentences(text);
@@ -88,7 +79,7 @@ fn open_question(text: &str) -> Option<String> {
         return None;
     }
     let question: Vec<&str> = asking.iter().rev().map(|s| s.as_str()).collect();
-    Some(clipped(&question.join(" "), QUESTION_CHARS))
+    Some(one_line(&question.join(" "), QUESTION_CHARS))
 }
 
 /// Where things stand at the end of `messages` (the delta a compaction
@@ -109,7 +100,7 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
         .iter()
         .filter_map(|user| match user {
             Some(UserMessage::Command(command)) => Some(format!("ran {command}")),
-            Some(UserMessage::Answer(words)) => Some(format!("answered: {}", clipped(words, ANSWER_CHARS))),
+            Some(UserMessage::Answer(words)) => Some(format!("answered: {}", one_line(words, ANSWER_CHARS))),
             _ => None,
         })
         .collect();
@@ -157,8 +148,11 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
     let last_actions: Vec<String> = shown.iter().rev().map(|action| action.render()).collect();
     // What failed before the user last spoke was theirs to see; the error
     // that stands is one from the run since.
-    let since_user = last_user_words.map_or(0, |at| actions(&messages[..=at]).len());
-    let unresolved_error = unresolved(&all_actions[since_user.min(all_actions.len())..])
+    let since_user = all_actions
+        .iter()
+        .position(|action| last_user_words.is_none_or(|at| action.message > at))
+        .unwrap_or(all_actions.len());
+    let unresolved_error = unresolved(&all_actions[since_user..])
         .filter(|failure| !shown.iter().any(|action| std::ptr::eq(*action, *failure)))
         .map(|failure| match &failure.outcome {
             Outcome::Failed(line) => format!("{} `{}` failed: {line}", failure.tool, failure.target.replace('`', "'")),
@@ -177,25 +171,7 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::transcript::ToolCall;
-
-    fn call(id: &str, name: &str, arguments: &str) -> Message {
-        Message {
-            tool_calls: vec![ToolCall {
-                id: id.into(),
-                name: name.into(),
-                arguments: arguments.into(),
-            }],
-            ..Message::new(Role::Assistant, "")
-        }
-    }
-
-    fn result(id: &str, text: &str) -> Message {
-        Message {
-            tool_call_id: Some(id.into()),
-            ..Message::new(Role::Tool, text)
-        }
-    }
+    use crate::policy::transcript::fixtures::{call, result};
 
     #[test]
     fn an_acknowledgement_and_a_command_come_after_the_request() {
@@ -217,12 +193,8 @@ mod tests {
         let messages = [
             Message::new(Role::User, "Fix the retry test."),
             Message {
-                tool_calls: vec![ToolCall {
-                    id: "1".into(),
-                    name: "Bash".into(),
-                    arguments: r#"{"command":"cargo test retry"}"#.into(),
-                }],
-                ..Message::new(Role::Assistant, "Perfect! Running the retry test first.")
+                content: "Perfect! Running the retry test first.".into(),
+                ..call("1", "Bash", r#"{"command":"cargo test retry"}"#)
             },
             result(
                 "1",

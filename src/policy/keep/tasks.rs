@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use super::sentences::one_line;
+use super::tool_calls::tool_name;
 use crate::policy::transcript::{Message, Role};
 
 /// A task is shown up to this many characters…
@@ -36,15 +38,6 @@ struct Task {
     status: Status,
 }
 
-fn one_line(text: &str) -> String {
-    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.chars().count() <= TASK_CHARS {
-        return line;
-    }
-    let head: String = line.chars().take(TASK_CHARS - 1).collect();
-    format!("{}…", head.trim_end())
-}
-
 /// A whole list, as `TodoWrite` and `update_plan` write it.
 fn whole_list(arguments: &Value) -> Option<Vec<Task>> {
     let items = arguments.get("todos").or_else(|| arguments.get("plan"))?.as_array()?;
@@ -57,7 +50,7 @@ fn whole_list(arguments: &Value) -> Option<Vec<Task>> {
                 let status = item.get("status").and_then(Value::as_str).and_then(status_of)?;
                 Some(Task {
                     id: (at + 1).to_string(),
-                    text: one_line(text),
+                    text: one_line(text, TASK_CHARS),
                     status,
                 })
             })
@@ -79,7 +72,7 @@ const TASK_TOOLS: &[&str] = &[
 
 /// Whether a tool only keeps the task list.
 pub(crate) fn is_task_tool(name: &str) -> bool {
-    let name = name.rsplit("__").next().unwrap_or(name).to_ascii_lowercase();
+    let name = tool_name(name).to_ascii_lowercase();
     TASK_TOOLS.contains(&name.as_str())
 }
 
@@ -88,7 +81,7 @@ pub(crate) fn task_list(messages: &[Message]) -> Option<String> {
     let mut tasks: Option<Vec<Task>> = None;
     for message in messages.iter().filter(|m| m.role == Role::Assistant) {
         for call in &message.tool_calls {
-            let name = call.name.rsplit("__").next().unwrap_or(&call.name).to_ascii_lowercase();
+            let name = tool_name(&call.name).to_ascii_lowercase();
             let Ok(arguments) = serde_json::from_str::<Value>(&call.arguments) else {
                 continue;
             };
@@ -104,7 +97,7 @@ pub(crate) fn task_list(messages: &[Message]) -> Option<String> {
                         let id = (list.len() + 1).to_string();
                         list.push(Task {
                             id,
-                            text: one_line(subject),
+                            text: one_line(subject, TASK_CHARS),
                             status: Status::ToDo,
                         });
                     }
@@ -162,8 +155,7 @@ fn render(tasks: &[Task]) -> Option<String> {
     if line.chars().count() <= LIST_CHARS {
         return Some(line);
     }
-    let head: String = line.chars().take(LIST_CHARS - 1).collect();
-    Some(format!("{}…", head.trim_end()))
+    Some(one_line(&line, LIST_CHARS))
 }
 
 #[cfg(test)]

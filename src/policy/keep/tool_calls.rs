@@ -157,10 +157,14 @@ pub(crate) fn named_by_call(name: &str, arguments: &str) -> Vec<(KeepKind, Strin
     called(name, arguments).items
 }
 
+/// A tool's own name, past an MCP server's prefix (`mcp__fs__write_file`).
+pub(crate) fn tool_name(name: &str) -> &str {
+    name.rsplit("__").next().unwrap_or(name)
+}
+
 /// What one tool call names (see [`named_by_call`]) and moves.
 pub(crate) fn called(name: &str, arguments: &str) -> Named {
-    let tool = name.to_ascii_lowercase();
-    let tool = tool.rsplit("__").next().unwrap_or(&tool).to_owned();
+    let tool = tool_name(name).to_ascii_lowercase();
     let parsed: Value = serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()));
     let mut items: Vec<(KeepKind, String)> = Vec::new();
     let mut moves: Vec<(String, String)> = Vec::new();
