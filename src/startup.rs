@@ -74,14 +74,10 @@ impl Application {
             Some(upstream) => {
                 // One client, so one bound on calls in flight, for both models.
                 let client = Arc::new(LlmClient::new(upstream.llm)?);
-                let score_model = upstream.score_model.map(|model| UpstreamModel {
-                    client: client.clone(),
-                    model,
-                });
-                let summary_model = UpstreamModel {
-                    client,
-                    model: upstream.model,
-                };
+                let score_model = upstream
+                    .score_model
+                    .map(|model| UpstreamModel::new(client.clone(), model, None));
+                let summary_model = UpstreamModel::new(client, upstream.model, upstream.context_tokens);
                 (Some(summary_model), score_model)
             }
             None => (None, None),

@@ -133,6 +133,7 @@ pub fn settings(upstream: &str, background: Option<compactd::config::BackgroundS
             llm,
             model: "fake-summarizer".into(),
             score_model: scores.then(|| "fake-scorer".to_owned()),
+            context_tokens: None,
         }),
         rate_per_second: 0,
         rate_burst: 0,

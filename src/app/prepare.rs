@@ -14,6 +14,7 @@ use super::Services;
 use super::keep_set::{self, Observation, TakenIn};
 use super::summarize::messages_of;
 use crate::domain::{ConversationId, TenantId};
+use crate::llm::context::ContextRefusal;
 use crate::llm::summarizer::{self, Rules};
 use crate::llm::{LlmError, UpstreamModel, Via, tokens};
 use crate::policy::keep::{state_at_cut, summary_max_tokens};
@@ -145,6 +146,12 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
         conversation: claimed.conversation_id.as_str(),
     };
     let draft = match summarizer::write(Via::Upstream(model), prior.as_deref(), &messages, rules).await {
+        // What the model's context cannot hold is not prepared: the
+        // compaction writes it then, extractively, and says why.
+        Ok(draft) if draft.fallback.is_some() => {
+            let refused = LlmError::ContextLength(ContextRefusal::default());
+            return failed(services, claimed, model, &refused).await;
+        }
         Ok(draft) => draft,
         Err(error) => return failed(services, claimed, model, &error).await,
     };

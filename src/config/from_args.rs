@@ -120,6 +120,7 @@ impl LlmArgs {
             },
             model,
             score_model: self.score_model.clone(),
+            context_tokens: self.summary_model_context_tokens,
         }))
     }
 

@@ -43,6 +43,9 @@ pub struct Upstream {
     pub model: String,
     /// The model that scores turns, on the same upstream; `None`: the heuristic.
     pub score_model: Option<String>,
+    /// The summary model's context window in its tokens; `None`: learned
+    /// from the upstream's own word (SPEC §3, *Any context size*).
+    pub context_tokens: Option<u64>,
 }
 
 /// Upstream tokens a tenant may spend a day unless told otherwise.

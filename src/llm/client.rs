@@ -12,6 +12,7 @@ use reqwest::StatusCode;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
+use super::context;
 use super::dialect::Dialect;
 use super::error::{LlmError, excerpt};
 use super::retry::retry_after;
@@ -70,6 +71,10 @@ impl LlmClient {
             permits: Arc::new(Semaphore::new(config.max_concurrent.max(1))),
             dialects: Mutex::new(HashMap::new()),
         })
+    }
+
+    pub(crate) const fn provider(&self) -> Provider {
+        self.provider
     }
 
     /// One completion, retried as the policy allows, within its deadline.
@@ -157,7 +162,12 @@ impl LlmClient {
                     self.learn(&request.model, adapted);
                 }
                 None => {
-                    let text = excerpt(&String::from_utf8_lossy(&body));
+                    let text = String::from_utf8_lossy(&body);
+                    // Never retried as it was: the caller cuts the prompt to fit.
+                    if let Some(refusal) = context::refusal(status.as_u16(), &text) {
+                        return Err((LlmError::ContextLength(refusal), None));
+                    }
+                    let text = excerpt(&text);
                     return Err((
                         LlmError::Status {
                             status: status.as_u16(),

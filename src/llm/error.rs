@@ -5,6 +5,8 @@
 //! ledger and the dashboard: a short kind, never the upstream's body (HTML,
 //! stack traces) or its URL. [`LlmError::details`] is for the operator's log.
 
+use super::context::ContextRefusal;
+
 /// The most of an upstream error body kept in an error (never a secret of
 /// ours: requests carry the key in a header, not the body).
 pub(crate) const BODY_EXCERPT_CHARS: usize = 300;
@@ -24,6 +26,10 @@ pub enum LlmError {
     Transport(String),
     #[error("the upstream answered with no text")]
     Empty,
+    /// The summary model's context cannot hold the prompt (it said so, or
+    /// read only part of it): what it said of its window, to learn from.
+    #[error("the summary model's context cannot hold the prompt")]
+    ContextLength(ContextRefusal),
     /// What was wrong with it, for the log only.
     #[error("the upstream's answer was unreadable")]
     Malformed(String),
@@ -47,6 +53,7 @@ impl LlmError {
             Self::Status { .. } => "status",
             Self::Transport(_) => "transport",
             Self::Empty => "empty",
+            Self::ContextLength(_) => "context_length",
             Self::Malformed(_) => "malformed",
         }
     }

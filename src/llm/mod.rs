@@ -2,7 +2,9 @@
 //! deadlines, retries and a concurrency bound; the summarizer built on it; the
 //! extractive summarizer that needs no model; and the tokenizer.
 
+mod chunked;
 pub(crate) mod client;
+pub mod context;
 pub mod dialect;
 pub(crate) mod error;
 pub(crate) mod extractive;

@@ -6,16 +6,16 @@
 
 use std::sync::Arc;
 
+use super::chunked::{self, Unfolded};
 use super::client::LlmClient;
+use super::context::ContextWindow;
 use super::error::LlmError;
 use super::extractive;
 use super::tokens;
-use super::wire::CompletionRequest;
 use crate::policy::handoff::defuse_handoff_tags;
 use crate::policy::keep::narrative::{merged, narrative_of};
 use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepSet, Parts, Shape, StateAtCut, fit};
-use crate::policy::prompt::{system_prompt, user_message};
-use crate::policy::transcript::{Message, clip};
+use crate::policy::transcript::Message;
 
 /// Summarization is rewriting, not invention.
 pub(crate) const TEMPERATURE: f32 = 0.2;
@@ -29,6 +29,19 @@ pub(crate) const MAX_SUMMARY_BYTES: usize = 32 * 1024;
 pub(crate) struct UpstreamModel {
     pub client: Arc<LlmClient>,
     pub model: String,
+    /// Its context window, as set or learned: shared by every call.
+    pub context: Arc<ContextWindow>,
+}
+
+impl UpstreamModel {
+    pub(crate) fn new(client: Arc<LlmClient>, model: String, context_tokens: Option<u64>) -> Self {
+        let context = ContextWindow::new(context_tokens, client.provider(), &model);
+        Self {
+            client,
+            model,
+            context: Arc::new(context),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
@@ -92,6 +105,11 @@ pub(crate) struct Draft {
     pub model: Option<String>,
     pub upstream_input_tokens: Option<u64>,
     pub upstream_output_tokens: Option<u64>,
+    /// Upstream calls it took (more than one: the delta was chunked, or a
+    /// refusal of the context was planned around).
+    pub upstream_calls: u32,
+    /// Why it was written extractively though a model is configured.
+    pub fallback: Option<&'static str>,
     /// What became of the keep set's items.
     pub figures: KeepFigures,
 }
@@ -105,6 +123,8 @@ impl Draft {
             model: None,
             upstream_input_tokens: None,
             upstream_output_tokens: None,
+            upstream_calls: 0,
+            fallback: None,
             figures,
         }
     }
@@ -195,31 +215,46 @@ pub(crate) async fn write(
 ) -> Result<Draft, LlmError> {
     let anchor = prior.map(narrative_of).filter(|anchor| !anchor.is_empty());
     match via {
-        Via::Upstream(summary_model) => {
-            let request = CompletionRequest {
-                model: summary_model.model.clone(),
-                system: system_prompt(rules.max_tokens),
-                user: user_message(anchor, messages),
-                max_tokens: u32::try_from(rules.max_tokens).unwrap_or(u32::MAX),
-                temperature: TEMPERATURE,
-            };
-            let completion = summary_model.client.complete(&request).await?;
-            let narrative = clip(&completion.text, MAX_SUMMARY_BYTES);
-            let finished = finish_off_thread(rules.parts(&narrative, Shape::Prose), rules.keep, rules.max_tokens).await;
-            Ok(Draft {
-                model: Some(completion.model),
-                upstream_input_tokens: completion.input_tokens,
-                upstream_output_tokens: completion.output_tokens,
-                ..Draft::new(Writer::Llm, narrative, finished)
-            })
-        }
-        Via::Extractive(why) => {
-            let narrative = extractive::narrative(anchor, messages, rules.harness, why);
-            let max_tokens = extractive::max_tokens(rules.transcript_tokens, rules.max_tokens);
-            let finished = finish_off_thread(rules.parts(&narrative, Shape::Lines), rules.keep, max_tokens).await;
-            Ok(Draft::new(Writer::Extractive, narrative, finished))
-        }
+        Via::Upstream(summary_model) => match chunked::fold(summary_model, anchor, messages, rules.max_tokens).await {
+            Ok(folded) => {
+                if folded.chunked {
+                    metrics::counter!("compactd_chunked_summaries_total").increment(1);
+                }
+                let finished = finish_off_thread(
+                    rules.parts(&folded.narrative, Shape::Prose),
+                    rules.keep,
+                    rules.max_tokens,
+                )
+                .await;
+                Ok(Draft {
+                    model: Some(folded.model),
+                    upstream_input_tokens: folded.input_tokens,
+                    upstream_output_tokens: folded.output_tokens,
+                    upstream_calls: folded.calls,
+                    ..Draft::new(Writer::Llm, folded.narrative, finished)
+                })
+            }
+            Err(Unfolded::Failed(error)) => Err(error),
+            // An agent whose context is full can always compact.
+            Err(Unfolded::DoesNotFit(why)) => {
+                metrics::counter!("compactd_summary_fallbacks_total", "reason" => "context_length").increment(1);
+                let draft = extractive_draft(anchor, messages, rules, why).await;
+                Ok(Draft {
+                    fallback: Some(why),
+                    model: Some(summary_model.model.clone()),
+                    ..draft
+                })
+            }
+        },
+        Via::Extractive(why) => Ok(extractive_draft(anchor, messages, rules, why).await),
     }
+}
+
+async fn extractive_draft(anchor: Option<&str>, messages: &[Message], rules: Rules<'_>, why: &str) -> Draft {
+    let narrative = extractive::narrative(anchor, messages, rules.harness, why);
+    let max_tokens = extractive::max_tokens(rules.transcript_tokens, rules.max_tokens);
+    let finished = finish_off_thread(rules.parts(&narrative, Shape::Lines), rules.keep, max_tokens).await;
+    Draft::new(Writer::Extractive, narrative, finished)
 }
 
 /// A summary the harness wrote: recorded as its narrative, held to the same

@@ -3,6 +3,7 @@
 
 pub mod audit;
 pub(crate) mod cache_life;
+pub(crate) mod chunks;
 pub(crate) mod config;
 pub(crate) mod conversation;
 pub(crate) mod cut;

@@ -107,6 +107,10 @@ pub(crate) struct Attempt {
     pub prepared_age_ms: Option<u64>,
     /// Which harness wrote the summary it reported.
     pub harness: Option<HarnessName>,
+    /// Upstream calls the summary took (none recorded when it failed).
+    pub upstream_calls: Option<u32>,
+    /// Why it was written extractively though a model is configured.
+    pub fallback: Option<&'static str>,
 }
 
 impl Attempt {
@@ -200,9 +204,9 @@ pub(crate) async fn record(
                 tokens_before, tokens_after, tokens_saved, percent_saved, total_messages, user_messages,
                 assistant_messages, tool_messages, kept_from, duration_ms, upstream_input_tokens,
                 upstream_output_tokens, success, error, summary, prompt_version, keep, prepared, prepared_age_ms,
-                harness)
+                harness, upstream_calls, fallback)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-                 $22, $23, $24, $25, $26, $27, $28, $29)
+                 $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)
          RETURNING *",
     )
     .bind(tenant.as_str())
@@ -234,6 +238,12 @@ pub(crate) async fn record(
     .bind(attempt.prepared_age_ms.is_some())
     .bind(attempt.prepared_age_ms.map(db_count))
     .bind(attempt.harness.as_ref().map(HarnessName::as_str))
+    .bind(
+        attempt
+            .upstream_calls
+            .map(|calls| i32::try_from(calls).unwrap_or(i32::MAX)),
+    )
+    .bind(attempt.fallback)
     .fetch_one(&mut *tx)
     .await?;
     let ledger = recorded(&ledger)?;

@@ -43,6 +43,8 @@ pub(crate) struct Recorded {
     pub prepared_age_ms: Option<u64>,
     /// Which harness wrote the summary it reported.
     pub harness: Option<String>,
+    pub upstream_calls: Option<u64>,
+    pub fallback: Option<String>,
     pub recorded_at: DateTime<Utc>,
 }
 
@@ -100,6 +102,10 @@ pub(super) fn recorded(row: &PgRow) -> sqlx::Result<Recorded> {
             false => None,
         },
         harness: row.try_get("harness")?,
+        upstream_calls: row
+            .try_get::<Option<i32>, _>("upstream_calls")?
+            .map(|n| count_of(n.into())),
+        fallback: row.try_get("fallback")?,
         recorded_at: row.try_get("recorded_at")?,
     })
 }

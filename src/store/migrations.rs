@@ -96,8 +96,31 @@ pub async fn migrate(pool: &PgPool) -> Result<(), MigrateError> {
     {
         let mut conn = pool.acquire().await?;
         adopt_legacy(&mut conn).await?;
+        create_ledger_reader(&mut conn).await?;
     }
     MIGRATOR.run(pool).await
+}
+
+/// The ledger's read-only role, made before the baseline looks for it.
+/// Roles are cluster-wide: two databases of one cluster migrated at once
+/// (replicas of two deployments, parallel tests on a fresh machine) both
+/// find it missing, and the second `CREATE ROLE` fails with a unique
+/// violation the baseline does not catch (and, applied, cannot change).
+async fn create_ledger_reader(conn: &mut PgConnection) -> Result<(), MigrateError> {
+    sqlx::query(
+        "DO $$
+         BEGIN
+             IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'compactd_ledger_reader')
+                AND (SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user) THEN
+                 CREATE ROLE compactd_ledger_reader NOLOGIN;
+             END IF;
+         EXCEPTION WHEN duplicate_object OR unique_violation THEN
+             NULL;
+         END $$",
+    )
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }
 
 /// Adopts a database made by the legacy migrations, if this is one: in one

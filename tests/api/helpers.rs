@@ -85,6 +85,7 @@ pub fn upstream_settings(upstream: &str, deadline: Duration) -> Settings {
         llm,
         model: "summary-model".into(),
         score_model: None,
+        context_tokens: None,
     };
     Settings {
         summarizer: Some(summarizer),

@@ -9,6 +9,7 @@ mod browser;
 mod clients;
 mod concurrency;
 mod connections;
+mod context_size;
 mod conversations;
 mod dashboard;
 mod decide;

@@ -487,6 +487,18 @@ export interface components {
              *     …); null when compactd wrote it or the harness did not say.
              */
             harness?: string | null;
+            /**
+             * Format: int64
+             * @description Upstream calls the summary took: more than one when its delta did not
+             *     fit the summary model's context and was summarized in chunks (null
+             *     when the attempt failed, and for compactions recorded before it was kept).
+             */
+            upstream_calls?: number | null;
+            /**
+             * @description Why the summary was written extractively though a model is
+             *     configured (the model's context could not hold the conversation).
+             */
+            fallback?: string | null;
             /** Format: date-time */
             recorded_at: string;
         };

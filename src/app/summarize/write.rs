@@ -149,6 +149,8 @@ pub(super) async fn write(
         keep: None,
         prepared_age_ms: None,
         harness: request.harness.clone(),
+        upstream_calls: None,
+        fallback: None,
     };
     match written {
         Ok(draft) => {
@@ -158,6 +160,8 @@ pub(super) async fn write(
             attempt.model = draft.model;
             attempt.upstream_input_tokens = draft.upstream_input_tokens;
             attempt.upstream_output_tokens = draft.upstream_output_tokens;
+            attempt.upstream_calls = Some(draft.upstream_calls);
+            attempt.fallback = draft.fallback;
             attempt.keep = Some(draft.figures);
             attempt.outcome = Ok(draft.text);
         }

@@ -56,6 +56,13 @@ pub(crate) struct Compaction {
     /// Which harness wrote the summary it reported (`claude-code`, `codex`,
     /// …); null when compactd wrote it or the harness did not say.
     pub harness: Option<String>,
+    /// Upstream calls the summary took: more than one when its delta did not
+    /// fit the summary model's context and was summarized in chunks (null
+    /// when the attempt failed, and for compactions recorded before it was kept).
+    pub upstream_calls: Option<u64>,
+    /// Why the summary was written extractively though a model is
+    /// configured (the model's context could not hold the conversation).
+    pub fallback: Option<String>,
     pub recorded_at: DateTime<Utc>,
 }
 
@@ -143,6 +150,8 @@ impl From<Recorded> for Compaction {
             prepared: row.prepared_age_ms.is_some(),
             prepared_age_ms: row.prepared_age_ms,
             harness: row.harness,
+            upstream_calls: row.upstream_calls,
+            fallback: row.fallback,
             recorded_at: row.recorded_at,
         }
     }

@@ -57,6 +57,11 @@ class Compaction:
             that planned it to this attempt's (null unless `prepared`).
         harness (None | str | Unset): Which harness wrote the summary it reported (`claude-code`, `codex`,
             …); null when compactd wrote it or the harness did not say.
+        upstream_calls (int | None | Unset): Upstream calls the summary took: more than one when its delta did not
+            fit the summary model's context and was summarized in chunks (null
+            when the attempt failed, and for compactions recorded before it was kept).
+        fallback (None | str | Unset): Why the summary was written extractively though a model is
+            configured (the model's context could not hold the conversation).
     """
 
     id: int
@@ -88,6 +93,8 @@ class Compaction:
     keep: KeepCounts | None | Unset = UNSET
     prepared_age_ms: int | None | Unset = UNSET
     harness: None | str | Unset = UNSET
+    upstream_calls: int | None | Unset = UNSET
+    fallback: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -189,6 +196,18 @@ class Compaction:
         else:
             harness = self.harness
 
+        upstream_calls: int | None | Unset
+        if isinstance(self.upstream_calls, Unset):
+            upstream_calls = UNSET
+        else:
+            upstream_calls = self.upstream_calls
+
+        fallback: None | str | Unset
+        if isinstance(self.fallback, Unset):
+            fallback = UNSET
+        else:
+            fallback = self.fallback
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -233,6 +252,10 @@ class Compaction:
             field_dict["prepared_age_ms"] = prepared_age_ms
         if harness is not UNSET:
             field_dict["harness"] = harness
+        if upstream_calls is not UNSET:
+            field_dict["upstream_calls"] = upstream_calls
+        if fallback is not UNSET:
+            field_dict["fallback"] = fallback
 
         return field_dict
 
@@ -370,6 +393,24 @@ class Compaction:
 
         harness = _parse_harness(d.pop("harness", UNSET))
 
+        def _parse_upstream_calls(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        upstream_calls = _parse_upstream_calls(d.pop("upstream_calls", UNSET))
+
+        def _parse_fallback(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        fallback = _parse_fallback(d.pop("fallback", UNSET))
+
         compaction = cls(
             id=id,
             seq=seq,
@@ -400,6 +441,8 @@ class Compaction:
             keep=keep,
             prepared_age_ms=prepared_age_ms,
             harness=harness,
+            upstream_calls=upstream_calls,
+            fallback=fallback,
         )
 
         compaction.additional_properties = d

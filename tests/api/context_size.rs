@@ -1,0 +1,297 @@
+//! Any context size (SPEC §3, issue 21): a delta longer than the summary
+//! model's window is summarized in chunks, a refusal of the context is
+//! planned around and never sent again as it was, a prompt the upstream cut
+//! silently is caught, and where nothing fits the summary is written
+//! extractively and says why — a full agent can always compact.
+
+use std::time::Duration;
+
+use compactd::llm::tokens;
+use serde_json::{Value, json};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+use crate::helpers::{TestApp, spawn, upstream_settings};
+
+/// Sixty steps of about 300 tokens each, numbered so a chunk's place shows.
+fn long_delta() -> Vec<Value> {
+    (0..60)
+        .map(|n| {
+            let role = if n % 2 == 0 { "user" } else { "assistant" };
+            let filler = "the retry queue drains the billing events in order and logs each one ".repeat(20);
+            json!({"role": role, "content": format!("step-{n:03}: {filler}")})
+        })
+        .collect()
+}
+
+/// The steps a prompt's transcript holds, in order.
+fn steps_in(text: &str) -> Vec<u32> {
+    let transcript = text.split("TRANSCRIPT").nth(1).unwrap_or("");
+    transcript
+        .match_indices("step-")
+        .filter_map(|(at, _)| transcript.get(at + 5..at + 8)?.parse().ok())
+        .collect()
+}
+
+fn user_prompt(request: &Request) -> String {
+    let body: Value = serde_json::from_slice(&request.body).unwrap();
+    body["messages"][1]["content"].as_str().unwrap().to_owned()
+}
+
+fn max_tokens(request: &Request) -> u64 {
+    let body: Value = serde_json::from_slice(&request.body).unwrap();
+    body["max_tokens"].as_u64().unwrap()
+}
+
+/// Our count of a request's prompt: what an honest upstream reads.
+fn prompt_tokens(request: &Request) -> u64 {
+    let body: Value = serde_json::from_slice(&request.body).unwrap();
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| tokens::count(m["content"].as_str().unwrap_or("")))
+        .sum()
+}
+
+/// `text`, answered as read from a prompt of `read` tokens.
+fn answer(text: &str, read: u64) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!({
+        "model": "local", "choices": [{"message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": read, "completion_tokens": 12}}))
+}
+
+/// Answers with the last step it read, so each answer shows where its
+/// chunk ended, and the next prompt shows the answer it was given.
+struct ThroughLastStep;
+
+impl ThroughLastStep {
+    fn text(request: &Request) -> String {
+        match steps_in(&user_prompt(request)).last() {
+            Some(step) => format!("Worked through step {step} of the billing retry queue."),
+            None => "Nothing new.".to_owned(),
+        }
+    }
+}
+
+impl Respond for ThroughLastStep {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        answer(&Self::text(request), prompt_tokens(request))
+    }
+}
+
+async fn app_with_window(server: &MockServer, window: Option<u64>) -> TestApp {
+    let mut settings = upstream_settings(&server.uri(), Duration::from_secs(10));
+    if let Some(upstream) = settings.summarizer.as_mut() {
+        upstream.context_tokens = window;
+    }
+    spawn(settings).await
+}
+
+async fn summarize(app: &TestApp, id: &str, messages: &[Value]) -> Value {
+    app.report("/usage", json!({"conversation_id": id, "used": 20000, "size": 200000}))
+        .await;
+    let (status, body) = app
+        .post_json("/summarize", &json!({"conversation_id": id, "messages": messages}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+#[tokio::test]
+async fn a_delta_several_times_the_window_is_folded_in_chunk_by_chunk_in_order() {
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(ThroughLastStep)
+        .mount(&server)
+        .await;
+    let app = app_with_window(&server, Some(4_000)).await;
+    let delta = long_delta();
+
+    let first = summarize(&app, "a", &delta).await;
+
+    let requests = server.received_requests().await.unwrap();
+    assert!(
+        requests.len() >= 5,
+        "{} calls for a delta about 5× the window",
+        requests.len()
+    );
+    assert_eq!(first["compaction"]["upstream_calls"], requests.len(), "{first}");
+    assert_eq!(first["compaction"]["summarizer"], "llm");
+    let mut read = Vec::new();
+    for (n, request) in requests.iter().enumerate() {
+        let prompt = user_prompt(request);
+        let steps = steps_in(&prompt);
+        if n > 0 {
+            let previous = *read.last().unwrap();
+            assert!(
+                prompt.contains(&format!("Worked through step {previous} of")),
+                "call {n} is anchored on the answer before it"
+            );
+        }
+        assert!(max_tokens(request) <= 4_000 / 5, "the answer leaves the window room");
+        read.extend(steps);
+    }
+    assert_eq!(read, (0..60).collect::<Vec<u32>>(), "every step, once, in order");
+    assert!(first["summary"].as_str().unwrap().contains("Worked through step 59"));
+
+    let calls = requests.len();
+    let again = summarize(&app, "b", &delta).await;
+    assert_eq!(again["summary"], first["summary"], "the same input, the same summary");
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 2 * calls, "the same chunks");
+    for (a, b) in requests[..calls].iter().zip(&requests[calls..]) {
+        assert_eq!(steps_in(&user_prompt(a)), steps_in(&user_prompt(b)));
+    }
+    let metrics = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    assert!(
+        metrics.contains("compactd_chunked_summaries_total"),
+        "counted in /metrics"
+    );
+}
+
+/// Refuses any prompt past `window` of our tokens, as OpenAI and llama.cpp
+/// word it.
+struct Window(u64);
+
+impl Respond for Window {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let prompt = prompt_tokens(request);
+        let asked = max_tokens(request);
+        if prompt + asked > self.0 {
+            return ResponseTemplate::new(400).set_body_json(json!({"error": {
+                "message": format!("This model's maximum context length is {} tokens. However, you requested {} tokens ({prompt} in the messages, {asked} in the completion).", self.0, prompt + asked),
+                "type": "invalid_request_error", "code": "context_length_exceeded"}}));
+        }
+        ThroughLastStep.respond(request)
+    }
+}
+
+#[tokio::test]
+async fn a_refusal_of_the_context_is_learned_from_and_never_sent_again_as_it_was() {
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(Window(6_000))
+        .mount(&server)
+        .await;
+    let app = app_with_window(&server, None).await;
+
+    let answer = summarize(&app, "c", &long_delta()).await;
+
+    assert_eq!(answer["success"], true, "{answer}");
+    assert_eq!(answer["compaction"]["summarizer"], "llm");
+    let requests = server.received_requests().await.unwrap();
+    let bodies: Vec<&[u8]> = requests.iter().map(|r| r.body.as_slice()).collect();
+    for (n, body) in bodies.iter().enumerate() {
+        assert!(!bodies[..n].contains(body), "call {n} repeats a refused prompt");
+    }
+    assert!(requests.len() > 2, "refused once, then chunked");
+    assert_eq!(answer["compaction"]["upstream_calls"], requests.len());
+    for request in &requests[1..] {
+        assert!(max_tokens(request) <= 6_000 / 5);
+    }
+    assert!(answer["summary"].as_str().unwrap().contains("Worked through step 59"));
+
+    // Learned: the next compaction is planned to fit from its first call.
+    let before = requests.len();
+    summarize(&app, "d", &long_delta()).await;
+    let requests = server.received_requests().await.unwrap();
+    for request in &requests[before..] {
+        let prompt: u64 = tokens::count(&user_prompt(request));
+        assert!(prompt + max_tokens(request) <= 6_000, "the window is remembered");
+    }
+}
+
+/// Answers every prompt as if it had read no more than `read` tokens of it,
+/// as Ollama does past its `num_ctx`.
+struct Truncating {
+    read: u64,
+}
+
+impl Respond for Truncating {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        answer(&ThroughLastStep::text(request), prompt_tokens(request).min(self.read))
+    }
+}
+
+#[tokio::test]
+async fn a_prompt_the_upstream_read_only_part_of_is_caught_and_sent_in_chunks() {
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(Truncating { read: 5_000 })
+        .mount(&server)
+        .await;
+    let app = app_with_window(&server, None).await;
+
+    let answer = summarize(&app, "e", &long_delta()).await;
+
+    let requests = server.received_requests().await.unwrap();
+    let first = tokens::count(&user_prompt(&requests[0]));
+    assert!(first > 15_000, "the whole delta went first ({first} tokens)");
+    assert!(requests.len() > 2, "then chunks");
+    for request in &requests[1..] {
+        assert!(
+            tokens::count(&user_prompt(request)) < 5_000,
+            "each within what it reads"
+        );
+    }
+    assert!(
+        answer["summary"].as_str().unwrap().contains("Worked through step 59"),
+        "not the truncated answer: {answer}"
+    );
+}
+
+#[tokio::test]
+async fn a_window_that_cannot_hold_one_chunk_gets_the_extractive_summary_and_says_why() {
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(Window(600))
+        .mount(&server)
+        .await;
+    let app = app_with_window(&server, None).await;
+    let mut delta = long_delta();
+    delta.push(json!({"role": "user", "content": "Keep the retry cap at 774 ms in src/billing/retry.rs."}));
+
+    let answer = summarize(&app, "f", &delta).await;
+
+    assert_eq!(
+        answer["success"], true,
+        "an agent whose context is full can always compact: {answer}"
+    );
+    assert_eq!(answer["compaction"]["summarizer"], "extractive");
+    let fallback = answer["compaction"]["fallback"].as_str().unwrap();
+    assert!(fallback.contains("context"), "{fallback}");
+    let summary = answer["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("src/billing/retry.rs") && summary.contains("774 ms"),
+        "{summary}"
+    );
+    let (_, ledger) = app.get_json("/conversations/f/compactions").await;
+    assert_eq!(ledger["compactions"][0]["fallback"], fallback, "{ledger}");
+    let row: (Option<String>, String) =
+        sqlx::query_as("SELECT fallback, summarizer::text FROM compactd_ledger WHERE conversation_id = 'f'")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(row, (Some(fallback.to_owned()), "extractive".to_owned()));
+}
+
+#[tokio::test]
+async fn the_answer_asked_for_never_exceeds_what_the_window_leaves() {
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(|request: &Request| answer("We set the cap.", prompt_tokens(request)))
+        .mount(&server)
+        .await;
+    let app = app_with_window(&server, Some(4_096)).await;
+    let filler = "the retry queue drains the billing events in order ".repeat(150);
+    let messages = [json!({"role": "user", "content": format!("Set the cap. {filler}")})];
+
+    summarize(&app, "g", &messages).await;
+
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 1, "it fits in one call");
+    let prompt = prompt_tokens(&requests[0]);
+    let asked = max_tokens(&requests[0]);
+    assert!(asked < 4_000, "less than the summary budget: {asked}");
+    assert!(prompt + asked <= 4_096, "{prompt} + {asked} within the window");
+}
