@@ -14,3 +14,8 @@ SELECT id, tenant, conversation_id, seq, at, trigger, by_host, idle, summarizer,
        duration_ms, upstream_input_tokens, upstream_output_tokens, success, error, recorded_at,
        keep, prepared, prepared_age_ms, harness, upstream_calls, fallback
   FROM compactions;
+
+-- Nothing invented (SPEC §4, *Guard*): identifiers in a model's summary that
+-- appear in nothing it was given, counted by the hour for /stats as the
+-- other keep figures are (a ledger row's `keep` JSON carries them by kind).
+ALTER TABLE keep_hourly ADD COLUMN invented bigint NOT NULL DEFAULT 0;

@@ -4,6 +4,7 @@
 //! there is none; either way the budget fits it with the keep set's items
 //! (the keep guard), and nothing in it can close a handoff.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::chunked::{self, Unfolded};
@@ -13,8 +14,9 @@ use super::error::LlmError;
 use super::extractive;
 use super::tokens;
 use crate::policy::handoff::defuse_handoff_tags;
+use crate::policy::keep::invented::{Given, mark_invented};
 use crate::policy::keep::narrative::{merged, narrative_of};
-use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepSet, Parts, Shape, StateAtCut, fit};
+use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepKind, KeepSet, Parts, Shape, StateAtCut, fit};
 use crate::policy::transcript::Message;
 
 /// Summarization is rewriting, not invention.
@@ -220,18 +222,20 @@ pub(crate) async fn write(
                 if folded.chunked {
                     metrics::counter!("compactd_chunked_summaries_total").increment(1);
                 }
-                let finished = finish_off_thread(
-                    rules.parts(&folded.narrative, Shape::Prose),
-                    rules.keep,
-                    rules.max_tokens,
-                )
-                .await;
+                let (narrative, invented) = mark_off_thread(folded.narrative, anchor, messages, rules.keep).await;
+                let invented_total: u64 = invented.values().sum();
+                if invented_total > 0 {
+                    metrics::counter!("compactd_invented_identifiers_total").increment(invented_total);
+                }
+                let mut finished =
+                    finish_off_thread(rules.parts(&narrative, Shape::Prose), rules.keep, rules.max_tokens).await;
+                finished.1.add_invented(&invented);
                 Ok(Draft {
                     model: Some(folded.model),
                     upstream_input_tokens: folded.input_tokens,
                     upstream_output_tokens: folded.output_tokens,
                     upstream_calls: folded.calls,
-                    ..Draft::new(Writer::Llm, folded.narrative, finished)
+                    ..Draft::new(Writer::Llm, narrative, finished)
                 })
             }
             Err(Unfolded::Failed(error)) => Err(error),
@@ -248,6 +252,29 @@ pub(crate) async fn write(
         },
         Via::Extractive(why) => Ok(extractive_draft(anchor, messages, rules, why).await),
     }
+}
+
+/// The model's `narrative` with what it invented marked (against the
+/// anchor, the delta and the keep set), off the async threads: the delta
+/// is searched once for each identifier.
+async fn mark_off_thread(
+    narrative: String,
+    anchor: Option<&str>,
+    messages: &[Message],
+    keep: &KeepSet,
+) -> (String, BTreeMap<KeepKind, u64>) {
+    let mut given: Vec<String> = messages.iter().map(Message::text_for_counting).collect();
+    given.extend(anchor.map(str::to_owned));
+    given.extend(keep.items().iter().map(|item| item.text.clone()));
+    let unmarked = narrative.clone();
+    let mark = move || {
+        let texts: Vec<&str> = given.iter().map(String::as_str).collect();
+        mark_invented(&narrative, Given { texts: &texts })
+    };
+    // The thread pool is shutting down: the text goes unmarked.
+    tokio::task::spawn_blocking(mark)
+        .await
+        .unwrap_or_else(|_| (unmarked, BTreeMap::new()))
 }
 
 async fn extractive_draft(anchor: Option<&str>, messages: &[Message], rules: Rules<'_>, why: &str) -> Draft {

@@ -142,6 +142,11 @@ impl Replay {
             ),
             prepared: row["prepared"].as_bool() == Some(true),
             keep: row["keep"].clone(),
+            summarizer: row["summarizer"].as_str().unwrap_or_default().to_owned(),
+            fallback: row["fallback"].as_str().map(str::to_owned),
+            upstream_calls: row["upstream_calls"].as_u64(),
+            duration_ms: row["duration_ms"].as_u64().unwrap_or(0),
+            error: row["error"].as_str().map(str::to_owned),
         });
         if success {
             state.restart(tokens::count(&summary), None);

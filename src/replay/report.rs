@@ -108,6 +108,15 @@ pub struct Compacted {
     pub prepared: bool,
     /// The ledger's keep figures.
     pub keep: Value,
+    /// Who wrote it (`llm`, `extractive`), and why not the model when one
+    /// is configured (its context could not hold the conversation).
+    pub summarizer: String,
+    pub fallback: Option<String>,
+    /// Upstream calls it took (more than one: chunked).
+    pub upstream_calls: Option<u64>,
+    pub duration_ms: u64,
+    /// Why it failed.
+    pub error: Option<String>,
 }
 
 /// The session's own compaction summary beside compactd's at the same point.

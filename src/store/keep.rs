@@ -188,11 +188,12 @@ pub(crate) async fn tally(
     let column =
         |f: &dyn Fn(&KindFigures) -> u64| figures.by_kind.values().map(|k| db_count(f(k))).collect::<Vec<i64>>();
     sqlx::query(
-        "INSERT INTO keep_hourly (tenant, hour, kind, checked, present, appended, parked)
-         SELECT $1, $2, * FROM UNNEST($3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
+        "INSERT INTO keep_hourly (tenant, hour, kind, checked, present, appended, parked, invented)
+         SELECT $1, $2, * FROM UNNEST($3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[])
          ON CONFLICT (tenant, hour, kind) DO UPDATE SET
             checked = keep_hourly.checked + EXCLUDED.checked, present = keep_hourly.present + EXCLUDED.present,
-            appended = keep_hourly.appended + EXCLUDED.appended, parked = keep_hourly.parked + EXCLUDED.parked",
+            appended = keep_hourly.appended + EXCLUDED.appended, parked = keep_hourly.parked + EXCLUDED.parked,
+            invented = keep_hourly.invented + EXCLUDED.invented",
     )
     .bind(tenant.as_str())
     .bind(hour)
@@ -201,6 +202,7 @@ pub(crate) async fn tally(
     .bind(column(&|k| k.present))
     .bind(column(&|k| k.appended))
     .bind(column(&|k| k.parked))
+    .bind(column(&|k| k.invented))
     .execute(&mut *conn)
     .await?;
     Ok(())
@@ -244,12 +246,14 @@ pub(crate) async fn figures_between(
     edges.resize(2, (None, None));
     let rows = sqlx::query(
         "SELECT kind, sum(checked)::bigint AS checked, sum(present)::bigint AS present,
-                sum(appended)::bigint AS appended, sum(parked)::bigint AS parked
-           FROM (SELECT kind, checked, present, appended, parked FROM keep_hourly
+                sum(appended)::bigint AS appended, sum(parked)::bigint AS parked,
+                sum(invented)::bigint AS invented
+           FROM (SELECT kind, checked, present, appended, parked, invented FROM keep_hourly
                   WHERE tenant = $1 AND ($2::timestamptz IS NULL OR hour >= $2) AND ($3::timestamptz IS NULL OR hour < $3)
                  UNION ALL
                  SELECT k.key, (k.value->>'checked')::bigint, (k.value->>'present')::bigint,
-                        (k.value->>'appended')::bigint, (k.value->>'parked')::bigint
+                        (k.value->>'appended')::bigint, (k.value->>'parked')::bigint,
+                        coalesce((k.value->>'invented')::bigint, 0)
                    FROM compactions c CROSS JOIN LATERAL jsonb_each(c.keep->'by_kind') k
                   WHERE c.tenant = $1 AND c.keep IS NOT NULL
                     AND ((c.at >= $4 AND c.at < $5) OR (c.at >= $6 AND c.at < $7))) figures
@@ -277,6 +281,7 @@ pub(crate) async fn figures_between(
                     present: count("present")?,
                     appended: count("appended")?,
                     parked: count("parked")?,
+                    invented: count("invented")?,
                 },
             ));
         }

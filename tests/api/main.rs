@@ -22,6 +22,7 @@ mod history;
 mod hook;
 mod idempotency;
 mod injection;
+mod invented;
 mod keep;
 mod keep_check;
 mod langchain;

@@ -61,7 +61,7 @@ async fn grow_past_the_point(app: &TestApp, id: &str) {
     for n in 0..10 {
         app.report(
             "/turn-ended",
-            json!({"conversation_id": id, "user": format!("Step {n}: harden the billing retries (PROJ-{n})."),
+            json!({"conversation_id": id, "user": format!("Step {n}: harden the billing retries in src/billing/retry.rs (PROJ-{n})."),
                    "assistant": format!("Done with step {n}."), "at": format!("2026-10-18T10:{n:02}:00Z")}),
         )
         .await;

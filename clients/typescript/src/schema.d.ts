@@ -777,6 +777,11 @@ export interface components {
             appended: number;
             /** Format: int64 */
             parked: number;
+            /**
+             * Format: int64
+             * @description Identifiers the model invented, marked `[unverified]`.
+             */
+            invented: number;
             /** @description By kind: request, prohibition, path, url, id, command, quantity, file_changed. */
             by_kind: {
                 [key: string]: components["schemas"]["KindCounts"];
@@ -833,6 +838,12 @@ export interface components {
              */
             parked: number;
             /**
+             * Format: int64
+             * @description Identifiers of this kind a model wrote that appear in nothing it was
+             *     given: marked `[unverified]` in its summary.
+             */
+            invented: number;
+            /**
              * Format: double
              * @description `(present + appended) / checked`: the share kept word for word.
              */
@@ -873,6 +884,12 @@ export interface components {
              * @description Did not fit the budget: in the keep set and the stored turns only.
              */
             parked: number;
+            /**
+             * Format: int64
+             * @description In the model's text but in nothing it was given (no stored turn,
+             *     delta, anchor or keep item): marked `[unverified]` where it stands.
+             */
+            invented: number;
         };
         /** @description The token counts of one model call. */
         ModelCall: {

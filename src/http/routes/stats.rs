@@ -144,6 +144,9 @@ pub(crate) struct KeepRate {
     pub appended: u64,
     /// …or parked for want of room.
     pub parked: u64,
+    /// Identifiers of this kind a model wrote that appear in nothing it was
+    /// given: marked `[unverified]` in its summary.
+    pub invented: u64,
     /// `(present + appended) / checked`: the share kept word for word.
     pub kept_rate: Option<f64>,
 }
@@ -204,6 +207,7 @@ pub(crate) async fn read(
                 present: f.present,
                 appended: f.appended,
                 parked: f.parked,
+                invented: f.invented,
                 kept_rate: (f.checked > 0).then(|| (f.present + f.appended) as f64 / f.checked as f64),
             })
             .collect(),

@@ -78,6 +78,9 @@ pub(crate) struct KindCounts {
     pub appended: u64,
     /// Did not fit the budget: in the keep set and the stored turns only.
     pub parked: u64,
+    /// In the model's text but in nothing it was given (no stored turn,
+    /// delta, anchor or keep item): marked `[unverified]` where it stands.
+    pub invented: u64,
 }
 
 impl From<KindFigures> for KindCounts {
@@ -87,6 +90,7 @@ impl From<KindFigures> for KindCounts {
             present: f.present,
             appended: f.appended,
             parked: f.parked,
+            invented: f.invented,
         }
     }
 }
@@ -98,6 +102,8 @@ pub(crate) struct KeepCounts {
     pub present: u64,
     pub appended: u64,
     pub parked: u64,
+    /// Identifiers the model invented, marked `[unverified]`.
+    pub invented: u64,
     /// By kind: request, prohibition, path, url, id, command, quantity, file_changed.
     pub by_kind: BTreeMap<String, KindCounts>,
 }
@@ -110,6 +116,7 @@ impl From<&KeepFigures> for KeepCounts {
             present: total.present,
             appended: total.appended,
             parked: total.parked,
+            invented: total.invented,
             by_kind: figures
                 .by_kind
                 .iter()

@@ -19,6 +19,10 @@ pub struct KindFigures {
     pub appended: u64,
     /// Did not fit: kept in the keep set and the stored turns only.
     pub parked: u64,
+    /// In the writer's text but in nothing it was given: marked
+    /// `[unverified]` where it stands (never among `checked`).
+    #[serde(default)]
+    pub invented: u64,
 }
 
 impl KindFigures {
@@ -27,6 +31,7 @@ impl KindFigures {
         self.present += other.present;
         self.appended += other.appended;
         self.parked += other.parked;
+        self.invented += other.invented;
     }
 }
 
@@ -43,6 +48,13 @@ impl KeepFigures {
             total.add(figures);
         }
         total
+    }
+
+    /// Counts the identifiers the writer invented, by kind.
+    pub(crate) fn add_invented(&mut self, invented: &BTreeMap<KeepKind, u64>) {
+        for (kind, count) in invented {
+            self.by_kind.entry(*kind).or_default().invented += count;
+        }
     }
 
     pub(super) fn count(&mut self, kind: KeepKind, outcome: Outcome) {

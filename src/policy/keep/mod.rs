@@ -16,6 +16,7 @@ mod figures;
 pub(crate) mod harness;
 mod identifiers;
 mod instructions;
+pub mod invented;
 pub mod narrative;
 pub(crate) mod outcome;
 mod pasted;

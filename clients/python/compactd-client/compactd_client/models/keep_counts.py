@@ -22,6 +22,7 @@ class KeepCounts:
         present (int):
         appended (int):
         parked (int):
+        invented (int): Identifiers the model invented, marked `[unverified]`.
         by_kind (KeepCountsByKind): By kind: request, prohibition, path, url, id, command, quantity, file_changed.
     """
 
@@ -29,6 +30,7 @@ class KeepCounts:
     present: int
     appended: int
     parked: int
+    invented: int
     by_kind: KeepCountsByKind
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -41,6 +43,8 @@ class KeepCounts:
 
         parked = self.parked
 
+        invented = self.invented
+
         by_kind = self.by_kind.to_dict()
 
         field_dict: dict[str, Any] = {}
@@ -51,6 +55,7 @@ class KeepCounts:
                 "present": present,
                 "appended": appended,
                 "parked": parked,
+                "invented": invented,
                 "by_kind": by_kind,
             }
         )
@@ -70,6 +75,8 @@ class KeepCounts:
 
         parked = d.pop("parked")
 
+        invented = d.pop("invented")
+
         by_kind = KeepCountsByKind.from_dict(d.pop("by_kind"))
 
         keep_counts = cls(
@@ -77,6 +84,7 @@ class KeepCounts:
             present=present,
             appended=appended,
             parked=parked,
+            invented=invented,
             by_kind=by_kind,
         )
 

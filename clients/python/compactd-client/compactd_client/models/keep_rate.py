@@ -23,6 +23,8 @@ class KeepRate:
         present (int): …already in the writer's text…
         appended (int): …appended by the keep guard…
         parked (int): …or parked for want of room.
+        invented (int): Identifiers of this kind a model wrote that appear in nothing it was
+            given: marked `[unverified]` in its summary.
         kept_rate (float | None | Unset): `(present + appended) / checked`: the share kept word for word.
     """
 
@@ -31,6 +33,7 @@ class KeepRate:
     present: int
     appended: int
     parked: int
+    invented: int
     kept_rate: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -44,6 +47,8 @@ class KeepRate:
         appended = self.appended
 
         parked = self.parked
+
+        invented = self.invented
 
         kept_rate: float | None | Unset
         if isinstance(self.kept_rate, Unset):
@@ -60,6 +65,7 @@ class KeepRate:
                 "present": present,
                 "appended": appended,
                 "parked": parked,
+                "invented": invented,
             }
         )
         if kept_rate is not UNSET:
@@ -80,6 +86,8 @@ class KeepRate:
 
         parked = d.pop("parked")
 
+        invented = d.pop("invented")
+
         def _parse_kept_rate(data: object) -> float | None | Unset:
             if data is None:
                 return data
@@ -95,6 +103,7 @@ class KeepRate:
             present=present,
             appended=appended,
             parked=parked,
+            invented=invented,
             kept_rate=kept_rate,
         )
 

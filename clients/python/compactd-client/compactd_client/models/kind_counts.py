@@ -19,12 +19,15 @@ class KindCounts:
         appended (int): Added by compactd: the latest request where things stand, the rest
             under `Kept word for word:`.
         parked (int): Did not fit the budget: in the keep set and the stored turns only.
+        invented (int): In the model's text but in nothing it was given (no stored turn,
+            delta, anchor or keep item): marked `[unverified]` where it stands.
     """
 
     checked: int
     present: int
     appended: int
     parked: int
+    invented: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -36,6 +39,8 @@ class KindCounts:
 
         parked = self.parked
 
+        invented = self.invented
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -44,6 +49,7 @@ class KindCounts:
                 "present": present,
                 "appended": appended,
                 "parked": parked,
+                "invented": invented,
             }
         )
 
@@ -60,11 +66,14 @@ class KindCounts:
 
         parked = d.pop("parked")
 
+        invented = d.pop("invented")
+
         kind_counts = cls(
             checked=checked,
             present=present,
             appended=appended,
             parked=parked,
+            invented=invented,
         )
 
         kind_counts.additional_properties = d

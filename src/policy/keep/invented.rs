@@ -1,0 +1,161 @@
+//! The keep guard's other way (SPEC §4, *Guard*): an identifier in a
+//! model's text — a path, file name, URL, id or quantity — that appears
+//! nowhere in what it was given (the anchor, the delta, the keep set) is
+//! invented. It is marked `[unverified]` where it stands, so an agent never
+//! edits a file or trusts a figure nobody named, and counted.
+
+use std::collections::BTreeMap;
+
+use super::KeepKind;
+use super::identifiers::identifiers;
+
+/// Follows each invented identifier in the text.
+pub const UNVERIFIED: &str = "[unverified]";
+
+/// What a model was given, to check its identifiers against.
+#[derive(Debug, Clone, Copy)]
+pub struct Given<'a> {
+    pub texts: &'a [&'a str],
+}
+
+impl Given<'_> {
+    fn holds(&self, needle: &str) -> bool {
+        self.texts.iter().any(|text| text.contains(needle))
+    }
+
+    /// Whether `identifier` of `kind` appears in what was given: a quantity
+    /// by its figure (`1,836 ms` is given by `1836ms`), the rest as written.
+    fn names(&self, kind: KeepKind, identifier: &str) -> bool {
+        if kind != KeepKind::Quantity {
+            return self.holds(identifier);
+        }
+        let figure: String = identifier
+            .chars()
+            .skip_while(|c| !c.is_ascii_digit())
+            .take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.')
+            .collect();
+        let figure = figure.trim_end_matches(['.', ',']);
+        if figure.is_empty() {
+            return self.holds(identifier);
+        }
+        let bare: String = figure.chars().filter(|c| *c != ',').collect();
+        self.holds(figure) || self.holds(&bare)
+    }
+}
+
+/// `narrative` with every invented identifier marked where it stands, and
+/// how many distinct ones each kind had.
+pub fn mark_invented(narrative: &str, given: Given<'_>) -> (String, BTreeMap<KeepKind, u64>) {
+    let mut counts = BTreeMap::new();
+    let mut invented: Vec<String> = Vec::new();
+    for (kind, identifier) in identifiers(narrative) {
+        if !given.names(kind, &identifier) {
+            *counts.entry(kind).or_insert(0) += 1;
+            invented.push(identifier);
+        }
+    }
+    if invented.is_empty() {
+        return (narrative.to_owned(), counts);
+    }
+    // Longest first, so `src/a/retry.rs` is marked whole, not at `retry.rs`.
+    invented.sort_by_key(|identifier| std::cmp::Reverse(identifier.len()));
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    for identifier in &invented {
+        for (start, _) in narrative.match_indices(identifier.as_str()) {
+            let end = start + identifier.len();
+            let stands_alone = !narrative[..start]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+                && !narrative[end..].chars().next().is_some_and(char::is_alphanumeric);
+            let overlaps = spans.iter().any(|(s, e)| start < *e && *s < end);
+            if stands_alone && !overlaps {
+                spans.push((start, end));
+            }
+        }
+    }
+    spans.sort_unstable();
+    let mut marked = String::with_capacity(narrative.len() + spans.len() * (UNVERIFIED.len() + 1));
+    let mut at = 0;
+    for (_, end) in spans {
+        marked.push_str(&narrative[at..end]);
+        if !narrative[end..].starts_with(&format!(" {UNVERIFIED}")) {
+            marked.push(' ');
+            marked.push_str(UNVERIFIED);
+        }
+        at = end;
+    }
+    marked.push_str(&narrative[at..]);
+    (marked, counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mark(narrative: &str, given: &[&str]) -> (String, BTreeMap<KeepKind, u64>) {
+        mark_invented(narrative, Given { texts: given })
+    }
+
+    #[test]
+    fn a_path_nobody_named_is_marked_where_it_stands() {
+        let given = ["I edited /home/ada/.config/hypr/hyprlock.conf and reloaded."];
+        let (text, counts) = mark(
+            "Edited ~/.config/omarchy/screensaver.txt and hyprlock.conf; next, reload.",
+            &given,
+        );
+        assert_eq!(
+            text,
+            "Edited ~/.config/omarchy/screensaver.txt [unverified] and hyprlock.conf; next, reload."
+        );
+        assert_eq!(counts, BTreeMap::from([(KeepKind::Path, 1)]));
+    }
+
+    #[test]
+    fn a_figure_not_in_the_input_is_invented_one_written_differently_is_not() {
+        let given = ["the retry waits 1836ms", "cap it at 774 ms"];
+        let (text, counts) = mark(
+            "A delay of 1,836 ms; the cap is 774 ms; the timeout 90 seconds.",
+            &given,
+        );
+        assert_eq!(
+            text,
+            "A delay of 1,836 ms; the cap is 774 ms; the timeout 90 seconds [unverified]."
+        );
+        assert_eq!(counts, BTreeMap::from([(KeepKind::Quantity, 1)]));
+    }
+
+    #[test]
+    fn urls_and_ids_are_checked_too_and_every_occurrence_is_marked() {
+        let given = ["see https://docs.example.com/retry and ticket OPS-1234"];
+        let (text, counts) = mark(
+            "Per https://docs.example.com/retry, OPS-1234 is done; OPS-9999 is next. OPS-9999 blocks.",
+            &given,
+        );
+        assert_eq!(
+            text,
+            "Per https://docs.example.com/retry, OPS-1234 is done; OPS-9999 [unverified] is next. OPS-9999 [unverified] blocks."
+        );
+        assert_eq!(counts, BTreeMap::from([(KeepKind::Id, 1)]));
+    }
+
+    #[test]
+    fn a_faithful_text_is_unchanged_and_marking_twice_changes_nothing() {
+        let given = ["Fixed src/billing/retry.rs; tests pass (42 passed)."];
+        let faithful = "Fixed src/billing/retry.rs; 42 passed.";
+        assert_eq!(mark(faithful, &given), (faithful.to_owned(), BTreeMap::new()));
+
+        let (once, _) = mark("Then edit src/billing/queue.rs.", &given);
+        let given_again = ["Fixed src/billing/retry.rs."];
+        let (twice, _) = mark(&once, &given_again);
+        assert_eq!(twice, once, "an identifier already marked is not marked again");
+    }
+
+    #[test]
+    fn an_identifier_inside_a_longer_word_is_not_marked_there() {
+        let given = ["nothing of it"];
+        let (text, _) = mark("Build 4711 failed; see build_47110.", &given);
+        assert!(text.contains("4711 [unverified]"), "{text}");
+        assert!(!text.contains("build_4711 [unverified]0"), "{text}");
+    }
+}
