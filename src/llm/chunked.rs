@@ -5,6 +5,10 @@
 //! upstream silently cut) teaches the window, and the prompt is planned
 //! again to fit: never sent again as it was.
 
+use std::time::Duration;
+
+use tokio::time::Instant;
+
 use super::context::ContextWindow;
 use super::error::LlmError;
 use super::summarizer::{MAX_SUMMARY_BYTES, TEMPERATURE, UpstreamModel};
@@ -23,6 +27,8 @@ const MIN_CLIP_BYTES: usize = 256;
 /// Why a summary was written without the model though one is configured.
 pub(crate) const CHUNK_CANNOT_FIT: &str = "the summary model's context cannot hold even one chunk of the conversation";
 pub(crate) const REFUSED_AFTER_CHUNKING: &str = "the summary model refused the context after chunking";
+pub(crate) const OUT_OF_TIME: &str =
+    "the summary model could not fold the conversation in chunks within the upstream deadline";
 
 /// What the upstream wrote, and what it took.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,9 +48,10 @@ pub(crate) struct Folded {
 pub(crate) enum Unfolded {
     /// The upstream failed (the anchor stays, as with any failure).
     Failed(LlmError),
-    /// The context cannot hold the conversation: the reason, for the
-    /// extractive fallback.
-    DoesNotFit(&'static str),
+    /// The context cannot hold the conversation (or its chunks the
+    /// deadline): the reason, for the extractive fallback, and the calls
+    /// made before it was found.
+    DoesNotFit(&'static str, u32),
 }
 
 /// How one plan ended short of a narrative.
@@ -54,12 +61,17 @@ enum Step {
     Stop(Unfolded),
 }
 
-#[derive(Default)]
 struct Spent {
     input: Option<u64>,
     output: Option<u64>,
     calls: u32,
     chunked: bool,
+    /// Every call of one summary ends by then: the request that waits for
+    /// it is bounded by one call's deadline.
+    until: Instant,
+    /// The longest call so far: the next is not begun unless it would end
+    /// in time.
+    slowest: Duration,
 }
 
 impl Spent {
@@ -81,7 +93,14 @@ pub(crate) async fn fold(
     messages: &[Message],
     budget: u64,
 ) -> Result<Folded, Unfolded> {
-    let mut spent = Spent::default();
+    let mut spent = Spent {
+        input: None,
+        output: None,
+        calls: 0,
+        chunked: false,
+        until: Instant::now() + model.client.deadline(),
+        slowest: Duration::ZERO,
+    };
     let mut answered_model = model.model.clone();
     for _ in 0..MAX_PLANS {
         let planned = match model.context.tokens() {
@@ -100,10 +119,11 @@ pub(crate) async fn fold(
                 });
             }
             Err(Step::Refused) => {}
-            Err(Step::Stop(why)) => return Err(why),
+            Err(Step::Stop(Unfolded::DoesNotFit(why, _))) => return Err(Unfolded::DoesNotFit(why, spent.calls)),
+            Err(Step::Stop(failed)) => return Err(failed),
         }
     }
-    Err(Unfolded::DoesNotFit(REFUSED_AFTER_CHUNKING))
+    Err(Unfolded::DoesNotFit(REFUSED_AFTER_CHUNKING, spent.calls))
 }
 
 /// The whole delta in one call, as for a model whose window is unknown.
@@ -136,13 +156,16 @@ async fn in_chunks(
 ) -> Result<String, Step> {
     let context = &model.context;
     let system_tokens = context.theirs(tokens::count(&system_prompt(budget)));
-    let room = call_room(window, system_tokens, budget).ok_or(Step::Stop(Unfolded::DoesNotFit(CHUNK_CANNOT_FIT)))?;
+    let room = call_room(window, system_tokens, budget).ok_or(Step::Stop(Unfolded::DoesNotFit(CHUNK_CANNOT_FIT, 0)))?;
     let parts = plan_off_thread(messages, room, model)
         .await
-        .ok_or(Step::Stop(Unfolded::DoesNotFit(CHUNK_CANNOT_FIT)))?;
+        .ok_or(Step::Stop(Unfolded::DoesNotFit(CHUNK_CANNOT_FIT, 0)))?;
     spent.chunked |= parts.len() > 1;
     let mut anchor = anchor.map(|text| clip_to(text, room.anchor, context));
     for part in &parts {
+        if parts.len() > 1 && spent.calls > 0 && Instant::now() + spent.slowest > spent.until {
+            return Err(Step::Stop(Unfolded::DoesNotFit(OUT_OF_TIME, 0)));
+        }
         let user = user_message(anchor.as_deref(), &part.messages);
         let max_tokens = if parts.len() == 1 {
             let prompt = system_tokens + context.theirs(tokens::count(&user));
@@ -271,7 +294,10 @@ impl Call {
             temperature: TEMPERATURE,
         };
         spent.calls += 1;
-        match model.client.complete(&request).await {
+        let started = Instant::now();
+        let answered = model.client.complete_by(&request, spent.until).await;
+        spent.slowest = spent.slowest.max(started.elapsed());
+        match answered {
             Ok(completion) => {
                 spent.add(completion.input_tokens, completion.output_tokens);
                 if model.context.truncated(sent, completion.input_tokens) {
@@ -291,6 +317,8 @@ impl Call {
                 model.context.learn(refusal, sent);
                 Err(Step::Refused)
             }
+            // Chunks were folded, the rest cannot be in time: written without the model.
+            Err(LlmError::Deadline { .. }) if spent.chunked => Err(Step::Stop(Unfolded::DoesNotFit(OUT_OF_TIME, 0))),
             Err(error) => Err(Step::Stop(Unfolded::Failed(error))),
         }
     }

@@ -77,10 +77,25 @@ impl LlmClient {
         self.provider
     }
 
+    /// One call's deadline, across its attempts.
+    pub(crate) const fn deadline(&self) -> Duration {
+        self.retry.deadline
+    }
+
     /// One completion, retried as the policy allows, within its deadline.
     pub async fn complete(&self, request: &CompletionRequest) -> Result<Completion, LlmError> {
+        self.complete_by(request, Instant::now() + self.retry.deadline).await
+    }
+
+    /// One completion, retried as the policy allows, done by `until` at the
+    /// latest (a chunked summary's calls share one deadline).
+    pub(crate) async fn complete_by(
+        &self,
+        request: &CompletionRequest,
+        until: Instant,
+    ) -> Result<Completion, LlmError> {
         let started = Instant::now();
-        let deadline = started + self.retry.deadline;
+        let deadline = until.min(started + self.retry.deadline);
         let attempts = AtomicU32::new(0);
         let run = async {
             let _permit = self.permits.acquire().await.map_err(|_| LlmError::Closed)?;

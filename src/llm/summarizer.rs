@@ -240,11 +240,12 @@ pub(crate) async fn write(
             }
             Err(Unfolded::Failed(error)) => Err(error),
             // An agent whose context is full can always compact.
-            Err(Unfolded::DoesNotFit(why)) => {
+            Err(Unfolded::DoesNotFit(why, calls)) => {
                 metrics::counter!("compactd_summary_fallbacks_total", "reason" => "context_length").increment(1);
                 let draft = extractive_draft(anchor, messages, rules, why).await;
                 Ok(Draft {
                     fallback: Some(why),
+                    upstream_calls: calls,
                     model: Some(summary_model.model.clone()),
                     ..draft
                 })

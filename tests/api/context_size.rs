@@ -295,3 +295,29 @@ async fn the_answer_asked_for_never_exceeds_what_the_window_leaves() {
     assert!(asked < 4_000, "less than the summary budget: {asked}");
     assert!(prompt + asked <= 4_096, "{prompt} + {asked} within the window");
 }
+
+#[tokio::test]
+async fn chunks_that_cannot_all_be_folded_within_the_deadline_give_the_extractive_summary() {
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(|request: &Request| ThroughLastStep.respond(request).set_delay(Duration::from_millis(400)))
+        .mount(&server)
+        .await;
+    let mut settings = upstream_settings(&server.uri(), Duration::from_secs(2));
+    if let Some(upstream) = settings.summarizer.as_mut() {
+        upstream.context_tokens = Some(4_000);
+    }
+    let app = spawn(settings).await;
+
+    let answer = summarize(&app, "h", &long_delta()).await;
+
+    assert_eq!(answer["success"], true, "never a failed compaction: {answer}");
+    assert_eq!(answer["compaction"]["summarizer"], "extractive");
+    assert!(
+        answer["compaction"]["fallback"].as_str().unwrap().contains("deadline"),
+        "{answer}"
+    );
+    let calls = server.received_requests().await.unwrap().len();
+    assert!((1..20).contains(&calls), "stopped before every chunk: {calls} calls");
+    assert_eq!(answer["compaction"]["upstream_calls"], calls, "the calls it made count");
+}
