@@ -12,7 +12,8 @@ use crate::llm_client::upstream_writing;
 async fn what_the_model_invented_is_marked_unverified_and_counted() {
     let server = upstream_writing(
         "Edited /home/ada/.config/hypr/hyprlock.conf and ~/.config/omarchy/screensaver.txt; \
-         the lock now waits 1836 ms. The user wants the grace period at 5 seconds.",
+         the lock now waits 1836 ms. The user wants the grace period at 5 seconds. \
+         The result of call toolu_01VzQ2DNRY9oieQdcxz6kpn9 was read.",
     )
     .await;
     let app = spawn(upstream_settings(&server.uri(), std::time::Duration::from_secs(5))).await;
@@ -20,7 +21,9 @@ async fn what_the_model_invented_is_marked_unverified_and_counted() {
         .await;
     let messages = json!([
         {"role": "user", "content": "Give hyprlock a grace period of 5 seconds."},
-        {"role": "assistant", "content": "Done: I edited /home/ada/.config/hypr/hyprlock.conf (grace = 5)."},
+        {"role": "assistant", "content": "Done: I edited /home/ada/.config/hypr/hyprlock.conf (grace = 5).",
+         "tool_calls": [{"id": "toolu_01VzQ2DNRY9oieQdcxz6kpn9", "name": "Read", "arguments": "{}"}]},
+        {"role": "tool", "tool_call_id": "toolu_01VzQ2DNRY9oieQdcxz6kpn9", "content": "grace = 5"},
     ]);
 
     let answer = app
@@ -41,6 +44,10 @@ async fn what_the_model_invented_is_marked_unverified_and_counted() {
         "what the conversation named stays unmarked: {summary}"
     );
     assert!(summary.contains("5 seconds.") && !summary.contains("5 seconds [unverified]"));
+    assert!(
+        summary.contains("call toolu_01VzQ2DNRY9oieQdcxz6kpn9 was read"),
+        "a call's id is in what the model was given: {summary}"
+    );
     let keep = &answer["compaction"]["keep"];
     assert_eq!(keep["invented"], 2, "{keep}");
     assert_eq!(keep["by_kind"]["path"]["invented"], 1, "{keep}");
