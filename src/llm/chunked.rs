@@ -72,6 +72,8 @@ struct Spent {
     /// The longest call so far: the next is not begun unless it would end
     /// in time.
     slowest: Duration,
+    /// The model the upstream says answered.
+    answered_by: String,
 }
 
 impl Spent {
@@ -100,18 +102,18 @@ pub(crate) async fn fold(
         chunked: false,
         until: Instant::now() + model.client.deadline(),
         slowest: Duration::ZERO,
+        answered_by: model.model.clone(),
     };
-    let mut answered_model = model.model.clone();
     for _ in 0..MAX_PLANS {
         let planned = match model.context.tokens() {
-            None => whole(model, anchor, messages, budget, &mut spent, &mut answered_model).await,
-            Some(window) => in_chunks(model, window, anchor, messages, budget, &mut spent, &mut answered_model).await,
+            None => whole(model, anchor, messages, budget, &mut spent).await,
+            Some(window) => in_chunks(model, window, anchor, messages, budget, &mut spent).await,
         };
         match planned {
             Ok(narrative) => {
                 return Ok(Folded {
                     narrative,
-                    model: answered_model,
+                    model: spent.answered_by,
                     input_tokens: spent.input,
                     output_tokens: spent.output,
                     calls: spent.calls,
@@ -133,7 +135,6 @@ async fn whole(
     messages: &[Message],
     budget: u64,
     spent: &mut Spent,
-    answered_model: &mut String,
 ) -> Result<String, Step> {
     let user = user_message(anchor, messages);
     let call = Call {
@@ -141,7 +142,7 @@ async fn whole(
         user,
         max_tokens: budget,
     };
-    call.send(model, spent, answered_model).await
+    call.send(model, spent).await
 }
 
 /// The delta folded into the anchor in chunks that fit a `window`-token context.
@@ -152,7 +153,6 @@ async fn in_chunks(
     messages: &[Message],
     budget: u64,
     spent: &mut Spent,
-    answered_model: &mut String,
 ) -> Result<String, Step> {
     let context = &model.context;
     let system_tokens = context.theirs(tokens::count(&system_prompt(budget)));
@@ -166,24 +166,25 @@ async fn in_chunks(
         if parts.len() > 1 && spent.calls > 0 && Instant::now() + spent.slowest > spent.until {
             return Err(Step::Stop(Unfolded::DoesNotFit(OUT_OF_TIME, 0)));
         }
-        let user = user_message(anchor.as_deref(), &part.messages);
         let max_tokens = if parts.len() == 1 {
-            let prompt = system_tokens + context.theirs(tokens::count(&user));
-            output_room(window, prompt, budget).max(room.output)
+            // Counted when planned: only the anchor is counted here.
+            let anchor_tokens = anchor.as_deref().map_or(0, |text| context.theirs(tokens::count(text)));
+            output_room(window, system_tokens + anchor_tokens + part.tokens, budget).max(room.output)
         } else {
             room.output
         };
+        let user = user_message(anchor.as_deref(), &part.messages);
         let call = Call {
             system: system_prompt(max_tokens),
             user,
             max_tokens,
         };
-        anchor = Some(call.send(model, spent, answered_model).await?);
+        anchor = Some(call.send(model, spent).await?);
     }
     // An empty delta is one call with the anchor alone.
     match anchor {
         Some(narrative) if !parts.is_empty() => Ok(narrative),
-        _ => whole(model, anchor.as_deref(), &[], room.output, spent, answered_model).await,
+        _ => whole(model, anchor.as_deref(), &[], room.output, spent).await,
     }
 }
 
@@ -191,6 +192,8 @@ async fn in_chunks(
 /// exceeds it.
 struct Part {
     messages: Vec<Message>,
+    /// Its transcript's tokens, in the upstream's count.
+    tokens: u64,
 }
 
 /// [`plan`] on a blocking thread: it counts every message.
@@ -219,9 +222,13 @@ fn plan(messages: &[Message], room: CallRoom, context: &ContextWindow) -> Option
             if size <= room.transcript {
                 return Some(Part {
                     messages: part.to_vec(),
+                    tokens: size,
                 });
             }
-            clipped_to(part, room.transcript, context).map(|messages| Part { messages })
+            clipped_to(part, room.transcript, context).map(|messages| Part {
+                messages,
+                tokens: room.transcript,
+            })
         })
         .collect()
 }
@@ -284,7 +291,7 @@ struct Call {
 }
 
 impl Call {
-    async fn send(self, model: &UpstreamModel, spent: &mut Spent, answered_model: &mut String) -> Result<String, Step> {
+    async fn send(self, model: &UpstreamModel, spent: &mut Spent) -> Result<String, Step> {
         let sent = prompt_tokens(&self.system, &self.user).await;
         let request = CompletionRequest {
             model: model.model.clone(),
@@ -309,7 +316,7 @@ impl Call {
                     );
                     return Err(Step::Refused);
                 }
-                *answered_model = completion.model;
+                spent.answered_by = completion.model;
                 Ok(clip(&completion.text, MAX_SUMMARY_BYTES))
             }
             Err(LlmError::ContextLength(refusal)) => {
