@@ -9,17 +9,19 @@
 //! appended by the same guard as any summary's.
 
 use crate::policy::keep::HarnessPatterns;
+use crate::policy::keep::briefs::{briefs, shows_issue};
 use crate::policy::keep::edits::{NAMES_PER_FILE, names_defined};
 use crate::policy::keep::extract::files_changed;
-use crate::policy::keep::narrative::{WORK_MARK, split_merged};
+use crate::policy::keep::narrative::{ASKED_MARK, BRIEF_MARK, WORK_MARK, split_merged};
 use crate::policy::keep::outcome::{Outcome, actions};
+use crate::policy::keep::pasted::own_words;
 use crate::policy::keep::request::{UserMessage, read_users};
 use crate::policy::keep::tool_calls::tool_name;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::policy::keep::sentences::{Stretch, clipped, conclusion, is_announcement, is_filler, sentences};
+use crate::policy::keep::sentences::{Stretch, clipped, conclusion, is_announcement, is_filler, sentences, statements};
 use crate::policy::transcript::{Message, Role};
 
 /// How much of a request a line quotes (SPEC §4)…
@@ -62,6 +64,8 @@ fn file_name(path: &str) -> &str {
 #[derive(Default)]
 struct Exchange {
     request: Option<String>,
+    /// The rest of the request, past its line: what else the user asked.
+    asked: Vec<String>,
     /// "answered: yes", "ran /review".
     then: Vec<String>,
     outcome: Option<String>,
@@ -73,6 +77,9 @@ struct Exchange {
     report: Option<String>,
     /// The plan the agent put to the user (Claude Code's `ExitPlanMode`).
     plan: Option<String>,
+    /// The issues, tickets and pull requests the agent read, each as its
+    /// title and the sections that bound the work.
+    briefs: Vec<Vec<String>>,
 }
 
 impl Exchange {
@@ -89,7 +96,12 @@ impl Exchange {
         }
         if !self.files.is_empty() {
             let mut names: Vec<&str> = Vec::new();
-            for file in &self.files {
+            // A folder made for a file it holds is named by that file.
+            let folder_of_another = |folder: &String| {
+                let folder = format!("{}/", folder.trim_end_matches('/'));
+                self.files.iter().any(|file| file.starts_with(&folder))
+            };
+            for file in self.files.iter().filter(|file| !folder_of_another(file)) {
                 let name = file_name(file);
                 if !names.contains(&name) {
                     names.push(name);
@@ -105,6 +117,12 @@ impl Exchange {
             line.push_str(&format!(" (files: {}{more})", names.join(", ")));
         }
         let mut lines = vec![line];
+        lines.extend(self.asked.iter().map(|more| format!("{ASKED_MARK}{more}")));
+        lines.extend(
+            self.briefs
+                .iter()
+                .map(|brief| format!("{BRIEF_MARK}{}", brief.join(" — "))),
+        );
         // The last step is the conclusion already on the line.
         let steps = self.steps.iter().filter(|step| Some(*step) != self.outcome.as_ref());
         lines.extend(steps.map(|step| format!("{WORK_MARK}{step}")));
@@ -144,6 +162,12 @@ impl Exchange {
             }
             None => self.defined.push((file, names)),
         }
+    }
+
+    /// A brief read again (the same title) is kept once, as last read.
+    fn brief(&mut self, brief: Vec<String>) {
+        self.briefs.retain(|known| known.first() != brief.first());
+        self.briefs.push(brief);
     }
 
     fn step(&mut self, step: String) {
@@ -228,7 +252,7 @@ fn plan_put(tool: &str, arguments: &str) -> Option<String> {
 /// The agent's last words past their conclusion: the sentences that say
 /// something (not filler, a heading, a lead-in or "let me…"), whole.
 fn report_lines(report: &str, concluded: Option<&str>) -> Vec<String> {
-    sentences(report)
+    statements(report)
         .into_iter()
         .filter(|sentence| {
             // A heading or a label ("The Problem", "**What we have:**") says nothing alone.
@@ -243,6 +267,34 @@ fn report_lines(report: &str, concluded: Option<&str>) -> Vec<String> {
         .collect()
 }
 
+/// A sentence that is a link and nothing else (a pasted table of contents).
+static LINK_ALONE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A\[[^\]]*\]\([^)]*\)[.,;:]?\z").expect("a valid pattern"));
+
+/// How much more of a request than its line is quoted under it.
+const REQUEST_REST_CHARS: usize = 600;
+
+/// What the user asked past the request's line (`line`): their own
+/// sentences (not what they pasted, not headings), whole, while they fit.
+fn rest_of_request(words: &str, line: &str) -> Vec<String> {
+    let mut rest = Vec::new();
+    let mut room = REQUEST_REST_CHARS;
+    let line = line.trim_end_matches('…');
+    for sentence in statements(&own_words(words)) {
+        let sentence = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
+        if line.contains(&sentence) || is_filler(&sentence) || LINK_ALONE.is_match(&sentence) {
+            continue;
+        }
+        let length = sentence.chars().count();
+        if length > room {
+            break;
+        }
+        room -= length;
+        rest.push(sentence);
+    }
+    rest
+}
+
 /// One line per user request in `messages`, with its conclusion and the
 /// files it changed, each followed by its work (a delta that opens mid-run
 /// starts with a `(continuing)` line).
@@ -255,8 +307,10 @@ pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> 
         match user {
             Some(UserMessage::Request(words)) => {
                 lines.extend(exchange.lines());
+                let line = clipped(words, REQUEST_CHARS, Stretch::None);
                 exchange = Exchange {
-                    request: Some(clipped(words, REQUEST_CHARS, Stretch::None)),
+                    asked: rest_of_request(words, &line),
+                    request: Some(line),
                     ..Exchange::default()
                 };
                 continue;
@@ -290,6 +344,13 @@ pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> 
             }
         }
         for action in done.by_ref().take(message.tool_calls.len()) {
+            if let Some(at) = action.result
+                && shows_issue(&action.tool, action.ran_command.then_some(action.target.as_str()))
+            {
+                for brief in briefs(&messages[at].content) {
+                    exchange.brief(brief);
+                }
+            }
             let target = action.target.replace('`', "'");
             match action.outcome {
                 Outcome::Ok(Some(line)) => exchange.step(format!("`{target}` → {line}")),
@@ -492,7 +553,7 @@ mod tests {
         ];
         let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
         assert!(
-            text.ends_with("  · changed annotation.ex: attribute :state, def close"),
+            text.ends_with("  · changed annotation.ex: attribute :state, def close(a)"),
             "{text}"
         );
     }
@@ -519,6 +580,55 @@ mod tests {
                 "  · plan: `checkpoint.go`: add the InitialAttribution struct to CommittedMetadata.",
             ],
             "headings and code say nothing alone: {text}"
+        );
+    }
+
+    #[test]
+    fn the_rest_of_a_request_is_quoted_under_it_without_what_was_pasted() {
+        let request = "let's add a few things to the implementation:\n\n - make sure to add an AGENTS.md file with all the engineering decisions we have made and the constraints we have defined\n - make sure to add debugging logs that can be turned off and on with an env var\n\n```\nnever paste this\n```\n[Tech Stack](#8-tech-stack)";
+        let text = narrative(
+            None,
+            &turn(request, "Added both to the plan.", None),
+            &HarnessPatterns::default(),
+            "x",
+        );
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            [
+                "- let's add a few things to the implementation: make sure to add an AGENTS.md file with all the engineering decisions we have made and the constraints we have defined → Added both to the plan.",
+                "  · asked: make sure to add debugging logs that can be turned off and on with an env var",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_issue_the_agent_read_is_said_under_its_request() {
+        let messages = vec![
+            Message::new(Role::User, "Work on bead spotter-fum."),
+            Message {
+                tool_calls: vec![ToolCall {
+                    id: "b".into(),
+                    name: "Bash".into(),
+                    arguments: serde_json::json!({"command": "bd show spotter-fum"}).to_string(),
+                }],
+                ..Message::new(Role::Assistant, "")
+            },
+            Message {
+                tool_call_id: Some("b".into()),
+                ..Message::new(
+                    Role::Tool,
+                    "○ spotter-fum [EPIC] · Improve transcript readability\n\n## No-gos\n- No database schema migration.\n- No scope expansion to `PaneViewLive`.\n",
+                )
+            },
+            Message::new(Role::Assistant, "Started on spotter-fum.1."),
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            [
+                "- Work on bead spotter-fum. → Started on spotter-fum.1.",
+                "  · read spotter-fum [EPIC] · Improve transcript readability — No-gos: No database schema migration; No scope expansion to `PaneViewLive`",
+            ]
         );
     }
 

@@ -6,6 +6,7 @@ mod background;
 mod bad_input;
 mod binary;
 mod browser;
+mod carry_on;
 mod clients;
 mod concurrency;
 mod connections;

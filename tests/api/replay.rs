@@ -43,8 +43,37 @@ const EVERY_8: ReplayOptions = ReplayOptions {
     prepare: false,
 };
 
+/// `summary` as a reader takes it: a files changed line that names its
+/// files from their folder (`- Files changed (under /repo/): src/a.rs`)
+/// read with the folder before each.
+fn as_read(summary: &str) -> String {
+    summary
+        .lines()
+        .map(|line| {
+            match line
+                .strip_prefix("- Files changed (under ")
+                .and_then(|rest| rest.split_once("): "))
+            {
+                Some((root, files)) => files
+                    .split(", ")
+                    .map(|file| {
+                        if file.starts_with('/') {
+                            file.to_owned()
+                        } else {
+                            format!("{root}{file}")
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                None => line.to_owned(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn planted_but_lost(truth: &Truth, summary: &str) -> Vec<String> {
-    let squeezed = summary.split_whitespace().collect::<Vec<_>>().join(" ");
+    let squeezed = as_read(summary).split_whitespace().collect::<Vec<_>>().join(" ");
     [
         &truth.prohibitions,
         &truth.paths,

@@ -96,7 +96,9 @@ async fn every_summary_says_where_things_stand_at_the_cut_whoever_wrote_it() {
         - In progress: The release is tagged v0.1.1 and docs/plan.md is refreshed. Should I also publish it to crates.io?\n\
         - Waiting on the user: Should I also publish it to crates.io?\n\
         - Last actions: Bash `cargo test` → failed: error[E0599]: no method named `retry` found for struct `Client`; \
-        Edit `src/client.rs` → ok; Bash `git tag v0.1.1` → ok";
+        Edit `src/client.rs` → ok; Bash `git tag v0.1.1` → ok\n\
+        - Checks: `cargo test` → failed: error[E0599]: no method named `retry` found for struct `Client`; \
+        then changed, not checked since: client.rs";
     for answer in [&written, &extractive] {
         let summary = summary_of(answer);
         assert_eq!(section(summary, STATE_HEADING), expected, "{summary}");

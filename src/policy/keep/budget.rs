@@ -9,14 +9,14 @@
 
 use std::collections::HashSet;
 
-use super::KeepItem;
 use super::figures::{KeepFigures, Outcome};
 pub use super::narrative::Shape;
 use super::narrative::{KEPT_HEADING, Parked, fit_narrative, parked_line};
 use super::presence::{holds, squeezed};
-use super::render::{Candidate, Line, assemble, render, state_section};
+use super::render::{Candidate, Line, assemble, common_root, files_label, from_root, render, state_section};
 use super::set::{KeepSet, Tier};
 use super::state::{STATE_HEADING, StateAtCut};
+use super::{KeepItem, KeepKind};
 
 /// No summary's budget is smaller than this.
 pub(crate) const MIN_SUMMARY_TOKENS: u64 = 500;
@@ -69,6 +69,8 @@ impl<'a> Parts<'a> {
             in_progress: None,
             task_list: None,
             last_actions: Vec::new(),
+            checks: None,
+            commits: None,
             waiting_on_user: None,
             unresolved_error: None,
         };
@@ -89,6 +91,26 @@ fn in_stored_turns(item: &KeepItem) -> bool {
     item.first_seen.turn_id.is_some() || item.last_seen.turn_id.is_some()
 }
 
+/// The files changed that are folders another file changed lies in
+/// (`mkdir -p src/a` before `src/a/b.rs` was written): that file names them.
+fn folders_of_others(candidates: &[Candidate]) -> HashSet<usize> {
+    let files: Vec<&str> = candidates
+        .iter()
+        .filter(|c| c.item.kind == KeepKind::FileChanged)
+        .map(|c| c.item.text.as_str())
+        .collect();
+    candidates
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.item.kind == KeepKind::FileChanged)
+        .filter(|(_, c)| {
+            let folder = format!("{}/", c.item.text.trim_end_matches('/'));
+            files.iter().any(|file| file.starts_with(&folder))
+        })
+        .map(|(at, _)| at)
+        .collect()
+}
+
 /// The summary of `parts` and the keep set within `max_tokens`, with what
 /// became of every item the summary was to carry.
 pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> Fitted {
@@ -101,6 +123,7 @@ pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str
             item,
         })
         .collect();
+    let folders = folders_of_others(&candidates);
     // Where things stand, line by line while its share lasts.
     let share = max_tokens * STATE_SHARE / 100;
     let mut state_lines: Vec<String> = Vec::new();
@@ -137,21 +160,38 @@ pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str
     let overhead = count(&format!("\n\n{STATE_HEADING}\n\n\n{KEPT_HEADING}\n\n\n"))
         + count(&parked_line(worst_parked, parts.conversation));
     let room = max_tokens.saturating_sub(overhead + state_cost);
+    // The folder the files changed line may name its files from.
+    let files: Vec<&str> = candidates
+        .iter()
+        .filter(|c| c.line == Line::FilesChanged)
+        .map(|c| c.item.text.as_str())
+        .collect();
+    let root = common_root(&files);
     // What an item costs on its line, whether or not it opens the line.
     let cost = |candidate: &Candidate, opens_line: bool| {
-        let prefix = if opens_line || candidate.line.one_per_line() {
-            format!("\n{}", candidate.line.label())
-        } else {
-            candidate.line.separator().to_owned()
+        let files_line = candidate.line == Line::FilesChanged;
+        let prefix = match (opens_line || candidate.line.one_per_line(), files_line) {
+            (true, true) => format!("\n{}", files_label(root.as_deref())),
+            (true, false) => format!("\n{}", candidate.line.label()),
+            (false, _) => candidate.line.separator().to_owned(),
         };
-        count(&format!("{prefix}{}", candidate.item.text))
+        let text = if files_line {
+            from_root(&candidate.item.text, root.as_deref())
+        } else {
+            &candidate.item.text
+        };
+        count(&format!("{prefix}{text}"))
     };
     // Tiers 1–4, in order, while they fit (1 always; 2 parked only when 1–2
     // alone are over the budget).
     let mut admitted: Vec<usize> = Vec::new();
     let mut used = 0_u64;
     let mut opened: HashSet<Line> = HashSet::new();
-    for (at, candidate) in candidates.iter().enumerate().filter(|(_, c)| c.tier.is_guarded()) {
+    for (at, candidate) in candidates
+        .iter()
+        .enumerate()
+        .filter(|(at, c)| c.tier.is_guarded() && !folders.contains(at))
+    {
         let price = cost(candidate, !opened.contains(&candidate.line));
         if candidate.tier == Tier::Request || used + price <= room {
             used += price;
@@ -229,6 +269,7 @@ pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str
             state_lines: &state_lines,
             beside: &beside,
             conversation: parts.conversation,
+            folders: &folders,
         };
         let (text, figures) = summary.settle(
             &read(&fitted_narrative, &state_lines),
@@ -274,6 +315,8 @@ struct Summary<'a> {
     state_lines: &'a [String],
     beside: &'a str,
     conversation: &'a str,
+    /// Files changed that are folders of others: held where one inside is.
+    folders: &'a HashSet<usize>,
 }
 
 impl Summary<'_> {
@@ -291,7 +334,11 @@ impl Summary<'_> {
         let mut appended_texts: HashSet<&str> = HashSet::new();
         let mut parked = Parked::default();
         let mut request: Option<&str> = None;
+        let mut carried: Vec<&str> = Vec::new();
         for (at, candidate) in self.candidates.iter().enumerate() {
+            if self.folders.contains(&at) {
+                continue;
+            }
             let held = match candidate.tier {
                 Tier::Request => holds(without_request, candidate.item),
                 _ => holds(haystack, candidate.item) || appended_texts.contains(candidate.item.text.as_str()),
@@ -305,6 +352,21 @@ impl Summary<'_> {
                 appended.push(candidate);
                 appended_texts.insert(candidate.item.text.as_str());
                 Outcome::Appended
+            } else {
+                parked.all += 1;
+                parked.said += usize::from(in_stored_turns(candidate.item));
+                Outcome::Parked
+            };
+            if outcome != Outcome::Parked && candidate.item.kind == KeepKind::FileChanged {
+                carried.push(candidate.item.text.as_str());
+            }
+            figures.count(candidate.item.kind, outcome);
+        }
+        for at in self.folders {
+            let candidate = &self.candidates[*at];
+            let folder = format!("{}/", candidate.item.text.trim_end_matches('/'));
+            let outcome = if carried.iter().any(|file| file.starts_with(&folder)) {
+                Outcome::Present
             } else {
                 parked.all += 1;
                 parked.said += usize::from(in_stored_turns(candidate.item));
@@ -324,7 +386,7 @@ mod tests {
 
     use super::*;
     use crate::policy::keep::set::Place;
-    use crate::policy::keep::{KeepKind, Sighting, Source};
+    use crate::policy::keep::{Presence, Sighting, Source};
 
     fn fit_beside(
         narrative: &str,
@@ -366,6 +428,48 @@ mod tests {
             set.observe(&[sighting], &place(turn as i64));
         }
         set
+    }
+
+    #[test]
+    fn files_changed_are_named_from_their_folder_and_a_folder_made_for_them_is_held_by_them() {
+        let set = set_of(&[
+            (KeepKind::FileChanged, "/Users/a/torre/apps/web", Source::ToolCall),
+            (
+                KeepKind::FileChanged,
+                "/Users/a/torre/apps/web/lib/api.ts",
+                Source::ToolCall,
+            ),
+            (
+                KeepKind::FileChanged,
+                "/Users/a/torre/apps/web/lib/logger.ts",
+                Source::ToolCall,
+            ),
+            (
+                KeepKind::FileChanged,
+                "/Users/a/torre/apps/api/route.ts",
+                Source::ToolCall,
+            ),
+            (
+                KeepKind::FileChanged,
+                "/Users/a/.claude/plans/plan.md",
+                Source::ToolCall,
+            ),
+        ]);
+        let fitted = fit_beside("Built the apps.", "", Shape::Prose, &set, 4_000, &words);
+        let files = fitted.text.lines().find(|l| l.starts_with("- Files changed")).unwrap();
+        assert_eq!(
+            files,
+            "- Files changed (under /Users/a/torre/apps/): /Users/a/.claude/plans/plan.md, api/route.ts, web/lib/logger.ts, web/lib/api.ts"
+        );
+        let figures = fitted.figures.by_kind[&KeepKind::FileChanged];
+        assert_eq!(
+            (figures.checked, figures.appended, figures.present, figures.parked),
+            (5, 4, 1, 0)
+        );
+        let presence = Presence::of(&fitted.text);
+        for item in set.items() {
+            assert!(presence.holds(item), "a reader finds {} in {}", item.text, fitted.text);
+        }
     }
 
     #[test]
@@ -561,6 +665,8 @@ mod tests {
             in_progress: Some("Raising the backoff in src/retry.rs to 774ms.".into()),
             task_list: None,
             last_actions: vec!["Bash `cargo test` → failed: backoff too short".into()],
+            checks: None,
+            commits: None,
             waiting_on_user: None,
             unresolved_error: Some(format!("Bash `make` failed: {}", "word ".repeat(40))),
         };

@@ -208,14 +208,21 @@ fn quotes_balanced(command: &str) -> bool {
     quote.is_none()
 }
 
-/// A command in its one normal form, or `None` when what is there is a
-/// fragment rather than a command.
-pub(crate) fn normalized(command: &str) -> Option<String> {
+/// A command's first line with its whitespace collapsed and without the
+/// `cd DIR &&` it starts with.
+pub(crate) fn without_leading_cd(command: &str) -> String {
     let line = command.trim().lines().next().unwrap_or("").trim();
     let mut line = line.split_whitespace().collect::<Vec<_>>().join(" ");
     while let Some(found) = LEADING_CD.find(&line) {
         line = line[found.end()..].to_owned();
     }
+    line
+}
+
+/// A command in its one normal form, or `None` when what is there is a
+/// fragment rather than a command.
+pub(crate) fn normalized(command: &str) -> Option<String> {
+    let line = without_leading_cd(command);
     let mut line = OUTPUT_PLUMBING.replace_all(&line, "").trim().to_owned();
     while let Some(stripped) = line.strip_suffix(';') {
         line = stripped.trim_end().to_owned();

@@ -15,14 +15,16 @@ use super::tool_calls::called;
 /// The most names one file's line shows.
 pub(crate) const NAMES_PER_FILE: usize = 6;
 /// A name is shown up to this many characters.
-const NAME_CHARS: usize = 60;
+const NAME_CHARS: usize = 120;
 
 /// A definition, in the languages agents mostly write.
 static DEFINITION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r#"(?m)^[ \t+]*(?:pub(?:\([^)]*\))?\s+|export\s+(?:default\s+)?|async\s+|static\s+|private\s+|public\s+|protected\s+)*"#,
-        r#"(?:(?P<kw>defmodule|defp|def|fn|func|function|class|struct|enum|interface|trait|type|attribute|has_many|belongs_to|has_one|module|create\s+table|alter\s+table)\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_:][\w:.!?]*)"#,
-        r#"|(?P<test>test|describe|it)\s*\(?\s*["'](?P<title>[^"'\n]{3,60})["'])"#,
+        r#"(?:(?P<kw>defmodule|defp|def|fn|func|function|class|struct|enum|interface|trait|type|attribute|has_many|belongs_to|has_one|module|create\s+table|alter\s+table)\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_:][\w:.!?]*)(?P<params>\([^()\n]{0,90}\))?"#,
+        r#"|(?P<test>test|describe|it)\s*\(?\s*["'](?P<title>[^"'\n]{3,60})["']"#,
+        r#"|(?P<setting>[A-Z][A-Z0-9_]{2,})=(?P<value>[^\s#'"]{0,60})\s*$"#,
+        r#"|(?P<property>--[a-z][\w-]*):\s*(?P<css>[^;{}\n]{1,40});\s*$)"#,
     ))
     .expect("a valid pattern")
 });
@@ -67,6 +69,57 @@ fn added_text(arguments: &Value) -> String {
     added.join("\n")
 }
 
+/// How many of a type's fields are named.
+const FIELDS_SHOWN: usize = 8;
+
+static FIELD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\A\s+(?:pub(?:\([^)]*\))?\s+|readonly\s+)?(?P<name>[A-Za-z_]\w*)\??\s*[:\s]").expect("a valid pattern")
+});
+
+/// The fields of a type whose body opens at the end of the line `from`
+/// is in (` {FieldA, FieldB, …}`), or "" when it opens no body there.
+fn fields_after(text: &str, from: usize) -> String {
+    let rest = &text[from..];
+    let (head, body) = rest.split_once('\n').unwrap_or((rest, ""));
+    if !head.trim_end().ends_with('{') {
+        return String::new();
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for line in body.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('}') {
+            break;
+        }
+        if trimmed.starts_with("//")
+            || trimmed.starts_with('#')
+            || trimmed.starts_with("/*")
+            || trimmed.starts_with('*')
+        {
+            continue;
+        }
+        if let Some(found) = FIELD.captures(line)
+            && let Some(name) = found.name("name")
+            && !matches!(
+                name.as_str(),
+                "func" | "fn" | "def" | "type" | "const" | "let" | "return"
+            )
+        {
+            names.push(name.as_str());
+        }
+    }
+    if names.is_empty() {
+        return String::new();
+    }
+    let more = names.len().saturating_sub(FIELDS_SHOWN);
+    names.truncate(FIELDS_SHOWN);
+    let more = if more > 0 {
+        format!(", {more} more")
+    } else {
+        String::new()
+    };
+    format!(" {{{}{more}}}", names.join(", "))
+}
+
 /// The names an edit defined, in order, once each.
 fn names_in(text: &str) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
@@ -79,13 +132,34 @@ fn names_in(text: &str) -> Vec<String> {
         ) {
             (Some(kw), Some(name), _, _) => {
                 let kw = kw.as_str().split_whitespace().collect::<Vec<_>>().join(" ");
-                format!("{kw} {}", name.as_str().trim_end_matches([':', '.']))
+                // A function's parameters say what it takes; a type's name is enough.
+                let params = found
+                    .name("params")
+                    .filter(|_| matches!(kw.as_str(), "def" | "defp" | "fn" | "func" | "function"))
+                    .map_or("", |params| params.as_str());
+                let fields = if matches!(kw.as_str(), "type" | "struct" | "interface") {
+                    fields_after(text, found.get(0).map_or(0, |whole| whole.end()))
+                } else {
+                    String::new()
+                };
+                format!("{kw} {}{params}{fields}", name.as_str().trim_end_matches([':', '.']))
             }
             (_, _, Some(test), Some(title)) => format!("{} \"{}\"", test.as_str(), title.as_str()),
-            _ => continue,
+            _ => match (
+                found.name("setting"),
+                found.name("value"),
+                found.name("property"),
+                found.name("css"),
+            ) {
+                (Some(setting), Some(value), _, _) => format!("{}={}", setting.as_str(), value.as_str()),
+                (_, _, Some(property), Some(value)) => format!("{}: {}", property.as_str(), value.as_str().trim()),
+                _ => continue,
+            },
         };
         let name: String = name.chars().take(NAME_CHARS).collect();
-        if !names.contains(&name) {
+        // A function's later clauses (`def handle_info(:tick, s)`) are the first one's.
+        let bare = |name: &str| name.split('(').next().unwrap_or(name).to_owned();
+        if !names.iter().any(|known| bare(known) == bare(&name)) {
             names.push(name);
         }
     }
@@ -105,6 +179,13 @@ pub(crate) fn names_defined(tool: &str, arguments: &str) -> Vec<(String, Vec<Str
         // which file is not said.
         return Vec::new();
     }
+    // A plan or a note in Markdown quotes code; it defines nothing.
+    if files
+        .iter()
+        .any(|file| file.ends_with(".md") || file.ends_with(".markdown") || file.ends_with(".txt"))
+    {
+        return Vec::new();
+    }
     let parsed: Value = serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()));
     let names = names_in(&added_text(&parsed));
     if names.is_empty() {
@@ -116,6 +197,38 @@ pub(crate) fn names_defined(tool: &str, arguments: &str) -> Vec<(String, Vec<Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn env_files_and_style_sheets_say_what_they_set() {
+        let write = serde_json::json!({
+            "file_path": "apps/api/.env.example",
+            "content": "# logs\nDEBUG_LOGS=false\nTORRE_API_BASE_URL=https://search.torre.co\nnot a setting\n"
+        });
+        assert_eq!(
+            names_defined("Write", &write.to_string()),
+            [(
+                "apps/api/.env.example".to_owned(),
+                vec![
+                    "DEBUG_LOGS=false".to_owned(),
+                    "TORRE_API_BASE_URL=https://search.torre.co".to_owned()
+                ]
+            )]
+        );
+        let css = serde_json::json!({
+            "file_path": "priv/static/assets/spotter.css",
+            "content": ":root {\n  --transcript-bg: #f8fafc;\n  --transcript-text: #0f172a;\n}\n.row { color: red; }\n"
+        });
+        assert_eq!(
+            names_defined("Write", &css.to_string()),
+            [(
+                "priv/static/assets/spotter.css".to_owned(),
+                vec![
+                    "--transcript-bg: #f8fafc".to_owned(),
+                    "--transcript-text: #0f172a".to_owned()
+                ]
+            )]
+        );
+    }
 
     #[test]
     fn an_edit_says_what_it_defined() {
@@ -131,8 +244,43 @@ mod tests {
                 vec![
                     "attribute :source".to_owned(),
                     "has_many :message_refs".to_owned(),
-                    "def close".to_owned()
+                    "def close(annotation)".to_owned()
                 ]
+            )]
+        );
+    }
+
+    #[test]
+    fn a_type_says_its_fields_and_a_plan_in_markdown_defines_nothing() {
+        let write = serde_json::json!({
+            "file_path": "cmd/entire/cli/checkpoint/checkpoint.go",
+            "content": "// InitialAttribution is a snapshot.\ntype InitialAttribution struct {\n\t// when\n\tCalculatedAt time.Time `json:\"calculated_at\"`\n\tAgentLines int `json:\"agent_lines\"`\n\tHumanAdded int\n}\n\ninterface Props {\n  title: string;\n  onClose?: () => void;\n}\n"
+        });
+        assert_eq!(
+            names_defined("Write", &write.to_string()),
+            [(
+                "cmd/entire/cli/checkpoint/checkpoint.go".to_owned(),
+                vec![
+                    "type InitialAttribution {CalculatedAt, AgentLines, HumanAdded}".to_owned(),
+                    "interface Props {title, onClose}".to_owned()
+                ]
+            )]
+        );
+        let plan = serde_json::json!({"file_path": "/Users/s/.claude/plans/sloth.md", "content": "```go\nfunc CalculateAttribution() {}\n```"});
+        assert!(names_defined("Write", &plan.to_string()).is_empty());
+    }
+
+    #[test]
+    fn a_functions_later_clauses_are_named_once() {
+        let edit = serde_json::json!({
+            "file_path": "lib/session_live.ex",
+            "new_string": "  def handle_info(:check_pane, socket) do\n  end\n  def handle_info({:registered, id}, socket) do\n  end\n"
+        });
+        assert_eq!(
+            names_defined("Edit", &edit.to_string()),
+            [(
+                "lib/session_live.ex".to_owned(),
+                vec!["def handle_info(:check_pane, socket)".to_owned()]
             )]
         );
     }
@@ -147,7 +295,10 @@ mod tests {
             names_defined("Write", &write.to_string()),
             [(
                 "cmd/attribution.go".to_owned(),
-                vec!["func CalculateAttribution".to_owned(), "type Attribution".to_owned()]
+                vec![
+                    "func CalculateAttribution(a int)".to_owned(),
+                    "type Attribution".to_owned()
+                ]
             )]
         );
         let patch = "*** Begin Patch\n*** Update File: src/retry.ts\n@@\n-const a = 1;\n+export async function backoff(ms: number) {\n+describe('backoff', () => {\n*** End Patch";
@@ -155,7 +306,10 @@ mod tests {
             names_defined("apply_patch", patch),
             [(
                 "src/retry.ts".to_owned(),
-                vec!["function backoff".to_owned(), "describe \"backoff\"".to_owned()]
+                vec![
+                    "function backoff(ms: number)".to_owned(),
+                    "describe \"backoff\"".to_owned()
+                ]
             )]
         );
         assert!(names_defined("Edit", r#"{"file_path":"a.md","new_string":"Just prose."}"#).is_empty());

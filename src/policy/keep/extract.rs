@@ -5,7 +5,7 @@
 
 use super::commands::written_commands;
 use super::harness::HarnessPatterns;
-use super::harness::UserText;
+use super::harness::{UserText, rejection_words};
 use super::pasted::own_words;
 use super::quantities::is_lifted_figure;
 use super::request::{UserMessage, UserReader, is_acknowledgement};
@@ -102,7 +102,13 @@ pub(crate) fn sightings_of(messages: &[Message], harness: &HarnessPatterns) -> V
         .iter()
         .map(|message| {
             let split = (message.role == Role::User).then(|| harness.split(&message.content));
-            let read = reader.read(message, split.as_ref().map(|split| split.words.as_str()));
+            let words = match &split {
+                Some(split) => Some(split.words.as_str()),
+                None => (message.role == Role::Tool)
+                    .then(|| rejection_words(&message.content))
+                    .flatten(),
+            };
+            let read = reader.read(message, words);
             sightings_as(message, split, read)
         })
         .collect()
@@ -113,6 +119,27 @@ pub(crate) fn sightings_of(messages: &[Message], harness: &HarnessPatterns) -> V
 pub fn sightings(message: &Message, harness: &HarnessPatterns) -> Vec<Sighting> {
     let split = (message.role == Role::User).then(|| harness.split(&message.content));
     sightings_as(message, split, None)
+}
+
+/// What the user's own words say: their request (unless they only
+/// acknowledge), their rules, and what they named.
+fn users_items(words: &str, found: &mut Vec<Sighting>) {
+    if !is_acknowledgement(words) {
+        found.push(Sighting::new(KeepKind::Request, quote(words), Source::User));
+    }
+    for rule in prohibitions(words) {
+        found.push(Sighting::new(KeepKind::Prohibition, rule, Source::User));
+    }
+    let mut named = Vec::new();
+    named_in(words, Source::User, &mut named);
+    // A figure in a pasted log line is the log's, not a setting the user named.
+    let own: std::collections::HashSet<String> = identifiers(&own_words(words))
+        .into_iter()
+        .filter(|(kind, _)| *kind == KeepKind::Quantity)
+        .map(|(_, text)| text)
+        .collect();
+    named.retain(|s| s.kind != KeepKind::Quantity || own.contains(&s.text));
+    found.extend(named);
 }
 
 /// What `message` says, its user's words split from the harness's once
@@ -126,20 +153,7 @@ fn sightings_as(message: &Message, split: Option<UserText>, read: Option<UserMes
                 // The user's own file, run as a command: named things, no request, no rules.
                 named_in(&split.words, Source::ToolResult, &mut found);
             } else if !split.words.is_empty() {
-                if !is_acknowledgement(&split.words) {
-                    found.push(Sighting::new(KeepKind::Request, quote(&split.words), Source::User));
-                }
-                for rule in prohibitions(&split.words) {
-                    found.push(Sighting::new(KeepKind::Prohibition, rule, Source::User));
-                }
-                named_in(&split.words, Source::User, &mut found);
-                // A figure in a pasted log line is the log's, not a setting the user named.
-                let own: std::collections::HashSet<String> = identifiers(&own_words(&split.words))
-                    .into_iter()
-                    .filter(|(kind, _)| *kind == KeepKind::Quantity)
-                    .map(|(_, text)| text)
-                    .collect();
-                found.retain(|s| s.kind != KeepKind::Quantity || own.contains(&s.text));
+                users_items(&split.words, &mut found);
             }
             for command in split
                 .typed_commands
@@ -179,6 +193,7 @@ fn sightings_as(message: &Message, split: Option<UserText>, read: Option<UserMes
                 }
             }
         }
+        (Role::Tool, _) if let Some(words) = rejection_words(&message.content) => users_items(words, &mut found),
         (Role::Tool, _) => {
             let mut from_output = Vec::new();
             named_in(
@@ -223,6 +238,27 @@ mod tests {
         assert_eq!(of(&found, KeepKind::Path), [("tests/api/usage.rs", Source::User)]);
         assert_eq!(of(&found, KeepKind::Id), [("PROJ-12", Source::User)]);
         assert_eq!(of(&found, KeepKind::Command), [("cargo test -p api", Source::User)]);
+    }
+
+    #[test]
+    fn a_refused_tool_calls_reason_gives_the_users_request_rules_and_names() {
+        let refused = Message {
+            tool_call_id: Some("e".into()),
+            ..Message::new(
+                Role::Tool,
+                "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nhave a look at https://linear.app/acme/issue/ENT-250 first. Don't edit phase.go.",
+            )
+        };
+        let found = sightings_of(&[refused], &HarnessPatterns::default());
+        assert_eq!(of(&found[0], KeepKind::Request).len(), 1);
+        assert_eq!(
+            of(&found[0], KeepKind::Prohibition),
+            [("Don't edit phase.go.", Source::User)]
+        );
+        assert!(
+            of(&found[0], KeepKind::Url).contains(&("https://linear.app/acme/issue/ENT-250", Source::User)),
+            "{found:?}"
+        );
     }
 
     #[test]

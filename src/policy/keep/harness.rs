@@ -9,6 +9,25 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+/// What the user typed when refusing a tool call: Claude Code returns it as
+/// the call's result, after a sentence of its own ("…To tell you how to
+/// proceed, the user said:\n<words>", "…the following reason for the
+/// rejection: <words>"). The words are the user's, though a tool result
+/// carries them.
+static REJECTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?s)\A\s*The user doesn't want to proceed with this tool use\.[^\n]*?",
+        r"(?:the user said:|the following reason for the rejection:)\s*(?P<words>.*?)\s*\z"
+    ))
+    .expect("a valid pattern")
+});
+
+/// The words a user typed into a refused tool call, from its result.
+pub(crate) fn rejection_words(result: &str) -> Option<&str> {
+    let words = REJECTION.captures(result)?.name("words")?.as_str();
+    (!words.is_empty()).then_some(words)
+}
+
 /// Blocks a harness wraps in tags of its own; what is inside is not the
 /// user's (tags from Claude Code, Codex, Gemini CLI and opencode).
 const HARNESS_TAGS: &[&str] = &[

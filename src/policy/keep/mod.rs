@@ -8,8 +8,11 @@
 //! set they accumulate in ([`set`]), a summary's narrative ([`narrative`])
 //! and the budget that fits them together ([`budget`]).
 
+pub(crate) mod briefs;
 pub(crate) mod budget;
+mod checks;
 mod commands;
+mod commits;
 pub(crate) mod edits;
 pub(crate) mod extract;
 mod figures;
@@ -19,7 +22,7 @@ mod instructions;
 pub mod invented;
 pub mod narrative;
 pub(crate) mod outcome;
-mod pasted;
+pub(crate) mod pasted;
 mod presence;
 mod prohibition;
 mod quantities;

@@ -18,6 +18,13 @@ pub const KEPT_HEADING: &str = "Kept word for word:";
 /// summarizer's narrative): the oldest give way first.
 pub const WORK_MARK: &str = "  · ";
 
+/// How a step that quotes more of the user's request begins: the user's own
+/// words give way after the agent's work.
+pub const ASKED_MARK: &str = "  · asked: ";
+/// …and one that says what an issue the agent read asks for: the work's
+/// own requirements give way after the agent's steps too.
+pub const BRIEF_MARK: &str = "  · read ";
+
 /// The pinned heading of the lines a compaction adds to a prepared summary:
 /// one per request of the turns after it (issue 12).
 pub const SINCE_HEADING: &str = "Since then, one line per request:";
@@ -247,15 +254,20 @@ fn assemble(header: &[&str], earlier: &[String], left_out: usize, rest: &[&str])
 }
 
 /// `text` with its oldest steps of work left out, as few as will make it
-/// fit; all of them when even that does not.
+/// fit (the agent's before the user's own words); all of them when even
+/// that does not.
 fn drop_oldest_steps(text: &str, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> String {
     let lines: Vec<&str> = text.lines().collect();
-    let steps: Vec<(usize, u64)> = lines
+    let mut steps: Vec<(usize, u64)> = lines
         .iter()
         .enumerate()
         .filter(|(_, line)| line.starts_with(WORK_MARK))
         .map(|(at, line)| (at, count(line)))
         .collect();
+    steps.sort_by_key(|(at, _)| {
+        let line = lines[*at];
+        (line.starts_with(ASKED_MARK) || line.starts_with(BRIEF_MARK), *at)
+    });
     let mut dropped = 0;
     let mut whole = count(text);
     while whole > max_tokens && dropped < steps.len() {
@@ -362,6 +374,30 @@ mod tests {
         assert_eq!(
             narrative_of("Prose that quotes Kept word for word: here."),
             "Prose that quotes Kept word for word: here."
+        );
+    }
+
+    #[test]
+    fn the_agents_oldest_steps_give_way_before_what_the_user_asked_and_the_issues_read() {
+        let text = [
+            "- Plan the app.",
+            "  · asked: make sure to add an AGENTS.md file",
+            "  · read spotter-fum · Readability — No-gos: no schema migration",
+            "  · Looked at the layout first.",
+            "- Build it. → Built.",
+            "  · Committed the scaffold.",
+        ]
+        .join("\n");
+        let fitted = fit_narrative(&text, Shape::Lines, words(&text) - 7, &words);
+        assert_eq!(
+            fitted,
+            [
+                "- Plan the app.",
+                "  · asked: make sure to add an AGENTS.md file",
+                "  · read spotter-fum · Readability — No-gos: no schema migration",
+                "- Build it. → Built.",
+            ]
+            .join("\n")
         );
     }
 

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::commands::normalized;
+use super::commands::{normalized, without_leading_cd};
 use super::sentences::one_line;
 use super::tool_calls::tool_name;
 use crate::policy::transcript::{Message, Role};
@@ -41,6 +41,11 @@ static NOTABLE_LINE: LazyLock<Regex> = LazyLock::new(|| {
         r"|\s*[0-9a-f]{7,}\.\.[0-9a-f]{7,}\s+\S+\s+->\s+\S+|\s*\*\s\[new branch\]\s+.+)\z",
     ))
     .expect("a valid pattern")
+});
+
+/// A commit as git prints it: `[main 47f5d06] feat: …`.
+static COMMIT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\A\s*\[[\w./-]+(?:\s\(root-commit\))?\s[0-9a-f]{7,40}\]\s.+\z").expect("a valid pattern")
 });
 
 /// What came of one call.
@@ -96,11 +101,11 @@ pub(crate) fn outcome_of(result: &str) -> Outcome {
         );
         return Outcome::Failed(line);
     }
+    // A commit says more than the push after it (`git commit … && git push`).
+    let commit = lines.iter().rev().find(|line| COMMIT_LINE.is_match(line));
     Outcome::Ok(
-        lines
-            .iter()
-            .rev()
-            .find(|line| NOTABLE_LINE.is_match(line))
+        commit
+            .or_else(|| lines.iter().rev().find(|line| NOTABLE_LINE.is_match(line)))
             .map(|line| one_line(line, LINE_CHARS)),
     )
 }
@@ -111,12 +116,16 @@ pub(crate) struct Action {
     pub tool: String,
     /// What it acted on, as shown: a command, a path, a URL.
     pub target: String,
+    /// Whether the target is a command the call ran (a shell tool's).
+    pub ran_command: bool,
     /// What a later call must act on to set a failure of this one right:
     /// the same command, or the same file.
     pub subject: String,
     pub outcome: Outcome,
-    /// The index of the message that made the call.
+    /// The index of the message that made the call…
     pub message: usize,
+    /// …and of the one that answered it.
+    pub result: Option<usize>,
 }
 
 impl Action {
@@ -190,9 +199,27 @@ fn subject_of_command(command: &str) -> String {
     }
 }
 
+/// A command as an action shows it: in its normal form, else up to a
+/// heredoc's opener (the lines after it are data: a commit message, a
+/// file's text), else cut.
+fn shown_command(command: &str) -> String {
+    if let Some(line) = normalized(command) {
+        return line;
+    }
+    let first = without_leading_cd(command);
+    match HEREDOC_DATA.find(&first) {
+        Some(found) if found.start() > 0 => format!("{} …", first[..found.start()].trim_end()),
+        _ => one_line(command, TARGET_CHARS),
+    }
+}
+
+/// Where a heredoc's data begins on a command line: `"$(cat <<'EOF'`, `<<EOF`.
+static HEREDOC_DATA: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"(?:["']?\$\(\s*cat\s*)?<<-?\s*['"]?[A-Za-z_]\w*"#).expect("a valid pattern"));
+
 /// A call's target: the command it ran, else the file or URL it named,
-/// else its first short string argument.
-fn target_of(arguments: &str) -> (String, String) {
+/// else its first short string argument; its subject; and whether it ran a command.
+fn target_of(arguments: &str) -> (String, String, bool) {
     let parsed: Value = serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()));
     let string_at = |keys: &[&str]| {
         keys.iter()
@@ -212,11 +239,11 @@ fn target_of(arguments: &str) -> (String, String) {
         _ => None,
     };
     if let Some(command) = command {
-        let shown = normalized(&command).unwrap_or_else(|| one_line(&command, TARGET_CHARS));
-        return (one_line(&shown, TARGET_CHARS), subject_of_command(&shown));
+        let shown = shown_command(&command);
+        return (one_line(&shown, TARGET_CHARS), subject_of_command(&shown), true);
     }
     if let Some(path) = string_at(&["file_path", "path", "notebook_path", "filePath", "target_file", "url"]) {
-        return (one_line(&path, TARGET_CHARS), path);
+        return (one_line(&path, TARGET_CHARS), path, false);
     }
     let first = match &parsed {
         Value::Object(object) => object.values().find_map(Value::as_str).map(str::to_owned),
@@ -224,7 +251,7 @@ fn target_of(arguments: &str) -> (String, String) {
         _ => None,
     };
     let shown = first.map(|text| one_line(&text, 80)).unwrap_or_default();
-    (shown.clone(), shown)
+    (shown.clone(), shown, false)
 }
 
 /// Every tool call in `messages`, in order, with what came of it (a result
@@ -236,25 +263,28 @@ pub(crate) fn actions(messages: &[Message]) -> Vec<Action> {
         match message.role {
             Role::Assistant => {
                 for call in &message.tool_calls {
-                    let (target, subject) = target_of(&call.arguments);
+                    let (target, subject, ran_command) = target_of(&call.arguments);
                     open.push((call.id.clone(), found.len()));
                     found.push(Action {
                         tool: tool_name(&call.name).to_owned(),
                         target,
+                        ran_command,
                         subject,
                         outcome: Outcome::Pending,
                         message: at,
+                        result: None,
                     });
                 }
             }
             Role::Tool => {
-                let at = match &message.tool_call_id {
+                let answered = match &message.tool_call_id {
                     Some(id) => open.iter().position(|(call, _)| call == id),
                     None => (!open.is_empty()).then_some(0),
                 };
-                if let Some(at) = at {
-                    let (_, action) = open.remove(at);
+                if let Some(answered) = answered {
+                    let (_, action) = open.remove(answered);
                     found[action].outcome = outcome_of(&message.content);
+                    found[action].result = Some(at);
                 }
             }
             _ => {}
@@ -312,6 +342,11 @@ mod tests {
             Outcome::Ok(Some("14 doctests, 73 tests, 0 failures".into()))
         );
         assert_eq!(outcome_of("The file src/a.rs has been updated."), Outcome::Ok(None));
+        assert_eq!(
+            outcome_of("[x 99b497c] feat: a\n 2 files changed\nTo github.com:m/s.git\n * [new branch]      x -> x"),
+            Outcome::Ok(Some("[x 99b497c] feat: a".into())),
+            "a commit says more than the push after it"
+        );
     }
 
     #[test]

@@ -20,8 +20,8 @@ static MACHINE_LINE: LazyLock<Regex> = LazyLock::new(|| {
         r"|at\s+\S+.*[(:]\d+|File\s+\x22[^\x22]+\x22,\s+line\s+\d+|Traceback\s+\(most|\#\d+\s+0x|goroutine\s+\d+",
         // errors a tool printed
         r"|(?:error|fatal|panic|warning)(?:\[\w+\])?:|\w+(?:Error|Exception):|npm\s+(?:ERR!|error)|E\d{4}:|thread\s+'.*'\s+panicked",
-        // a shell prompt, a diff line
-        r"|\$\s|>>>\s|@@\s|[+-]{3}\s",
+        // a shell prompt, a diff line, a terminal agent's own output (Claude Code's ⏺ and ⎿)
+        r"|\$\s|>>>\s|@@\s|[+-]{3}\s|[⏺⎿✻✶✳✢]",
         r")",
     ))
     .expect("a valid pattern")

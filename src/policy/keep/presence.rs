@@ -3,6 +3,7 @@
 //! own (`src/a.rs` is not in `xsrc/a.rs.bak`).
 
 use super::KeepKind;
+use super::render::expanded;
 use super::set::KeepItem;
 
 pub(super) fn squeezed(text: &str) -> String {
@@ -32,6 +33,8 @@ pub(super) fn holds(haystack: &str, item: &KeepItem) -> bool {
         let free_after = match after.next() {
             None => true,
             Some('.') => after.next().is_none_or(|c| !c.is_alphanumeric()),
+            // A folder is named where a file inside it is named in full.
+            Some('/') => matches!(item.kind, KeepKind::FileChanged | KeepKind::Path),
             Some(c) => !is_name_char(c),
         };
         free_before && free_after
@@ -44,7 +47,7 @@ pub struct Presence(String);
 
 impl Presence {
     pub fn of(summary: &str) -> Self {
-        Self(squeezed(summary))
+        Self(squeezed(&expanded(summary)))
     }
 
     pub fn holds(&self, item: &KeepItem) -> bool {

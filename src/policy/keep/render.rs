@@ -65,6 +65,81 @@ impl Line {
     }
 }
 
+/// How the files changed line opens when it names its files from the
+/// folder most of them lie in: `- Files changed (under /repo/): src/a.rs, …`.
+const FILES_UNDER: &str = "- Files changed (under ";
+const FILES_UNDER_END: &str = "): ";
+
+/// A file named from `root`, or whole when it lies elsewhere.
+pub(super) fn from_root<'t>(file: &'t str, root: Option<&str>) -> &'t str {
+    root.and_then(|root| file.strip_prefix(root))
+        .filter(|rest| !rest.is_empty())
+        .unwrap_or(file)
+}
+
+/// The folder to name `files` from: the one whose name, said once instead
+/// of before each file in it, saves the most (three files in it at least;
+/// the longer folder where two save as much).
+pub(super) fn common_root(files: &[&str]) -> Option<String> {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for file in files {
+        for (at, _) in file.match_indices('/').filter(|(at, _)| *at > 0) {
+            *counts.entry(&file[..=at]).or_default() += 1;
+        }
+    }
+    let overhead = FILES_UNDER.len() + FILES_UNDER_END.len() - Line::FilesChanged.label().len();
+    counts
+        .into_iter()
+        .filter(|(root, n)| *n >= 3 && root.trim_matches('/').contains('/'))
+        .map(|(root, n)| (root.len() * n, root))
+        .filter(|(saved, root)| *saved > root.len() + overhead)
+        .max_by_key(|(saved, root)| (*saved, root.len()))
+        .map(|(_, root)| root.to_owned())
+}
+
+/// How the files changed line opens: from their common folder, if any.
+pub(super) fn files_label(root: Option<&str>) -> String {
+    match root {
+        Some(root) => format!("{FILES_UNDER}{root}{FILES_UNDER_END}"),
+        None => Line::FilesChanged.label().to_owned(),
+    }
+}
+
+/// `summary` with a files changed line named from a folder written out
+/// whole again, file by file: what a reader checking word for word needs.
+pub(super) fn expanded(summary: &str) -> std::borrow::Cow<'_, str> {
+    if !summary.contains(FILES_UNDER) {
+        return std::borrow::Cow::Borrowed(summary);
+    }
+    let lines: Vec<String> = summary
+        .lines()
+        .map(|line| {
+            let Some((root, files)) = line
+                .strip_prefix(FILES_UNDER)
+                .and_then(|rest| rest.split_once(FILES_UNDER_END))
+            else {
+                return line.to_owned();
+            };
+            let whole: Vec<String> = files
+                .split(Line::FilesChanged.separator())
+                .map(|file| {
+                    if file.starts_with(['/', '~']) {
+                        file.to_owned()
+                    } else {
+                        format!("{root}{file}")
+                    }
+                })
+                .collect();
+            format!(
+                "{}{}",
+                Line::FilesChanged.label(),
+                whole.join(Line::FilesChanged.separator())
+            )
+        })
+        .collect();
+    std::borrow::Cow::Owned(lines.join("\n"))
+}
+
 /// An item the summary may carry, with its tier and the line it goes on.
 pub(super) struct Candidate<'a> {
     pub(super) tier: Tier,
@@ -107,11 +182,15 @@ pub(super) fn render(chosen: &[&Candidate]) -> String {
     let mut out = vec![KEPT_HEADING.to_owned()];
     singles.sort_by_key(|(line, _)| *line);
     out.extend(singles.iter().map(|(line, text)| format!("{}{text}", line.label())));
-    out.extend(
-        lines
-            .iter()
-            .map(|(line, texts)| format!("{}{}", line.label(), texts.join(line.separator()))),
-    );
+    out.extend(lines.iter().map(|(line, texts)| {
+        if *line == Line::FilesChanged {
+            let root = common_root(texts);
+            let named: Vec<&str> = texts.iter().map(|file| from_root(file, root.as_deref())).collect();
+            format!("{}{}", files_label(root.as_deref()), named.join(line.separator()))
+        } else {
+            format!("{}{}", line.label(), texts.join(line.separator()))
+        }
+    }));
     out.join("\n")
 }
 

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::harness::HarnessPatterns;
+use super::harness::{HarnessPatterns, rejection_words};
 use crate::policy::transcript::{Message, Role};
 
 /// Words that make up an acknowledgement or a menu pick, in the languages
@@ -222,10 +222,21 @@ pub(crate) fn read_users(messages: &[Message], harness: &HarnessPatterns) -> Vec
     messages
         .iter()
         .map(|message| {
-            let words = (message.role == Role::User).then(|| harness.split(&message.content).words);
+            let words = users_text(message, harness);
             reader.read(message, words.as_deref())
         })
         .collect()
+}
+
+/// The user's own words in a message: a user-role message's without the
+/// harness's text, or what the user typed into a tool call they refused
+/// (`None` for every other message).
+pub(crate) fn users_text(message: &Message, harness: &HarnessPatterns) -> Option<String> {
+    match message.role {
+        Role::User => Some(harness.split(&message.content).words),
+        Role::Tool => rejection_words(&message.content).map(str::to_owned),
+        _ => None,
+    }
 }
 
 /// Reads a transcript's messages one at a time, in order (see [`read_users`]).
@@ -238,7 +249,7 @@ impl UserReader {
     /// What `message` is, given its user's words (the harness's split of a
     /// user-role message; `None` for other roles).
     pub(crate) fn read(&mut self, message: &Message, words: Option<&str>) -> Option<UserMessage> {
-        let Some(words) = words.filter(|_| message.role == Role::User) else {
+        let Some(words) = words.filter(|_| matches!(message.role, Role::User | Role::Tool)) else {
             if message.role == Role::Assistant {
                 self.after_command = false;
             }
@@ -296,6 +307,44 @@ mod tests {
         ] {
             assert!(!is_acknowledgement(text), "{text}");
         }
+    }
+
+    #[test]
+    fn what_the_user_typed_into_a_refused_tool_call_is_theirs() {
+        let refused = |words: &str| Message {
+            tool_call_id: Some("p".into()),
+            ..Message::new(
+                Role::Tool,
+                format!(
+                    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\n{words}"
+                ),
+            )
+        };
+        let messages = [
+            Message::new(Role::User, "Plan the swipe app."),
+            Message::new(Role::Assistant, "Here is the plan."),
+            Message {
+                tool_call_id: Some("p".into()),
+                ..Message::new(
+                    Role::Tool,
+                    "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). The user provided the following reason for the rejection:  Amazing! Go and implement it. Commit as you complete tasks, with Conventional Commits.",
+                )
+            },
+            refused("ok"),
+            Message::new(Role::Tool, "The file a.rs has been updated."),
+        ];
+        assert_eq!(
+            read_users(&messages, &HarnessPatterns::default()),
+            [
+                Some(UserMessage::Request("Plan the swipe app.".into())),
+                None,
+                Some(UserMessage::Request(
+                    "Amazing! Go and implement it. Commit as you complete tasks, with Conventional Commits.".into()
+                )),
+                Some(UserMessage::Answer("ok".into())),
+                None,
+            ]
+        );
     }
 
     #[test]

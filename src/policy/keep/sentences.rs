@@ -33,6 +33,27 @@ static FILLER: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("a valid pattern")
 });
+/// Sentences that only say the agent is ready, waiting or pleased: "I have
+/// a clear picture.", "Now I understand the flow.", "Still compiling deps.",
+/// "Good additions.", "That's a crucial distinction!".
+static SAYS_NOTHING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\A(?:",
+        r"(?:now,?\s+|ok(?:ay)?,?\s+)?i\s+(?:now\s+)?(?:have|see|understand|know|got)\s+(?:a\s+|the\s+)?(?:very\s+)?",
+        r"(?:clear|full|good|complete|better|solid|much better)?\s*(?:picture|context|understanding|overview|idea|view|sense)\b[^.!?:]{0,40}",
+        r"|(?:now,?\s+)?i\s+(?:now\s+)?(?:have|understand|see|know)\s+(?:all|everything|enough)\b[^.!?:]{0,40}",
+        r"|(?:now,?\s+)?i\s+(?:now\s+)?understand\s+(?:the|how|what|why)\b[^.!?:]{0,24}",
+        r"|still\s+(?:compiling|building|running|waiting|installing|loading|downloading)\b[^.!?:]{0,60}",
+        r"|(?:good|great|excellent|nice|perfect|interesting|clever)(?:\s+[\w-]+){0,2}",
+        r"|clean\s+and\s+(?:simple|sufficient|minimal|focused)",
+        // what Claude Code answers to /exit
+        r"|no response requested",
+        r"|(?:that's|that is|this is)\s+(?:a|an)\s+(?:crucial|key|important|great|good|fair|valid|clever|nice|interesting|excellent)\b[\w\s-]{0,28}",
+        r"|(?:good|great|fair|excellent)\s+(?:question|point|catch|call|idea)\b[^.!?:]{0,20}",
+        r")[.!]*\z",
+    ))
+    .expect("a valid pattern")
+});
 /// Sentences that announce the next step rather than state a result.
 static ANNOUNCEMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
@@ -66,13 +87,24 @@ fn is_bare_marker(piece: &str) -> bool {
         || LIST_MARKER.is_match(&format!("{piece} ")) && LIST_MARKER.replace(&format!("{piece} "), "").trim().is_empty()
 }
 
-/// The sentences of `text`, in order: trimmed of list markers and heading
-/// marks, without code blocks, tables and rules.
-pub(crate) fn sentences(text: &str) -> Vec<String> {
+/// A line that heads what follows rather than saying something: a
+/// Markdown heading, or a line that is bold from end to end.
+fn is_heading_line(line: &str) -> bool {
+    let line = line.trim();
+    let bold = line.trim_end_matches(':');
+    line.starts_with('#')
+        || bold.len() > 4 && bold.starts_with("**") && bold.ends_with("**") && !bold[2..bold.len() - 2].contains("**")
+}
+
+/// The sentences of `text`, in order, each with whether it is a heading:
+/// trimmed of list markers and heading marks, without code blocks, tables
+/// and rules.
+fn marked_sentences(text: &str) -> Vec<(String, bool)> {
     let prose = CODE_BLOCK.replace_all(text, "\n");
-    let mut found: Vec<String> = Vec::new();
+    let mut found: Vec<(String, bool)> = Vec::new();
     let mut pending = String::new();
     for line in prose.lines().filter(|line| !is_markup(line)) {
+        let heading = is_heading_line(line);
         for piece in line.split_sentence_bounds() {
             pending.push_str(piece);
             if ends_with_abbreviation(&pending) || is_bare_marker(&pending) {
@@ -81,18 +113,37 @@ pub(crate) fn sentences(text: &str) -> Vec<String> {
             let sentence = LIST_MARKER.replace(pending.trim(), "");
             let sentence = sentence.trim();
             if !sentence.is_empty() {
-                found.push(sentence.to_owned());
+                found.push((sentence.to_owned(), heading));
             }
             pending.clear();
         }
         // A line break ends whatever was pending (a heading, a list item).
         let sentence = LIST_MARKER.replace(pending.trim(), "");
         if !sentence.trim().is_empty() {
-            found.push(sentence.trim().to_owned());
+            found.push((sentence.trim().to_owned(), heading));
         }
         pending.clear();
     }
     found
+}
+
+/// The sentences of `text`, in order: trimmed of list markers and heading
+/// marks, without code blocks, tables and rules.
+pub(crate) fn sentences(text: &str) -> Vec<String> {
+    marked_sentences(text)
+        .into_iter()
+        .map(|(sentence, _)| sentence)
+        .collect()
+}
+
+/// The sentences of `text` that say something of their own: as
+/// [`sentences`], without headings (`## Comparison: A vs B`, `**Summary**`).
+pub(crate) fn statements(text: &str) -> Vec<String> {
+    marked_sentences(text)
+        .into_iter()
+        .filter(|(_, heading)| !heading)
+        .map(|(sentence, _)| sentence)
+        .collect()
 }
 
 /// `text` on one line, cut to `max_chars` (between characters, with "…"):
@@ -110,10 +161,12 @@ pub(crate) fn one_line(text: &str, max_chars: usize) -> String {
 /// An exclamation or acknowledgement that says nothing on its own.
 pub(crate) fn is_filler(sentence: &str) -> bool {
     let words = sentence.trim().trim_matches(|c: char| !c.is_alphanumeric());
+    let bare = sentence.trim().trim_matches(['*', '_']);
     // One word alone ("Looking.", "Done!") concludes nothing.
     words.is_empty()
         || !words.contains(char::is_whitespace) && words.chars().count() < 20
-        || FILLER.is_match(sentence.trim())
+        || FILLER.is_match(bare)
+        || SAYS_NOTHING.is_match(bare)
 }
 
 /// A sentence that only announces what comes next ("Let me check the logs.").
@@ -178,7 +231,7 @@ fn within(sentences: &[&str], max_chars: usize, stretch: Stretch) -> Option<Stri
 /// lead-in, nor an announcement (or, when all are, its first that is not
 /// filler nor a lead-in), within `max_chars`.
 pub(crate) fn conclusion(text: &str, max_chars: usize) -> Option<String> {
-    let all = sentences(text);
+    let all = statements(text);
     let saying: Vec<&str> = all
         .iter()
         .map(String::as_str)
@@ -191,7 +244,7 @@ pub(crate) fn conclusion(text: &str, max_chars: usize) -> Option<String> {
 /// The first substantive sentences of `text` (filler and lead-ins left
 /// out), as many whole ones as fit `max_chars`.
 pub(crate) fn leading(text: &str, max_chars: usize) -> Option<String> {
-    let all = sentences(text);
+    let all = statements(text);
     let saying: Vec<&str> = all.iter().map(String::as_str).filter(|s| !is_filler(s)).collect();
     within(&saying, max_chars, Stretch::Double)
 }
@@ -284,6 +337,49 @@ mod tests {
             "with nothing else, the announcement is what there is"
         );
         assert_eq!(conclusion("Perfect!", 160), None);
+    }
+
+    #[test]
+    fn a_conclusion_is_no_heading_and_no_remark_on_the_agents_own_readiness() {
+        assert_eq!(
+            conclusion(
+                "## Comparison: git-ai vs Entire CLI Attribution Approaches\n\nBoth systems track agent contributions, but git-ai attaches notes to SHAs.",
+                220
+            )
+            .as_deref(),
+            Some("Both systems track agent contributions, but git-ai attaches notes to SHAs.")
+        );
+        assert_eq!(
+            conclusion("**Summary**\nThe trailer survives squash merges.", 220).as_deref(),
+            Some("The trailer survives squash merges.")
+        );
+        for remark in [
+            "I have a clear picture.",
+            "Now I have a clear picture of everything.",
+            "I have full context now.",
+            "Now I have all the patterns.",
+            "Now I understand the flow.",
+            "Still compiling test dependencies (first time compilation).",
+            "Good exploration results.",
+            "Good additions.",
+            "Good call.",
+            "Clean and sufficient.",
+            "That's a crucial distinction!",
+            "That's a clever middle ground.",
+            "**Good question.**",
+            "No response requested.",
+        ] {
+            assert!(is_filler(remark), "{remark}");
+        }
+        for said in [
+            "Clean build with no warnings.",
+            "Valid JSON is returned for every route.",
+            "Now I see the issue: the sandbox is not shared.",
+            "Good news: 73 tests pass.",
+            "I have an idea: store it in metadata.",
+        ] {
+            assert!(!is_filler(said), "{said}");
+        }
     }
 
     #[test]

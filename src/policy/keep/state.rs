@@ -5,6 +5,8 @@
 //! actions and what came of them, the question it is waiting on, and the
 //! error nobody has set right.
 
+use super::checks::checks_line;
+use super::commits::commits_line;
 use super::harness::HarnessPatterns;
 use super::outcome::{Action, Outcome, actions, unresolved};
 use super::request::{UserMessage, read_users};
@@ -36,6 +38,10 @@ pub struct StateAtCut {
     /// The agent's own task list (Claude Code's `TodoWrite`, Codex's `update_plan`).
     pub task_list: Option<String>,
     pub last_actions: Vec<String>,
+    /// The last test, build and lint runs, and what changed after them.
+    pub checks: Option<String>,
+    /// The commits made, how far they were pushed, and what changed since.
+    pub commits: Option<String>,
     pub waiting_on_user: Option<String>,
     pub unresolved_error: Option<String>,
 }
@@ -63,6 +69,12 @@ impl StateAtCut {
         }
         if !self.last_actions.is_empty() {
             lines.push(format!("- Last actions: {}", self.last_actions.join("; ")));
+        }
+        if let Some(checks) = &self.checks {
+            lines.push(format!("- Checks: {checks}"));
+        }
+        if let Some(commits) = &self.commits {
+            lines.push(format!("- Commits: {commits}"));
         }
         if let Some(error) = &self.unresolved_error {
             lines.push(format!("- Unresolved error: {error}"));
@@ -163,6 +175,8 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
         in_progress,
         task_list: task_list(messages),
         last_actions,
+        checks: checks_line(messages, &all_actions),
+        commits: commits_line(messages, &all_actions),
         waiting_on_user,
         unresolved_error,
     }

@@ -1,0 +1,232 @@
+//! The commits the agent made (SPEC §4, *Where things stand*): each one's
+//! hash and subject as git printed them, the branch, how far the branch was
+//! pushed, and the files changed since the last commit — what a successor
+//! must not redo, and what is still only in the working tree.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::extract::files_changed;
+use super::outcome::{Action, Outcome};
+use super::sentences::one_line;
+use crate::policy::transcript::Message;
+
+/// A commit's subject is shown up to this many characters…
+const SUBJECT_CHARS: usize = 100;
+/// …and this many of the latest commits (the earlier are counted).
+const SHOWN: usize = 8;
+/// Files changed since the last commit, named up to this many.
+const UNCOMMITTED_SHOWN: usize = 6;
+
+/// `[main 47f5d06] feat(types): …`, `[main (root-commit) 377a873] chore: …`.
+static COMMIT_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^\s*\[([^\s\]]+)(?:\s+\([\w -]+\))?\s+([0-9a-f]{7,40})\]\s+(.+?)\s*$").expect("a valid pattern")
+});
+/// `   99b497c..ceff8c3  spotter-gqc -> spotter-gqc`, `+ a..b x -> x (forced update)`.
+static PUSHED_RANGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?m)^\s*\+?\s*[0-9a-f]{7,40}\.{2,3}([0-9a-f]{7,40})\s+(\S+)\s+->\s+(\S+)").expect("a valid pattern")
+});
+/// ` * [new branch]      spotter-gqc -> spotter-gqc`.
+static PUSHED_NEW: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)^\s*\*\s+\[new branch\]\s+(\S+)\s+->\s+(\S+)").expect("a valid pattern"));
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Commit {
+    branch: String,
+    hash: String,
+    subject: String,
+    /// The message whose call made it.
+    message: usize,
+    pushed: bool,
+}
+
+/// The branch name a push names on the local side (`HEAD` is the branch
+/// the last commit was on).
+fn local_branch<'a>(named: &'a str, last: Option<&'a str>) -> &'a str {
+    if named == "HEAD" { last.unwrap_or(named) } else { named }
+}
+
+fn read_commits(messages: &[Message], actions: &[Action]) -> Vec<Commit> {
+    let mut commits: Vec<Commit> = Vec::new();
+    for action in actions {
+        let (Some(at), true, Outcome::Ok(_) | Outcome::Failed(_)) =
+            (action.result, action.ran_command, &action.outcome)
+        else {
+            continue;
+        };
+        if !action.target.contains("git") {
+            continue;
+        }
+        let result = &messages[at].content;
+        for found in COMMIT_LINE.captures_iter(result) {
+            let hash = found[2].to_owned();
+            if commits.iter().any(|known| known.hash == hash) {
+                continue;
+            }
+            commits.push(Commit {
+                branch: found[1].to_owned(),
+                hash,
+                subject: one_line(&found[3], SUBJECT_CHARS),
+                message: action.message,
+                pushed: false,
+            });
+        }
+        let last_branch = commits.last().map(|c| c.branch.clone());
+        for found in PUSHED_RANGE.captures_iter(result) {
+            let upto = &found[1];
+            let branch = local_branch(&found[2], last_branch.as_deref()).to_owned();
+            // Everything on the branch up to the pushed hash went with it.
+            if let Some(last) = commits
+                .iter()
+                .rposition(|c| c.branch == branch && upto.starts_with(&c.hash[..7]))
+            {
+                for commit in commits[..=last].iter_mut().filter(|c| c.branch == branch) {
+                    commit.pushed = true;
+                }
+            }
+        }
+        for found in PUSHED_NEW.captures_iter(result) {
+            let branch = local_branch(&found[1], last_branch.as_deref()).to_owned();
+            for commit in commits.iter_mut().filter(|c| c.branch == branch) {
+                commit.pushed = true;
+            }
+        }
+    }
+    commits
+}
+
+/// A file's name without its folders.
+fn file_name(path: &str) -> &str {
+    path.trim_end_matches('/').rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// The commits line: the latest commits with their hashes and subjects, on
+/// which branch, how far it was pushed, and what changed since the last
+/// one; `None` when the agent made no commit.
+pub(crate) fn commits_line(messages: &[Message], actions: &[Action]) -> Option<String> {
+    let commits = read_commits(messages, actions);
+    let last = commits.last()?;
+    let earlier = commits.len().saturating_sub(SHOWN);
+    let mut shown: Vec<String> = commits[earlier..]
+        .iter()
+        .map(|commit| format!("{} {}", commit.hash, commit.subject))
+        .collect();
+    if earlier > 0 {
+        shown.insert(0, format!("{earlier} earlier"));
+    }
+    let branches: Vec<&str> = commits.iter().fold(Vec::new(), |mut names, c| {
+        if !names.contains(&c.branch.as_str()) {
+            names.push(c.branch.as_str());
+        }
+        names
+    });
+    let pushed = match commits.iter().rposition(|c| c.pushed) {
+        Some(at) if at + 1 == commits.len() => "all pushed".to_owned(),
+        Some(at) => format!("pushed through {}, not {}", commits[at].hash, last.hash),
+        None => "none pushed".to_owned(),
+    };
+    let mut since: Vec<String> = Vec::new();
+    for message in &messages[last.message + 1..] {
+        for file in files_changed(message) {
+            let name = file_name(&file).to_owned();
+            if !since.contains(&name) {
+                since.push(name);
+            }
+        }
+    }
+    let uncommitted = match since.len() {
+        0 => String::new(),
+        n if n > UNCOMMITTED_SHOWN => format!(
+            "; changed since the last commit: {} and {} more",
+            since[..UNCOMMITTED_SHOWN].join(", "),
+            n - UNCOMMITTED_SHOWN
+        ),
+        _ => format!("; changed since the last commit: {}", since.join(", ")),
+    };
+    Some(format!(
+        "{} (on {}; {pushed}){uncommitted}",
+        shown.join("; "),
+        branches.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::keep::outcome::actions;
+    use crate::policy::transcript::fixtures::{call, result};
+
+    fn bash(id: &str, command: &str) -> Message {
+        call(id, "Bash", &serde_json::json!({ "command": command }).to_string())
+    }
+
+    fn line(messages: &[Message]) -> Option<String> {
+        commits_line(messages, &actions(messages))
+    }
+
+    #[test]
+    fn commits_are_listed_with_their_branch_and_how_far_it_was_pushed() {
+        let messages = vec![
+            bash(
+                "1",
+                "git add . && git commit -m \"$(cat <<'EOF'\nfeat: annotations\n\nLong body.\nEOF\n)\"",
+            ),
+            result(
+                "1",
+                "[spotter-gqc 99b497c] feat: annotations\n 12 files changed, 420 insertions(+)",
+            ),
+            bash("2", "git push"),
+            result("2", "fatal: The current branch spotter-gqc has no upstream branch."),
+            bash("3", "git push --set-upstream origin spotter-gqc"),
+            result("3", " * [new branch]      spotter-gqc -> spotter-gqc"),
+            bash("4", "git commit -am 'feat: annotation state' && git push"),
+            result(
+                "4",
+                "[spotter-gqc ceff8c3] feat: annotation state\n 3 files changed\nTo github.com:m/s.git\n   99b497c..ceff8c3  spotter-gqc -> spotter-gqc",
+            ),
+            bash("5", "git commit -m 'feat: review page'"),
+            result("5", "[spotter-gqc bb53fb4] feat: review page\n 4 files changed"),
+            call(
+                "6",
+                "Edit",
+                r#"{"file_path":"lib/spotter_web/live/project_review_live.ex","old_string":"a","new_string":"b"}"#,
+            ),
+            result("6", "ok"),
+        ];
+        assert_eq!(
+            line(&messages).as_deref(),
+            Some(
+                "99b497c feat: annotations; ceff8c3 feat: annotation state; bb53fb4 feat: review page \
+                 (on spotter-gqc; pushed through ceff8c3, not bb53fb4); changed since the last commit: project_review_live.ex"
+            )
+        );
+    }
+
+    #[test]
+    fn a_root_commit_and_many_commits_are_shown_the_latest_first_counted() {
+        let mut messages = vec![bash("0", "git init && git commit -m 'chore: init'")];
+        messages.push(result("0", "[main (root-commit) 377a873] chore: init"));
+        for n in 1..=9 {
+            messages.push(bash(&n.to_string(), &format!("git commit -m 'feat: part {n}'")));
+            messages.push(result(
+                &n.to_string(),
+                &format!("[main {n}{n}{n}{n}abc] feat: part {n}"),
+            ));
+        }
+        let text = line(&messages).unwrap();
+        assert!(text.starts_with("2 earlier; 2222abc feat: part 2;"), "{text}");
+        assert!(text.ends_with("9999abc feat: part 9 (on main; none pushed)"), "{text}");
+    }
+
+    #[test]
+    fn no_commit_no_line_and_a_log_is_not_a_commit() {
+        let messages = vec![
+            bash("1", "cargo test"),
+            result("1", "[main 1234567] looks like a commit but cargo printed it"),
+            bash("2", "git status"),
+            result("2", "On branch main\nnothing to commit"),
+        ];
+        assert_eq!(line(&messages), None);
+    }
+}
