@@ -56,6 +56,8 @@ def kept_lines(summary):
 
 def items_of(line):
     label, _, rest = line.partition(": ")
+    if label.startswith("- Files changed (under "):  # named from their common folder
+        label = "- Files changed"
     separator = "; " if label in ("- Commands", "- Also named by the agent", "- Seen in tool output and mentioned again") else ", "
     items = []
     for piece in rest.split(separator):
