@@ -197,3 +197,18 @@ async fn what_the_user_typed_into_a_refused_tool_call_is_their_request() {
         "{rules}"
     );
 }
+
+#[tokio::test]
+async fn the_readme_shows_a_summary_as_the_service_writes_it() {
+    let app = spawn_app().await;
+    let session: Value =
+        serde_json::from_str(include_str!("fixtures/readme_session.json")).expect("the README's session is JSON");
+
+    let summary = summarize(&app, &session).await;
+
+    let readme = include_str!("../../README.md");
+    assert!(
+        readme.contains(&format!("```\n{summary}\n```")),
+        "README.md shows this summary of tests/api/fixtures/readme_session.json:\n{summary}"
+    );
+}

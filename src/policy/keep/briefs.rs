@@ -113,7 +113,12 @@ fn brief(text: &str) -> Vec<String> {
     let Some(first) = lines.next() else {
         return Vec::new();
     };
-    let title = first.trim().strip_prefix("Title:").unwrap_or(first);
+    // `gh issue view` prints `title:\t…`; a `--json` query, `Title: …`.
+    let first = first.trim();
+    let title = match first.split_once(':') {
+        Some((label, rest)) if label.eq_ignore_ascii_case("title") => rest.trim(),
+        _ => first,
+    };
     let mut out = vec![one_line(&point(title), TITLE_CHARS)];
     let mut section: Option<(String, Vec<String>, String)> = None;
     let mut sections: Vec<(String, Vec<String>, String)> = Vec::new();
@@ -304,6 +309,19 @@ Architecture constraints:
                 "ENT-250 · Introduce ActionHandler interface".to_owned(),
                 "Problem: Callers must handle every action.".to_owned(),
                 "Out of scope: Changing the phases".to_owned(),
+            ]]
+        );
+    }
+
+    #[test]
+    fn gh_issue_views_labelled_fields_give_its_title() {
+        let shown =
+            briefs("title:\tBilling retries give up early (PROJ-410)\nstate:\tOPEN\n--\n## Goal\nOutlast a 2s hiccup.");
+        assert_eq!(
+            shown,
+            [vec![
+                "Billing retries give up early (PROJ-410)".to_owned(),
+                "Goal: Outlast a 2s hiccup.".to_owned()
             ]]
         );
     }
