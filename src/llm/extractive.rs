@@ -11,7 +11,7 @@
 use crate::policy::keep::HarnessPatterns;
 use crate::policy::keep::briefs::{briefs, shows_issue};
 use crate::policy::keep::edits::{NAMES_PER_FILE, names_defined};
-use crate::policy::keep::extract::files_changed;
+use crate::policy::keep::extract::{file_name, files_changed};
 use crate::policy::keep::narrative::{ASKED_MARK, BRIEF_MARK, WORK_MARK, split_merged};
 use crate::policy::keep::outcome::{Outcome, actions};
 use crate::policy::keep::pasted::own_words;
@@ -52,12 +52,6 @@ pub(crate) fn max_tokens(transcript_tokens: u64, budget: u64) -> u64 {
 /// The first line of every extractive summary.
 pub(crate) fn header(why: &str) -> String {
     format!("Written by compactd without a model ({why}).")
-}
-
-/// A file's name without its folders: the line says which request changed
-/// it; the full path is in the keep set's files changed.
-fn file_name(path: &str) -> &str {
-    path.trim_end_matches('/').rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
 /// One request, what the user said after it, what came of it, and the work between.

@@ -10,6 +10,7 @@ use compactd::policy::keep::narrative::KEPT_HEADING;
 use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, spawn_app};
+use crate::shapes::{call, result, section};
 
 async fn summarize(app: &TestApp, messages: &Value) -> String {
     app.report("/usage", json!({"conversation_id": "c", "used": 20000, "size": 200000}))
@@ -21,25 +22,8 @@ async fn summarize(app: &TestApp, messages: &Value) -> String {
     answer["summary"].as_str().unwrap_or_default().to_owned()
 }
 
-/// The section under a pinned heading, up to the next blank line.
-fn section<'a>(summary: &'a str, heading: &str) -> &'a str {
-    let Some(at) = summary.find(&format!("{heading}\n")) else {
-        return "";
-    };
-    let rest = &summary[at..];
-    rest.split("\n\n").next().unwrap_or(rest)
-}
-
-fn call(id: &str, name: &str, arguments: Value) -> Value {
-    json!({"role": "assistant", "content": "", "tool_calls": [{"id": id, "name": name, "arguments": arguments}]})
-}
-
 fn bash(id: &str, command: &str) -> Value {
     call(id, "Bash", json!({ "command": command }))
-}
-
-fn result(id: &str, text: &str) -> Value {
-    json!({"role": "tool", "tool_call_id": id, "content": text})
 }
 
 fn edit(id: &str, path: &str) -> Value {

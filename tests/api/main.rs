@@ -43,6 +43,7 @@ mod python;
 mod replay;
 mod replicas;
 mod schemathesis;
+mod shapes;
 mod state_at_cut;
 mod summarize;
 #[path = "../../bench/synthetic/mod.rs"]

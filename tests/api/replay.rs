@@ -45,31 +45,26 @@ const EVERY_8: ReplayOptions = ReplayOptions {
 
 /// `summary` as a reader takes it: a files changed line that names its
 /// files from their folder (`- Files changed (under /repo/): src/a.rs`)
-/// read with the folder before each.
+/// read as it stands and with the folder before each.
 fn as_read(summary: &str) -> String {
-    summary
+    let whole: Vec<String> = summary
         .lines()
-        .map(|line| {
-            match line
-                .strip_prefix("- Files changed (under ")
-                .and_then(|rest| rest.split_once("): "))
-            {
-                Some((root, files)) => files
-                    .split(", ")
-                    .map(|file| {
-                        if file.starts_with('/') {
-                            file.to_owned()
-                        } else {
-                            format!("{root}{file}")
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                None => line.to_owned(),
-            }
+        .filter_map(|line| line.strip_prefix("- Files changed (under ")?.split_once("): "))
+        .map(|(root, files)| {
+            files
+                .split(", ")
+                .map(|file| {
+                    if file.starts_with('/') {
+                        file.to_owned()
+                    } else {
+                        format!("{root}{file}")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect();
+    format!("{summary}\n{}", whole.join("\n"))
 }
 
 fn planted_but_lost(truth: &Truth, summary: &str) -> Vec<String> {

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, spawn, spawn_app, upstream_settings};
 use crate::llm_client::upstream_writing;
+use crate::shapes::{call, result, section};
 
 /// The keep set's texts of one kind, sorted (the kind's own read).
 async fn kept(app: &TestApp, kind: &str) -> Vec<String> {
@@ -41,23 +42,6 @@ async fn summarize(app: &TestApp, id: &str, messages: &Value) -> Value {
 
 fn summary_of(answer: &Value) -> &str {
     answer["summary"].as_str().unwrap_or_default()
-}
-
-/// The section under a pinned heading, up to the next blank line.
-fn section<'a>(summary: &'a str, heading: &str) -> &'a str {
-    let Some(at) = summary.find(&format!("{heading}\n")) else {
-        return "";
-    };
-    let rest = &summary[at..];
-    rest.split("\n\n").next().unwrap_or(rest)
-}
-
-fn call(id: &str, name: &str, arguments: Value) -> Value {
-    json!({"role": "assistant", "content": "", "tool_calls": [{"id": id, "name": name, "arguments": arguments}]})
-}
-
-fn result(id: &str, text: &str) -> Value {
-    json!({"role": "tool", "tool_call_id": id, "content": text})
 }
 
 /// A release run: a failing test run fixed by an edit, and a question to the user at the end.

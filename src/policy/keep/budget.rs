@@ -473,6 +473,38 @@ mod tests {
     }
 
     #[test]
+    fn a_file_named_whole_and_from_the_project_reads_once_and_both_are_found() {
+        let set = set_of(&[
+            (
+                KeepKind::FileChanged,
+                "/Users/a/dash/src/lib/reader.ts",
+                Source::ToolCall,
+            ),
+            (
+                KeepKind::FileChanged,
+                "/Users/a/dash/src/app/page.tsx",
+                Source::ToolCall,
+            ),
+            (KeepKind::FileChanged, "/Users/a/dash/README.md", Source::ToolCall),
+            (KeepKind::FileChanged, "src/lib/reader.ts", Source::ToolCall),
+        ]);
+        let fitted = fit_beside("Built the dashboard.", "", Shape::Prose, &set, 4_000, &words);
+        assert!(
+            fitted
+                .text
+                .lines()
+                .any(|line| line
+                    == "- Files changed (under /Users/a/dash/): src/lib/reader.ts, README.md, src/app/page.tsx"),
+            "{}",
+            fitted.text
+        );
+        let presence = Presence::of(&fitted.text);
+        for item in set.items() {
+            assert!(presence.holds(item), "a reader finds {} in {}", item.text, fitted.text);
+        }
+    }
+
+    #[test]
     fn the_budget_is_a_twentieth_of_the_window_within_its_bounds() {
         assert_eq!(summary_max_tokens(4_000, 200_000), 4_000);
         assert_eq!(summary_max_tokens(4_000, 30_000), 1_500);

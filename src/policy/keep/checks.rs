@@ -3,7 +3,7 @@
 //! the files changed after the last of them — or that none ran after the
 //! files were changed. An agent carrying on must know what is unproven.
 
-use super::extract::files_changed;
+use super::extract::{names_changed, some_of};
 use super::outcome::{Action, Outcome};
 use crate::policy::transcript::Message;
 
@@ -152,34 +152,18 @@ pub(crate) fn check_of(command: &str) -> Option<String> {
     Some(words.join(" "))
 }
 
-/// A file's name without its folders.
-fn file_name(path: &str) -> &str {
-    path.trim_end_matches('/').rsplit(['/', '\\']).next().unwrap_or(path)
-}
-
 /// The checks line: the latest run of each check with what came of it,
 /// and what changed after the last one; `None` when nothing was changed
-/// and nothing checked.
-pub(crate) fn checks_line(messages: &[Message], actions: &[Action]) -> Option<String> {
+/// and nothing checked, or when the last actions (`shown`) already hold
+/// every run it would name and nothing changed after them.
+pub(crate) fn checks_line(messages: &[Message], actions: &[Action], shown: &[&Action]) -> Option<String> {
     let checks: Vec<(String, &Action)> = actions
         .iter()
         .filter(|action| action.ran_command)
         .filter_map(|action| Some((check_of(&action.target)?, action)))
         .collect();
-    let changed_after = |from: usize| -> Vec<String> {
-        let mut names: Vec<String> = Vec::new();
-        for message in &messages[from..] {
-            for file in files_changed(message) {
-                let name = file_name(&file).to_owned();
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-        }
-        names
-    };
     let Some((_, last)) = checks.last() else {
-        let changed = changed_after(0);
+        let changed = names_changed(messages);
         return (!changed.is_empty()).then(|| {
             format!(
                 "none run: no test, build or lint ran after the {} changed",
@@ -213,15 +197,18 @@ pub(crate) fn checks_line(messages: &[Message], actions: &[Action]) -> Option<St
             format!("`{}` → {outcome}", check.target.replace('`', "'"))
         })
         .collect();
-    let after = changed_after(last.message + 1);
-    let since = match after.len() {
-        0 => String::new(),
-        n if n > FILES_SHOWN => format!(
-            "; then changed, not checked since: {} and {} more",
-            after[..FILES_SHOWN].join(", "),
-            n - FILES_SHOWN
-        ),
-        _ => format!("; then changed, not checked since: {}", after.join(", ")),
+    let after = names_changed(&messages[last.message + 1..]);
+    if after.is_empty()
+        && latest
+            .iter()
+            .all(|check| shown.iter().any(|action| std::ptr::eq(*action, *check)))
+    {
+        return None;
+    }
+    let since = if after.is_empty() {
+        String::new()
+    } else {
+        format!("; then changed, not checked since: {}", some_of(&after, FILES_SHOWN))
     };
     Some(format!("{}{since}", runs.join("; ")))
 }
@@ -245,7 +232,7 @@ mod tests {
     }
 
     fn line(messages: &[Message]) -> Option<String> {
-        checks_line(messages, &actions(messages))
+        checks_line(messages, &actions(messages), &[])
     }
 
     #[test]
@@ -336,6 +323,23 @@ mod tests {
         assert_eq!(
             line(&messages).as_deref(),
             Some("`go test -tags=integration ./cli/ -run TestShadow -v` → ok github.com/entireio/cli 2.917s")
+        );
+    }
+
+    #[test]
+    fn a_check_the_last_actions_already_show_is_not_said_twice() {
+        let messages = vec![
+            edit("1", "src/a.rs"),
+            result("1", "ok"),
+            bash("2", "cargo test"),
+            result("2", "test result: ok. 45 passed; 0 failed"),
+        ];
+        let all = actions(&messages);
+        let last: Vec<&Action> = all.iter().collect();
+        assert_eq!(checks_line(&messages, &all, &last), None);
+        assert_eq!(
+            checks_line(&messages, &all, &last[..1]).as_deref(),
+            Some("`cargo test` → test result: ok. 45 passed; 0 failed")
         );
     }
 

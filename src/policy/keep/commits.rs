@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::extract::files_changed;
+use super::extract::{names_changed, some_of};
 use super::outcome::{Action, Outcome};
 use super::sentences::one_line;
 use crate::policy::transcript::Message;
@@ -96,11 +96,6 @@ fn read_commits(messages: &[Message], actions: &[Action]) -> Vec<Commit> {
     commits
 }
 
-/// A file's name without its folders.
-fn file_name(path: &str) -> &str {
-    path.trim_end_matches('/').rsplit(['/', '\\']).next().unwrap_or(path)
-}
-
 /// The commits line: the latest commits with their hashes and subjects, on
 /// which branch, how far it was pushed, and what changed since the last
 /// one; `None` when the agent made no commit.
@@ -126,23 +121,14 @@ pub(crate) fn commits_line(messages: &[Message], actions: &[Action]) -> Option<S
         Some(at) => format!("pushed through {}, not {}", commits[at].hash, last.hash),
         None => "none pushed".to_owned(),
     };
-    let mut since: Vec<String> = Vec::new();
-    for message in &messages[last.message + 1..] {
-        for file in files_changed(message) {
-            let name = file_name(&file).to_owned();
-            if !since.contains(&name) {
-                since.push(name);
-            }
-        }
-    }
-    let uncommitted = match since.len() {
-        0 => String::new(),
-        n if n > UNCOMMITTED_SHOWN => format!(
-            "; changed since the last commit: {} and {} more",
-            since[..UNCOMMITTED_SHOWN].join(", "),
-            n - UNCOMMITTED_SHOWN
-        ),
-        _ => format!("; changed since the last commit: {}", since.join(", ")),
+    let since = names_changed(&messages[last.message + 1..]);
+    let uncommitted = if since.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; changed since the last commit: {}",
+            some_of(&since, UNCOMMITTED_SHOWN)
+        )
     };
     Some(format!(
         "{} (on {}; {pushed}){uncommitted}",

@@ -93,6 +93,32 @@ pub(crate) fn files_changed(message: &Message) -> Vec<String> {
     files
 }
 
+/// A file's name without its folders (a line that names the request or the
+/// check it belongs to; the full path is in the keep set's files changed).
+pub(crate) fn file_name(path: &str) -> &str {
+    path.trim_end_matches('/').rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// The names of the files `messages` changed, in order, once each.
+pub(crate) fn names_changed(messages: &[Message]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for file in messages.iter().flat_map(files_changed) {
+        let name = file_name(&file).to_owned();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// `names` joined, the first `shown` of them and how many more.
+pub(crate) fn some_of(names: &[String], shown: usize) -> String {
+    match names.len().checked_sub(shown) {
+        Some(more) if more > 0 => format!("{} and {more} more", names[..shown].join(", ")),
+        _ => names.join(", "),
+    }
+}
+
 /// Everything each of `messages` says, in order (see [`sightings`]): read
 /// together, so that a command's expanded template, which follows it in a
 /// message of its own, is not taken for the user's request.

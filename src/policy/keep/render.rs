@@ -105,39 +105,39 @@ pub(super) fn files_label(root: Option<&str>) -> String {
     }
 }
 
-/// `summary` with a files changed line named from a folder written out
-/// whole again, file by file: what a reader checking word for word needs.
+/// `summary` with each files changed line named from a folder also written
+/// out whole, file by file, after it: what a reader checking word for word
+/// needs (a file named relative to the project, as Codex's patches name
+/// them, is still found on the line as it stands).
 pub(super) fn expanded(summary: &str) -> std::borrow::Cow<'_, str> {
     if !summary.contains(FILES_UNDER) {
         return std::borrow::Cow::Borrowed(summary);
     }
-    let lines: Vec<String> = summary
-        .lines()
-        .map(|line| {
-            let Some((root, files)) = line
-                .strip_prefix(FILES_UNDER)
-                .and_then(|rest| rest.split_once(FILES_UNDER_END))
-            else {
-                return line.to_owned();
-            };
-            let whole: Vec<String> = files
-                .split(Line::FilesChanged.separator())
-                .map(|file| {
-                    if file.starts_with(['/', '~']) {
-                        file.to_owned()
-                    } else {
-                        format!("{root}{file}")
-                    }
-                })
-                .collect();
-            format!(
-                "{}{}",
-                Line::FilesChanged.label(),
-                whole.join(Line::FilesChanged.separator())
-            )
-        })
-        .collect();
-    std::borrow::Cow::Owned(lines.join("\n"))
+    let mut whole_lines: Vec<String> = Vec::new();
+    for line in summary.lines() {
+        let Some((root, files)) = line
+            .strip_prefix(FILES_UNDER)
+            .and_then(|rest| rest.split_once(FILES_UNDER_END))
+        else {
+            continue;
+        };
+        let whole: Vec<String> = files
+            .split(Line::FilesChanged.separator())
+            .map(|file| {
+                if file.starts_with(['/', '~']) {
+                    file.to_owned()
+                } else {
+                    format!("{root}{file}")
+                }
+            })
+            .collect();
+        whole_lines.push(format!(
+            "{}{}",
+            Line::FilesChanged.label(),
+            whole.join(Line::FilesChanged.separator())
+        ));
+    }
+    std::borrow::Cow::Owned(format!("{summary}\n{}", whole_lines.join("\n")))
 }
 
 /// An item the summary may carry, with its tier and the line it goes on.
@@ -185,7 +185,14 @@ pub(super) fn render(chosen: &[&Candidate]) -> String {
     out.extend(lines.iter().map(|(line, texts)| {
         if *line == Line::FilesChanged {
             let root = common_root(texts);
-            let named: Vec<&str> = texts.iter().map(|file| from_root(file, root.as_deref())).collect();
+            // A file named both whole and from the project (`/repo/src/a.rs`
+            // and `src/a.rs`) reads as one.
+            let mut named: Vec<&str> = Vec::new();
+            for file in texts.iter().map(|file| from_root(file, root.as_deref())) {
+                if !named.contains(&file) {
+                    named.push(file);
+                }
+            }
             format!("{}{}", files_label(root.as_deref()), named.join(line.separator()))
         } else {
             format!("{}{}", line.label(), texts.join(line.separator()))

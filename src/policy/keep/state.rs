@@ -175,7 +175,7 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
         in_progress,
         task_list: task_list(messages),
         last_actions,
-        checks: checks_line(messages, &all_actions),
+        checks: checks_line(messages, &all_actions, &shown),
         commits: commits_line(messages, &all_actions),
         waiting_on_user,
         unresolved_error,
