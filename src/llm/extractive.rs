@@ -11,11 +11,11 @@
 use crate::policy::keep::HarnessPatterns;
 use crate::policy::keep::briefs::{briefs, shows_issue};
 use crate::policy::keep::edits::{NAMES_PER_FILE, names_defined};
-use crate::policy::keep::extract::{file_name, files_changed};
+use crate::policy::keep::extract::{file_name, files_changed, is_inside};
 use crate::policy::keep::narrative::{ASKED_MARK, BRIEF_MARK, WORK_MARK, split_merged};
 use crate::policy::keep::outcome::{Outcome, actions};
 use crate::policy::keep::pasted::own_words;
-use crate::policy::keep::request::{UserMessage, read_users};
+use crate::policy::keep::request::{UserMessage, is_acknowledgement, read_users};
 use crate::policy::keep::tool_calls::tool_name;
 use std::sync::LazyLock;
 
@@ -90,11 +90,7 @@ impl Exchange {
         }
         if !self.files.is_empty() {
             let mut names: Vec<&str> = Vec::new();
-            // A folder made for a file it holds is named by that file.
-            let folder_of_another = |folder: &String| {
-                let folder = format!("{}/", folder.trim_end_matches('/'));
-                self.files.iter().any(|file| file.starts_with(&folder))
-            };
+            let folder_of_another = |folder: &String| self.files.iter().any(|file| is_inside(file, folder));
             for file in self.files.iter().filter(|file| !folder_of_another(file)) {
                 let name = file_name(file);
                 if !names.contains(&name) {
@@ -158,10 +154,14 @@ impl Exchange {
         }
     }
 
-    /// A brief read again (the same title) is kept once, as last read.
+    /// A brief read again (the same title) is kept once, as last read; an
+    /// exchange keeps the latest few.
     fn brief(&mut self, brief: Vec<String>) {
         self.briefs.retain(|known| known.first() != brief.first());
         self.briefs.push(brief);
+        if self.briefs.len() > BRIEFS_PER_EXCHANGE {
+            self.briefs.remove(0);
+        }
     }
 
     fn step(&mut self, step: String) {
@@ -228,6 +228,9 @@ fn step_of(text: &str) -> Option<String> {
     })
 }
 
+/// How many of the issues an exchange read are said under it.
+const BRIEFS_PER_EXCHANGE: usize = 8;
+
 /// How many more sentences of the agent's last words in an exchange are kept…
 const REPORT_SENTENCES: usize = 8;
 /// …and of a plan it put to the user.
@@ -276,7 +279,9 @@ fn rest_of_request(words: &str, line: &str) -> Vec<String> {
     let line = line.trim_end_matches('…');
     for sentence in statements(&own_words(words)) {
         let sentence = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
-        if line.contains(&sentence) || is_filler(&sentence) || LINK_ALONE.is_match(&sentence) {
+        // The user's words are theirs even in one word ("- Postgres"); only a
+        // bare acknowledgement says nothing more.
+        if line.contains(&sentence) || is_acknowledgement(&sentence) || LINK_ALONE.is_match(&sentence) {
             continue;
         }
         let length = sentence.chars().count();
@@ -338,8 +343,9 @@ pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> 
             }
         }
         for action in done.by_ref().take(message.tool_calls.len()) {
-            if let Some(at) = action.result
-                && shows_issue(&action.tool, action.ran_command.then_some(action.target.as_str()))
+            // A lookup that failed (`no issue found`) shows no issue.
+            if let (Some(at), Outcome::Ok(_)) = (action.result, &action.outcome)
+                && shows_issue(&action.tool, action.command.as_deref())
             {
                 for brief in briefs(&messages[at].content) {
                     exchange.brief(brief);
@@ -579,7 +585,7 @@ mod tests {
 
     #[test]
     fn the_rest_of_a_request_is_quoted_under_it_without_what_was_pasted() {
-        let request = "let's add a few things to the implementation:\n\n - make sure to add an AGENTS.md file with all the engineering decisions we have made and the constraints we have defined\n - make sure to add debugging logs that can be turned off and on with an env var\n\n```\nnever paste this\n```\n[Tech Stack](#8-tech-stack)";
+        let request = "let's add a few things to the implementation:\n\n - make sure to add an AGENTS.md file with all the engineering decisions we have made and the constraints we have defined\n - make sure to add debugging logs that can be turned off and on with an env var\n - Postgres\n\n```\nnever paste this\n```\n[Tech Stack](#8-tech-stack)";
         let text = narrative(
             None,
             &turn(request, "Added both to the plan.", None),
@@ -591,6 +597,7 @@ mod tests {
             [
                 "- let's add a few things to the implementation: make sure to add an AGENTS.md file with all the engineering decisions we have made and the constraints we have defined → Added both to the plan.",
                 "  · asked: make sure to add debugging logs that can be turned off and on with an env var",
+                "  · asked: Postgres",
             ]
         );
     }

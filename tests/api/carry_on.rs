@@ -139,7 +139,8 @@ async fn files_changed_are_named_from_the_folder_they_share_and_the_keep_set_fin
 
     assert!(
         section(&summary, KEPT_HEADING).contains(
-            "- Files changed (under /Users/a/torre/apps/): /Users/a/.claude/plans/plan.md, api/route.ts, web/lib/logger.ts, web/lib/api.ts"
+            "- Files changed (under /Users/a/torre/apps/): api/route.ts, web/lib/logger.ts, web/lib/api.ts\n\
+             - Files changed: /Users/a/.claude/plans/plan.md"
         ),
         "the folder made for them is named by the files in it: {summary}"
     );

@@ -10,6 +10,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::commands::steps;
 use super::sentences::{one_line, sentences};
 use super::tool_calls::tool_name;
 
@@ -22,8 +23,9 @@ const POINTS: usize = 4;
 /// The sections a brief keeps, at most.
 const SECTIONS: usize = 4;
 
-/// Tracker programs whose `show`/`view` prints an issue.
-const TRACKERS: &[&str] = &["bd", "gh", "glab", "jira", "linear", "tea", "br"];
+/// Trackers whose `show`/`view` prints an issue (`gh`, `glab` and `tea`
+/// name what they show first: `gh issue view`).
+const TRACKERS: &[&str] = &["bd", "jira", "linear", "br"];
 
 /// Sections that bound the work, most telling first: what it is for, what
 /// it must not do, what it must hold to, when it is done, what is left.
@@ -62,7 +64,9 @@ static ISSUE_TOOL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\A(?:get|view|show|read|list|search|find)_?(?:issues?|tickets?|pull_?requests?|prs?|tasks?|stor(?:y|ies))\z").expect("a valid pattern")
 });
 
-/// Whether a call shows an issue, a ticket or a pull request.
+/// Whether a call shows an issue, a ticket or a pull request: an issue
+/// tool, or a tracker's `show`/`view` of one (`bd show X`, `gh issue view
+/// 12`, `gh pr view 174`, `glab mr view 3`; not `gh run view`, `gh repo view`).
 pub(crate) fn shows_issue(tool: &str, command: Option<&str>) -> bool {
     if ISSUE_TOOL.is_match(tool_name(tool)) {
         return true;
@@ -70,14 +74,17 @@ pub(crate) fn shows_issue(tool: &str, command: Option<&str>) -> bool {
     let Some(command) = command else {
         return false;
     };
-    command.split(['&', ';', '|']).any(|step| {
+    steps(command).iter().any(|step| {
         let words: Vec<&str> = step.split_whitespace().collect();
-        words.first().is_some_and(|program| TRACKERS.contains(program))
-            && words
-                .iter()
-                .skip(1)
-                .take(3)
-                .any(|word| matches!(*word, "show" | "view"))
+        match words.as_slice() {
+            ["gh" | "glab" | "tea", noun, verb, ..] => {
+                matches!(*noun, "issue" | "pr" | "mr") && matches!(*verb, "view" | "show")
+            }
+            [program, rest @ ..] if TRACKERS.contains(program) => {
+                rest.iter().take(3).any(|word| matches!(*word, "show" | "view"))
+            }
+            _ => false,
+        }
     })
 }
 
@@ -216,11 +223,20 @@ fn from_json(result: &str) -> Option<String> {
     (!printed.is_empty()).then(|| printed.join("\n===\n"))
 }
 
-/// The briefs a result holds, one per issue it shows: each its title and
-/// its key sections.
+/// The most briefs one result gives (a listing shows many issues).
+const BRIEFS_PER_RESULT: usize = 3;
+
+/// The briefs a result holds, one per issue it shows (the first few): each
+/// its title and its key sections.
 pub(crate) fn briefs(result: &str) -> Vec<Vec<String>> {
+    let is_json = serde_json::from_str::<serde_json::Value>(result.trim()).is_ok();
     let printed = from_json(result);
-    let result = printed.as_deref().unwrap_or(result);
+    let result = match (&printed, is_json) {
+        (Some(printed), _) => printed.as_str(),
+        // JSON with no issue in it (no title) is no brief.
+        (None, true) => return Vec::new(),
+        (None, false) => result,
+    };
     let mut issues: Vec<String> = vec![String::new()];
     for line in result.lines() {
         if is_separator(line) {
@@ -235,6 +251,7 @@ pub(crate) fn briefs(result: &str) -> Vec<Vec<String>> {
         .filter(|issue| !issue.trim().is_empty())
         .map(|issue| brief(issue))
         .filter(|lines| !lines.is_empty())
+        .take(BRIEFS_PER_RESULT)
         .collect()
 }
 
@@ -275,10 +292,29 @@ Architecture constraints:
             Some("bd show spotter-gqc.5; echo ===; bd show spotter-gqc.6")
         ));
         assert!(shows_issue("Bash", Some("gh pr view 174 --json title,body")));
+        assert!(shows_issue("Bash", Some("glab mr view 3")));
         assert!(shows_issue("mcp__linear__get_issue", None));
-        assert!(!shows_issue("Bash", Some("bd ready")));
-        assert!(!shows_issue("Bash", Some("git show HEAD")));
+        for not_an_issue in [
+            "bd ready",
+            "git show HEAD",
+            "gh run view 991 --log-failed",
+            "gh repo view",
+            "gh release view v1.2",
+            "gh workflow view ci.yml",
+        ] {
+            assert!(!shows_issue("Bash", Some(not_an_issue)), "{not_an_issue}");
+        }
         assert!(!shows_issue("Read", None));
+    }
+
+    #[test]
+    fn a_listing_gives_a_few_briefs_and_json_with_no_issue_none() {
+        let listing = (1..=30)
+            .map(|n| format!("{{\"identifier\":\"ENT-{n}\",\"title\":\"Issue {n}\"}}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        assert_eq!(briefs(&format!("{{\"issues\":[{listing}]}}")).len(), BRIEFS_PER_RESULT);
+        assert!(briefs(r###"{"body":"## Goal\nDo it."}"###).is_empty());
     }
 
     #[test]

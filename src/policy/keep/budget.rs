@@ -9,6 +9,7 @@
 
 use std::collections::HashSet;
 
+use super::extract::is_inside;
 use super::figures::{KeepFigures, Outcome};
 pub use super::narrative::Shape;
 use super::narrative::{KEPT_HEADING, Parked, fit_narrative, parked_line};
@@ -103,10 +104,7 @@ fn folders_of_others(candidates: &[Candidate]) -> HashSet<usize> {
         .iter()
         .enumerate()
         .filter(|(_, c)| c.item.kind == KeepKind::FileChanged)
-        .filter(|(_, c)| {
-            let folder = format!("{}/", c.item.text.trim_end_matches('/'));
-            files.iter().any(|file| file.starts_with(&folder))
-        })
+        .filter(|(_, c)| files.iter().any(|file| is_inside(file, &c.item.text)))
         .map(|(at, _)| at)
         .collect()
 }
@@ -163,8 +161,9 @@ pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str
     // The folder the files changed line may name its files from.
     let files: Vec<&str> = candidates
         .iter()
-        .filter(|c| c.line == Line::FilesChanged)
-        .map(|c| c.item.text.as_str())
+        .enumerate()
+        .filter(|(at, c)| c.line == Line::FilesChanged && !folders.contains(at))
+        .map(|(_, c)| c.item.text.as_str())
         .collect();
     let root = common_root(&files);
     // What an item costs on its line, whether or not it opens the line.
@@ -364,8 +363,7 @@ impl Summary<'_> {
         }
         for at in self.folders {
             let candidate = &self.candidates[*at];
-            let folder = format!("{}/", candidate.item.text.trim_end_matches('/'));
-            let outcome = if carried.iter().any(|file| file.starts_with(&folder)) {
+            let outcome = if carried.iter().any(|file| is_inside(file, &candidate.item.text)) {
                 Outcome::Present
             } else {
                 parked.all += 1;
@@ -456,10 +454,17 @@ mod tests {
             ),
         ]);
         let fitted = fit_beside("Built the apps.", "", Shape::Prose, &set, 4_000, &words);
-        let files = fitted.text.lines().find(|l| l.starts_with("- Files changed")).unwrap();
+        let files: Vec<&str> = fitted
+            .text
+            .lines()
+            .filter(|l| l.starts_with("- Files changed"))
+            .collect();
         assert_eq!(
             files,
-            "- Files changed (under /Users/a/torre/apps/): /Users/a/.claude/plans/plan.md, api/route.ts, web/lib/logger.ts, web/lib/api.ts"
+            [
+                "- Files changed (under /Users/a/torre/apps/): api/route.ts, web/lib/logger.ts, web/lib/api.ts",
+                "- Files changed: /Users/a/.claude/plans/plan.md",
+            ]
         );
         let figures = fitted.figures.by_kind[&KeepKind::FileChanged];
         assert_eq!(
@@ -494,7 +499,7 @@ mod tests {
                 .text
                 .lines()
                 .any(|line| line
-                    == "- Files changed (under /Users/a/dash/): src/lib/reader.ts, README.md, src/app/page.tsx"),
+                    == "- Files changed (under /Users/a/dash/): README.md, src/app/page.tsx, src/lib/reader.ts"),
             "{}",
             fitted.text
         );

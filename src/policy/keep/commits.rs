@@ -7,8 +7,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::commands::steps;
 use super::extract::{names_changed, some_of};
-use super::outcome::{Action, Outcome};
+use super::outcome::Action;
 use super::sentences::one_line;
 use crate::policy::transcript::Message;
 
@@ -19,9 +20,10 @@ const SHOWN: usize = 8;
 /// Files changed since the last commit, named up to this many.
 const UNCOMMITTED_SHOWN: usize = 6;
 
-/// `[main 47f5d06] feat(types): …`, `[main (root-commit) 377a873] chore: …`.
+/// `[main 47f5d06] feat(types): …`, `[main (root-commit) 377a873] chore: …`,
+/// `[detached HEAD 4444444] wip`: what git prints for a commit it made.
 static COMMIT_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^\s*\[([^\s\]]+)(?:\s+\([\w -]+\))?\s+([0-9a-f]{7,40})\]\s+(.+?)\s*$").expect("a valid pattern")
+    Regex::new(r"(?m)^\s*\[([^\]\n]+?)(?:\s+\([\w -]+\))?\s+([0-9a-f]{7,40})\]\s+(.+?)\s*$").expect("a valid pattern")
 });
 /// `   99b497c..ceff8c3  spotter-gqc -> spotter-gqc`, `+ a..b x -> x (forced update)`.
 static PUSHED_RANGE: LazyLock<Regex> = LazyLock::new(|| {
@@ -30,6 +32,38 @@ static PUSHED_RANGE: LazyLock<Regex> = LazyLock::new(|| {
 /// ` * [new branch]      spotter-gqc -> spotter-gqc`.
 static PUSHED_NEW: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)^\s*\*\s+\[new branch\]\s+(\S+)\s+->\s+(\S+)").expect("a valid pattern"));
+
+/// Whether a result line is a commit as git prints it.
+pub(crate) fn is_commit_line(line: &str) -> bool {
+    COMMIT_LINE.is_match(line)
+}
+
+/// Whether a result line is a push as git prints it.
+pub(crate) fn is_push_line(line: &str) -> bool {
+    PUSHED_RANGE.is_match(line) || PUSHED_NEW.is_match(line)
+}
+
+/// What a `git` step does (`commit` of `git -C repo commit -m …`), or `None`
+/// when the step is not git's.
+fn git_verb(step: &str) -> Option<&str> {
+    let mut words = step.split_whitespace();
+    if words.next()? != "git" {
+        return None;
+    }
+    while let Some(word) = words.next() {
+        match word {
+            "-C" | "-c" | "--git-dir" | "--work-tree" => {
+                words.next();
+            }
+            flag if flag.starts_with('-') => {}
+            verb => return Some(verb),
+        }
+    }
+    None
+}
+
+/// Git verbs that make a commit and print it.
+const COMMITTING: &[&str] = &["commit", "cherry-pick", "revert"];
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Commit {
@@ -50,27 +84,38 @@ fn local_branch<'a>(named: &'a str, last: Option<&'a str>) -> &'a str {
 fn read_commits(messages: &[Message], actions: &[Action]) -> Vec<Commit> {
     let mut commits: Vec<Commit> = Vec::new();
     for action in actions {
-        let (Some(at), true, Outcome::Ok(_) | Outcome::Failed(_)) =
-            (action.result, action.ran_command, &action.outcome)
-        else {
+        let (Some(at), Some(command)) = (action.result, action.command.as_deref()) else {
             continue;
         };
-        if !action.target.contains("git") {
-            continue;
-        }
+        // Only what git printed for the commits and pushes this line ran.
+        let steps = steps(command);
+        let verbs: Vec<&str> = steps.iter().filter_map(|step| git_verb(step)).collect();
+        let amends = steps
+            .iter()
+            .any(|step| git_verb(step) == Some("commit") && step.split_whitespace().any(|word| word == "--amend"));
         let result = &messages[at].content;
-        for found in COMMIT_LINE.captures_iter(result) {
-            let hash = found[2].to_owned();
-            if commits.iter().any(|known| known.hash == hash) {
-                continue;
+        if verbs.iter().any(|verb| COMMITTING.contains(verb)) {
+            for found in COMMIT_LINE.captures_iter(result) {
+                let hash = found[2].to_owned();
+                if commits.iter().any(|known| known.hash == hash) {
+                    continue;
+                }
+                let branch = found[1].to_owned();
+                // An amended commit takes the place of the one it amends.
+                if amends && let Some(last) = commits.iter().rposition(|c| c.branch == branch) {
+                    commits.remove(last);
+                }
+                commits.push(Commit {
+                    branch,
+                    hash,
+                    subject: one_line(&found[3], SUBJECT_CHARS),
+                    message: action.message,
+                    pushed: false,
+                });
             }
-            commits.push(Commit {
-                branch: found[1].to_owned(),
-                hash,
-                subject: one_line(&found[3], SUBJECT_CHARS),
-                message: action.message,
-                pushed: false,
-            });
+        }
+        if !verbs.contains(&"push") {
+            continue;
         }
         let last_branch = commits.last().map(|c| c.branch.clone());
         for found in PUSHED_RANGE.captures_iter(result) {
@@ -79,7 +124,7 @@ fn read_commits(messages: &[Message], actions: &[Action]) -> Vec<Commit> {
             // Everything on the branch up to the pushed hash went with it.
             if let Some(last) = commits
                 .iter()
-                .rposition(|c| c.branch == branch && upto.starts_with(&c.hash[..7]))
+                .rposition(|c| c.branch == branch && (upto.starts_with(&c.hash) || c.hash.starts_with(upto)))
             {
                 for commit in commits[..=last].iter_mut().filter(|c| c.branch == branch) {
                     commit.pushed = true;
@@ -206,13 +251,38 @@ mod tests {
     }
 
     #[test]
-    fn no_commit_no_line_and_a_log_is_not_a_commit() {
+    fn no_commit_no_line_and_what_only_looks_like_one_is_none() {
         let messages = vec![
             bash("1", "cargo test"),
             result("1", "[main 1234567] looks like a commit but cargo printed it"),
-            bash("2", "git status"),
-            result("2", "On branch main\nnothing to commit"),
+            bash("2", "cat .github/fixtures/log.txt"),
+            result("2", "[main 7654321] a commit in a file that was read"),
+            bash("3", "git log --oneline -3"),
+            result(
+                "3",
+                "99b497c feat: annotations\n[main 1111111] a subject that looks printed",
+            ),
+            bash("4", "git status"),
+            result("4", "On branch main\nnothing to commit"),
         ];
         assert_eq!(line(&messages), None);
+    }
+
+    #[test]
+    fn a_fetch_is_no_push_an_amend_replaces_its_commit_and_a_detached_head_commits_too() {
+        let messages = vec![
+            bash("1", "git commit -m 'feat: a'"),
+            result("1", "[feat 1111111] feat: a"),
+            bash("2", "git fetch origin"),
+            result("2", " * [new branch]      feat       -> origin/feat"),
+            bash("3", "git commit --amend --no-edit"),
+            result("3", "[feat 2222222] feat: a"),
+            bash("4", "git -C /repo commit -m 'wip'"),
+            result("4", "[detached HEAD 3333333] wip"),
+        ];
+        assert_eq!(
+            line(&messages).as_deref(),
+            Some("2222222 feat: a; 3333333 wip (on feat, detached HEAD; none pushed)")
+        );
     }
 }

@@ -120,8 +120,52 @@ fn fields_after(text: &str, from: usize) -> String {
     format!(" {{{}{more}}}", names.join(", "))
 }
 
+/// What an env file may show of a setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Settings {
+    /// Not an env file: a `NAME=value` line there is no setting of its own.
+    None,
+    /// A real env file (`.env`, `.env.local`): its names only, never a value.
+    Names,
+    /// An example (`.env.example`, `.env.sample`, `.env.template`): its
+    /// placeholders are what a newcomer copies.
+    Values,
+}
+
+impl Settings {
+    fn of(file: &str) -> Self {
+        let name = file.rsplit(['/', '\\']).next().unwrap_or(file).to_ascii_lowercase();
+        let env = name == ".env" || name.starts_with(".env.") || name.ends_with(".env");
+        if !env {
+            Self::None
+        } else if ["example", "sample", "template", "dist"]
+            .iter()
+            .any(|kind| name.contains(kind))
+        {
+            Self::Values
+        } else {
+            Self::Names
+        }
+    }
+}
+
+/// A setting whose value is a secret wherever it is written.
+static SECRET_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)key|token|secret|passw|credential|private|cookie|dsn").expect("a valid pattern"));
+
+/// How a setting is shown: `NAME=value` from an example file, unless its
+/// name says it is a secret or its value carries credentials; else its name.
+fn setting(name: &str, value: &str, settings: Settings) -> String {
+    let credentials = value.contains("://") && value.split("://").nth(1).is_some_and(|rest| rest.contains('@'));
+    if settings == Settings::Values && !SECRET_NAME.is_match(name) && !credentials {
+        format!("{name}={value}")
+    } else {
+        name.to_owned()
+    }
+}
+
 /// The names an edit defined, in order, once each.
-fn names_in(text: &str) -> Vec<String> {
+fn names_in(text: &str, settings: Settings) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for found in DEFINITION.captures_iter(text) {
         let name = match (
@@ -151,7 +195,9 @@ fn names_in(text: &str) -> Vec<String> {
                 found.name("property"),
                 found.name("css"),
             ) {
-                (Some(setting), Some(value), _, _) => format!("{}={}", setting.as_str(), value.as_str()),
+                (Some(name), Some(value), _, _) if settings != Settings::None => {
+                    setting(name.as_str(), value.as_str(), settings)
+                }
                 (_, _, Some(property), Some(value)) => format!("{}: {}", property.as_str(), value.as_str().trim()),
                 _ => continue,
             },
@@ -187,7 +233,7 @@ pub(crate) fn names_defined(tool: &str, arguments: &str) -> Vec<(String, Vec<Str
         return Vec::new();
     }
     let parsed: Value = serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()));
-    let names = names_in(&added_text(&parsed));
+    let names = names_in(&added_text(&parsed), Settings::of(&files[0]));
     if names.is_empty() {
         return Vec::new();
     }
@@ -200,19 +246,40 @@ mod tests {
 
     #[test]
     fn env_files_and_style_sheets_say_what_they_set() {
-        let write = serde_json::json!({
+        let example = serde_json::json!({
             "file_path": "apps/api/.env.example",
-            "content": "# logs\nDEBUG_LOGS=false\nTORRE_API_BASE_URL=https://search.torre.co\nnot a setting\n"
+            "content": "# logs\nDEBUG_LOGS=false\nTORRE_API_BASE_URL=https://search.torre.co\nAPI_KEY=changeme\nnot a setting\n"
         });
         assert_eq!(
-            names_defined("Write", &write.to_string()),
+            names_defined("Write", &example.to_string()),
             [(
                 "apps/api/.env.example".to_owned(),
                 vec![
                     "DEBUG_LOGS=false".to_owned(),
-                    "TORRE_API_BASE_URL=https://search.torre.co".to_owned()
+                    "TORRE_API_BASE_URL=https://search.torre.co".to_owned(),
+                    "API_KEY".to_owned()
                 ]
             )]
+        );
+        let real = serde_json::json!({
+            "file_path": "apps/api/.env.local",
+            "content": "DEBUG_LOGS=true\nDATABASE=postgres://u:hunter2@db/x\n"
+        });
+        assert_eq!(
+            names_defined("Write", &real.to_string()),
+            [(
+                "apps/api/.env.local".to_owned(),
+                vec!["DEBUG_LOGS".to_owned(), "DATABASE".to_owned()]
+            )],
+            "a real env file's values are never quoted"
+        );
+        let script = serde_json::json!({
+            "file_path": "deploy.sh",
+            "content": "export GITHUB_TOKEN=ghp_abc123\nGITHUB_TOKEN=ghp_abc123\n"
+        });
+        assert!(
+            names_defined("Write", &script.to_string()).is_empty(),
+            "a script's assignments are no settings of its own"
         );
         let css = serde_json::json!({
             "file_path": "priv/static/assets/spotter.css",

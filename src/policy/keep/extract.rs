@@ -99,16 +99,40 @@ pub(crate) fn file_name(path: &str) -> &str {
     path.trim_end_matches('/').rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
-/// The names of the files `messages` changed, in order, once each.
+/// Whether `file` lies inside `folder` (`src/a/b.rs` in `src/a`): a folder
+/// made for a file it holds is named by that file.
+pub(crate) fn is_inside(file: &str, folder: &str) -> bool {
+    let folder = folder.trim_end_matches('/');
+    file.strip_prefix(folder)
+        .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
+}
+
+/// The files `messages` changed, in order, once each, each by its name
+/// (with its folder where two share a name: `a/mod.rs`, `b/mod.rs`).
 pub(crate) fn names_changed(messages: &[Message]) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
+    let mut paths: Vec<String> = Vec::new();
     for file in messages.iter().flat_map(files_changed) {
-        let name = file_name(&file).to_owned();
-        if !names.contains(&name) {
-            names.push(name);
+        if !paths.contains(&file) {
+            paths.push(file);
         }
     }
-    names
+    let shared = |name: &str| paths.iter().filter(|path| file_name(path) == name).count() > 1;
+    paths
+        .iter()
+        .map(|path| {
+            let name = file_name(path);
+            if shared(name) {
+                let folder = path
+                    .trim_end_matches('/')
+                    .rsplit(['/', '\\'])
+                    .nth(1)
+                    .unwrap_or_default();
+                format!("{folder}/{name}")
+            } else {
+                name.to_owned()
+            }
+        })
+        .collect()
 }
 
 /// `names` joined, the first `shown` of them and how many more.
@@ -276,7 +300,14 @@ mod tests {
             )
         };
         let found = sightings_of(&[refused], &HarnessPatterns::default());
-        assert_eq!(of(&found[0], KeepKind::Request).len(), 1);
+        assert_eq!(
+            of(&found[0], KeepKind::Request),
+            [(
+                "have a look at https://linear.app/acme/issue/ENT-250 first. Don't edit phase.go.",
+                Source::User
+            )],
+            "the user's words alone, not the harness's sentence before them"
+        );
         assert_eq!(
             of(&found[0], KeepKind::Prohibition),
             [("Don't edit phase.go.", Source::User)]

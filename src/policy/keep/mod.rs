@@ -10,6 +10,7 @@
 
 pub(crate) mod briefs;
 pub(crate) mod budget;
+mod check_commands;
 mod checks;
 mod commands;
 mod commits;

@@ -9,6 +9,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::commands::{normalized, without_leading_cd};
+use super::commits::{is_commit_line, is_push_line};
 use super::sentences::one_line;
 use super::tool_calls::tool_name;
 use crate::policy::transcript::{Message, Role};
@@ -32,21 +33,20 @@ static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("a valid pattern")
 });
-/// Lines of a successful result worth carrying: a commit, a test tally, a push.
-static NOTABLE_LINE: LazyLock<Regex> = LazyLock::new(|| {
+/// Lines of a successful result worth carrying besides a commit or a push:
+/// a test tally.
+static TALLY_LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)\A\s*(?:\[[\w./-]+(?:\s\(root-commit\))?\s[0-9a-f]{7,40}\]\s.+",
-        r"|.*\b\d+\s+(?:tests?|examples?|doctests?|specs?|properties)\b.*\b\d+\s+(?:failures?|failed|errors?)\b.*",
-        r"|.*\b\d+\s+passed\b.*|test result:.*|ok\s+\S+\s+[\d.]+s|tests?:\s+\d+.*|all \d+ tests? pass.*",
-        r"|\s*[0-9a-f]{7,}\.\.[0-9a-f]{7,}\s+\S+\s+->\s+\S+|\s*\*\s\[new branch\]\s+.+)\z",
+        r"(?i)\A\s*(?:.*\b\d+\s+(?:tests?|examples?|doctests?|specs?|properties)\b.*\b\d+\s+(?:failures?|failed|errors?)\b.*",
+        r"|.*\b\d+\s+passed\b.*|test result:.*|ok\s+\S+\s+[\d.]+s|tests?:\s+\d+.*|all \d+ tests? pass.*)\z",
     ))
     .expect("a valid pattern")
 });
 
-/// A commit as git prints it: `[main 47f5d06] feat: …`.
-static COMMIT_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\A\s*\[[\w./-]+(?:\s\(root-commit\))?\s[0-9a-f]{7,40}\]\s.+\z").expect("a valid pattern")
-});
+/// A line a successful result is carried by: a commit, a push, a tally.
+fn is_notable(line: &str) -> bool {
+    is_commit_line(line) || is_push_line(line) || TALLY_LINE.is_match(line)
+}
 
 /// What came of one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,7 +93,7 @@ pub(crate) fn outcome_of(result: &str) -> Outcome {
     let failed = exit_code.is_some_and(|code| code != 0)
         || lines
             .first()
-            .is_some_and(|first| ERROR_LINE.is_match(first) && !NOTABLE_LINE.is_match(first));
+            .is_some_and(|first| ERROR_LINE.is_match(first) && !is_notable(first));
     if failed {
         let line = error_line.or(lines.first()).map_or_else(
             || format!("exit code {}", exit_code.unwrap_or(1)),
@@ -102,10 +102,10 @@ pub(crate) fn outcome_of(result: &str) -> Outcome {
         return Outcome::Failed(line);
     }
     // A commit says more than the push after it (`git commit … && git push`).
-    let commit = lines.iter().rev().find(|line| COMMIT_LINE.is_match(line));
+    let commit = lines.iter().rev().find(|line| is_commit_line(line));
     Outcome::Ok(
         commit
-            .or_else(|| lines.iter().rev().find(|line| NOTABLE_LINE.is_match(line)))
+            .or_else(|| lines.iter().rev().find(|line| is_notable(line)))
             .map(|line| one_line(line, LINE_CHARS)),
     )
 }
@@ -116,8 +116,9 @@ pub(crate) struct Action {
     pub tool: String,
     /// What it acted on, as shown: a command, a path, a URL.
     pub target: String,
-    /// Whether the target is a command the call ran (a shell tool's).
-    pub ran_command: bool,
+    /// The command line the call ran, whole (a shell tool's), for what
+    /// reads a command rather than shows it: which check, which commit.
+    pub command: Option<String>,
     /// What a later call must act on to set a failure of this one right:
     /// the same command, or the same file.
     pub subject: String,
@@ -218,8 +219,9 @@ static HEREDOC_DATA: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"(?:["']?\$\(\s*cat\s*)?<<-?\s*['"]?[A-Za-z_]\w*"#).expect("a valid pattern"));
 
 /// A call's target: the command it ran, else the file or URL it named,
-/// else its first short string argument; its subject; and whether it ran a command.
-fn target_of(arguments: &str) -> (String, String, bool) {
+/// else its first short string argument; its subject; and the command it
+/// ran, whole.
+fn target_of(arguments: &str) -> (String, String, Option<String>) {
     let parsed: Value = serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()));
     let string_at = |keys: &[&str]| {
         keys.iter()
@@ -240,10 +242,14 @@ fn target_of(arguments: &str) -> (String, String, bool) {
     };
     if let Some(command) = command {
         let shown = shown_command(&command);
-        return (one_line(&shown, TARGET_CHARS), subject_of_command(&shown), true);
+        return (
+            one_line(&shown, TARGET_CHARS),
+            subject_of_command(&shown),
+            Some(command),
+        );
     }
     if let Some(path) = string_at(&["file_path", "path", "notebook_path", "filePath", "target_file", "url"]) {
-        return (one_line(&path, TARGET_CHARS), path, false);
+        return (one_line(&path, TARGET_CHARS), path, None);
     }
     let first = match &parsed {
         Value::Object(object) => object.values().find_map(Value::as_str).map(str::to_owned),
@@ -251,7 +257,7 @@ fn target_of(arguments: &str) -> (String, String, bool) {
         _ => None,
     };
     let shown = first.map(|text| one_line(&text, 80)).unwrap_or_default();
-    (shown.clone(), shown, false)
+    (shown.clone(), shown, None)
 }
 
 /// Every tool call in `messages`, in order, with what came of it (a result
@@ -263,12 +269,12 @@ pub(crate) fn actions(messages: &[Message]) -> Vec<Action> {
         match message.role {
             Role::Assistant => {
                 for call in &message.tool_calls {
-                    let (target, subject, ran_command) = target_of(&call.arguments);
+                    let (target, subject, command) = target_of(&call.arguments);
                     open.push((call.id.clone(), found.len()));
                     found.push(Action {
                         tool: tool_name(&call.name).to_owned(),
                         target,
-                        ran_command,
+                        command,
                         subject,
                         outcome: Outcome::Pending,
                         message: at,

@@ -97,6 +97,38 @@ pub(super) fn common_root(files: &[&str]) -> Option<String> {
         .map(|(_, root)| root.to_owned())
 }
 
+/// The files changed line: those in the folder most of them share named
+/// from it, the rest whole on a line of their own (a path relative to the
+/// project, as Codex's patches name them, would read as inside the folder).
+/// A file named both whole and from the project (`/repo/src/a.rs`, `src/a.rs`)
+/// reads once.
+fn files_lines(files: &[&str]) -> String {
+    let root = common_root(files);
+    let separator = Line::FilesChanged.separator();
+    let (mut under, mut elsewhere): (Vec<&str>, Vec<&str>) = (Vec::new(), Vec::new());
+    for file in files {
+        match root
+            .as_deref()
+            .and_then(|root| file.strip_prefix(root))
+            .filter(|rest| !rest.is_empty())
+        {
+            Some(rest) if !under.contains(&rest) => under.push(rest),
+            Some(_) => {}
+            None if !elsewhere.contains(file) => elsewhere.push(file),
+            None => {}
+        }
+    }
+    elsewhere.retain(|file| !under.contains(file));
+    let mut lines = Vec::new();
+    if let Some(root) = root.as_deref().filter(|_| !under.is_empty()) {
+        lines.push(format!("{}{}", files_label(Some(root)), under.join(separator)));
+    }
+    if !elsewhere.is_empty() {
+        lines.push(format!("{}{}", Line::FilesChanged.label(), elsewhere.join(separator)));
+    }
+    lines.join("\n")
+}
+
 /// How the files changed line opens: from their common folder, if any.
 pub(super) fn files_label(root: Option<&str>) -> String {
     match root {
@@ -184,16 +216,7 @@ pub(super) fn render(chosen: &[&Candidate]) -> String {
     out.extend(singles.iter().map(|(line, text)| format!("{}{text}", line.label())));
     out.extend(lines.iter().map(|(line, texts)| {
         if *line == Line::FilesChanged {
-            let root = common_root(texts);
-            // A file named both whole and from the project (`/repo/src/a.rs`
-            // and `src/a.rs`) reads as one.
-            let mut named: Vec<&str> = Vec::new();
-            for file in texts.iter().map(|file| from_root(file, root.as_deref())) {
-                if !named.contains(&file) {
-                    named.push(file);
-                }
-            }
-            format!("{}{}", files_label(root.as_deref()), named.join(line.separator()))
+            files_lines(texts)
         } else {
             format!("{}{}", line.label(), texts.join(line.separator()))
         }

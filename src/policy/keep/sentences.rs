@@ -43,7 +43,7 @@ static SAYS_NOTHING: LazyLock<Regex> = LazyLock::new(|| {
         r"(?:clear|full|good|complete|better|solid|much better)?\s*(?:picture|context|understanding|overview|idea|view|sense)\b[^.!?:]{0,40}",
         r"|(?:now,?\s+)?i\s+(?:now\s+)?(?:have|understand|see|know)\s+(?:all|everything|enough)\b[^.!?:]{0,40}",
         r"|(?:now,?\s+)?i\s+(?:now\s+)?understand\s+(?:the|how|what|why)\b[^.!?:]{0,24}",
-        r"|still\s+(?:compiling|building|running|waiting|installing|loading|downloading)\b[^.!?:]{0,60}",
+        r"|still\s+(?:compiling|building|running|waiting|installing|loading|downloading)\b[^.!?:,;\d]{0,60}",
         r"|(?:good|great|excellent|nice|perfect|interesting|clever)(?:\s+[\w-]+){0,2}",
         r"|clean\s+and\s+(?:simple|sufficient|minimal|focused)",
         // what Claude Code answers to /exit
@@ -376,6 +376,7 @@ mod tests {
             "Valid JSON is returned for every route.",
             "Now I see the issue: the sandbox is not shared.",
             "Good news: 73 tests pass.",
+            "Still running the migration on prod, 2 of 5 tables done.",
             "I have an idea: store it in metadata.",
         ] {
             assert!(!is_filler(said), "{said}");
