@@ -40,6 +40,7 @@ mod prepared;
 mod private_postgres;
 mod proxy;
 mod python;
+mod real_model;
 mod replay;
 mod replicas;
 mod schemathesis;

@@ -27,7 +27,10 @@ pub fn venv(name: &str, requirements: &[&str]) -> PathBuf {
         .status()
         .expect("python3 runs");
     assert!(created.success(), "python3 -m venv failed");
+    // A package built from source (llama.cpp) builds on every core.
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let installed = Command::new(venv.join("bin/pip"))
+        .env("CMAKE_BUILD_PARALLEL_LEVEL", cores.to_string())
         .args(["install", "--quiet", "--disable-pip-version-check"])
         .args(requirements)
         .status()
