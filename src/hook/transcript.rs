@@ -84,6 +84,25 @@ impl Transcript {
         turns
     }
 
+    /// Everything the transcript holds before its last compaction (every
+    /// message, harness text, call and result, earlier summaries too): what
+    /// the harness's summary was written from.
+    pub(crate) fn texts_before_last_compaction(&self) -> Vec<String> {
+        let end = self
+            .parsed
+            .boundaries
+            .last()
+            .map_or(0, |boundary| boundary.next_message);
+        self.parsed.messages[..end.min(self.parsed.messages.len())]
+            .iter()
+            .map(|message| {
+                let mut text = message.text_for_counting();
+                text.extend(message.tool_call_id.iter().map(|id| format!(" {id}")));
+                text
+            })
+            .collect()
+    }
+
     /// The last compaction the file records, if any.
     pub(crate) fn last_compaction(&self) -> Option<Compacted> {
         let boundaries = &self.parsed.boundaries;

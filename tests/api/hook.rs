@@ -272,6 +272,59 @@ async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropp
 }
 
 #[tokio::test]
+async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
+    let app = spawn_app().await;
+    let session = "0b7d4c1a-5e2f-4a9b-8c3d-6e1f2a3b4c5d";
+    let path = session_file("claude-code-unverified");
+    let mut cc = before_the_first_compaction(session);
+    cc.write(&path);
+    let before = hook(
+        "claude-code",
+        &app.address,
+        &claude_input(
+            session,
+            &path,
+            "PreCompact",
+            json!({"trigger": "auto", "custom_instructions": ""}),
+        ),
+    )
+    .await;
+    assert_eq!(before.code, Some(0), "{}", before.stderr);
+
+    // The summary keeps what was said, and names a file and a ticket nobody did.
+    // Claude Code's own footer names the transcript file: that is no invention.
+    cc.compact(
+        "auto",
+        148_000,
+        &format!(
+            "Fixed the tokenizer bug in src/parser/lexer.rs (PROJ-4711) and src/parser/tokens.rs; PROJ-4712 is next. Rule: Don't touch Cargo.lock. See https://ci.example.com/runs/88231. Read the full transcript at: {}",
+            path.display()
+        ),
+    );
+    cc.write(&path);
+    let after = hook(
+        "claude-code",
+        &app.address,
+        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
+    )
+    .await;
+
+    assert_eq!(after.code, Some(0), "{}", after.stderr);
+    let answer: Value = serde_json::from_str(&after.stdout).expect("SessionStart answers JSON");
+    let given = answer["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    assert_eq!(
+        given.lines().find(|line| line.starts_with("- Unverified: ")),
+        Some("- Unverified: src/parser/tokens.rs; PROJ-4712"),
+        "what the conversation never named is flagged, the transcript's own path is not: {given}"
+    );
+    assert!(
+        !given.contains("PROJ-4711;") && !given.contains("Unverified: src/parser/lexer.rs"),
+        "what the conversation named is not: {given}"
+    );
+    std::fs::remove_file(&path).ok();
+}
+
+#[tokio::test]
 async fn other_session_starts_and_events_leave_everything_as_it_was() {
     let app = spawn_app().await;
     let session = "0b8e7a52-57a4-4d0c-8a3e-0f1f2d3c4b5a";

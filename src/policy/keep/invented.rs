@@ -26,6 +26,11 @@ impl Given<'_> {
     /// Whether `identifier` of `kind` appears in what was given: a quantity
     /// by its figure (`1,836 ms` is given by `1836ms`), the rest as written.
     fn names(&self, kind: KeepKind, identifier: &str) -> bool {
+        if kind == KeepKind::Path && is_word_list(identifier) {
+            // `Elixir/Phoenix/Ash` is prose naming things one by one: given
+            // where each of them is.
+            return identifier.split('/').all(|word| self.holds(word));
+        }
         if kind != KeepKind::Quantity {
             return self.holds(identifier);
         }
@@ -43,16 +48,36 @@ impl Given<'_> {
     }
 }
 
+/// The identifiers in `text` that appear nowhere in what was given, in
+/// order, once each, with their kind.
+pub fn invented_in(text: &str, given: Given<'_>) -> Vec<(KeepKind, String)> {
+    identifiers(text)
+        .into_iter()
+        .filter(|(kind, identifier)| !given.names(*kind, identifier))
+        .collect()
+}
+
+/// Words joined by slashes rather than a path: no folder mark at either
+/// end, no file extension, each part a word.
+fn is_word_list(identifier: &str) -> bool {
+    !identifier.starts_with(['/', '~', '.'])
+        && !identifier.ends_with('/')
+        && identifier
+            .split('/')
+            .all(|word| !word.is_empty() && word.chars().all(char::is_alphanumeric))
+        && identifier
+            .split('/')
+            .any(|word| word.chars().next().is_some_and(char::is_uppercase))
+}
+
 /// `narrative` with every invented identifier marked where it stands, and
 /// how many distinct ones each kind had.
 pub fn mark_invented(narrative: &str, given: Given<'_>) -> (String, BTreeMap<KeepKind, u64>) {
     let mut counts = BTreeMap::new();
     let mut invented: Vec<String> = Vec::new();
-    for (kind, identifier) in identifiers(narrative) {
-        if !given.names(kind, &identifier) {
-            *counts.entry(kind).or_insert(0) += 1;
-            invented.push(identifier);
-        }
+    for (kind, identifier) in invented_in(narrative, given) {
+        *counts.entry(kind).or_insert(0) += 1;
+        invented.push(identifier);
     }
     if invented.is_empty() {
         return (narrative.to_owned(), counts);
@@ -95,6 +120,16 @@ mod tests {
 
     fn mark(narrative: &str, given: &[&str]) -> (String, BTreeMap<KeepKind, u64>) {
         mark_invented(narrative, Given { texts: given })
+    }
+
+    #[test]
+    fn words_joined_by_slashes_are_given_where_each_word_is() {
+        let given = ["The app runs on Elixir with Phoenix, Ash and Bandit."];
+        assert!(invented_in("An Elixir/Phoenix/Ash/Bandit app.", Given { texts: &given }).is_empty());
+        assert_eq!(
+            invented_in("An Elixir/Phoenix/Ash/Ecto app.", Given { texts: &given }),
+            [(KeepKind::Path, "Elixir/Phoenix/Ash/Ecto".to_owned())]
+        );
     }
 
     #[test]
