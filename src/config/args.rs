@@ -201,8 +201,9 @@ pub struct LlmArgs {
     #[arg(long, env = "COMPACTD_SUMMARY_MODEL")]
     pub summary_model: Option<String>,
     /// The summary model's context window, in its tokens: every upstream call
-    /// fits it, a longer delta is summarized in chunks. Unset: learned from
-    /// the upstream's refusals (or a prompt it silently cut).
+    /// fits it, a longer delta is summarized in chunks. Unset: read from the
+    /// upstream's model listing, else learned from its refusals (or a prompt
+    /// it silently cut).
     #[arg(long, env = "COMPACTD_SUMMARY_MODEL_CONTEXT_TOKENS",
           value_parser = clap::value_parser!(u64).range(1_024..=100_000_000))]
     pub summary_model_context_tokens: Option<u64>,

@@ -43,8 +43,9 @@ pub struct Upstream {
     pub model: String,
     /// The model that scores turns, on the same upstream; `None`: the heuristic.
     pub score_model: Option<String>,
-    /// The summary model's context window in its tokens; `None`: learned
-    /// from the upstream's own word (SPEC §3, *Any context size*).
+    /// The summary model's context window in its tokens; `None`: read from
+    /// the upstream's model listing or learned from its own word (SPEC §3,
+    /// *Any context size*).
     pub context_tokens: Option<u64>,
 }
 

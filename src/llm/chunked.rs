@@ -104,6 +104,7 @@ pub(crate) async fn fold(
         slowest: Duration::ZERO,
         answered_by: model.model.clone(),
     };
+    super::listing::learn_window(model, spent.until).await;
     for _ in 0..MAX_PLANS {
         let planned = match model.context.tokens() {
             None => whole(model, anchor, messages, budget, &mut spent).await,

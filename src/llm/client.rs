@@ -242,6 +242,47 @@ impl LlmClient {
     }
 }
 
+impl LlmClient {
+    /// The window the upstream's model listing gives `model`, asked within
+    /// `timeout`: `Ok(None)` when it answers without one (or has no
+    /// listing), an error when it could not be asked and may be again.
+    pub(crate) async fn listed_window(&self, model: &str, timeout: Duration) -> Result<Option<u64>, LlmError> {
+        // Anthropic's models carry no context in their listing.
+        let Some(url) = self
+            .endpoint
+            .strip_suffix("/chat/completions")
+            .map(|base| format!("{base}/models"))
+        else {
+            return Ok(None);
+        };
+        let mut call = self.http.get(&url).timeout(timeout);
+        if let Some(key) = &self.api_key {
+            call = call.bearer_auth(key);
+        }
+        let mut response = call.send().await.map_err(transport)?;
+        let status = response.status();
+        if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
+            return Err(LlmError::Status {
+                status: status.as_u16(),
+                body: String::new(),
+            });
+        }
+        if !status.is_success() {
+            return Ok(None);
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(transport)? {
+            if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+                return Ok(None);
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(serde_json::from_slice(&body)
+            .ok()
+            .and_then(|listing| super::listing::listed_window(&listing, model)))
+    }
+}
+
 fn transport(err: reqwest::Error) -> LlmError {
     if err.is_timeout() {
         return LlmError::Deadline { attempts: 0 };

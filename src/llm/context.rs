@@ -1,7 +1,8 @@
 //! The summary model's context window (SPEC §3, *Any context size*): set by
-//! the operator, or learned from the upstream's own word — a context-length
-//! refusal's numbers, or a prompt it answered having read far less than was
-//! sent (a silent truncation) — and how its tokenizer compares with ours.
+//! the operator, or learned from the upstream's own word — its model
+//! listing, a context-length refusal's numbers, or a prompt it answered
+//! having read far less than was sent (a silent truncation) — and how its
+//! tokenizer compares with ours.
 
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -93,6 +94,8 @@ pub struct ContextWindow {
     /// 0: nothing learned.
     learned: AtomicU64,
     ratio: AtomicU64,
+    /// Set once the upstream's model listing has answered.
+    pub(crate) listing: tokio::sync::OnceCell<()>,
 }
 
 impl ContextWindow {
@@ -113,6 +116,7 @@ impl ContextWindow {
             configured: configured.filter(|w| *w > 0),
             learned: AtomicU64::new(0),
             ratio: AtomicU64::new(ratio),
+            listing: tokio::sync::OnceCell::new(),
         }
     }
 
@@ -157,6 +161,11 @@ impl ContextWindow {
             self.narrow_to(answered.max(1));
         }
         cut
+    }
+
+    /// Learns the window a model listing gave.
+    pub(crate) fn listed(&self, window: u64) {
+        self.narrow_to(window.max(1));
     }
 
     fn narrow_to(&self, window: u64) {

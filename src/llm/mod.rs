@@ -8,6 +8,7 @@ pub mod context;
 pub mod dialect;
 pub(crate) mod error;
 pub(crate) mod extractive;
+mod listing;
 pub mod retry;
 pub mod summarizer;
 pub mod tokens;

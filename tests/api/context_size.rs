@@ -10,7 +10,7 @@ use compactd::llm::tokens;
 use serde_json::{Value, json};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use crate::helpers::{TestApp, spawn, upstream_settings};
+use crate::helpers::{TestApp, completions, spawn, upstream_settings};
 
 /// Sixty steps of about 300 tokens each, numbered so a chunk's place shows.
 fn long_delta() -> Vec<Value> {
@@ -109,7 +109,7 @@ async fn a_delta_several_times_the_window_is_folded_in_chunk_by_chunk_in_order()
 
     let first = summarize(&app, "a", &delta).await;
 
-    let requests = server.received_requests().await.unwrap();
+    let requests = completions(&server).await;
     assert!(
         requests.len() >= 5,
         "{} calls for a delta about 5× the window",
@@ -137,7 +137,7 @@ async fn a_delta_several_times_the_window_is_folded_in_chunk_by_chunk_in_order()
     let calls = requests.len();
     let again = summarize(&app, "b", &delta).await;
     assert_eq!(again["summary"], first["summary"], "the same input, the same summary");
-    let requests = server.received_requests().await.unwrap();
+    let requests = completions(&server).await;
     assert_eq!(requests.len(), 2 * calls, "the same chunks");
     for (a, b) in requests[..calls].iter().zip(&requests[calls..]) {
         assert_eq!(steps_in(&user_prompt(a)), steps_in(&user_prompt(b)));
@@ -179,7 +179,7 @@ async fn a_refusal_of_the_context_is_learned_from_and_never_sent_again_as_it_was
 
     assert_eq!(answer["success"], true, "{answer}");
     assert_eq!(answer["compaction"]["summarizer"], "llm");
-    let requests = server.received_requests().await.unwrap();
+    let requests = completions(&server).await;
     let bodies: Vec<&[u8]> = requests.iter().map(|r| r.body.as_slice()).collect();
     for (n, body) in bodies.iter().enumerate() {
         assert!(!bodies[..n].contains(body), "call {n} repeats a refused prompt");
@@ -194,7 +194,7 @@ async fn a_refusal_of_the_context_is_learned_from_and_never_sent_again_as_it_was
     // Learned: the next compaction is planned to fit from its first call.
     let before = requests.len();
     summarize(&app, "d", &long_delta()).await;
-    let requests = server.received_requests().await.unwrap();
+    let requests = completions(&server).await;
     for request in &requests[before..] {
         let prompt: u64 = tokens::count(&user_prompt(request));
         assert!(prompt + max_tokens(request) <= 6_000, "the window is remembered");
@@ -224,7 +224,7 @@ async fn a_prompt_the_upstream_read_only_part_of_is_caught_and_sent_in_chunks() 
 
     let answer = summarize(&app, "e", &long_delta()).await;
 
-    let requests = server.received_requests().await.unwrap();
+    let requests = completions(&server).await;
     let first = tokens::count(&user_prompt(&requests[0]));
     assert!(first > 15_000, "the whole delta went first ({first} tokens)");
     assert!(requests.len() > 2, "then chunks");
@@ -288,7 +288,7 @@ async fn the_answer_asked_for_never_exceeds_what_the_window_leaves() {
 
     summarize(&app, "g", &messages).await;
 
-    let requests = server.received_requests().await.unwrap();
+    let requests = completions(&server).await;
     assert_eq!(requests.len(), 1, "it fits in one call");
     let prompt = prompt_tokens(&requests[0]);
     let asked = max_tokens(&requests[0]);
@@ -317,7 +317,78 @@ async fn chunks_that_cannot_all_be_folded_within_the_deadline_give_the_extractiv
         answer["compaction"]["fallback"].as_str().unwrap().contains("deadline"),
         "{answer}"
     );
-    let calls = server.received_requests().await.unwrap().len();
+    let calls = completions(&server).await.len();
     assert!((1..20).contains(&calls), "stopped before every chunk: {calls} calls");
     assert_eq!(answer["compaction"]["upstream_calls"], calls, "the calls it made count");
+}
+
+/// Lists one model served at `window` tokens, as vLLM does.
+async fn listing(server: &MockServer, window: u64) {
+    Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path("/v1/models"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(json!({"object": "list", "data": [
+                {"id": "served-elsewhere", "object": "model", "max_model_len": 131_072},
+                {"id": "summary-model", "object": "model", "max_model_len": window}
+            ]})),
+        )
+        .mount(server)
+        .await;
+}
+
+#[tokio::test]
+async fn the_window_a_model_listing_gives_is_planned_for_before_any_refusal() {
+    let server = MockServer::start().await;
+    listing(&server, 6_000).await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(Window(6_000))
+        .mount(&server)
+        .await;
+    let app = app_with_window(&server, None).await;
+
+    let first = summarize(&app, "listed", &long_delta()).await;
+    let second = summarize(&app, "listed-again", &long_delta()).await;
+
+    assert_eq!(first["compaction"]["summarizer"], "llm", "{first}");
+    assert_eq!(first["summary"], second["summary"]);
+    let requests = completions(&server).await;
+    assert!(requests.len() > 2, "chunked");
+    for request in &requests {
+        assert!(
+            prompt_tokens(request) + max_tokens(request) <= 6_000,
+            "no call is refused: the first already fits"
+        );
+    }
+    let asked: Vec<_> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|request| request.method == wiremock::http::Method::GET)
+        .map(|request| request.url.path().to_owned())
+        .collect();
+    assert_eq!(asked, ["/v1/models"], "listed once, for every summary after");
+}
+
+#[tokio::test]
+async fn a_window_set_by_the_operator_is_not_asked_for() {
+    let server = MockServer::start().await;
+    listing(&server, 2_000).await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(ThroughLastStep)
+        .mount(&server)
+        .await;
+    let app = app_with_window(&server, Some(8_000)).await;
+
+    summarize(&app, "set", &long_delta()).await;
+
+    let requests = server.received_requests().await.unwrap();
+    assert!(
+        requests.iter().all(|r| r.method == wiremock::http::Method::POST),
+        "no listing read"
+    );
+    assert!(
+        requests.iter().any(|r| prompt_tokens(r) > 2_000),
+        "planned for the 8,000 set"
+    );
 }

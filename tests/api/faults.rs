@@ -8,7 +8,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::helpers::{TestApp, spawn, spawn_app_with_upstream, upstream_settings};
+use crate::helpers::{TestApp, completions, spawn, spawn_app_with_upstream, upstream_settings};
 use crate::llm_client::openai_answer;
 
 const DEADLINE: Duration = Duration::from_millis(1500);
@@ -102,7 +102,7 @@ async fn every_upstream_fault_fails_soft_within_the_deadline() {
         assert_eq!(answer["summary"], anchor, "{name}: the anchor stays");
         assert!(answer["compaction"]["summary"].is_null(), "{name}: no partial summary");
         assert!(took < DEADLINE + Duration::from_millis(700), "{name}: took {took:?}");
-        let calls = upstream.received_requests().await.unwrap().len() as u64;
+        let calls = completions(&upstream).await.len() as u64;
         assert!((1..=most_calls).contains(&calls), "{name}: {calls} calls");
         let state = app.state("c").await;
         assert_eq!(
@@ -176,7 +176,7 @@ async fn past_its_daily_budget_a_tenant_gets_extractive_summaries_that_say_so() 
 
     // Each upstream call reports 40 + 7 tokens: the second passes 60.
     assert_eq!(writers, ["llm", "llm", "extractive"]);
-    assert_eq!(upstream.received_requests().await.unwrap().len(), 2);
+    assert_eq!(completions(&upstream).await.len(), 2);
     let spent: i64 = sqlx::query_scalar("SELECT input_tokens + output_tokens FROM upstream_usage")
         .fetch_one(&app.pool)
         .await

@@ -329,3 +329,14 @@ impl TestApp {
         (address, shutdown)
     }
 }
+
+/// The completions a fake upstream was asked for, in order: what it
+/// received less the model listing compactd reads first (SPEC §3, *Any
+/// context size*).
+pub async fn completions(upstream: &wiremock::MockServer) -> Vec<wiremock::Request> {
+    let received = upstream.received_requests().await.unwrap_or_default();
+    received
+        .into_iter()
+        .filter(|request| request.method == wiremock::http::Method::POST)
+        .collect()
+}

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::helpers::spawn_app_with_upstream;
+use crate::helpers::{completions, spawn_app_with_upstream};
 use crate::llm_client::openai_answer;
 
 const FORGERIES: [&str; 7] = [
@@ -78,7 +78,7 @@ async fn forged_fences_and_role_markers_cannot_change_the_prompt() {
     app.report("/summarize", json!({"conversation_id": "c", "messages": tool_forgery}))
         .await;
 
-    for request in upstream.received_requests().await.unwrap() {
+    for request in completions(&upstream).await {
         let body: Value = request.body_json().unwrap();
         let messages = body["messages"].as_array().unwrap();
         assert_eq!(messages.len(), 2, "instructions live only in the system prompt");

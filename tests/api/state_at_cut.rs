@@ -11,7 +11,7 @@ use compactd::policy::keep::STATE_HEADING;
 use compactd::policy::keep::narrative::KEPT_HEADING;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, spawn, spawn_app, upstream_settings};
+use crate::helpers::{TestApp, completions, spawn, spawn_app, upstream_settings};
 use crate::llm_client::upstream_writing;
 use crate::shapes::{call, result, section};
 
@@ -303,7 +303,7 @@ async fn the_prompt_asks_for_the_state_at_the_cut_and_the_guard_does_not_repeat_
 
     let answer = summarize(&app, "c", &json!(release_run())).await;
 
-    let requests = upstream.received_requests().await.unwrap();
+    let requests = completions(&upstream).await;
     let body: Value = serde_json::from_slice(&requests[0].body).unwrap();
     let system = body["messages"][0]["content"].as_str().unwrap();
     assert!(

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::helpers::{TestApp, spawn_app, spawn_app_with_upstream};
+use crate::helpers::{TestApp, completions, spawn_app, spawn_app_with_upstream};
 use crate::llm_client::openai_answer;
 
 async fn upstream_answering(texts: &[&str]) -> MockServer {
@@ -64,7 +64,7 @@ async fn the_second_summary_carries_the_first_as_its_anchor() {
         first_summary.starts_with("Deployed build 4711 to staging."),
         "{first_summary}"
     );
-    let requests = upstream.received_requests().await.unwrap();
+    let requests = completions(&upstream).await;
     let anchor_prompt = sent_prompt(&requests[1]);
     assert!(anchor_prompt.contains("PRIOR SUMMARY\n<anchor-"), "{anchor_prompt}");
     let narrative = narrative_of(first_summary);
@@ -322,7 +322,7 @@ async fn keep_recent_tokens_keeps_the_newest_messages_and_their_tool_pairs() {
 
     let kept_from = answer["compaction"]["kept_from"].as_u64().unwrap();
     assert_eq!(kept_from, 2, "the cut starts at the user message before the tool pair");
-    let prompt = sent_prompt(&upstream.received_requests().await.unwrap()[0]);
+    let prompt = sent_prompt(&completions(&upstream).await[0]);
     assert!(!prompt.contains("check the build"), "kept messages are not summarized");
 }
 
