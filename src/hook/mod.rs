@@ -30,8 +30,8 @@ pub use client::CallError;
 use client::Client;
 use transcript::{Compacted, Transcript};
 
-use crate::policy::keep::HarnessPatterns;
 use crate::policy::keep::invented::{Given, invented_in};
+use crate::policy::keep::{HarnessPatterns, KeepKind};
 use crate::replay::{claude_code, codex};
 
 /// Which harness calls the hook (`compactd hook claude-code`).
@@ -70,6 +70,8 @@ struct HookInput {
     hook_event_name: String,
     /// `SessionStart`: `startup`, `resume`, `clear` or `compact`.
     source: Option<String>,
+    /// The folder the agent works in.
+    cwd: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -117,16 +119,7 @@ pub async fn run(harness: Harness, options: &HookOptions, stdin: &str) -> Result
         return Ok(None);
     }
     let missing = hook.left_out(&compaction.summary).await?;
-    // What the summary names that the conversation never did (SPEC §4, *Guard*).
-    let mut texts = transcript.texts_before_last_compaction();
-    // The harness names its own transcript file ("read the full transcript at …").
-    texts.extend(input.transcript_path.as_ref().map(|path| path.display().to_string()));
-    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let unverified: Vec<String> = invented_in(&compaction.summary, Given { texts: &texts })
-        .into_iter()
-        .map(|(_, identifier)| identifier)
-        .take(UNVERIFIED_SHOWN)
-        .collect();
+    let unverified = made_up(&compaction.summary, &transcript, &input, options.max_tokens);
     let given = given_back(&missing, &unverified);
     Ok((!given.is_empty()).then(|| {
         json!({
@@ -139,8 +132,41 @@ pub async fn run(harness: Harness, options: &HookOptions, stdin: &str) -> Result
     }))
 }
 
-/// How many of the names a summary made up are listed.
+/// How many of the names a summary made up are listed, and the share of
+/// the hook's budget they may take beside the items given back.
 const UNVERIFIED_SHOWN: usize = 20;
+const UNVERIFIED_SHARE: u64 = 10;
+
+/// What the harness's `summary` names that the conversation never did
+/// (SPEC §4, *Guard*): not in the transcript before the compaction, not the
+/// transcript's own path (the harness points the agent at it), and no file
+/// that exists on this machine (the harness's system prompt and memory
+/// files are not in the transcript, the project is).
+fn made_up(summary: &str, transcript: &Transcript, input: &HookInput, max_tokens: u64) -> Vec<String> {
+    let mut texts = transcript.texts_before_last_compaction();
+    texts.extend(input.transcript_path.iter().map(|path| path.display().to_string()));
+    texts.extend(input.cwd.iter().map(|cwd| cwd.display().to_string()));
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let exists = |name: &str| {
+        let path = std::path::Path::new(name);
+        match &input.cwd {
+            Some(cwd) if path.is_relative() => cwd.join(path).exists(),
+            _ => path.is_absolute() && path.exists(),
+        }
+    };
+    let room = (max_tokens / UNVERIFIED_SHARE).max(1);
+    let mut spent = 0;
+    invented_in(summary, Given { texts: &texts })
+        .into_iter()
+        .filter(|(kind, name)| !(matches!(kind, KeepKind::Path) && exists(name)))
+        .map(|(_, name)| name)
+        .take(UNVERIFIED_SHOWN)
+        .take_while(|name| {
+            spent += crate::llm::tokens::count(name) + 1;
+            spent <= room
+        })
+        .collect()
+}
 
 /// What the agent is told: the items its summary left out, and the names it
 /// holds that appear nowhere in the conversation; "" when there are neither.

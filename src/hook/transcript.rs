@@ -84,9 +84,10 @@ impl Transcript {
         turns
     }
 
-    /// Everything the transcript holds before its last compaction (every
-    /// message, harness text, call and result, earlier summaries too): what
-    /// the harness's summary was written from.
+    /// The messages the transcript holds before its last compaction (harness
+    /// text, calls and results, earlier summaries too) as a summarizer saw
+    /// them: most of what the harness's summary was written from (its system
+    /// prompt and memory files are not in the file).
     pub(crate) fn texts_before_last_compaction(&self) -> Vec<String> {
         let end = self
             .parsed
@@ -95,11 +96,7 @@ impl Transcript {
             .map_or(0, |boundary| boundary.next_message);
         self.parsed.messages[..end.min(self.parsed.messages.len())]
             .iter()
-            .map(|message| {
-                let mut text = message.text_for_counting();
-                text.extend(message.tool_call_id.iter().map(|id| format!(" {id}")));
-                text
-            })
+            .flat_map(Message::texts_seen)
             .collect()
     }
 

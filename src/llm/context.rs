@@ -5,7 +5,7 @@
 //! tokenizer compares with ours.
 
 use std::sync::LazyLock;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use regex::Regex;
 
@@ -96,6 +96,7 @@ pub struct ContextWindow {
     ratio: AtomicU64,
     /// Set once the upstream's model listing has answered.
     pub(crate) listing: tokio::sync::OnceCell<()>,
+    listing_failures: AtomicU32,
 }
 
 impl ContextWindow {
@@ -117,6 +118,7 @@ impl ContextWindow {
             learned: AtomicU64::new(0),
             ratio: AtomicU64::new(ratio),
             listing: tokio::sync::OnceCell::new(),
+            listing_failures: AtomicU32::new(0),
         }
     }
 
@@ -161,6 +163,15 @@ impl ContextWindow {
             self.narrow_to(answered.max(1));
         }
         cut
+    }
+
+    /// How often the model listing could not be read.
+    pub(crate) fn listing_failures(&self) -> u32 {
+        self.listing_failures.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn listing_failed(&self) {
+        self.listing_failures.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Learns the window a model listing gave.

@@ -2,44 +2,50 @@
 //! (SPEC §3, *Any context size*): an OpenAI-compatible `GET …/models`
 //! answer names each model's context under a server's own field — vLLM's
 //! `max_model_len`, OpenRouter's, Together's and Fireworks' `context_length`,
-//! Groq's `context_window`, Mistral's `max_context_length`, LM Studio's
-//! `loaded_context_length`, llama.cpp's `meta.n_ctx` (or the size it was
-//! trained at, an upper bound). A listing that says nothing leaves the
-//! window to be learned from refusals.
+//! Groq's `context_window`, Mistral's `max_context_length`; llama.cpp's
+//! server gives only the size its model was trained at (`meta.n_ctx_train`),
+//! an upper bound a refusal narrows. A listing that says nothing (OpenAI's,
+//! Ollama's, llama-cpp-python's) leaves the window to be learned from
+//! refusals.
 
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::time::Instant;
 
-use super::UpstreamModel;
+use super::{LlmError, UpstreamModel};
 
 /// The most a listing may take of a summary's time: a few seconds, and
 /// never more than a quarter of what is left for the summary's calls.
 const ASKED_WITHIN: Duration = Duration::from_secs(5);
 const SHARE_OF_TIME_LEFT: u32 = 4;
+/// A listing that failed this often is not asked again: refusals teach.
+const TIMES_ASKED: u32 = 3;
 
 /// Asks the upstream's listing for the window, once per process, while the
 /// window is unknown; an upstream that could not answer is asked again at
-/// the next summary. Done by `until` at the latest.
+/// the next summary, three times in all. Done within a quarter of what is
+/// left before `until` however many summaries ask at once.
 pub(crate) async fn learn_window(model: &UpstreamModel, until: Instant) {
-    if model.context.tokens().is_some() {
+    let context = &model.context;
+    if context.tokens().is_some() || context.listing_failures() >= TIMES_ASKED {
         return;
     }
     let timeout = ASKED_WITHIN.min(until.saturating_duration_since(Instant::now()) / SHARE_OF_TIME_LEFT);
-    let asked = model
-        .context
-        .listing
-        .get_or_try_init(|| async {
-            let window = model.client.listed_window(&model.model, timeout).await?;
-            if let Some(window) = window {
-                tracing::info!(model = %model.model, window, "the upstream's model listing gives the summary model's window");
-                model.context.listed(window);
-            }
-            Ok::<(), super::LlmError>(())
-        })
-        .await;
+    let ask = context.listing.get_or_try_init(|| async {
+        let window = model.client.listed_window(&model.model, timeout).await?;
+        if let Some(window) = window {
+            tracing::info!(model = %model.model, window, "the upstream's model listing gives the summary model's window");
+            context.listed(window);
+        }
+        Ok::<(), LlmError>(())
+    });
+    // A summary waiting on another's listing waits no longer than its own.
+    let asked = tokio::time::timeout(timeout, ask)
+        .await
+        .unwrap_or(Err(LlmError::Deadline { attempts: 1 }));
     if let Err(error) = asked {
+        context.listing_failed();
         tracing::debug!(
             error = error.details(),
             "the upstream's model listing could not be read"
@@ -60,27 +66,34 @@ const SERVED: &[&[&str]] = &[
 ];
 
 /// A window outside these bounds is a listing's mistake, not a model.
-const PLAUSIBLE: std::ops::RangeInclusive<u64> = 512..=100_000_000;
+const PLAUSIBLE: std::ops::RangeInclusive<u64> = 1_024..=100_000_000;
 
-/// The window the listing `body` gives `model`, if it gives one. A listing
-/// of one model serves that one whatever it calls it (llama.cpp names it by
-/// its file); in a longer one only the entry of that id counts.
+/// The window the listing `body` gives `model`, if it gives one: the entry
+/// of that id, or llama.cpp's one model whatever it calls it (it is named
+/// by its file); a gateway's lone default model is not the one asked.
 pub(crate) fn listed_window(body: &Value, model: &str) -> Option<u64> {
     let entries = body
         .get("data")
         .or_else(|| body.get("models"))
         .unwrap_or(body)
         .as_array()?;
-    let entry = match entries.as_slice() {
-        [only] => only,
-        many => many
-            .iter()
-            .find(|entry| entry.get("id").and_then(Value::as_str) == Some(model))?,
+    let named = entries
+        .iter()
+        .find(|entry| entry.get("id").and_then(Value::as_str) == Some(model));
+    let entry = match (named, entries.as_slice()) {
+        (Some(entry), _) => entry,
+        (None, [only]) if is_llama_cpp(only) => only,
+        (None, _) => return None,
     };
     SERVED.iter().find_map(|path| {
         let value = path.iter().try_fold(entry, |at, key| at.get(key))?;
         value.as_u64().filter(|window| PLAUSIBLE.contains(window))
     })
+}
+
+/// llama.cpp's server lists the one model it serves with its metadata.
+fn is_llama_cpp(entry: &Value) -> bool {
+    entry.get("meta").is_some_and(Value::is_object) || entry.get("owned_by").and_then(Value::as_str) == Some("llamacpp")
 }
 
 #[cfg(test)]
@@ -117,6 +130,8 @@ mod tests {
              "meta": {"vocab_type": 2, "n_vocab": 49152, "n_ctx_train": 8192, "n_embd": 576}}
         ]});
         assert_eq!(listed_window(&body, "local"), Some(8_192));
+        let gateway = json!({"data": [{"id": "default-model", "owned_by": "proxy", "context_length": 4096}]});
+        assert_eq!(listed_window(&gateway, "gpt-4o-mini"), None, "another model's window");
         let served = json!({"data": [{"id": "m", "meta": {"n_ctx": 4096, "n_ctx_train": 131072}}]});
         assert_eq!(
             listed_window(&served, "local"),
@@ -126,14 +141,14 @@ mod tests {
     }
 
     #[test]
-    fn groq_s_mistral_s_and_lm_studio_s_fields_are_read_too() {
+    fn groq_s_and_mistral_s_fields_are_read_too_and_a_length_loaded_before_the_most_it_takes() {
         let groq = json!({"data": [{"id": "llama-3.1-8b-instant", "context_window": 131072}]});
         assert_eq!(listed_window(&groq, "llama-3.1-8b-instant"), Some(131_072));
         let mistral = json!({"data": [{"id": "mistral-small-latest", "max_context_length": 32768}]});
         assert_eq!(listed_window(&mistral, "mistral-small-latest"), Some(32_768));
-        let lm_studio =
+        let loaded =
             json!({"data": [{"id": "qwen2.5-7b", "max_context_length": 32768, "loaded_context_length": 8192}]});
-        assert_eq!(listed_window(&lm_studio, "qwen2.5-7b"), Some(8_192), "what is loaded");
+        assert_eq!(listed_window(&loaded, "qwen2.5-7b"), Some(8_192), "what is loaded");
     }
 
     #[test]
@@ -143,7 +158,7 @@ mod tests {
             {"id": "gpt-4o", "object": "model", "owned_by": "openai"}
         ]});
         assert_eq!(listed_window(&openai, "gpt-4o-mini"), None);
-        for absurd in [json!(0), json!(12), json!(-4096), json!("8192"), json!(1e12)] {
+        for absurd in [json!(0), json!(512), json!(-4096), json!("8192"), json!(1e12)] {
             let body = json!({"data": [{"id": "m", "context_length": absurd}]});
             assert_eq!(listed_window(&body, "m"), None, "{body}");
         }

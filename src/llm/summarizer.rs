@@ -264,13 +264,7 @@ async fn mark_off_thread(
     messages: &[Message],
     keep: &KeepSet,
 ) -> (String, BTreeMap<KeepKind, u64>) {
-    let mut given: Vec<String> = messages.iter().map(Message::text_for_counting).collect();
-    // The prompt shows each call's id beside its result.
-    let call_ids = messages.iter().flat_map(|message| {
-        let calls = message.tool_calls.iter().map(|call| call.id.clone());
-        message.tool_call_id.iter().cloned().chain(calls)
-    });
-    given.extend(call_ids);
+    let mut given: Vec<String> = messages.iter().flat_map(Message::texts_seen).collect();
     given.extend(anchor.map(str::to_owned));
     given.extend(keep.items().iter().map(|item| item.text.clone()));
     let unmarked = narrative.clone();

@@ -34,6 +34,26 @@ pub struct ToolCall {
     pub arguments: String,
 }
 
+impl ToolCall {
+    /// The strings the arguments hold, decoded (`C:\\a` in JSON is `C:\a`):
+    /// what a model that read them may write.
+    fn decoded_strings(&self) -> Vec<String> {
+        fn leaves(value: &serde_json::Value, into: &mut Vec<String>) {
+            match value {
+                serde_json::Value::String(text) => into.push(text.clone()),
+                serde_json::Value::Array(items) => items.iter().for_each(|item| leaves(item, into)),
+                serde_json::Value::Object(fields) => fields.values().for_each(|field| leaves(field, into)),
+                _ => {}
+            }
+        }
+        let mut strings = Vec::new();
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(&self.arguments) {
+            leaves(&value, &mut strings);
+        }
+        strings
+    }
+}
+
 /// One message of a transcript.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
@@ -59,6 +79,19 @@ impl Message {
     }
 
     /// Everything in it that a tokenizer should count.
+    /// Everything a summarizer given this message saw of it: its text, its
+    /// calls' names, arguments (as written and decoded) and ids, the id of
+    /// the call it answers (SPEC §4, *Guard*: what is not invented).
+    pub(crate) fn texts_seen(&self) -> Vec<String> {
+        let mut texts = vec![self.text_for_counting()];
+        texts.extend(self.tool_call_id.iter().cloned());
+        for call in &self.tool_calls {
+            texts.push(call.id.clone());
+            texts.extend(call.decoded_strings());
+        }
+        texts
+    }
+
     pub(crate) fn text_for_counting(&self) -> String {
         let mut text = self.content.clone();
         for call in &self.tool_calls {
@@ -213,6 +246,28 @@ pub(crate) mod fixtures {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_s_arguments_are_seen_decoded_and_its_id_beside_them() {
+        let mut call = Message::new(Role::Assistant, "Reading it.");
+        call.tool_calls.push(ToolCall {
+            id: "toolu_01A".into(),
+            name: "Read".into(),
+            arguments: r#"{"file_path":"C:\\Users\\ada\\app\\main.ex","lines":[{"note":"a \"quoted\" word"}]}"#.into(),
+        });
+        let mut result = Message::new(Role::Tool, "defmodule App do");
+        result.tool_call_id = Some("toolu_01A".into());
+
+        let seen = [call.texts_seen(), result.texts_seen()].concat();
+
+        for expected in [r"C:\Users\ada\app\main.ex", "a \"quoted\" word", "toolu_01A", "Read"] {
+            assert!(
+                seen.iter().any(|text| text.contains(expected)),
+                "{expected} in {seen:?}"
+            );
+        }
+        assert_eq!(seen.iter().filter(|text| text.as_str() == "toolu_01A").count(), 2);
+    }
 
     fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
         ToolCall {

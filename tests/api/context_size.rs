@@ -322,7 +322,8 @@ async fn chunks_that_cannot_all_be_folded_within_the_deadline_give_the_extractiv
     assert_eq!(answer["compaction"]["upstream_calls"], calls, "the calls it made count");
 }
 
-/// Lists one model served at `window` tokens, as vLLM does.
+/// Lists the summary model served at `window` tokens beside another, as
+/// vLLM does.
 async fn listing(server: &MockServer, window: u64) {
     Mock::given(wiremock::matchers::method("GET"))
         .and(wiremock::matchers::path("/v1/models"))
@@ -391,4 +392,60 @@ async fn a_window_set_by_the_operator_is_not_asked_for() {
         requests.iter().any(|r| prompt_tokens(r) > 2_000),
         "planned for the 8,000 set"
     );
+}
+
+/// The paths of the listings a fake upstream was asked for.
+async fn listings_asked(server: &MockServer) -> usize {
+    let received = server.received_requests().await.unwrap();
+    received
+        .iter()
+        .filter(|request| request.method == wiremock::http::Method::GET)
+        .count()
+}
+
+#[tokio::test]
+async fn a_listing_that_fails_is_asked_again_three_times_in_all_and_never_stops_a_summary() {
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::method("GET"))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&server)
+        .await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(ThroughLastStep)
+        .mount(&server)
+        .await;
+    let app = app_with_window(&server, None).await;
+    let short = [json!({"role": "user", "content": "step-000: set the retry cap"})];
+
+    for id in ["l1", "l2", "l3", "l4", "l5"] {
+        let answer = summarize(&app, id, &short).await;
+        assert_eq!(answer["compaction"]["summarizer"], "llm", "{answer}");
+    }
+
+    assert_eq!(listings_asked(&server).await, 3);
+}
+
+#[tokio::test]
+async fn a_listing_that_never_answers_takes_a_quarter_of_the_time_left_at_most() {
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(60)))
+        .mount(&server)
+        .await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(ThroughLastStep)
+        .mount(&server)
+        .await;
+    let settings = upstream_settings(&server.uri(), Duration::from_secs(4));
+    let app = spawn(settings).await;
+    let short = [json!({"role": "user", "content": "step-000: set the retry cap"})];
+
+    let (first, second) = tokio::join!(summarize(&app, "slow-1", &short), summarize(&app, "slow-2", &short));
+
+    for answer in [first, second] {
+        assert_eq!(
+            answer["compaction"]["summarizer"], "llm",
+            "written within its deadline: {answer}"
+        );
+    }
 }

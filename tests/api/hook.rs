@@ -292,12 +292,16 @@ async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
     assert_eq!(before.code, Some(0), "{}", before.stderr);
 
     // The summary keeps what was said, and names a file and a ticket nobody did.
-    // Claude Code's own footer names the transcript file: that is no invention.
+    // Claude Code's own footer names the transcript file, and its system prompt
+    // holds the project's memory file: neither is an invention.
+    let project = path.with_extension("project");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(project.join("CLAUDE.md"), "Run cargo test before committing.").unwrap();
     cc.compact(
         "auto",
         148_000,
         &format!(
-            "Fixed the tokenizer bug in src/parser/lexer.rs (PROJ-4711) and src/parser/tokens.rs; PROJ-4712 is next. Rule: Don't touch Cargo.lock. See https://ci.example.com/runs/88231. Read the full transcript at: {}",
+            "Fixed the tokenizer bug in src/parser/lexer.rs (PROJ-4711) and src/parser/tokens.rs; PROJ-4712 is next. Rule: Don't touch Cargo.lock, as CLAUDE.md says. See https://ci.example.com/runs/88231. Read the full transcript at: {}",
             path.display()
         ),
     );
@@ -305,7 +309,12 @@ async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
     let after = hook(
         "claude-code",
         &app.address,
-        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
+        &claude_input(
+            session,
+            &path,
+            "SessionStart",
+            json!({"source": "compact", "cwd": project}),
+        ),
     )
     .await;
 
@@ -315,13 +324,10 @@ async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
     assert_eq!(
         given.lines().find(|line| line.starts_with("- Unverified: ")),
         Some("- Unverified: src/parser/tokens.rs; PROJ-4712"),
-        "what the conversation never named is flagged, the transcript's own path is not: {given}"
-    );
-    assert!(
-        !given.contains("PROJ-4711;") && !given.contains("Unverified: src/parser/lexer.rs"),
-        "what the conversation named is not: {given}"
+        "what the conversation never named is flagged; the transcript's own path and a file the project has are not: {given}"
     );
     std::fs::remove_file(&path).ok();
+    std::fs::remove_dir_all(&project).ok();
 }
 
 #[tokio::test]

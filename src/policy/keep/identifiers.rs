@@ -15,10 +15,10 @@ pub(crate) const MAX_CHARS: usize = 300;
 static URL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"(?i)\b(?:https?|ftp|wss?|ssh|git|file)://[^\s<>"'`\]\[{}|\\^]+"#).expect("a valid pattern")
 });
-/// `/abs/path`, `~/x`, `./x`, `../x`, `rel/a/b`, `C:\x\y`.
+/// `/abs/path`, `~/x`, `./x`, `../x`, `rel/a/b`, `C:\x\y`, `C:\x/y`, `C:/x`.
 static PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?:~|\.{1,2})?/[\w.@+\-]+(?:/[\w.@+\-]+)*/?|\b[\w@+\-][\w.@+\-]*(?:/[\w.@+\-]+)+/?|\b[A-Za-z]:\\[\w.\-\\]+",
+        r"(?:~|\.{1,2})?/[\w.@+\-]+(?:/[\w.@+\-]+)*/?|\b[\w@+\-][\w.@+\-]*(?:/[\w.@+\-]+)+/?|\b[A-Za-z]:[\\/][\w.@+\-\\/]+",
     )
     .expect("a valid pattern")
 });
@@ -54,7 +54,7 @@ static JOINED_ID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b[A-Za-z][A-Za-z0-9]*(?:[_\-][A-Za-z0-9]+)+\b").expect("a valid pattern"));
 
 /// Folders that start relative paths people name (`src/policy`, `tests/api`).
-const COMMON_FOLDERS: &[&str] = &[
+pub(super) const COMMON_FOLDERS: &[&str] = &[
     "src",
     "lib",
     "test",
@@ -344,7 +344,8 @@ mod tests {
     #[test]
     fn paths_in_every_shape_are_found() {
         let text = "Edit /srv/app/releases/v2, ~/notes.md, ./deploy/prod.yaml, ../x/y and src/policy/mod.rs; \
-                    see tests/api/ and parser.py, Cargo.toml, Dockerfile, .env and C:\\Users\\me\\a.txt.";
+                    see tests/api/ and parser.py, Cargo.toml, Dockerfile, .env and C:\\Users\\me\\a.txt, \
+                    D:\\work/app/main.ex and C:/tools/run.bat.";
         assert_eq!(
             of(text, KeepKind::Path),
             [
@@ -358,7 +359,9 @@ mod tests {
                 "Cargo.toml",
                 "Dockerfile",
                 ".env",
-                "C:\\Users\\me\\a.txt"
+                "C:\\Users\\me\\a.txt",
+                "D:\\work/app/main.ex",
+                "C:/tools/run.bat"
             ]
         );
     }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::KeepKind;
-use super::identifiers::identifiers;
+use super::identifiers::{COMMON_FOLDERS, identifiers};
 
 /// Follows each invented identifier in the text.
 pub const UNVERIFIED: &str = "[unverified]";
@@ -23,13 +23,25 @@ impl Given<'_> {
         self.texts.iter().any(|text| text.contains(needle))
     }
 
+    /// Whether `word` stands as a word of its own in what was given
+    /// (`Ash`, not the `Ash` in `Hash`).
+    fn holds_word(&self, word: &str) -> bool {
+        self.texts.iter().any(|text| {
+            text.match_indices(word).any(|(start, _)| {
+                let end = start + word.len();
+                !text[..start].chars().next_back().is_some_and(char::is_alphanumeric)
+                    && !text[end..].chars().next().is_some_and(char::is_alphanumeric)
+            })
+        })
+    }
+
     /// Whether `identifier` of `kind` appears in what was given: a quantity
     /// by its figure (`1,836 ms` is given by `1836ms`), the rest as written.
     fn names(&self, kind: KeepKind, identifier: &str) -> bool {
         if kind == KeepKind::Path && is_word_list(identifier) {
             // `Elixir/Phoenix/Ash` is prose naming things one by one: given
             // where each of them is.
-            return identifier.split('/').all(|word| self.holds(word));
+            return identifier.split('/').all(|word| self.holds_word(word));
         }
         if kind != KeepKind::Quantity {
             return self.holds(identifier);
@@ -58,9 +70,12 @@ pub fn invented_in(text: &str, given: Given<'_>) -> Vec<(KeepKind, String)> {
 }
 
 /// Words joined by slashes rather than a path: no folder mark at either
-/// end, no file extension, each part a word.
+/// end, no file extension, each part a word, not under a folder projects
+/// keep code in (`app/Models/Invoice` is a path).
 fn is_word_list(identifier: &str) -> bool {
+    let first = identifier.split('/').next().unwrap_or_default();
     !identifier.starts_with(['/', '~', '.'])
+        && !COMMON_FOLDERS.contains(&first.to_ascii_lowercase().as_str())
         && !identifier.ends_with('/')
         && identifier
             .split('/')
@@ -129,6 +144,18 @@ mod tests {
         assert_eq!(
             invented_in("An Elixir/Phoenix/Ash/Ecto app.", Given { texts: &given }),
             [(KeepKind::Path, "Elixir/Phoenix/Ash/Ecto".to_owned())]
+        );
+        let hashed = ["We use Phoenix with AshPostgres and Bandit in Elixir."];
+        assert_eq!(
+            invented_in("An Elixir/Phoenix/Ash/Bandit app.", Given { texts: &hashed }).len(),
+            1,
+            "Ash is not named by AshPostgres"
+        );
+        let named = ["The Invoice model sits beside the Models of app."];
+        assert_eq!(
+            invented_in("Edited app/Models/Invoice.", Given { texts: &named }),
+            [(KeepKind::Path, "app/Models/Invoice".to_owned())],
+            "a folder under app/ is a path, not a list of words"
         );
     }
 
