@@ -34,6 +34,8 @@ def turn(n):
     if n % 1000 == 0:
         words.insert(5, "billing")
     user = f"step {n}: look at src/store/turns_{n % 50}.rs and fix the failing test"
+    if n % 1000 == 0:
+        user += f" (PROJ-{n}), then rotate the key in infra/vault/prod.hcl"
     if n % 2500 == 0:
         user += " 請不要刪除生產環境的資料庫"
     return {"conversation_id": "long", "user": user, "assistant": " ".join(words)}
@@ -52,6 +54,10 @@ QUERIES = {
     "a common word (every turn)": "transaction",
     "a phrase": '"database table"',
     "a path": "src/store/turns_7.rs",
+    "a file name (200 turns)": "turns_7.rs",
+    "a file name (10 turns)": "prod.hcl",
+    "a folder (10 turns)": "vault",
+    "an id (1 turn)": "PROJ-4000",
     "no spaces (CJK)": "生產環境",
     "a miss": "kubernetes",
 }

@@ -16,7 +16,7 @@ use crate::policy::keep::{Parts, summary_max_tokens};
 use crate::store::handoffs::{self, NotRolled};
 use crate::store::prepared::{self, Closing};
 use crate::store::turns::{self, Said};
-use crate::store::{conversations, ledger};
+use crate::store::{StoreError, conversations, ledger};
 
 use super::prepare::count_wasted;
 
@@ -37,7 +37,8 @@ pub(crate) enum HandoffCommand {
     RollOver {
         tenant: TenantId,
         id: ConversationId,
-        successor: ConversationId,
+        /// `None`: the successor a handoff already made, else a new one.
+        successor: Option<ConversationId>,
         at: DateTime<Utc>,
         given: Handoff,
     },
@@ -56,7 +57,7 @@ pub(crate) enum HandedOff {
 pub(crate) struct Rendered {
     tenant: TenantId,
     id: ConversationId,
-    successor: ConversationId,
+    successor: Option<ConversationId>,
     at: DateTime<Utc>,
     handoff: Handoff,
 }
@@ -144,6 +145,24 @@ impl Ready for HandoffReady {
                 let mut tx = conn.begin().await?;
                 let Some(stored) = conversations::lock(&mut tx, &tenant, &id).await? else {
                     return Err(Refusal::no_conversation(&id));
+                };
+                // A second handoff answers the first: the lineage does not fork
+                // unless the caller names another successor.
+                if let Some(existing) = stored.successor_id.as_deref()
+                    && successor.as_ref().is_none_or(|asked| asked.as_str() == existing)
+                    && let Some(text) = handoffs::recorded(&mut tx, &tenant, &id, existing)
+                        .await?
+                        .and_then(|recorded| recorded.text)
+                {
+                    let successor = ConversationId::parse("successor_id", existing.to_owned())
+                        .map_err(|err| StoreError::Corrupt(format!("a stored successor id: {err}")))?;
+                    tx.commit().await?;
+                    return Ok(HandedOff::RolledOver { text, successor });
+                }
+                let successor = match successor {
+                    Some(successor) => successor,
+                    None => ConversationId::parse("successor_id", uuid::Uuid::new_v4().to_string())
+                        .map_err(|err| StoreError::Corrupt(format!("a new successor id: {err}")))?,
                 };
                 // The keep set, with every turn stored since the last boundary
                 // read, is what the summary section carries and the successor inherits.

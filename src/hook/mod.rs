@@ -120,7 +120,7 @@ pub async fn run(harness: Harness, options: &HookOptions, stdin: &str) -> Result
     }
     let missing = hook.left_out(&compaction.summary).await?;
     let unverified = made_up(&compaction.summary, &transcript, &input, options.max_tokens);
-    let given = given_back(&missing, &unverified);
+    let given = given_back(&input.session_id, &missing, &unverified);
     Ok((!given.is_empty()).then(|| {
         json!({
             "hookSpecificOutput": {
@@ -170,7 +170,7 @@ fn made_up(summary: &str, transcript: &Transcript, input: &HookInput, max_tokens
 
 /// What the agent is told: the items its summary left out, and the names it
 /// holds that appear nowhere in the conversation; "" when there are neither.
-fn given_back(missing: &str, unverified: &[String]) -> String {
+fn given_back(conversation: &str, missing: &str, unverified: &[String]) -> String {
     let mut parts: Vec<String> = Vec::new();
     if !missing.trim().is_empty() {
         parts.push(format!(
@@ -187,6 +187,10 @@ fn given_back(missing: &str, unverified: &[String]) -> String {
     if parts.is_empty() {
         return String::new();
     }
+    // The way back to what no summary holds: the id compactd keeps it under.
+    parts.push(format!(
+        "compactd keeps this conversation as {conversation:?}: its search_history and get_keep_set tools with that conversation_id read what was said before the compaction and every item kept."
+    ));
     format!("<compactd-kept>\n{}\n</compactd-kept>", parts.join("\n\n"))
 }
 

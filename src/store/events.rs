@@ -57,3 +57,26 @@ pub(crate) async fn list(
         })
         .collect()
 }
+
+/// The context use the agent reported after the conversation's last
+/// successful compaction (or ever, before its first), if it reported any.
+pub(crate) async fn used_reported_since_compaction(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+) -> StoreResult<Option<u64>> {
+    let used: Option<i64> = sqlx::query_scalar(
+        "SELECT (payload->>'used')::bigint FROM events
+          WHERE tenant = $1 AND conversation_id = $2 AND kind = 'usage'
+            AND seq > coalesce((SELECT max(seq) FROM events
+                                 WHERE tenant = $1 AND conversation_id = $2 AND kind = 'compaction'
+                                   AND (payload->>'success')::boolean), 0)
+          ORDER BY seq DESC LIMIT 1",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .fetch_optional(conn)
+    .await?
+    .flatten();
+    Ok(used.and_then(|used| u64::try_from(used).ok()).filter(|used| *used > 0))
+}

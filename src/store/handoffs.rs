@@ -131,3 +131,31 @@ pub(crate) async fn roll_over(
     tx.commit().await?;
     Ok(Ok(predecessor))
 }
+
+/// What the handoff from a conversation to its successor recorded.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Recorded {
+    pub text: Option<String>,
+    pub bookmark: Option<String>,
+}
+
+/// The handoff from `id` to `successor`, if one was made.
+pub(crate) async fn recorded(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    successor: &str,
+) -> StoreResult<Option<Recorded>> {
+    let row: Option<(Option<String>, Option<String>)> = sqlx::query_as(
+        "SELECT payload->>'text', payload->>'bookmark' FROM events
+          WHERE tenant = $1 AND conversation_id = $2 AND kind = 'handoff'
+            AND payload->>'role' = 'predecessor' AND payload->>'successor_id' = $3
+          ORDER BY seq DESC LIMIT 1",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(successor)
+    .fetch_optional(conn)
+    .await?;
+    Ok(row.map(|(text, bookmark)| Recorded { text, bookmark }))
+}

@@ -85,6 +85,52 @@ async fn the_successor_is_created_with_its_lineage() {
 }
 
 #[tokio::test]
+async fn a_second_handoff_answers_the_first_successor_and_forks_only_when_told() {
+    let app = spawn_app().await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "old", "user": "hi", "assistant": "hello"}),
+    )
+    .await;
+
+    let first = app.report("/handoff", json!({"conversation_id": "old"})).await;
+    app.report("/turn-ended", json!({"conversation_id": "old", "user": "still here?"}))
+        .await;
+    let again = app.report("/handoff", json!({"conversation_id": "old"})).await;
+    let same = app
+        .report(
+            "/handoff",
+            json!({"conversation_id": "old", "successor_id": first["successor_id"]}),
+        )
+        .await;
+
+    assert_eq!(
+        again, first,
+        "the same successor and the same text: the lineage does not fork"
+    );
+    assert_eq!(same, first);
+    let successor = first["successor_id"].as_str().unwrap();
+    assert_eq!(app.state("old").await["successor_id"], successor);
+    let handoffs = app
+        .events("old")
+        .await
+        .into_iter()
+        .filter(|e| e["kind"] == "handoff")
+        .count();
+    assert_eq!(handoffs, 1, "recorded once");
+
+    let fork = app
+        .report(
+            "/handoff",
+            json!({"conversation_id": "old", "successor_id": "on-purpose"}),
+        )
+        .await;
+    assert_eq!(fork["successor_id"], "on-purpose", "a successor named is made");
+    assert_eq!(app.state("on-purpose").await["predecessor_id"], "old");
+    assert!(fork["text"].as_str().unwrap().contains("still here?"), "{fork}");
+}
+
+#[tokio::test]
 async fn a_hundred_thousand_character_cjk_request_is_cut_with_the_exact_marker() {
     let app = spawn_app().await;
     let long = "長".repeat(100_000);

@@ -198,6 +198,10 @@ async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropp
     assert!(given.contains("https://ci.example.com/runs/88231"), "{given}");
     assert!(given.contains("PROJ-4711"), "{given}");
     assert!(
+        given.contains(&format!("compactd keeps this conversation as \"{session}\"")),
+        "the id to read the rest with: {given}"
+    );
+    assert!(
         !given.contains("- Paths: src/parser/lexer.rs"),
         "the summary held the path: {given}"
     );

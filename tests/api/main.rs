@@ -44,6 +44,7 @@ mod real_model;
 mod replay;
 mod replicas;
 mod schemathesis;
+mod search;
 mod shapes;
 mod state_at_cut;
 mod summarize;

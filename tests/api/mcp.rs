@@ -94,6 +94,14 @@ async fn the_mcp_python_sdk_lists_and_calls_every_tool_with_the_tenants_keys() {
         [json!(2), json!(1)],
         "read back from the bookmark"
     );
+    assert_eq!(
+        calls["search_from_quoted"]["body"]["turns"], calls["search_from"]["body"]["turns"],
+        "the bookmark as the handoff quotes it works too: {}",
+        calls["search_from_quoted"]
+    );
+    assert_eq!(calls["bad_from"]["error"], true);
+    assert_eq!(calls["bad_from"]["body"]["status"], 422);
+    assert_eq!(calls["bad_from"]["body"]["field"], "from");
     assert_eq!(calls["context"]["error"], false);
     assert_eq!(
         calls["context"]["body"]["recent"].as_array().unwrap().len(),

@@ -388,3 +388,48 @@ async fn a_conversation_being_compacted_refuses_a_second_compaction() {
     assert_eq!(status, 409, "{problem}");
     assert_eq!(problem["type"], "/problems/conflict");
 }
+
+#[tokio::test]
+async fn sent_no_messages_a_compaction_starts_from_the_context_the_agent_last_reported() {
+    let app = spawn_app().await;
+    let turn = |n: u32| json!({"conversation_id": "r", "user": format!("step {n}: keep going"), "assistant": "done"});
+    let before = |answer: &Value| answer["compaction"]["tokens_before"].as_u64().unwrap();
+    app.report("/turn-ended", turn(1)).await;
+    app.report(
+        "/usage",
+        json!({"conversation_id": "r", "used": 161_000, "size": 200_000}),
+    )
+    .await;
+
+    let first = app.report("/summarize", json!({"conversation_id": "r"})).await;
+    app.report("/turn-ended", turn(2)).await;
+    app.report("/usage", json!({"conversation_id": "r", "used": 3_000}))
+        .await;
+    let second = app.report("/summarize", json!({"conversation_id": "r"})).await;
+    app.report("/turn-ended", turn(3)).await;
+    let third = app.report("/summarize", json!({"conversation_id": "r"})).await;
+    app.report("/usage", json!({"conversation_id": "r", "used": 5})).await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "r", "user": "step 4 ".repeat(400)}),
+    )
+    .await;
+    let fourth = app.report("/summarize", json!({"conversation_id": "r"})).await;
+
+    assert_eq!(
+        before(&first),
+        161_000,
+        "the context the agent had, not the 20 tokens of its one stored turn"
+    );
+    assert_eq!(before(&second), 3_000, "the report since the first compaction");
+    assert!(
+        before(&third) < 3_000,
+        "no report since the second: counted from what is stored, never the stale one ({})",
+        before(&third)
+    );
+    assert!(
+        before(&fourth) > 1_000,
+        "a report the turns stored since outgrew is not the context ({})",
+        before(&fourth)
+    );
+}

@@ -36,6 +36,9 @@ async def as_the_owner(session):
     calls = {
         "search_words": ("search_history", {"conversation_id": CONVERSATION, "q": "Fridays"}),
         "search_from": ("search_history", {"conversation_id": CONVERSATION, "from": 2, "limit": 5}),
+        # As a handoff quotes the bookmark: `from: "2"`.
+        "search_from_quoted": ("search_history", {"conversation_id": CONVERSATION, "from": "2", "limit": 5}),
+        "bad_from": ("search_history", {"conversation_id": CONVERSATION, "from": "yesterday"}),
         "context": ("get_context", {"conversation_id": CONVERSATION, "recent": 4}),
         "keep": ("get_keep_set", {"conversation_id": CONVERSATION, "kind": "prohibition"}),
         "compactions": ("get_compactions", {"conversation_id": CONVERSATION}),

@@ -714,7 +714,10 @@ export interface components {
             plan?: string | null;
             /** @description Where `search_history` reads back from; absent: the last stored turn's id. */
             bookmark?: string | null;
-            /** @description The new conversation's id; absent: a new UUID. */
+            /**
+             * @description The new conversation's id; absent: a new UUID, or the successor a
+             *     handoff already made (a second call answers the first's text).
+             */
             successor_id?: string | null;
             /** @description The user chose to carry on: record it and render nothing. */
             declined?: boolean | null;
@@ -1256,6 +1259,8 @@ export interface components {
              * @description Its id: the bookmark to read back from.
              */
             id: number;
+            /** @description The conversation it was said in: this one, or a predecessor's. */
+            conversation_id: string;
             /** Format: date-time */
             at: string;
             /** Format: int64 */
@@ -1276,13 +1281,20 @@ export interface components {
         };
         TurnsPage: {
             conversation_id: string;
-            /** @description Newest first when reading back; best first when searching. */
+            /**
+             * @description Newest first when reading back; best first when searching. Past
+             *     its first turn, a rolled-over conversation's predecessors follow,
+             *     newest first, from the turn each handoff named.
+             */
             turns: components["schemas"]["TurnView"][];
             /**
              * Format: int64
-             * @description Pass as `from` to read further back; null when there is no more.
+             * @description Pass as `from`, with `next_conversation_id` as the conversation, to
+             *     read further back; null when there is no more.
              */
             next_from?: number | null;
+            /** @description The conversation the next page reads (this one or a predecessor). */
+            next_conversation_id?: string | null;
         };
         /** @description A usage report: what the last model call used. */
         UsageRequest: {
@@ -1909,7 +1921,11 @@ export interface operations {
     list_turns: {
         parameters: {
             query?: {
-                /** @description A turn id (a bookmark): read back from it, it included. Absent: from the newest. */
+                /**
+                 * @description A turn id (a bookmark): read back from it, it included. Absent: from
+                 *     the newest. One past this conversation's newest turn is its
+                 *     predecessor's (the bookmark a handoff quotes).
+                 */
                 from?: number;
                 /** @description Search the turns' text (words, "quoted phrases", -excluded); best matches first. */
                 q?: string;

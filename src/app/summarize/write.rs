@@ -21,7 +21,7 @@ use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::{Message, Role};
 use crate::policy::{CompactionTrigger, cut};
 use crate::store::compactions::Attempt;
-use crate::store::{StoreError, StoredConversation, prepared, turns};
+use crate::store::{StoreError, StoredConversation, events, prepared, turns};
 
 pub(super) async fn write(
     services: &Services,
@@ -30,7 +30,7 @@ pub(super) async fn write(
     started: Instant,
 ) -> Outcome<Drafted> {
     let sent_messages = request.messages.is_some();
-    let (gathered, allowed, stored_keep, unread, offered) = {
+    let (gathered, allowed, stored_keep, unread, offered, reported) = {
         let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
         let gathered = transcript::gather(&mut conn, &request.tenant, &request.id, &stored, request.messages).await?;
         let allowed = services.budget.allows(&mut conn, &request.tenant).await?;
@@ -41,7 +41,14 @@ pub(super) async fn write(
         // item counts twice; read never, it would be lost.
         let unread = turns::since(&mut conn, &request.tenant, &request.id, stored_keep.turns_read).await?;
         let offered = prepared::ready(&mut conn, &request.tenant, &request.id).await?;
-        (gathered, allowed, stored_keep, unread, offered)
+        // Sent nothing, the agent's own report of its context since the last
+        // compaction is what this one shrinks (the stored turns are only what
+        // compactd was told of it), unless turns stored since outgrew it.
+        let reported = match (sent_messages, request.tokens_before) {
+            (false, None) => events::used_reported_since_compaction(&mut conn, &request.tenant, &request.id).await?,
+            _ => None,
+        };
+        (gathered, allowed, stored_keep, unread, offered, reported)
     };
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
     let trigger = request.trigger.unwrap_or_else(|| pending_trigger(&stored));
@@ -89,9 +96,10 @@ pub(super) async fn write(
     );
     observations.extend(sent);
     let taken = TakenIn::of(stored_keep, &observations);
+    let counted_before = counted.prior + counted.per_message.iter().sum::<u64>();
     let tokens_before = request
         .tokens_before
-        .unwrap_or_else(|| counted.prior + counted.per_message.iter().sum::<u64>());
+        .unwrap_or_else(|| reported.map_or(counted_before, |used| used.max(counted_before)));
     let rules = Rules {
         keep: &taken.set,
         max_tokens: summary_max_tokens(services.summaries.max_tokens, stored.state.size),

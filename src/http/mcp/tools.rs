@@ -25,12 +25,33 @@ type Answer = Result<String, String>;
 pub(crate) struct SearchHistory {
     /// The conversation (its id; for a rolled-over conversation, its predecessor's).
     pub conversation_id: String,
-    /// A turn id (the handoff's bookmark): read back from it, it included.
-    pub from: Option<u64>,
+    /// A turn id (the handoff's bookmark, 42 or "42"): read back from it, it included.
+    pub from: Option<Bookmark>,
     /// Words to search the turns for ("quoted phrases", -excluded); best matches first.
     pub q: Option<String>,
     /// At most this many turns (1–200, default 20).
     pub limit: Option<u32>,
+}
+
+/// A turn id as a number or as the text a handoff quotes it in.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub(crate) enum Bookmark {
+    Number(u64),
+    Text(String),
+}
+
+impl Bookmark {
+    fn turn_id(self) -> Result<u64, InvalidValue> {
+        match self {
+            Self::Number(id) => Ok(id),
+            Self::Text(text) => text
+                .trim()
+                .trim_matches('"')
+                .parse()
+                .map_err(|_| InvalidValue::new("from", "must be a turn id: a whole number, as 42 or \"42\"")),
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -81,8 +102,13 @@ impl Tools {
         Extension(parts): Extension<Parts>,
         Parameters(args): Parameters<SearchHistory>,
     ) -> Answer {
+        let from = args
+            .from
+            .map(Bookmark::turn_id)
+            .transpose()
+            .map_err(|err| refusal(&ApiError::from(err)))?;
         let query = turns::TurnsQuery {
-            from: args.from,
+            from,
             q: args.q,
             limit: args.limit,
         };

@@ -8,6 +8,7 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::app::history::Said;
 use crate::domain::InvalidValue;
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
@@ -123,6 +124,7 @@ pub(crate) async fn context(
         }
     }
     let critical: Vec<i64> = stored.critical.iter().map(|c| c.turn_id).collect();
+    let conversation = stored.conversation_id.to_string();
     Ok(Json(Context {
         conversation_id: stored.conversation_id.to_string(),
         critical: stored
@@ -135,7 +137,16 @@ pub(crate) async fn context(
             })
             .collect(),
         memory: stored.memory,
-        recent: newest.into_iter().map(|turn| TurnView::new(turn, &critical)).collect(),
+        recent: newest
+            .into_iter()
+            .map(|turn| {
+                TurnView::new(Said {
+                    conversation: conversation.clone(),
+                    critical: critical.contains(&turn.seq),
+                    turn,
+                })
+            })
+            .collect(),
         messages,
     }))
 }

@@ -40,7 +40,8 @@ pub(crate) struct HandoffRequest {
     pub plan: Option<String>,
     /// Where `search_history` reads back from; absent: the last stored turn's id.
     pub bookmark: Option<String>,
-    /// The new conversation's id; absent: a new UUID.
+    /// The new conversation's id; absent: a new UUID, or the successor a
+    /// handoff already made (a second call answers the first's text).
     #[schema(min_length = 1, max_length = 200, pattern = r"^[^\x00-\x1F\x7F-\x9F]{1,200}$")]
     pub successor_id: Option<String>,
     /// The user chose to carry on: record it and render nothing.
@@ -78,11 +79,11 @@ pub(crate) fn parse(tenant: TenantId, request: HandoffRequest) -> Result<Handoff
             at: at.get(),
         });
     }
-    let successor = match request.successor_id {
-        Some(raw) => ConversationId::parse("successor_id", raw)?,
-        None => ConversationId::parse("successor_id", uuid::Uuid::new_v4().to_string())?,
-    };
-    if successor == id {
+    let successor = request
+        .successor_id
+        .map(|raw| ConversationId::parse("successor_id", raw))
+        .transpose()?;
+    if successor.as_ref() == Some(&id) {
         return Err(ApiError::Conflict(
             "a conversation cannot continue itself: pick another successor_id".to_owned(),
         ));

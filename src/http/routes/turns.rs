@@ -9,12 +9,12 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::app::history::{self, Said};
 use crate::domain::{Count, InvalidValue};
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::store::conversations;
-use crate::store::turns::{self, Turn};
 
 /// The most turns one page holds.
 pub(crate) const MAX_TURNS: u32 = 200;
@@ -29,7 +29,9 @@ pub(crate) fn router() -> Router<AppState> {
 #[serde(deny_unknown_fields)]
 #[into_params(parameter_in = Query)]
 pub(crate) struct TurnsQuery {
-    /// A turn id (a bookmark): read back from it, it included. Absent: from the newest.
+    /// A turn id (a bookmark): read back from it, it included. Absent: from
+    /// the newest. One past this conversation's newest turn is its
+    /// predecessor's (the bookmark a handoff quotes).
     pub from: Option<u64>,
     /// Search the turns' text (words, "quoted phrases", -excluded); best matches first.
     #[param(max_length = 500, pattern = r"^[^\x00]*$")]
@@ -43,6 +45,8 @@ pub(crate) struct TurnsQuery {
 pub(crate) struct TurnView {
     /// Its id: the bookmark to read back from.
     pub id: i64,
+    /// The conversation it was said in: this one, or a predecessor's.
+    pub conversation_id: String,
     pub at: DateTime<Utc>,
     pub user_messages: u64,
     pub user: Option<String>,
@@ -60,19 +64,30 @@ pub(crate) struct TurnView {
 #[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct TurnsPage {
     pub conversation_id: String,
-    /// Newest first when reading back; best first when searching.
+    /// Newest first when reading back; best first when searching. Past
+    /// its first turn, a rolled-over conversation's predecessors follow,
+    /// newest first, from the turn each handoff named.
     pub turns: Vec<TurnView>,
-    /// Pass as `from` to read further back; null when there is no more.
+    /// Pass as `from`, with `next_conversation_id` as the conversation, to
+    /// read further back; null when there is no more.
     pub next_from: Option<i64>,
+    /// The conversation the next page reads (this one or a predecessor).
+    pub next_conversation_id: Option<String>,
 }
 
 impl TurnView {
-    pub(super) fn new(turn: Turn, critical: &[i64]) -> Self {
+    pub(super) fn new(said: Said) -> Self {
+        let Said {
+            conversation,
+            turn,
+            critical,
+        } = said;
         Self {
             id: turn.seq,
+            conversation_id: conversation,
             at: turn.at,
             user_messages: turn.user_messages,
-            critical: critical.contains(&turn.seq),
+            critical,
             user: turn.user,
             assistant: turn.assistant,
             score: turn.score,
@@ -122,24 +137,15 @@ pub(crate) async fn list_turns(
     let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
         return Err(ApiError::no_conversation(&id));
     };
-    let critical: Vec<i64> = stored.critical.iter().map(|c| c.turn_id).collect();
-    let (found, next_from) = match &search {
-        Some(q) => (
-            turns::search(&mut conn, &caller.tenant, &id, q, from, limit.into()).await?,
-            None,
-        ),
-        None => {
-            let page = turns::back_from(&mut conn, &caller.tenant, &id, from, limit.into()).await?;
-            let next = page
-                .last()
-                .map(|turn| turn.seq - 1)
-                .filter(|next| *next > 0 && page.len() == limit as usize);
-            (page, next)
-        }
+    let page = match &search {
+        Some(q) => history::search(&mut conn, &caller.tenant, id.clone(), stored, q, from, limit.into()).await?,
+        None => history::back_from(&mut conn, &caller.tenant, id.clone(), stored, from, limit.into()).await?,
     };
+    let (next_conversation_id, next_from) = page.next.unzip();
     Ok(Json(TurnsPage {
         conversation_id: id.to_string(),
-        turns: found.into_iter().map(|turn| TurnView::new(turn, &critical)).collect(),
+        turns: page.turns.into_iter().map(TurnView::new).collect(),
         next_from,
+        next_conversation_id,
     }))
 }

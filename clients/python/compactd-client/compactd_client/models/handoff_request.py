@@ -25,7 +25,8 @@ class HandoffRequest:
         reply (None | str | Unset): The agent's last reply; absent: the last one stored.
         plan (None | str | Unset): The plan the agent was working through.
         bookmark (None | str | Unset): Where `search_history` reads back from; absent: the last stored turn's id.
-        successor_id (None | str | Unset): The new conversation's id; absent: a new UUID.
+        successor_id (None | str | Unset): The new conversation's id; absent: a new UUID, or the successor a
+            handoff already made (a second call answers the first's text).
         declined (bool | None | Unset): The user chose to carry on: record it and render nothing.
         at (datetime.datetime | None | Unset):
     """

@@ -17,6 +17,7 @@ class TurnView:
     """
     Attributes:
         id (int): Its id: the bookmark to read back from.
+        conversation_id (str): The conversation it was said in: this one, or a predecessor's.
         at (datetime.datetime):
         user_messages (int):
         critical (bool): An audit scored it 5: it is served word for word by /context.
@@ -28,6 +29,7 @@ class TurnView:
     """
 
     id: int
+    conversation_id: str
     at: datetime.datetime
     user_messages: int
     critical: bool
@@ -40,6 +42,8 @@ class TurnView:
 
     def to_dict(self) -> dict[str, Any]:
         id = self.id
+
+        conversation_id = self.conversation_id
 
         at = self.at.isoformat()
 
@@ -78,6 +82,7 @@ class TurnView:
         field_dict.update(
             {
                 "id": id,
+                "conversation_id": conversation_id,
                 "at": at,
                 "user_messages": user_messages,
                 "critical": critical,
@@ -99,6 +104,8 @@ class TurnView:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
         id = d.pop("id")
+
+        conversation_id = d.pop("conversation_id")
 
         at = datetime.datetime.fromisoformat(d.pop("at"))
 
@@ -146,6 +153,7 @@ class TurnView:
 
         turn_view = cls(
             id=id,
+            conversation_id=conversation_id,
             at=at,
             user_messages=user_messages,
             critical=critical,

@@ -20,13 +20,18 @@ class TurnsPage:
     """
     Attributes:
         conversation_id (str):
-        turns (list[TurnView]): Newest first when reading back; best first when searching.
-        next_from (int | None | Unset): Pass as `from` to read further back; null when there is no more.
+        turns (list[TurnView]): Newest first when reading back; best first when searching. Past
+            its first turn, a rolled-over conversation's predecessors follow,
+            newest first, from the turn each handoff named.
+        next_from (int | None | Unset): Pass as `from`, with `next_conversation_id` as the conversation, to
+            read further back; null when there is no more.
+        next_conversation_id (None | str | Unset): The conversation the next page reads (this one or a predecessor).
     """
 
     conversation_id: str
     turns: list[TurnView]
     next_from: int | None | Unset = UNSET
+    next_conversation_id: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -43,6 +48,12 @@ class TurnsPage:
         else:
             next_from = self.next_from
 
+        next_conversation_id: None | str | Unset
+        if isinstance(self.next_conversation_id, Unset):
+            next_conversation_id = UNSET
+        else:
+            next_conversation_id = self.next_conversation_id
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -53,6 +64,8 @@ class TurnsPage:
         )
         if next_from is not UNSET:
             field_dict["next_from"] = next_from
+        if next_conversation_id is not UNSET:
+            field_dict["next_conversation_id"] = next_conversation_id
 
         return field_dict
 
@@ -79,10 +92,20 @@ class TurnsPage:
 
         next_from = _parse_next_from(d.pop("next_from", UNSET))
 
+        def _parse_next_conversation_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        next_conversation_id = _parse_next_conversation_id(d.pop("next_conversation_id", UNSET))
+
         turns_page = cls(
             conversation_id=conversation_id,
             turns=turns,
             next_from=next_from,
+            next_conversation_id=next_conversation_id,
         )
 
         turns_page.additional_properties = d

@@ -1,0 +1,197 @@
+//! Searching stored turns the way agents search (issue 22): by the parts of
+//! the paths, file names and ids they hold, not only by whole words.
+
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, spawn_app};
+
+async fn found(app: &TestApp, id: &str, q: &str) -> Vec<i64> {
+    let query: String = form_urlencoded::byte_serialize(q.as_bytes()).collect();
+    let (status, page) = app.get_json(&format!("/conversations/{id}/turns?q={query}")).await;
+    assert_eq!(status, 200, "{page}");
+    ids(&page)
+}
+
+fn ids(page: &Value) -> Vec<i64> {
+    page["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|turn| turn["id"].as_i64().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn parts_of_paths_file_names_and_ids_are_found() {
+    let app = spawn_app().await;
+    for (user, assistant) in [
+        (
+            "Fix the retry in src/billing/retry.rs (PROJ-410)",
+            "Edited src/billing/retry.rs.",
+        ),
+        ("Rotate the key in vault/prod.hcl", "Updated vault/prod.hcl."),
+        ("Check C:\\Users\\ada\\app\\deploy.ps1", "It runs."),
+        ("Unrelated: water the plants", "Done."),
+    ] {
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "paths", "user": user, "assistant": assistant}),
+        )
+        .await;
+    }
+
+    for (q, expected) in [
+        ("billing", vec![1]),
+        ("retry.rs", vec![1]),
+        ("retry", vec![1]),
+        ("src/billing/retry.rs", vec![1]),
+        ("PROJ-410", vec![1]),
+        ("vault", vec![2]),
+        ("prod.hcl", vec![2]),
+        ("deploy.ps1", vec![3]),
+        ("ada", vec![3]),
+        ("plants", vec![4]),
+        ("kubernetes", vec![]),
+    ] {
+        assert_eq!(found(&app, "paths", q).await, expected, "q={q}");
+    }
+}
+
+/// `count` distinct dotted paths of 4-byte letters: the largest vector a
+/// turn's text can make per character.
+fn distinct_paths(count: u32) -> String {
+    let letter = |n: u32| char::from_u32(0x1D4D0 + n % 26).unwrap();
+    (0..count)
+        .map(|n| format!("{}{n}.{}{n}/{}{n}", letter(n), letter(n + 7), letter(n + 13)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[tokio::test]
+async fn a_huge_turn_of_distinct_paths_is_stored_and_its_conversation_stays_searchable() {
+    let app = spawn_app().await;
+    let huge = format!("opening-marker {} closing-marker", distinct_paths(16_000));
+    assert!(huge.chars().count() > 200_000, "{}", huge.chars().count());
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "huge", "user": "Deploy src/billing/retry.rs", "assistant": "Deployed."}),
+    )
+    .await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "huge", "user": "paste", "assistant": huge}),
+    )
+    .await;
+
+    assert_eq!(found(&app, "huge", "billing").await, [1]);
+    assert_eq!(found(&app, "huge", "opening-marker").await, [2]);
+    assert_eq!(
+        found(&app, "huge", "closing-marker").await,
+        [2],
+        "past the vector, by substring"
+    );
+}
+
+/// `(conversation, id)` of each turn of a page.
+fn said(page: &Value) -> Vec<(String, i64)> {
+    page["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|turn| {
+            (
+                turn["conversation_id"].as_str().unwrap().to_owned(),
+                turn["id"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn at(conversation: &str, ids: &[i64]) -> Vec<(String, i64)> {
+    ids.iter().map(|id| (conversation.to_owned(), *id)).collect()
+}
+
+/// `old` of three turns, rolled over into `new`, which has one.
+async fn rolled_over(app: &TestApp) -> Value {
+    for n in 1..=3 {
+        let user = format!("old step {n}: edit src/billing/retry.rs");
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "old", "user": user, "assistant": "done"}),
+        )
+        .await;
+    }
+    let handoff = app
+        .report("/handoff", json!({"conversation_id": "old", "successor_id": "new"}))
+        .await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "new", "user": "new step 1", "assistant": "ok"}),
+    )
+    .await;
+    handoff
+}
+
+#[tokio::test]
+async fn a_rolled_over_agent_reads_its_predecessor_with_its_own_id_and_the_bookmark_its_handoff_quoted() {
+    let app = spawn_app().await;
+    let handoff = rolled_over(&app).await;
+    assert!(
+        handoff["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("call search_history with from: \"3\".\n</handoff>"),
+        "{handoff}"
+    );
+
+    let (status, page) = app.get_json("/conversations/new/turns?from=3").await;
+
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(
+        said(&page),
+        at("old", &[3, 2, 1]),
+        "the bookmark is the predecessor's: {page}"
+    );
+    assert!(page["next_from"].is_null() && page["next_conversation_id"].is_null());
+}
+
+#[tokio::test]
+async fn reading_back_goes_on_into_the_predecessor_page_by_page() {
+    let app = spawn_app().await;
+    rolled_over(&app).await;
+
+    let (_, first) = app.get_json("/conversations/new/turns?limit=2").await;
+    let next = format!(
+        "/conversations/{}/turns?limit=2&from={}",
+        first["next_conversation_id"].as_str().unwrap(),
+        first["next_from"]
+    );
+    let (_, second) = app.get_json(&next).await;
+
+    assert_eq!(said(&first), [at("new", &[1]), at("old", &[3])].concat());
+    assert_eq!(
+        (first["next_conversation_id"].as_str(), first["next_from"].as_i64()),
+        (Some("old"), Some(2))
+    );
+    assert_eq!(said(&second), at("old", &[2, 1]));
+    assert!(second["next_from"].is_null(), "{second}");
+}
+
+#[tokio::test]
+async fn a_search_from_the_successor_finds_what_was_said_before_the_rollover() {
+    let app = spawn_app().await;
+    rolled_over(&app).await;
+
+    let (_, found) = app.get_json("/conversations/new/turns?q=retry.rs&limit=5").await;
+    let (_, own) = app.get_json("/conversations/new/turns?q=step").await;
+
+    let mut hits = said(&found);
+    hits.sort();
+    assert_eq!(hits, at("old", &[1, 2, 3]), "each hit names its conversation: {found}");
+    assert_eq!(
+        said(&own)[0],
+        ("new".to_owned(), 1),
+        "the conversation's own first: {own}"
+    );
+    assert_eq!(said(&own).len(), 4);
+}
