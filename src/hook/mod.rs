@@ -132,6 +132,19 @@ pub async fn run(harness: Harness, options: &HookOptions, stdin: &str) -> Result
     }))
 }
 
+/// The context window of a Claude model as Claude Code names it: 200,000
+/// tokens, or a million for the `[1m]` variants.
+fn claude_window(model: &str) -> Option<u64> {
+    let model = model.to_ascii_lowercase();
+    if !model.starts_with("claude") {
+        None
+    } else if model.contains("[1m]") {
+        Some(1_000_000)
+    } else {
+        Some(200_000)
+    }
+}
+
 /// How many of the names a summary made up are listed, and the share of
 /// the hook's budget they may take beside the items given back.
 const UNVERIFIED_SHOWN: usize = 20;
@@ -263,7 +276,16 @@ impl Hook<'_> {
             body["at"] = json!(at);
         }
         let once = self.once(&format!("{mark}:compaction"));
-        self.client.post("/summarize", &body, Some(&once)).await?;
+        let answer = self.client.post("/summarize", &body, Some(&once)).await?;
+        // The context the agent goes on with: what the harness says it is,
+        // else the summary as compactd counts it.
+        let after = boundary
+            .post_tokens
+            .or_else(|| answer["compaction"]["tokens_after"].as_u64());
+        if let Some(used) = after {
+            self.usage(used, boundary.at.as_deref(), Some(&format!("{mark}:usage-after")))
+                .await?;
+        }
         Ok(())
     }
 
@@ -277,7 +299,11 @@ impl Hook<'_> {
 
     async fn usage(&self, used: u64, at: Option<&str>, once: Option<&str>) -> Result<(), HookError> {
         let mut body = json!({"conversation_id": self.id, "used": used});
-        if let Some(size) = self.options.window {
+        let window = self
+            .options
+            .window
+            .or_else(|| self.transcript.model().and_then(claude_window));
+        if let Some(size) = window {
             body["size"] = json!(size);
         }
         if let Some(at) = at {

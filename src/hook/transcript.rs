@@ -100,6 +100,11 @@ impl Transcript {
             .collect()
     }
 
+    /// The model its last call was made to, where the file says.
+    pub(crate) fn model(&self) -> Option<&str> {
+        self.parsed.model.as_deref()
+    }
+
     /// The last compaction the file records, if any.
     pub(crate) fn last_compaction(&self) -> Option<Compacted> {
         let boundaries = &self.parsed.boundaries;

@@ -61,6 +61,9 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
         if let Some(used) = context_used(&message["usage"]) {
             parsed.last_used = Some(used);
         }
+        if let Some(model) = message["model"].as_str().filter(|model| model.starts_with("claude")) {
+            parsed.model = Some(model.to_owned());
+        }
         match record["type"].as_str() {
             Some("system") if record["subtype"] == "compact_boundary" => {
                 let metadata = &record["compactMetadata"];
@@ -68,6 +71,7 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
                     next_message: parsed.messages.len(),
                     trigger: metadata["trigger"].as_str().map(str::to_owned),
                     pre_tokens: metadata["preTokens"].as_u64(),
+                    post_tokens: metadata["postTokens"].as_u64(),
                     at: stamp.clone(),
                     uuid: record["uuid"].as_str().map(str::to_owned),
                 });

@@ -19,6 +19,8 @@ pub(crate) struct Parsed {
     pub boundaries: Vec<Boundary>,
     /// The context's size at the last model call the file records.
     pub last_used: Option<u64>,
+    /// The model the last call the file records was made to.
+    pub model: Option<String>,
 }
 
 /// Where a harness compacted (Claude Code's `compact_boundary` record).
@@ -28,8 +30,10 @@ pub(crate) struct Boundary {
     pub next_message: usize,
     /// `manual` or `auto`, as the harness says.
     pub trigger: Option<String>,
-    /// The context's size before it.
+    /// The context's size before it…
     pub pre_tokens: Option<u64>,
+    /// …and after, where the harness says (Claude Code's `postTokens`).
+    pub post_tokens: Option<u64>,
     pub at: Option<String>,
     pub uuid: Option<String>,
 }

@@ -96,9 +96,14 @@ impl ClaudeCode {
     }
 
     fn compact(&mut self, trigger: &str, pre_tokens: u64, summary: &str) {
+        self.compact_with(json!({"trigger": trigger, "preTokens": pre_tokens}), summary);
+    }
+
+    /// A compaction whose metadata the harness wrote as `metadata`.
+    fn compact_with(&mut self, metadata: Value, summary: &str) {
         self.record(
             json!({"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted",
-            "isMeta": false, "level": "info", "compactMetadata": {"trigger": trigger, "preTokens": pre_tokens}}),
+            "isMeta": false, "level": "info", "compactMetadata": metadata}),
         );
         self.record(json!({"type": "user", "isCompactSummary": true, "isVisibleInTranscriptOnly": true,
             "message": {"role": "user", "content": format!(
@@ -221,6 +226,11 @@ async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropp
         "both turns before the boundary are stored: {state}"
     );
     assert_eq!(state["compactions"], 1);
+    assert_eq!(
+        state["used"], compaction["tokens_after"],
+        "after the compaction the context is the summary, not the 148,000 before: {state}"
+    );
+    assert_eq!(state["size"], 200_000, "claude-opus-4-6's window: {state}");
     let (_, keep) = app
         .get_json(&format!("/conversations/{}/keep?kind=file_changed", encode(session)))
         .await;
@@ -301,9 +311,8 @@ async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
     let project = path.with_extension("project");
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(project.join("CLAUDE.md"), "Run cargo test before committing.").unwrap();
-    cc.compact(
-        "auto",
-        148_000,
+    cc.compact_with(
+        json!({"trigger": "auto", "preTokens": 148_000, "postTokens": 31_200}),
         &format!(
             "Fixed the tokenizer bug in src/parser/lexer.rs (PROJ-4711) and src/parser/tokens.rs; PROJ-4712 is next. Rule: Don't touch Cargo.lock, as CLAUDE.md says. See https://ci.example.com/runs/88231. Read the full transcript at: {}",
             path.display()
@@ -329,6 +338,11 @@ async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
         given.lines().find(|line| line.starts_with("- Unverified: ")),
         Some("- Unverified: src/parser/tokens.rs; PROJ-4712"),
         "what the conversation never named is flagged; the transcript's own path and a file the project has are not: {given}"
+    );
+    assert_eq!(
+        app.state(session).await["used"],
+        31_200,
+        "the size after, as Claude Code recorded it"
     );
     std::fs::remove_file(&path).ok();
     std::fs::remove_dir_all(&project).ok();

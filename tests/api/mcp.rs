@@ -115,6 +115,12 @@ async fn the_mcp_python_sdk_lists_and_calls_every_tool_with_the_tenants_keys() {
     let compactions = calls["compactions"]["body"]["compactions"].as_array().unwrap();
     assert_eq!(compactions.len(), 1);
     assert_eq!(compactions[0]["harness"], "claude-code");
+    for (label, call) in calls.as_object().unwrap() {
+        assert_eq!(
+            call["structured"], call["body"],
+            "{label}: the answer as structured content too"
+        );
+    }
     // Refusals come back as tool errors holding the REST API's problem.
     assert_eq!(calls["bad_kind"]["error"], true);
     assert_eq!(calls["bad_kind"]["body"]["status"], 422);

@@ -195,3 +195,47 @@ async fn a_search_from_the_successor_finds_what_was_said_before_the_rollover() {
     );
     assert_eq!(said(&own).len(), 4);
 }
+
+#[tokio::test]
+async fn a_parked_item_from_a_tool_call_is_found_in_the_keep_set_by_part_of_its_text() {
+    let app = spawn_app().await;
+    app.report("/usage", json!({"conversation_id": "kept", "used": 9_000}))
+        .await;
+    let messages = json!([
+        {"role": "user", "content": "Fix the flaky retry test."},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "call_1", "name": "Edit", "arguments": "{\"file_path\":\"src/billing/retry_policy.rs\"}"}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "edited"},
+        {"role": "assistant", "content": "Fixed; see infra/vault/PROD.hcl for the key."}
+    ]);
+    app.report("/summarize", json!({"conversation_id": "kept", "messages": messages}))
+        .await;
+
+    let (status, found) = app.get_json("/conversations/kept/keep?q=RETRY_POLICY").await;
+    let (_, vault) = app.get_json("/conversations/kept/keep?q=prod.hcl").await;
+    let (_, none) = app.get_json("/conversations/kept/keep?q=kubernetes").await;
+    let (refused, problem) = app
+        .get_json(&format!("/conversations/kept/keep?q={}", "x".repeat(501)))
+        .await;
+
+    assert_eq!(status, 200, "{found}");
+    let texts = |page: &Value| -> Vec<String> {
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| item["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(texts(&found), ["src/billing/retry_policy.rs"], "{found}");
+    assert_eq!(found["total"], 1);
+    assert!(
+        texts(&vault)
+            .iter()
+            .all(|text| text.to_lowercase().contains("prod.hcl")),
+        "{vault}"
+    );
+    assert!(!texts(&vault).is_empty(), "{vault}");
+    assert!(texts(&none).is_empty());
+    assert_eq!(refused, 422, "{problem}");
+}

@@ -47,7 +47,11 @@ async def as_the_owner(session):
     }
     for label, (tool, arguments) in calls.items():
         result = await session.call_tool(tool, arguments)
-        seen["calls"][label] = {"error": bool(result.is_error), "body": json.loads(text_of(result))}
+        seen["calls"][label] = {
+            "error": bool(result.is_error),
+            "body": json.loads(text_of(result)),
+            "structured": result.structured_content,
+        }
     return seen
 
 

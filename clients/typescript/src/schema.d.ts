@@ -1729,6 +1729,11 @@ export interface operations {
                 kind?: "request" | "prohibition" | "path" | "url" | "id" | "command" | "quantity" | "file_changed";
                 /** @description At most this many (1–5,000, default 500), in the order a summary takes them. */
                 limit?: number;
+                /**
+                 * @description Only items whose text holds this, in any case (`retry.rs`, `billing`,
+                 *     `PROJ-410`): how a parked item is found again.
+                 */
+                q?: string;
             };
             header?: never;
             path: {

@@ -6,6 +6,7 @@ use axum::extract::State;
 use axum::http::request::Parts;
 use rmcp::handler::server::tool::Extension;
 use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
 
@@ -18,7 +19,9 @@ use crate::http::routes::{compactions, context, keep, turns};
 use crate::policy::keep::KeepKind;
 
 /// What the agent asks, or why not: a problem as the REST API writes it.
-type Answer = Result<String, String>;
+/// A tool's answer: the REST read's JSON as structured content (and as
+/// text, for clients that read only that), or its problem as an error.
+type Answer = Result<CallToolResult, CallToolResult>;
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -70,6 +73,8 @@ pub(crate) struct GetKeepSet {
     pub kind: Option<String>,
     /// At most this many items (1–5,000, default 500), in the order a summary takes them.
     pub limit: Option<u32>,
+    /// Only items whose text holds these characters, in any case (a file name, a folder, an id).
+    pub q: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -150,6 +155,7 @@ impl Tools {
         let query = keep::KeepQuery {
             kind,
             limit: args.limit,
+            q: args.q,
         };
         let (caller, id) = who(&parts, args.conversation_id)?;
         answer(keep::list_keep(State(self.app.clone()), caller, id, QueryParams(query)).await)
@@ -179,7 +185,7 @@ impl Tools {
 impl ServerHandler for Tools {}
 
 /// The caller the middleware let in, and the conversation id checked.
-fn who(parts: &Parts, conversation_id: String) -> Result<(Caller, ConversationPath), String> {
+fn who(parts: &Parts, conversation_id: String) -> Result<(Caller, ConversationPath), CallToolResult> {
     let caller = parts
         .extensions
         .get::<auth::Caller>()
@@ -191,17 +197,20 @@ fn who(parts: &Parts, conversation_id: String) -> Result<(Caller, ConversationPa
 
 fn answer<T: Serialize>(read: ApiResult<Json<T>>) -> Answer {
     match read {
-        Ok(Json(view)) => {
-            serde_json::to_string_pretty(&view).map_err(|err| refusal(&ApiError::Internal(err.to_string())))
-        }
+        Ok(Json(view)) => serde_json::to_value(&view)
+            .map(CallToolResult::structured)
+            .map_err(|err| refusal(&ApiError::Internal(err.to_string()))),
         Err(err) => Err(refusal(&err)),
     }
 }
 
 /// A refusal as the REST API would write it; what is internal is logged, not told.
-fn refusal(err: &ApiError) -> String {
+fn refusal(err: &ApiError) -> CallToolResult {
     if let ApiError::Internal(text) = err {
         tracing::error!(error = %text, "an MCP tool failed");
     }
-    serde_json::to_string(&err.problem()).unwrap_or_else(|_| err.to_string())
+    match serde_json::to_value(err.problem()) {
+        Ok(problem) => CallToolResult::structured_error(problem),
+        Err(_) => CallToolResult::error(vec![ContentBlock::text(err.to_string())]),
+    }
 }

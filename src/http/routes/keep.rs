@@ -35,6 +35,10 @@ pub(crate) struct KeepQuery {
     /// At most this many (1–5,000, default 500), in the order a summary takes them.
     #[param(minimum = 1, maximum = 5000)]
     pub limit: Option<u32>,
+    /// Only items whose text holds this, in any case (`retry.rs`, `billing`,
+    /// `PROJ-410`): how a parked item is found again.
+    #[param(max_length = 500, pattern = r"^[^\x00]*$")]
+    pub q: Option<String>,
 }
 
 /// Where an item was seen: a stored turn, or a message of a /summarize delta.
@@ -135,6 +139,19 @@ pub(crate) async fn list_keep(
         return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_ITEMS}")).into());
     }
     let kind = query.kind;
+    let needle = query.q.map(|q| q.trim().to_lowercase()).filter(|q| !q.is_empty());
+    if let Some(q) = &needle
+        && (q.chars().count() > super::turns::MAX_QUERY_CHARS || q.contains('\0'))
+    {
+        return Err(InvalidValue::new(
+            "q",
+            format!(
+                "must be at most {} characters, without NUL",
+                super::turns::MAX_QUERY_CHARS
+            ),
+        )
+        .into());
+    }
     let mut conn = app.services.pool.acquire().await?;
     let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
         return Err(ApiError::no_conversation(&id));
@@ -148,6 +165,11 @@ pub(crate) async fn list_keep(
         .map(|(_, item)| *item)
         .chain(unranked)
         .filter(|item| kind.is_none_or(|kind| item.kind == kind))
+        .filter(|item| {
+            needle
+                .as_ref()
+                .is_none_or(|q| item.text.to_lowercase().contains(q.as_str()))
+        })
         .collect();
     let total = ordered.len() as u64;
     Ok(Json(KeepSetView {

@@ -17,6 +17,7 @@ def _get_kwargs(
     *,
     kind: GetKeepSetKind | Unset = UNSET,
     limit: int | Unset = UNSET,
+    q: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -28,6 +29,8 @@ def _get_kwargs(
     params["kind"] = json_kind
 
     params["limit"] = limit
+
+    params["q"] = q
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -96,6 +99,7 @@ def sync_detailed(
     client: AuthenticatedClient,
     kind: GetKeepSetKind | Unset = UNSET,
     limit: int | Unset = UNSET,
+    q: str | Unset = UNSET,
 ) -> Response[KeepSetView | Problem]:
     """A conversation's keep set
 
@@ -108,6 +112,7 @@ def sync_detailed(
         kind (GetKeepSetKind | Unset): What a must-keep item is: the latest request, a
             prohibition, a path, URL, id, command or quantity, or a file the agent changed.
         limit (int | Unset):
+        q (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -121,6 +126,7 @@ def sync_detailed(
         id=id,
         kind=kind,
         limit=limit,
+        q=q,
     )
 
     response = client.get_httpx_client().request(
@@ -136,6 +142,7 @@ def sync(
     client: AuthenticatedClient,
     kind: GetKeepSetKind | Unset = UNSET,
     limit: int | Unset = UNSET,
+    q: str | Unset = UNSET,
 ) -> KeepSetView | Problem | None:
     """A conversation's keep set
 
@@ -148,6 +155,7 @@ def sync(
         kind (GetKeepSetKind | Unset): What a must-keep item is: the latest request, a
             prohibition, a path, URL, id, command or quantity, or a file the agent changed.
         limit (int | Unset):
+        q (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -162,6 +170,7 @@ def sync(
         client=client,
         kind=kind,
         limit=limit,
+        q=q,
     ).parsed
 
 
@@ -171,6 +180,7 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     kind: GetKeepSetKind | Unset = UNSET,
     limit: int | Unset = UNSET,
+    q: str | Unset = UNSET,
 ) -> Response[KeepSetView | Problem]:
     """A conversation's keep set
 
@@ -183,6 +193,7 @@ async def asyncio_detailed(
         kind (GetKeepSetKind | Unset): What a must-keep item is: the latest request, a
             prohibition, a path, URL, id, command or quantity, or a file the agent changed.
         limit (int | Unset):
+        q (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -196,6 +207,7 @@ async def asyncio_detailed(
         id=id,
         kind=kind,
         limit=limit,
+        q=q,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -209,6 +221,7 @@ async def asyncio(
     client: AuthenticatedClient,
     kind: GetKeepSetKind | Unset = UNSET,
     limit: int | Unset = UNSET,
+    q: str | Unset = UNSET,
 ) -> KeepSetView | Problem | None:
     """A conversation's keep set
 
@@ -221,6 +234,7 @@ async def asyncio(
         kind (GetKeepSetKind | Unset): What a must-keep item is: the latest request, a
             prohibition, a path, URL, id, command or quantity, or a file the agent changed.
         limit (int | Unset):
+        q (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -236,5 +250,6 @@ async def asyncio(
             client=client,
             kind=kind,
             limit=limit,
+            q=q,
         )
     ).parsed
