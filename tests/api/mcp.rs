@@ -60,6 +60,15 @@ async fn the_mcp_python_sdk_lists_and_calls_every_tool_with_the_tenants_keys() {
     }
     let summary = json!({"conversation_id": id, "summary": "Build 4711 is on staging.", "trigger": "harness", "harness": "claude-code"});
     post(&client, format!("{base}/summarize"), &alice_writes, summary).await;
+    let successor = "mcp-successor";
+    let handoff = json!({"conversation_id": id, "successor_id": successor});
+    let handed = post(&client, format!("{base}/handoff"), &alice_writes, handoff).await;
+    let text = handed["text"].as_str().unwrap();
+    let bookmark = text
+        .split("call search_history with from: \"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("the handoff names a bookmark");
 
     let run = tokio::process::Command::new(venv.join("bin/python"))
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/client.py"))
@@ -67,6 +76,8 @@ async fn the_mcp_python_sdk_lists_and_calls_every_tool_with_the_tenants_keys() {
         .env("KEY", &alice)
         .env("OTHER_KEY", &bob)
         .env("CONVERSATION", id)
+        .env("SUCCESSOR", successor)
+        .env("BOOKMARK", bookmark)
         .output()
         .await
         .expect("python runs");
@@ -102,6 +113,16 @@ async fn the_mcp_python_sdk_lists_and_calls_every_tool_with_the_tenants_keys() {
     assert_eq!(calls["bad_from"]["error"], true);
     assert_eq!(calls["bad_from"]["body"]["status"], 422);
     assert_eq!(calls["bad_from"]["body"]["field"], "from");
+    let before = calls["after_handoff"]["body"]["turns"].as_array().unwrap();
+    assert_eq!(
+        before
+            .iter()
+            .map(|t| (t["conversation_id"].clone(), t["id"].clone()))
+            .collect::<Vec<_>>(),
+        [(json!(id), json!(2)), (json!(id), json!(1))],
+        "the successor reads its predecessor from the bookmark its handoff quoted: {}",
+        calls["after_handoff"]
+    );
     assert_eq!(calls["context"]["error"], false);
     assert_eq!(
         calls["context"]["body"]["recent"].as_array().unwrap().len(),

@@ -2,8 +2,8 @@
 lists the tools, calls each, and tries without a key and with another
 tenant's. Prints one JSON object: what it saw. Run by tests/api/mcp.rs.
 
-    COMPACTD_MCP_URL=http://127.0.0.1:8080/mcp KEY=cpk_… OTHER_KEY=cpk_… \
-    CONVERSATION=… python client.py
+    COMPACTD_MCP_URL=http://127.0.0.1:8080/mcp KEY=… OTHER_KEY=… \
+    CONVERSATION=… SUCCESSOR=… BOOKMARK=… python client.py
 """
 
 import asyncio
@@ -15,6 +15,8 @@ from mcp.client.streamable_http import create_mcp_http_client, streamable_http_c
 
 URL = os.environ["COMPACTD_MCP_URL"]
 CONVERSATION = os.environ["CONVERSATION"]
+SUCCESSOR = os.environ["SUCCESSOR"]
+BOOKMARK = os.environ["BOOKMARK"]
 
 
 def text_of(result):
@@ -44,6 +46,9 @@ async def as_the_owner(session):
         "compactions": ("get_compactions", {"conversation_id": CONVERSATION}),
         "bad_kind": ("get_keep_set", {"conversation_id": CONVERSATION, "kind": "bogus"}),
         "unknown": ("get_context", {"conversation_id": "nobody-at-all"}),
+        # The conversation rolled over: the successor's agent does what its
+        # handoff's last line says, with its own conversation's id.
+        "after_handoff": ("search_history", {"conversation_id": SUCCESSOR, "from": BOOKMARK}),
     }
     for label, (tool, arguments) in calls.items():
         result = await session.call_tool(tool, arguments)

@@ -15,6 +15,11 @@
  * - The AI SDK is stateless: callers send their whole history every time. So
  *   the middleware remembers what it replaced, and replaces it again in every
  *   later prompt that starts with the same messages.
+ * - It keeps nothing it cannot read back: a middleware made for one request
+ *   (a Next.js route, a serverless function) reads, on its first call, the
+ *   conversation's newest successor, the decision compactd left pending, and
+ *   what its compactions and handoff replaced, from compactd itself. A fresh
+ *   instance per request compacts and rolls over as a long-lived one does.
  *
  * ```ts
  * import { wrapLanguageModel, generateText } from "ai";
@@ -129,6 +134,71 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
   let pending: "compact" | "rollover" | undefined;
   let replaced: Replaced | undefined;
   let lastUsed: number | undefined;
+  let synced = false;
+
+  async function stateOf(id: string): Promise<Schemas["ConversationState"] | undefined> {
+    const read = await compactd.GET("/conversations/{id}", { params: { path: { id } } });
+    if (read.response.status === 404) return undefined;
+    return answered(read);
+  }
+
+  /**
+   * What an earlier instance left, read back from compactd (once, before the
+   * first call): the newest conversation of the lineage, the decision still
+   * pending there, and what its handoff and compactions replaced.
+   */
+  async function sync(messages: PromptMessage[]): Promise<void> {
+    if (synced) return;
+    synced = true;
+    let state = await stateOf(conversation);
+    let predecessor: string | undefined;
+    for (let hops = 0; state?.successor_id && hops < 32; hops++) {
+      predecessor = conversation;
+      conversation = state.successor_id;
+      state = await stateOf(conversation);
+    }
+    if (!state) return;
+    if (predecessor !== undefined) options.onRollover?.(conversation);
+    const left = state.pending_decision?.decision;
+    pending = left === "compact" || left === "rollover" ? left : undefined;
+    lastUsed = state.used > 0 ? state.used : undefined;
+    let since = 0;
+    let front: PromptMessage[] = [];
+    if (predecessor !== undefined) {
+      // A second handoff answers the first's text; the successor began at
+      // the request its first stored turn holds.
+      const started = answered(await compactd.POST("/handoff", { body: { conversation_id: predecessor } }));
+      front = [userMessage(started.text ?? "")];
+      const first = answered(
+        await compactd.GET("/conversations/{id}/turns", { params: { path: { id: conversation }, query: { from: 1, limit: 1 } } }),
+      ).turns.find((turn) => turn.conversation_id === conversation && turn.id === 1);
+      let at = -1;
+      messages.forEach((message, index) => {
+        if (message.role === "user" && first?.user != null && textOf(message) === first.user) at = index;
+      });
+      since = at >= 0 ? at : Math.max(messages.length - 1, 0);
+      replaced = { count: since, fingerprint: JSON.stringify(messages.slice(0, since)), with: front, handoff: true };
+    }
+    const ledger = answered(
+      await compactd.GET("/conversations/{id}/compactions", { params: { path: { id: conversation }, query: { limit: 500 } } }),
+    );
+    // Oldest first: each took the messages after the one before, and kept its newest.
+    const mine = ledger.compactions.filter((row) => row.success && typeof row.kept_from === "number").reverse();
+    for (const row of mine) {
+      const delta = messages.slice(since);
+      const sent = delta.flatMap((message, at) => transcript(message).map(() => at));
+      const keptFrom = row.kept_from as number;
+      since += keptFrom < sent.length ? sent[keptFrom]! : delta.length;
+    }
+    if (mine.length > 0 && state.summary) {
+      replaced = {
+        count: since,
+        fingerprint: JSON.stringify(messages.slice(0, since)),
+        with: [...front, userMessage(SUMMARY_OPENING + state.summary.text)],
+        handoff: predecessor !== undefined,
+      };
+    }
+  }
 
   /** The caller's messages (system ones aside), with what was replaced standing in for it. */
   function applied(messages: PromptMessage[]): { shown: PromptMessage[]; since: number } {
@@ -183,6 +253,7 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
   async function transformPrompt(prompt: Prompt): Promise<Prompt> {
     const system = prompt.filter((message) => message.role === "system");
     const messages = prompt.filter((message) => message.role !== "system");
+    await sync(messages);
     const action = pending;
     pending = undefined;
     if (action === "compact") await compact(messages, applied(messages).since);

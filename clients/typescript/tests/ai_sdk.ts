@@ -5,7 +5,11 @@
  * `streamText`. Prints one JSON object: the prompts the model was given, and
  * the conversations. Run by tests/api/ai_sdk.rs.
  *
- *     COMPACTD_URL=http://127.0.0.1:8080 CONVERSATION=… node dist/tests/ai_sdk.js
+ * With PER_REQUEST=1 every call gets a middleware of its own, as a route
+ * that builds `wrapLanguageModel(...)` per request does, always with the
+ * first conversation's id: what it needs it reads back from compactd.
+ *
+ *     COMPACTD_URL=http://127.0.0.1:8080 CONVERSATION=… [PER_REQUEST=1] node dist/tests/ai_sdk.js
  */
 import { generateText, jsonSchema, type ModelMessage, simulateReadableStream, streamText, tool, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
@@ -27,6 +31,7 @@ const answers: [string, { name: string; input: object } | null, number][] = [
   ["Tagged v2.3.1 and updated docs/release.md.", null, 16_500],
   ["CI run 88231 passed.", null, 19_400],
   ["Done.", null, 4_000],
+  ["Changelog updated.", null, 4_500],
 ];
 let call = 0;
 const model = new MockLanguageModelV3({
@@ -53,16 +58,22 @@ const model = new MockLanguageModelV3({
 });
 
 const conversations = [process.env.CONVERSATION!];
-const wrapped = wrapLanguageModel({
-  model,
-  middleware: compactdMiddleware({
-    baseUrl: process.env.COMPACTD_URL!,
-    conversationId: process.env.CONVERSATION!,
-    window: 20_000,
-    keepRecentTokens: 60,
-    onRollover: (successor) => conversations.push(successor),
-  }),
-});
+function instance() {
+  return wrapLanguageModel({
+    model,
+    middleware: compactdMiddleware({
+      baseUrl: process.env.COMPACTD_URL!,
+      conversationId: process.env.CONVERSATION!,
+      window: 20_000,
+      keepRecentTokens: 60,
+      onRollover: (successor) => {
+        if (!conversations.includes(successor)) conversations.push(successor);
+      },
+    }),
+  });
+}
+const shared = instance();
+const wrapped = () => (process.env.PER_REQUEST === "1" ? instance() : shared);
 
 const system = "You are a release agent.";
 const history: ModelMessage[] = [];
@@ -80,18 +91,18 @@ const tools = {
 async function turn(request: string, stream = false): Promise<void> {
   history.push({ role: "user", content: request });
   if (stream) {
-    const result = streamText({ model: wrapped, system, messages: history });
+    const result = streamText({ model: wrapped(), system, messages: history });
     history.push({ role: "assistant", content: await result.text });
     return;
   }
-  const result = await generateText({ model: wrapped, system, messages: history });
+  const result = await generateText({ model: wrapped(), system, messages: history });
   history.push(...result.response.messages);
 }
 
 async function main(): Promise<void> {
   // Turn 1: the model calls a tool; the caller answers it and calls again.
   history.push({ role: "user", content: "Deploy build 4711 to staging. Never deploy on Fridays." });
-  const first = await generateText({ model: wrapped, system, messages: history, tools });
+  const first = await generateText({ model: wrapped(), system, messages: history, tools });
   history.push(...first.response.messages);
   const called = first.toolCalls[0]!;
   history.push({
@@ -105,11 +116,12 @@ async function main(): Promise<void> {
       },
     ],
   });
-  const second = await generateText({ model: wrapped, system, messages: history, tools });
+  const second = await generateText({ model: wrapped(), system, messages: history, tools });
   history.push(...second.response.messages);
   await turn("Now tag it v2.3.1 and update docs/release.md.");
   await turn("Check the CI run https://ci.example.com/runs/88231.");
   await turn("Thanks, carry on.", true);
+  await turn("And the changelog?", true);
   const prompts = [...model.doGenerateCalls, ...model.doStreamCalls].map((options) =>
     options.prompt.map((message) => ({
       role: message.role,
