@@ -9,7 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::report::{Compacted, Figures, HarnessComparison, SessionReport};
+use super::report::{Compacted, Figures, HarnessComparison, RolledOver, SessionReport};
 use super::session::{HarnessSummary, Session};
 use super::{Replay, ReplayError, Schedule};
 use crate::app::keep_set;
@@ -107,7 +107,7 @@ impl Replay {
         report: &mut SessionReport,
         turn: usize,
         at: &str,
-        trigger: Option<&str>,
+        (origin, trigger): (&'static str, Option<&str>),
     ) -> Result<(), ReplayError> {
         // From stored turns, a compaction mid-run, before any turn since the
         // boundary was stored, has nothing new to summarize.
@@ -129,6 +129,7 @@ impl Replay {
         report.compactions.push(Compacted {
             turn,
             conversation: state.conversation.clone(),
+            origin,
             trigger: row["trigger"].as_str().unwrap_or_default().to_owned(),
             success,
             tokens_before: row["tokens_before"].as_u64().unwrap_or(0),
@@ -161,6 +162,7 @@ impl Replay {
         report: &mut SessionReport,
         turn: usize,
         at: &str,
+        guard: Option<String>,
     ) -> Result<(), ReplayError> {
         // The successor is named after the session, not a random UUID: a
         // summary names its conversation (the parked line), and two replays
@@ -173,8 +175,12 @@ impl Replay {
             )
             .await?;
         let text = answer["text"].as_str().unwrap_or_default().to_owned();
-        report.rollovers.push(turn);
         state.conversation = answer["successor_id"].as_str().unwrap_or_default().to_owned();
+        report.rollovers.push(RolledOver {
+            turn,
+            guard,
+            successor: state.conversation.clone(),
+        });
         state.restart(tokens::count(&text), Some(text));
         Ok(())
     }
@@ -188,20 +194,24 @@ impl Replay {
         at: &str,
         due: bool,
     ) -> Result<(), ReplayError> {
-        let decision = match self.options.schedule {
-            Schedule::Every(_) if due => "compact".to_owned(),
-            Schedule::Every(_) => "keep".to_owned(),
-            Schedule::Policy => self
-                .call("/decide", json!({"conversation_id": state.conversation, "at": at}))
-                .await?["decision"]
-                .as_str()
-                .unwrap_or("keep")
-                .to_owned(),
+        let (decision, guard) = match self.options.schedule {
+            Schedule::Every(_) if due => ("compact".to_owned(), None),
+            Schedule::Every(_) => ("keep".to_owned(), None),
+            Schedule::Policy => {
+                let decided = self
+                    .call("/decide", json!({"conversation_id": state.conversation, "at": at}))
+                    .await?;
+                let guard = decided["guard"].as_str().map(str::to_owned);
+                (decided["decision"].as_str().unwrap_or("keep").to_owned(), guard)
+            }
         };
-        let trigger = matches!(self.options.schedule, Schedule::Every(_)).then_some("manual");
+        let why = match self.options.schedule {
+            Schedule::Every(_) => ("every", Some("manual")),
+            Schedule::Policy => ("policy", None),
+        };
         match decision.as_str() {
-            "compact" => self.compact(state, report, turn, at, trigger).await,
-            "rollover" => self.roll_over(state, report, turn, at).await,
+            "compact" => self.compact(state, report, turn, at, why).await,
+            "rollover" => self.roll_over(state, report, turn, at, guard).await,
             _ => Ok(()),
         }
     }
@@ -219,7 +229,8 @@ impl Replay {
             // Mid-run, the conversation may not exist yet: the agent reports
             // its context as a harness does before it compacts.
             self.report_usage(&state.conversation, state.used(), at).await?;
-            self.compact(state, report, turn, at, Some("manual")).await?;
+            self.compact(state, report, turn, at, ("harness", Some("manual")))
+                .await?;
         }
         let ours = self
             .summary_of(&state.conversation)
@@ -317,8 +328,14 @@ impl Replay {
         // turns, too, go through a summary.
         if !state.since_boundary.is_empty() {
             let at = (start_of_replay() + Duration::minutes(session.turns.len() as i64)).to_rfc3339();
-            self.compact(&mut state, &mut report, session.turns.len(), &at, Some("manual"))
-                .await?;
+            self.compact(
+                &mut state,
+                &mut report,
+                session.turns.len(),
+                &at,
+                ("final", Some("manual")),
+            )
+            .await?;
         }
         progress(session.turns.len());
         let final_text = self

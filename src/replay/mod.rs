@@ -13,7 +13,7 @@ mod openai_chat;
 pub(crate) mod parsed;
 pub(crate) mod report;
 pub mod session;
-pub use report::SessionReport;
+pub use report::{SessionReport, render};
 mod run;
 pub(crate) use run::Replay;
 pub use run::{REPLAY_TENANT, ReplayError, ReplayOptions, Schedule, replay_files};

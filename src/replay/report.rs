@@ -92,10 +92,24 @@ impl Figures {
 }
 
 #[derive(Debug, Clone, Serialize)]
+pub struct RolledOver {
+    /// After this many turns of the session.
+    pub turn: usize,
+    /// The guard `/decide` named (`failing`, `too_soon`, …), if one.
+    pub guard: Option<String>,
+    /// The conversation it went on in.
+    pub successor: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
 pub struct Compacted {
     /// After this many turns of the session.
     pub turn: usize,
     pub conversation: String,
+    /// Why the replay compacted there: `policy` (compactd's `/decide`),
+    /// `every` (`--every N`), `harness` (where the session's own harness
+    /// compacted) or `final` (what the agent is left with at the end).
+    pub origin: &'static str,
     pub trigger: String,
     pub success: bool,
     pub tokens_before: u64,
@@ -140,8 +154,8 @@ pub struct SessionReport {
     pub window: u64,
     pub budget: u64,
     pub compactions: Vec<Compacted>,
-    /// After these turns the conversation rolled over.
-    pub rollovers: Vec<usize>,
+    /// Where the conversation rolled over, and why.
+    pub rollovers: Vec<RolledOver>,
     pub final_conversation: String,
     pub final_tokens: u64,
     /// What the agent is left with: the last summary (or handoff) of the lineage.
@@ -214,7 +228,7 @@ fn survival_table(out: &mut String, figures: &Figures) {
 }
 
 /// The report as a person reads it.
-pub(crate) fn render(report: &SessionReport) -> String {
+pub fn render(report: &SessionReport) -> String {
     let mut out = String::new();
     let failed = report.compactions.iter().filter(|c| !c.success).count();
     let prepared = report.compactions.iter().filter(|c| c.prepared).count();
@@ -238,8 +252,8 @@ pub(crate) fn render(report: &SessionReport) -> String {
     if !report.compactions.is_empty() {
         let _ = writeln!(
             out,
-            "  {:>4} {:>6}  {:<20} {:>9} → {:<7} {:>7} {:>7} {:>8} {:>6}",
-            "#", "turn", "trigger", "before", "after", "checked", "present", "appended", "parked"
+            "  {:>4} {:>6}  {:<8} {:<20} {:>9} → {:<7} {:>7} {:>7} {:>8} {:>6}",
+            "#", "turn", "origin", "trigger", "before", "after", "checked", "present", "appended", "parked"
         );
     }
     for (n, c) in report.compactions.iter().enumerate() {
@@ -251,9 +265,10 @@ pub(crate) fn render(report: &SessionReport) -> String {
         };
         let _ = writeln!(
             out,
-            "  {:>4} {:>6}  {:<20} {:>9} → {:<7} {:>7} {:>7} {:>8} {:>6}{outcome}",
+            "  {:>4} {:>6}  {:<8} {:<20} {:>9} → {:<7} {:>7} {:>7} {:>8} {:>6}{outcome}",
             n + 1,
             c.turn,
+            c.origin,
             c.trigger,
             thousands(c.tokens_before),
             thousands(c.summary_tokens),
@@ -263,18 +278,36 @@ pub(crate) fn render(report: &SessionReport) -> String {
             figure("parked")
         );
     }
+    for rolled in &report.rollovers {
+        let _ = writeln!(
+            out,
+            "  rolled over after turn {} ({}) into {}",
+            rolled.turn,
+            rolled
+                .guard
+                .as_deref()
+                .map_or("no guard named".to_owned(), |guard| format!("guard {guard}")),
+            rolled.successor
+        );
+    }
     let _ = writeln!(
         out,
         "\n  What the agent is left with at the end ({} tokens), word for word:",
         thousands(report.final_tokens)
     );
     survival_table(&mut out, &report.final_survival);
+    let _ = writeln!(
+        out,
+        "  (Present is by construction for the user's request, rules, named items and files changed: the keep guard appends what a summary lacks while it fits. What the summarizer kept by itself is each compaction's present less appended.)"
+    );
     if let Some(last) = report.harness.last() {
         let _ = writeln!(
             out,
-            "  The session's own compaction summaries: {} (the last, before turn {}), theirs vs compactd's at the same point:",
+            "  The session's own compaction summaries: {} (the last, before turn {}: {} tokens, compactd's {}), theirs vs compactd's at the same point:",
             report.harness.len(),
-            last.before_turn + 1
+            last.before_turn + 1,
+            thousands(crate::llm::tokens::count(&last.theirs_text)),
+            thousands(crate::llm::tokens::count(&last.ours_text))
         );
         for row in &last.theirs.by_kind {
             let ours = last.ours.row(row.group).map_or(0, |r| r.kept);

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use compactd::replay::{ReplayOptions, Schedule, SessionReport, replay_files};
+use compactd::replay::{ReplayOptions, Schedule, SessionReport, render, replay_files};
 use serde_json::{Value, json};
 
 use crate::helpers::{Database, test_settings};
@@ -171,6 +171,14 @@ async fn a_long_run_compacts_mid_turn_and_a_full_window_rolls_over() {
 
     assert!(!report.compactions.is_empty());
     assert!(report.compactions.iter().any(|c| c.trigger == "threshold_exceeded"));
+    assert!(
+        report
+            .compactions
+            .iter()
+            .any(|c| c.origin == "policy" && c.trigger == "threshold_exceeded"),
+        "each compaction says where it came from"
+    );
+    assert_eq!(report.compactions.last().map(|c| c.origin), Some("final"));
     assert_eq!(report.over_budget(), 0);
     let rules = report.final_survival.row("prohibitions").unwrap();
     assert_eq!(
@@ -242,6 +250,12 @@ async fn codex_aider_and_chat_array_sessions_replay_too() {
         codex.harness.len(),
         1,
         "Codex's own compaction summary is set beside ours"
+    );
+    let origins: Vec<&str> = codex.compactions.iter().map(|c| c.origin).collect();
+    assert_eq!(
+        origins,
+        ["harness", "every"],
+        "where Codex compacted, then --every 2 at the second turn (nothing left for a final one)"
     );
     for kept in [
         "Now tag it.",
@@ -342,4 +356,41 @@ async fn a_database_with_keys_gets_a_replay_of_its_own_tenant_and_key_revoked_af
         .await
         .unwrap();
     assert_eq!(live, 0, "the replay's key is revoked");
+}
+
+#[tokio::test]
+async fn compacting_too_often_rolls_over_and_the_report_names_the_guard() {
+    let dir = scratch();
+    let file = dir.join("session.jsonl");
+    std::fs::write(&file, small_claude_code_session().0).unwrap();
+
+    let report = &replay(
+        &[file],
+        ReplayOptions {
+            window: 8_000,
+            schedule: Schedule::Policy,
+            from_stored_turns: false,
+            prepare: false,
+        },
+    )
+    .await[0];
+
+    assert!(!report.rollovers.is_empty(), "{:?}", report.compactions.len());
+    for (n, rolled) in report.rollovers.iter().enumerate() {
+        assert!(
+            rolled.guard.is_some(),
+            "a rollover names the guard that held: {rolled:?}"
+        );
+        assert!(rolled.successor.ends_with(&format!("-r{}", n + 1)), "{rolled:?}");
+    }
+    assert_eq!(
+        report.final_conversation,
+        report.rollovers.last().unwrap().successor,
+        "the agent ends in the last successor"
+    );
+    let text = render(report);
+    assert!(
+        text.contains(&format!("rolled over after turn {} (guard ", report.rollovers[0].turn)),
+        "{text}"
+    );
 }
