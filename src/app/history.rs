@@ -30,6 +30,13 @@ pub(crate) struct Page {
     pub next: Option<(String, i64)>,
 }
 
+impl Page {
+    /// How many more turns a page of `limit` takes.
+    fn room(&self, limit: i64) -> i64 {
+        limit - i64::try_from(self.turns.len()).unwrap_or(limit)
+    }
+}
+
 /// One conversation of the lineage as the reader walks it.
 struct Step {
     stored: StoredConversation,
@@ -90,11 +97,10 @@ pub(crate) async fn back_from(
             step = predecessor;
             continue;
         }
-        let wanted = limit - i64::try_from(page.turns.len()).unwrap_or(limit);
-        let read = turns::back_from(conn, tenant, &step.id, from, wanted).await?;
+        let read = turns::back_from(conn, tenant, &step.id, from, page.room(limit)).await?;
         let oldest = read.last().map(|turn| turn.seq);
         page.turns.extend(read.into_iter().map(|turn| step.said(turn)));
-        let full = i64::try_from(page.turns.len()).unwrap_or(limit) >= limit;
+        let full = page.room(limit) <= 0;
         match oldest.filter(|seq| *seq > 1) {
             Some(seq) if full => {
                 page.next = Some((step.id.to_string(), seq - 1));
@@ -130,11 +136,10 @@ pub(crate) async fn search(
     let mut from = from;
     let mut page = Page::default();
     for _ in 0..MAX_LINEAGE {
-        let wanted = limit - i64::try_from(page.turns.len()).unwrap_or(limit);
-        if wanted <= 0 {
+        if page.room(limit) <= 0 {
             break;
         }
-        let found = turns::search(conn, tenant, &step.id, query, from, wanted).await?;
+        let found = turns::search(conn, tenant, &step.id, query, from, page.room(limit)).await?;
         page.turns.extend(found.into_iter().map(|turn| step.said(turn)));
         let Some((predecessor, _)) = step.predecessor(conn, tenant).await? else {
             break;

@@ -129,6 +129,21 @@ fn claude_input(session: &str, path: &Path, event: &str, extra: Value) -> Value 
     input
 }
 
+/// Claude Code's PreCompact hook of an automatic compaction.
+async fn pre_compact(app: &TestApp, session: &str, path: &Path) -> Ran {
+    hook(
+        "claude-code",
+        &app.address,
+        &claude_input(
+            session,
+            path,
+            "PreCompact",
+            json!({"trigger": "auto", "custom_instructions": ""}),
+        ),
+    )
+    .await
+}
+
 async fn compactions(app: &TestApp, id: &str) -> Vec<Value> {
     let (status, body) = app
         .get_json(&format!("/conversations/{}/compactions", encode(id)))
@@ -161,17 +176,7 @@ async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropp
     cc.write(&path);
 
     // PreCompact: the finished turns are stored and the context's size reported.
-    let before = hook(
-        "claude-code",
-        &app.address,
-        &claude_input(
-            session,
-            &path,
-            "PreCompact",
-            json!({"trigger": "auto", "custom_instructions": ""}),
-        ),
-    )
-    .await;
+    let before = pre_compact(&app, session, &path).await;
     assert_eq!(before.code, Some(0), "{}", before.stderr);
     assert_eq!(before.stdout, "", "PreCompact answers nothing");
     let state = app.state(session).await;
@@ -292,17 +297,7 @@ async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
     let path = session_file("claude-code-unverified");
     let mut cc = before_the_first_compaction(session);
     cc.write(&path);
-    let before = hook(
-        "claude-code",
-        &app.address,
-        &claude_input(
-            session,
-            &path,
-            "PreCompact",
-            json!({"trigger": "auto", "custom_instructions": ""}),
-        ),
-    )
-    .await;
+    let before = pre_compact(&app, session, &path).await;
     assert_eq!(before.code, Some(0), "{}", before.stderr);
 
     // The summary keeps what was said, and names a file and a ticket nobody did.

@@ -152,22 +152,24 @@ async fn two_identical_replays_give_byte_identical_summaries() {
     assert_eq!(without_id(&first[0]), without_id(&again[0]));
 }
 
-#[tokio::test]
-async fn a_long_run_compacts_mid_turn_and_a_full_window_rolls_over() {
+/// The small synthetic Claude Code session replayed as compactd's policy
+/// says, at a `window`-token context.
+async fn small_session_under_the_policy(window: u64) -> SessionReport {
     let dir = scratch();
     let file = dir.join("session.jsonl");
     std::fs::write(&file, small_claude_code_session().0).unwrap();
+    let options = ReplayOptions {
+        window,
+        schedule: Schedule::Policy,
+        from_stored_turns: false,
+        prepare: false,
+    };
+    replay(&[file], options).await.remove(0)
+}
 
-    let report = &replay(
-        &[file],
-        ReplayOptions {
-            window: 20_000,
-            schedule: Schedule::Policy,
-            from_stored_turns: false,
-            prepare: false,
-        },
-    )
-    .await[0];
+#[tokio::test]
+async fn a_long_run_compacts_mid_turn_and_a_full_window_rolls_over() {
+    let report = &small_session_under_the_policy(20_000).await;
 
     assert!(!report.compactions.is_empty());
     assert!(report.compactions.iter().any(|c| c.trigger == "threshold_exceeded"));
@@ -360,20 +362,7 @@ async fn a_database_with_keys_gets_a_replay_of_its_own_tenant_and_key_revoked_af
 
 #[tokio::test]
 async fn compacting_too_often_rolls_over_and_the_report_names_the_guard() {
-    let dir = scratch();
-    let file = dir.join("session.jsonl");
-    std::fs::write(&file, small_claude_code_session().0).unwrap();
-
-    let report = &replay(
-        &[file],
-        ReplayOptions {
-            window: 8_000,
-            schedule: Schedule::Policy,
-            from_stored_turns: false,
-            prepare: false,
-        },
-    )
-    .await[0];
+    let report = &small_session_under_the_policy(8_000).await;
 
     assert!(!report.rollovers.is_empty(), "{:?}", report.compactions.len());
     for (n, rolled) in report.rollovers.iter().enumerate() {

@@ -110,6 +110,21 @@ function transcript(message: PromptMessage): Schemas["TranscriptMessage"][] {
   }
 }
 
+/** `delta` in compactd's chat shape, each with the index of the prompt message it came from. */
+function expanded(delta: PromptMessage[]): { at: number; message: Schemas["TranscriptMessage"] }[] {
+  return delta.flatMap((message, at) => transcript(message).map((shaped) => ({ at, message: shaped })));
+}
+
+/**
+ * How many of `delta`'s prompt messages a compaction that kept from sent
+ * message `keptFrom` replaced: kept from a prompt message's start, so a
+ * message holding a call and its results stays whole.
+ */
+function replacedOf(delta: PromptMessage[], keptFrom: number | null | undefined): number {
+  const sent = expanded(delta);
+  return typeof keptFrom === "number" && keptFrom < sent.length ? sent[keptFrom]!.at : delta.length;
+}
+
 function userMessage(text: string): PromptMessage {
   return { role: "user", content: [{ type: "text", text }] };
 }
@@ -185,10 +200,7 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
     // Oldest first: each took the messages after the one before, and kept its newest.
     const mine = ledger.compactions.filter((row) => row.success && typeof row.kept_from === "number").reverse();
     for (const row of mine) {
-      const delta = messages.slice(since);
-      const sent = delta.flatMap((message, at) => transcript(message).map(() => at));
-      const keptFrom = row.kept_from as number;
-      since += keptFrom < sent.length ? sent[keptFrom]! : delta.length;
+      since += replacedOf(messages.slice(since), row.kept_from);
     }
     if (mine.length > 0 && state.summary) {
       replaced = {
@@ -213,10 +225,7 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
   async function compact(messages: PromptMessage[], since: number): Promise<void> {
     // The delta: the caller's messages after what compactd already summarized.
     const delta = messages.slice(since);
-    const sent: { at: number; message: Schemas["TranscriptMessage"] }[] = [];
-    delta.forEach((message, at) => {
-      for (const shaped of transcript(message)) sent.push({ at, message: shaped });
-    });
+    const sent = expanded(delta);
     if (sent.length === 0) return;
     const done = answered(
       await compactd.POST("/summarize", {
@@ -229,10 +238,7 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
       }),
     );
     if (!done.success || !done.summary) return; // compactd kept the anchor; nothing changes
-    const keptFrom = done.compaction.kept_from;
-    // Kept from a prompt message's start: a message holding a call and its results stays whole.
-    const firstKept = typeof keptFrom === "number" && keptFrom < sent.length ? sent[keptFrom]!.at : delta.length;
-    const count = since + firstKept;
+    const count = since + replacedOf(delta, done.compaction.kept_from);
     replaced = {
       count,
       fingerprint: JSON.stringify(messages.slice(0, count)),

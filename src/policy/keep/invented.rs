@@ -27,11 +27,8 @@ impl Given<'_> {
     /// (`Ash`, not the `Ash` in `Hash`).
     fn holds_word(&self, word: &str) -> bool {
         self.texts.iter().any(|text| {
-            text.match_indices(word).any(|(start, _)| {
-                let end = start + word.len();
-                !text[..start].chars().next_back().is_some_and(char::is_alphanumeric)
-                    && !text[end..].chars().next().is_some_and(char::is_alphanumeric)
-            })
+            text.match_indices(word)
+                .any(|(start, _)| stands_alone(text, start, start + word.len()))
         })
     }
 
@@ -85,6 +82,12 @@ fn is_word_list(identifier: &str) -> bool {
             .any(|word| word.chars().next().is_some_and(char::is_uppercase))
 }
 
+/// Whether `text[start..end]` is not part of a longer word.
+fn stands_alone(text: &str, start: usize, end: usize) -> bool {
+    !text[..start].chars().next_back().is_some_and(char::is_alphanumeric)
+        && !text[end..].chars().next().is_some_and(char::is_alphanumeric)
+}
+
 /// `narrative` with every invented identifier marked where it stands, and
 /// how many distinct ones each kind had.
 pub fn mark_invented(narrative: &str, given: Given<'_>) -> (String, BTreeMap<KeepKind, u64>) {
@@ -103,13 +106,8 @@ pub fn mark_invented(narrative: &str, given: Given<'_>) -> (String, BTreeMap<Kee
     for identifier in &invented {
         for (start, _) in narrative.match_indices(identifier.as_str()) {
             let end = start + identifier.len();
-            let stands_alone = !narrative[..start]
-                .chars()
-                .next_back()
-                .is_some_and(char::is_alphanumeric)
-                && !narrative[end..].chars().next().is_some_and(char::is_alphanumeric);
             let overlaps = spans.iter().any(|(s, e)| start < *e && *s < end);
-            if stands_alone && !overlaps {
+            if stands_alone(narrative, start, end) && !overlaps {
                 spans.push((start, end));
             }
         }
