@@ -344,6 +344,57 @@ async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
 }
 
 #[tokio::test]
+async fn what_the_hook_gives_back_opens_with_the_files_changed_then_the_users_items() {
+    let app = spawn_app().await;
+    let session = "3a9e1f0c-7b2d-4e5a-8f6c-1d2e3f4a5b6c";
+    let path = session_file("claude-code-by-value");
+    let mut cc = before_the_first_compaction(session);
+    cc.edit("msg_3", "toolu_3", "/repo/src/parser/tokens.rs");
+    cc.answer(
+        "msg_3",
+        "Also tightened the tokens in /repo/docs/grammar.md's example.",
+        150_000,
+    );
+    cc.write(&path);
+    let before = pre_compact(&app, session, &path).await;
+    assert_eq!(before.code, Some(0), "{}", before.stderr);
+
+    // A summary that names none of it.
+    cc.compact("auto", 150_000, "The user asked for parser fixes; they were made.");
+    cc.write(&path);
+    let after = hook(
+        "claude-code",
+        &app.address,
+        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
+    )
+    .await;
+    assert_eq!(after.code, Some(0), "{}", after.stderr);
+    let answer: Value = serde_json::from_str(&after.stdout).expect("SessionStart answers JSON");
+    let given = answer["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+    let at = |line: &str| {
+        given
+            .lines()
+            .position(|l| l.starts_with(line))
+            .unwrap_or_else(|| panic!("no {line:?} line in: {given}"))
+    };
+    let files = at("- Files changed");
+    let rule = at("- Rule: Don't touch Cargo.lock.");
+    let ids = at("- Ids: ");
+    let by_agent = at("- Also named by the agent: ");
+    assert!(
+        files < rule && rule < ids && ids < by_agent,
+        "files changed, then the user's rule and items, then the agent's: {given}"
+    );
+    assert_eq!(
+        given.matches("Kept word for word:").count(),
+        1,
+        "one heading over them all: {given}"
+    );
+    assert!(given.contains("tokens.rs") && given.contains("lexer.rs"), "{given}");
+    std::fs::remove_file(&path).ok();
+}
+
+#[tokio::test]
 async fn other_session_starts_and_events_leave_everything_as_it_was() {
     let app = spawn_app().await;
     let session = "0b8e7a52-57a4-4d0c-8a3e-0f1f2d3c4b5a";

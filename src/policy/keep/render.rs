@@ -55,6 +55,44 @@ impl Line {
         matches!(self, Self::Request | Self::Rule)
     }
 
+    /// What a reader who already holds a summary needs first (issue 22):
+    /// the files changed, then what the user said, then the rest.
+    pub(super) fn value_rank(self) -> u8 {
+        match self {
+            Self::FilesChanged => 0,
+            Self::Request => 1,
+            Self::Rule => 2,
+            Self::Named(_) => 3,
+            Self::ByAssistant => 4,
+            Self::InToolOutput => 5,
+        }
+    }
+
+    /// The line `text` is, by how it opens.
+    pub(super) fn of_rendered(text: &str) -> Option<Self> {
+        if text.starts_with(FILES_UNDER) {
+            return Some(Self::FilesChanged);
+        }
+        let named = [
+            KeepKind::Path,
+            KeepKind::Url,
+            KeepKind::Id,
+            KeepKind::Command,
+            KeepKind::Quantity,
+        ]
+        .map(Self::Named);
+        [
+            Self::Request,
+            Self::Rule,
+            Self::FilesChanged,
+            Self::ByAssistant,
+            Self::InToolOutput,
+        ]
+        .into_iter()
+        .chain(named)
+        .find(|line| text.starts_with(line.label()))
+    }
+
     pub(super) fn separator(self) -> &'static str {
         match self {
             Self::Named(KeepKind::Path | KeepKind::Url | KeepKind::Id | KeepKind::Quantity) | Self::FilesChanged => {
