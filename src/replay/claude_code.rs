@@ -58,9 +58,7 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
         }
         let stamp = record["timestamp"].as_str().map(str::to_owned);
         let message = &record["message"];
-        if let Some(used) = context_used(&message["usage"]) {
-            parsed.last_used = Some(used);
-        }
+        let used = context_used(&message["usage"]);
         if let Some(model) = message["model"].as_str().filter(|model| model.starts_with("claude")) {
             parsed.model = Some(model.to_owned());
         }
@@ -145,6 +143,9 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
             }
             _ => {}
         }
+        if let Some(used) = used {
+            parsed.record_used(used);
+        }
         parsed.stamps.resize(parsed.messages.len(), stamp);
     }
     if records == 0 {
@@ -198,6 +199,25 @@ mod tests {
         );
         assert_eq!(parsed.messages[2].tool_call_id.as_deref(), Some("t1"));
         assert_eq!(parsed.summaries, [(3, parsed.messages[3].content.clone())]);
+    }
+
+    #[test]
+    fn each_calls_usage_is_recorded_after_its_answer() {
+        let text = [
+            r#"{"type":"user","message":{"role":"user","content":"Fix src/a.rs"}}"#,
+            r#"{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"Reading."}],"usage":{"input_tokens":10,"cache_read_input_tokens":15000,"output_tokens":5}}}"#,
+            r#"{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}],"usage":{"input_tokens":10,"cache_read_input_tokens":15000,"output_tokens":40}}}"#,
+            r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"fn a() {}"}]}}"#,
+            r#"{"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"Done."}],"usage":{"input_tokens":3,"cache_creation_input_tokens":200,"cache_read_input_tokens":15050,"output_tokens":9}}}"#,
+        ]
+        .join("\n");
+        let parsed = parse(&text).unwrap();
+        assert_eq!(
+            parsed.recorded_used,
+            [(2, 15_050), (4, 15_262)],
+            "a streamed answer's records count once, at its last"
+        );
+        assert_eq!(parsed.last_used, Some(15_262));
     }
 
     #[test]

@@ -51,6 +51,17 @@ fn result(id: &Value, text: String) -> Message {
     }
 }
 
+/// What a `token_count` event says the last model call held: its input
+/// (cached or not) and its output.
+fn token_count(payload: &Value) -> Option<u64> {
+    if payload["type"] != "token_count" {
+        return None;
+    }
+    let last = &payload["info"]["last_token_usage"];
+    let input = last["input_tokens"].as_u64()?;
+    Some(input + last["output_tokens"].as_u64().unwrap_or(0))
+}
+
 pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
     let mut parsed = Parsed::default();
     let mut records = 0;
@@ -74,7 +85,13 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
                 });
                 continue;
             }
-            Some("session_meta" | "turn_context" | "event_msg") => continue,
+            Some("event_msg") => {
+                if let Some(used) = token_count(&record["payload"]) {
+                    parsed.record_used(used);
+                }
+                continue;
+            }
+            Some("session_meta" | "turn_context") => continue,
             _ => &record,
         };
         let message = match item["type"].as_str() {
@@ -120,6 +137,24 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn token_count_events_record_the_context_after_the_message_before_them() {
+        let text = [
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a README."}]}}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null}}"#,
+            r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Added."}]}}"#,
+            r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":90000,"output_tokens":700},"last_token_usage":{"input_tokens":12000,"cached_input_tokens":11000,"output_tokens":300,"total_tokens":12300},"model_context_window":272000}}}"#,
+        ]
+        .join("\n");
+        let parsed = parse(&text).unwrap();
+        assert_eq!(
+            parsed.recorded_used,
+            [(2, 12_300)],
+            "the last call's, not the session's total"
+        );
+        assert_eq!(parsed.last_used, Some(12_300));
+    }
 
     #[test]
     fn response_items_become_chat_messages_and_compactions_are_summaries() {

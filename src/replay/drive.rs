@@ -122,6 +122,8 @@ impl Replay {
         if let Some(trigger) = trigger {
             body["trigger"] = json!(trigger);
         }
+        // The context as the agent reported it, not the delta alone.
+        body["tokens_before"] = json!(state.used());
         let answer = self.call("/summarize", body).await?;
         let summary = answer["summary"].as_str().unwrap_or_default().to_owned();
         let row = &answer["compaction"];
@@ -287,8 +289,12 @@ impl Replay {
                 }
                 let counted = tokens::count(&message.text_for_counting());
                 report.transcript_tokens += counted;
-                state.since_boundary_tokens += counted;
+                state.count(counted);
                 state.since_boundary.push(wire(message));
+                for (_, used) in turn.recorded_used.iter().filter(|(after, _)| *after == step) {
+                    state.recorded(*used);
+                    report.recorded_peak = report.recorded_peak.max(Some(*used));
+                }
                 // A long run of tool calls fills the window before the turn
                 // ends: the harness compacts mid-run, with no user message in
                 // the delta, as coding agents do.
@@ -364,11 +370,58 @@ struct State {
     anchor_tokens: u64,
     turns_since: usize,
     last_handoff: Option<String>,
+    /// Where the session recorded its context's size (see [`State::recorded`]).
+    recorded: Option<Recorded>,
+}
+
+/// The session's own count of its context, where it kept one: what its
+/// harness sends beside the conversation (system prompt, tools), and its
+/// last record with what was counted since.
+#[derive(Debug, Default, Clone, Copy)]
+struct Recorded {
+    overhead: u64,
+    last: u64,
+    counted_since: u64,
 }
 
 impl State {
+    /// The context in use: the anchor and what came since, by the
+    /// harness's count where the session recorded one.
     fn used(&self) -> u64 {
-        self.anchor_tokens + self.since_boundary_tokens
+        let overhead = self.recorded.map_or(0, |recorded| recorded.overhead);
+        overhead + self.anchor_tokens + self.since_boundary_tokens
+    }
+
+    fn count(&mut self, counted: u64) {
+        self.since_boundary_tokens += counted;
+        if let Some(recorded) = &mut self.recorded {
+            recorded.counted_since += counted;
+        }
+    }
+
+    /// The session's harness recorded its context at `used` tokens: what
+    /// came since its last record is its growth, in the model's tokens
+    /// (counting the text alone misses the system prompt, tools, images
+    /// and the tokenizer's difference). A smaller record is the harness's
+    /// own compaction: the counted growth stands.
+    fn recorded(&mut self, used: u64) {
+        match &mut self.recorded {
+            None => {
+                self.recorded = Some(Recorded {
+                    overhead: used.saturating_sub(self.anchor_tokens + self.since_boundary_tokens),
+                    last: used,
+                    counted_since: 0,
+                });
+            }
+            Some(recorded) => {
+                if used >= recorded.last {
+                    let counted = recorded.counted_since.min(self.since_boundary_tokens);
+                    self.since_boundary_tokens = self.since_boundary_tokens - counted + (used - recorded.last);
+                }
+                recorded.last = used;
+                recorded.counted_since = 0;
+            }
+        }
     }
 
     /// After a compaction or a rollover: the context is the new anchor alone.
@@ -378,5 +431,11 @@ impl State {
         self.since_boundary_tokens = 0;
         self.turns_since = 0;
         self.last_handoff = handoff;
+        // The growth past the next record starts here: what was counted
+        // since the last one is behind the boundary now.
+        if let Some(recorded) = &mut self.recorded {
+            recorded.last += recorded.counted_since;
+            recorded.counted_since = 0;
+        }
     }
 }

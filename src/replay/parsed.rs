@@ -19,8 +19,25 @@ pub(crate) struct Parsed {
     pub boundaries: Vec<Boundary>,
     /// The context's size at the last model call the file records.
     pub last_used: Option<u64>,
+    /// The context's size at each model call the file records, as (how
+    /// many messages came before the record, tokens): the harness's own
+    /// count, system prompt and tools included.
+    pub recorded_used: Vec<(usize, u64)>,
     /// The model the last call the file records was made to.
     pub model: Option<String>,
+}
+
+impl Parsed {
+    /// The harness recorded the context at `used` tokens after the messages so far.
+    pub fn record_used(&mut self, used: u64) {
+        self.last_used = Some(used);
+        let after = self.messages.len();
+        match self.recorded_used.last_mut() {
+            // A streamed answer repeats its call's usage on every record.
+            Some((at, last)) if *at == after => *last = used,
+            _ => self.recorded_used.push((after, used)),
+        }
+    }
 }
 
 /// Where a harness compacted (Claude Code's `compact_boundary` record).

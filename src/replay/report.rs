@@ -150,7 +150,12 @@ pub struct SessionReport {
     pub file: String,
     pub format: &'static str,
     pub turns: usize,
+    /// Tokens counted from the session's text.
     pub transcript_tokens: u64,
+    /// The largest context the session's harness recorded, where it kept
+    /// count (Claude Code's `usage`, Codex's `token_count`): the replay
+    /// measures the context by those records.
+    pub recorded_peak: Option<u64>,
     pub window: u64,
     pub budget: u64,
     pub compactions: Vec<Compacted>,
@@ -171,6 +176,7 @@ impl SessionReport {
             format: session.format.as_str(),
             turns: session.turns.len(),
             transcript_tokens: 0,
+            recorded_peak: None,
             window,
             budget,
             compactions: Vec::new(),
@@ -232,9 +238,15 @@ pub fn render(report: &SessionReport) -> String {
     let mut out = String::new();
     let failed = report.compactions.iter().filter(|c| !c.success).count();
     let prepared = report.compactions.iter().filter(|c| c.prepared).count();
+    let recorded = report.recorded_peak.map_or(String::new(), |peak| {
+        format!(
+            " (the session recorded a context of up to {}, system prompt and tools included: the replay's context follows its records)",
+            thousands(peak)
+        )
+    });
     let _ = writeln!(
         out,
-        "{} ({}): {} turns, {} tokens; window {}, summary budget {}",
+        "{} ({}): {} turns, {} tokens of text{recorded}; window {}, summary budget {}",
         report.file,
         report.format,
         report.turns,

@@ -36,6 +36,10 @@ impl Format {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Turn {
     pub messages: Vec<Message>,
+    /// The context's size as the session's harness recorded it, after the
+    /// message at each index, where it did (Claude Code's `usage`, Codex's
+    /// `token_count`).
+    pub recorded_used: Vec<(usize, u64)>,
 }
 
 /// A summary the session's own harness wrote when it compacted.
@@ -123,6 +127,16 @@ pub(crate) fn into_turns(parsed: Parsed, harness: &HarnessPatterns) -> (Vec<Turn
         }
         if let Some(last) = turns.last_mut() {
             last.messages.push(message);
+        }
+    }
+    for (before, used) in parsed.recorded_used {
+        // A record before any message (a system prompt's count) has no place.
+        let Some(last) = before.checked_sub(1) else { continue };
+        let Some(turn) = turn_of_message.get(last) else {
+            continue;
+        };
+        if let Some(recorded) = turns.get_mut(*turn) {
+            recorded.recorded_used.push((last - first_of_turn(*turn), used));
         }
     }
     let summaries = parsed
@@ -214,10 +228,13 @@ mod tests {
                 Message::new(Role::Assistant, "Done too."),
             ],
             summaries: vec![(5, "This session is being continued…".into()), (4, "Mid-run.".into())],
+            recorded_used: vec![(0, 900), (3, 1_200), (7, 2_500)],
             ..Parsed::default()
         };
         let (turns, summaries) = into_turns(parsed, &HarnessPatterns::default());
         assert_eq!(turns.iter().map(|t| t.messages.len()).collect::<Vec<_>>(), [5, 2]);
+        assert_eq!(turns[0].recorded_used, [(2, 1_200)], "after the first answer");
+        assert_eq!(turns[1].recorded_used, [(1, 2_500)], "after the last");
         assert_eq!((summaries[0].before_turn, summaries[0].at_message), (1, 0));
         assert_eq!(
             (summaries[1].before_turn, summaries[1].at_message),

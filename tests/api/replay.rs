@@ -383,3 +383,65 @@ async fn compacting_too_often_rolls_over_and_the_report_names_the_guard() {
         "{text}"
     );
 }
+
+/// A Claude Code session whose model calls record a context far larger
+/// than its text (the system prompt, tools and the model's tokenizer), as
+/// real sessions do; `with_usage: false` strips the records.
+fn session_with_recorded_usage(with_usage: bool) -> String {
+    let mut lines = Vec::new();
+    for n in 0..20u64 {
+        lines.push(json!({"type": "user", "sessionId": "s", "uuid": format!("u{n}"),
+            "message": {"role": "user", "content": format!("Step {n}: update src/mod_{n}.rs to take the new Config.")}}));
+        let mut message = json!({"id": format!("m{n}"), "role": "assistant", "model": "claude-opus-4-6",
+            "content": [{"type": "text", "text": format!("Updated src/mod_{n}.rs: it takes Config now and its tests pass.")}]});
+        if with_usage {
+            message["usage"] =
+                json!({"input_tokens": 20, "cache_read_input_tokens": 18_000 + n * 2_500, "output_tokens": 80});
+        }
+        lines.push(json!({"type": "assistant", "sessionId": "s", "uuid": format!("a{n}"), "message": message}));
+    }
+    lines.iter().map(|line| format!("{line}\n")).collect()
+}
+
+#[tokio::test]
+async fn a_session_that_recorded_its_usage_is_replayed_at_the_size_it_had() {
+    let dir = scratch();
+    let options = ReplayOptions {
+        window: 60_000,
+        schedule: Schedule::Policy,
+        from_stored_turns: false,
+        prepare: false,
+    };
+    let recorded = write(&dir, "recorded.jsonl", &session_with_recorded_usage(true));
+    let text_only = write(&dir, "text-only.jsonl", &session_with_recorded_usage(false));
+    let reports = replay(&[recorded, text_only], options).await;
+    let (recorded, text_only) = (&reports[0], &reports[1]);
+
+    assert_eq!(recorded.recorded_peak, Some(18_100 + 19 * 2_500));
+    assert_eq!(text_only.recorded_peak, None);
+    assert_eq!(
+        recorded.transcript_tokens, text_only.transcript_tokens,
+        "the same text either way"
+    );
+    let by_policy = |report: &SessionReport| report.compactions.iter().filter(|c| c.origin == "policy").count();
+    assert_eq!(
+        by_policy(text_only),
+        0,
+        "{} tokens of text never reach the trigger",
+        text_only.transcript_tokens
+    );
+    let first = recorded
+        .compactions
+        .iter()
+        .find(|c| c.origin == "policy")
+        .expect("the recorded context reaches the trigger");
+    assert!(
+        first.tokens_before >= 45_000 && first.tokens_before < 50_000,
+        "it compacts where the session's own count crossed 75% of 60,000: {first:?}"
+    );
+    assert!(
+        render(recorded).contains("the session recorded a context of up to 65,600"),
+        "{}",
+        render(recorded)
+    );
+}
