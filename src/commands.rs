@@ -8,7 +8,7 @@ use sqlx::postgres::PgConnectOptions;
 use crate::app::keys;
 use crate::config::{Cli, Command, DatabaseArgs, HookArgs, KeysAction, ReplayArgs, ServeArgs, Settings};
 use crate::replay::report::render;
-use crate::replay::{ReplayOptions, Schedule, replay_files};
+use crate::replay::{ReplayOptions, Schedule, SessionReport, replay_files, replay_into};
 use crate::startup::{Application, shutdown_signal};
 use crate::{http, store};
 
@@ -81,9 +81,7 @@ fn replay(args: ReplayArgs) -> Result<(), AnyError> {
             None => Schedule::Policy,
         },
     };
-    with_database(&args.database, move |options_db| async move {
-        let pool = store::pool(options_db, 4);
-        let reports = replay_files(&args.files, settings, pool, options).await?;
+    let print = |reports: Vec<SessionReport>| -> Result<(), AnyError> {
         if args.json {
             println!("{}", serde_json::to_string_pretty(&reports)?);
         } else {
@@ -92,6 +90,30 @@ fn replay(args: ReplayArgs) -> Result<(), AnyError> {
             }
         }
         Ok(())
+    };
+    if let Some(url) = &args.url {
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+        let reports = runtime.block_on(replay_into(
+            url,
+            args.api_key.clone(),
+            &args.files,
+            settings.summaries,
+            options,
+        ))?;
+        return print(reports);
+    }
+    if args.database.database_url.is_none() && !PrivatePostgres::exists(&args.database.data_dir) {
+        // Said, not silent: a replay run from another folder than the
+        // service's starts a Postgres nobody's dashboard reads.
+        eprintln!(
+            "compactd replay: no DATABASE_URL and no private Postgres in {}: starting one there for this replay. To replay into the compactd you run, pass --url http://127.0.0.1:8080 (or run from its folder).",
+            args.database.data_dir.display()
+        );
+    }
+    let files = args.files.clone();
+    with_database(&args.database, move |options_db| async move {
+        let pool = store::pool(options_db, 4);
+        print(replay_files(&files, settings, pool, options).await?)
     })
 }
 

@@ -287,6 +287,15 @@ pub struct ReplayArgs {
     /// Print the report as JSON, for scripts.
     #[arg(long)]
     pub json: bool,
+    /// Replay into the compactd running here (e.g. http://127.0.0.1:8080)
+    /// instead of one started for the replay: its dashboard then shows the
+    /// replayed conversations, and its own upstream and settings write the
+    /// summaries. No database is started.
+    #[arg(long, conflicts_with_all = ["prepare", "no_upstream"])]
+    pub url: Option<String>,
+    /// The key to call the service at --url with, when it has keys.
+    #[arg(long, env = "COMPACTD_API_KEY", hide_env_values = true, requires = "url")]
+    pub api_key: Option<String>,
     #[command(flatten)]
     pub summaries: SummaryArgs,
     #[command(flatten)]

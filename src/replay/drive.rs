@@ -15,6 +15,7 @@ use super::{Replay, ReplayError, Schedule};
 use crate::app::keep_set;
 use crate::domain::ConversationId;
 use crate::llm::tokens;
+use crate::policy::keep::{KeepKind, KeepSet, Place, Sighting, Source};
 use crate::policy::transcript::{Message, Role};
 
 /// Replayed sessions happen in this clock: deterministic, a minute a turn.
@@ -36,8 +37,8 @@ fn wire(message: &Message) -> Value {
 
 impl Replay {
     fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        match &self.key {
-            Some((_, key)) => request.bearer_auth(key),
+        match &self.bearer {
+            Some(key) => request.bearer_auth(key),
             None => request,
         }
     }
@@ -69,17 +70,58 @@ impl Replay {
 
     /// What the agent has of the conversation now, measured against its keep set.
     async fn measure(&self, id: &str, text: &str) -> Result<Figures, ReplayError> {
+        let Some(own) = &self.own else {
+            return Ok(Figures::measure(self.keep_set_read(id).await?.items(), text));
+        };
         let conversation = ConversationId::parse("conversation_id", id.to_owned())
             .map_err(|err| ReplayError::Service(err.to_string()))?;
-        let mut conn = self
+        let mut conn = own
             .pool
             .acquire()
             .await
             .map_err(|err| ReplayError::Service(err.to_string()))?;
-        let current = keep_set::current(&mut conn, &self.tenant, &conversation, &self.summaries.harness)
+        let current = keep_set::current(&mut conn, &own.tenant, &conversation, &self.summaries.harness)
             .await
             .map_err(|err| ReplayError::Service(err.to_string()))?;
         Ok(Figures::measure(current.set.items(), text))
+    }
+
+    /// The keep set as a running service lists it (`get_keep_set`): each
+    /// item seen again from every source it lists, first source first.
+    async fn keep_set_read(&self, id: &str) -> Result<KeepSet, ReplayError> {
+        // A replay names its conversations in letters, digits and dashes.
+        let path = format!("/conversations/{id}/keep?limit=5000");
+        let response = self
+            .authorized(self.client.get(format!("{}{path}", self.base)))
+            .send()
+            .await
+            .map_err(|err| ReplayError::Service(format!("{path}: {err}")))?;
+        let status = response.status();
+        let listed: Value = response.json().await.unwrap_or(Value::Null);
+        if !status.is_success() {
+            return Err(ReplayError::Service(format!("{path} answered {status}: {listed}")));
+        }
+        let mut set = KeepSet::default();
+        let place = Place {
+            conversation_id: id.to_owned(),
+            turn_id: None,
+            compaction_seq: None,
+            message: None,
+            at: start_of_replay(),
+        };
+        for item in listed["items"].as_array().into_iter().flatten() {
+            let Some(kind) = item["kind"].as_str().and_then(KeepKind::parse) else {
+                continue;
+            };
+            let text = item["text"].as_str().unwrap_or_default();
+            let first = item["source"].as_str().and_then(Source::parse);
+            let others = item["sources"].as_array().into_iter().flatten();
+            let others = others.filter_map(|source| source.as_str().and_then(Source::parse));
+            for source in first.into_iter().chain(others.filter(|source| Some(*source) != first)) {
+                set.observe(&[Sighting::new(kind, text, source)], &place);
+            }
+        }
+        Ok(set)
     }
 
     /// Reports the context in use; what it plans to prepare is written
@@ -90,10 +132,10 @@ impl Replay {
             json!({"conversation_id": conversation, "used": used, "size": self.options.window, "at": at}),
         )
         .await?;
-        if self.options.prepare {
+        if let Some(own) = self.own.as_ref().filter(|_| self.options.prepare) {
             let id = ConversationId::parse("conversation_id", conversation.to_owned())
                 .map_err(|err| ReplayError::Service(err.to_string()))?;
-            crate::app::prepare::settle(&self.services, &self.tenant, &id)
+            crate::app::prepare::settle(&own.services, &own.tenant, &id)
                 .await
                 .map_err(|err| ReplayError::Service(format!("a preparation failed: {err}")))?;
         }

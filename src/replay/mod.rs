@@ -1,7 +1,7 @@
 //! `compactd replay FILE…` (SPEC §4): replays recorded agent sessions —
 //! Claude Code session JSONL, Codex CLI rollout JSONL, aider chat histories,
-//! JSON arrays of OpenAI chat messages — through the service, in this
-//! process against its own database, and reports what every compaction kept
+//! JSON arrays of OpenAI chat messages — through the service (one started in
+//! this process against its own database, or one running at `--url`), and reports what every compaction kept
 //! and what the agent is left with at the end. This is how a user judges
 //! compactd on their own sessions.
 
@@ -16,4 +16,4 @@ pub mod session;
 pub use report::{SessionReport, render};
 mod run;
 pub(crate) use run::Replay;
-pub use run::{REPLAY_TENANT, ReplayError, ReplayOptions, Schedule, replay_files};
+pub use run::{REPLAY_TENANT, ReplayError, ReplayOptions, Schedule, replay_files, replay_into};

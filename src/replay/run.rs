@@ -1,7 +1,7 @@
 //! One replay: the service in this process, the sessions driven through it, their reports.
 
 use super::report::SessionReport;
-use super::session::SessionError;
+use super::session::{Session, SessionError};
 use crate::app::keys;
 use crate::config::{Settings, SummaryConfig};
 use crate::domain::TenantId;
@@ -48,20 +48,29 @@ pub enum ReplayError {
 /// it runs open, as `default`).
 pub const REPLAY_TENANT: &str = "replay";
 
-/// The service, running in this process for one replay.
+/// The service a replay drives: one started in this process, or one
+/// already running (`--url`), whose dashboard then shows the replay.
 pub(crate) struct Replay {
     pub(super) base: String,
     pub(super) client: reqwest::Client,
-    /// Its own key (id and key) when the database has keys; revoked at the end.
-    pub(super) key: Option<(String, String)>,
-    pub(super) tenant: TenantId,
-    pub(super) pool: PgPool,
+    /// The key it calls with, when the service has keys.
+    pub(super) bearer: Option<String>,
     pub(super) summaries: SummaryConfig,
     pub(super) options: ReplayOptions,
+    /// The service this process started, when it did.
+    pub(super) own: Option<Own>,
+}
+
+/// The service a replay started for itself, with its database.
+pub(crate) struct Own {
+    /// Its key's id, revoked at the end, when the database has keys.
+    key_id: Option<String>,
+    pub(super) tenant: TenantId,
+    pub(super) pool: PgPool,
     /// The service's use cases, for writing preparations in step.
     pub(super) services: crate::app::Services,
-    pub(super) shutdown: Option<oneshot::Sender<()>>,
-    pub(super) served: tokio::task::JoinHandle<std::io::Result<()>>,
+    shutdown: Option<oneshot::Sender<()>>,
+    served: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 impl Replay {
@@ -104,17 +113,52 @@ impl Replay {
         let served = tokio::spawn(app.run_until(async {
             stopped.await.ok();
         }));
+        let (key_id, bearer) = key.map_or((None, None), |(id, key)| (Some(id), Some(key)));
         Ok(Self {
             base,
             client: reqwest::Client::new(),
-            key,
-            tenant,
-            pool,
+            bearer,
             summaries,
             options,
-            services,
-            shutdown: Some(shutdown),
-            served,
+            own: Some(Own {
+                key_id,
+                tenant,
+                pool,
+                services,
+                shutdown: Some(shutdown),
+                served,
+            }),
+        })
+    }
+
+    /// The service already running at `url`, called with `api_key` (its
+    /// readiness checked first: a wrong address fails before any work).
+    pub(crate) async fn connect(
+        url: &str,
+        api_key: Option<String>,
+        summaries: SummaryConfig,
+        options: ReplayOptions,
+    ) -> Result<Self, ReplayError> {
+        let base = url.trim_end_matches('/').to_owned();
+        let client = reqwest::Client::new();
+        let ready = client
+            .get(format!("{base}/readyz"))
+            .send()
+            .await
+            .map_err(|err| ReplayError::Service(format!("no compactd at {base}: {err}")))?;
+        if !ready.status().is_success() {
+            return Err(ReplayError::Service(format!(
+                "compactd at {base} is not ready: /readyz answered {}",
+                ready.status()
+            )));
+        }
+        Ok(Self {
+            base,
+            client,
+            bearer: api_key,
+            summaries,
+            options,
+            own: None,
         })
     }
 
@@ -124,15 +168,18 @@ impl Replay {
     }
 
     pub(crate) async fn stop(mut self) {
-        if let Some((id, _)) = &self.key
-            && let Err(err) = keys::revoke(&self.pool, id).await
+        let Some(own) = &mut self.own else {
+            return;
+        };
+        if let Some(id) = &own.key_id
+            && let Err(err) = keys::revoke(&own.pool, id).await
         {
             tracing::warn!(%err, "the replay's key could not be revoked");
         }
-        if let Some(shutdown) = self.shutdown.take() {
+        if let Some(shutdown) = own.shutdown.take() {
             let _ = shutdown.send(());
         }
-        let _ = (&mut self.served).await;
+        let _ = (&mut own.served).await;
     }
 }
 
@@ -171,35 +218,66 @@ impl Progress {
     }
 }
 
-/// Replays `files` one after another and reports on each.
+/// Replays `files` one after another through a service of its own, and
+/// reports on each.
 pub async fn replay_files(
     files: &[PathBuf],
     settings: Settings,
     pool: PgPool,
     options: ReplayOptions,
 ) -> Result<Vec<SessionReport>, ReplayError> {
-    // Read every file first: a bad one fails the run before any work is done.
-    let sessions = files
-        .iter()
-        .map(|path| super::session::load(path, &settings.summaries.harness))
-        .collect::<Result<Vec<_>, _>>()?;
+    let sessions = load_all(files, &settings.summaries)?;
     let replay = Replay::start(settings, pool, options).await?;
-    let run = chrono::Utc::now().format("%Y%m%d%H%M%S%3f").to_string();
-    let progress = Progress::new();
-    let mut reports = Vec::new();
-    for session in &sessions {
-        let total = session.turns.len();
-        let outcome = replay
-            .session(session, &run, &mut |done| progress.show(&session.name, done, total))
-            .await;
-        match outcome {
-            Ok(report) => reports.push(report),
-            Err(err) => {
-                replay.stop().await;
-                return Err(err);
+    replay.all(&sessions).await
+}
+
+/// Replays `files` through the service running at `url` (its dashboard
+/// shows them), and reports on each.
+pub async fn replay_into(
+    url: &str,
+    api_key: Option<String>,
+    files: &[PathBuf],
+    summaries: SummaryConfig,
+    options: ReplayOptions,
+) -> Result<Vec<SessionReport>, ReplayError> {
+    if options.prepare {
+        return Err(ReplayError::Service(
+            "--prepare writes preparations in a service the replay starts; a running service prepares in its own background"
+                .into(),
+        ));
+    }
+    let sessions = load_all(files, &summaries)?;
+    let replay = Replay::connect(url, api_key, summaries, options).await?;
+    replay.all(&sessions).await
+}
+
+/// Every file read first: a bad one fails the run before any work is done.
+fn load_all(files: &[PathBuf], summaries: &SummaryConfig) -> Result<Vec<Session>, ReplayError> {
+    Ok(files
+        .iter()
+        .map(|path| super::session::load(path, &summaries.harness))
+        .collect::<Result<Vec<_>, _>>()?)
+}
+
+impl Replay {
+    async fn all(self, sessions: &[Session]) -> Result<Vec<SessionReport>, ReplayError> {
+        let run = chrono::Utc::now().format("%Y%m%d%H%M%S%3f").to_string();
+        let progress = Progress::new();
+        let mut reports = Vec::new();
+        for session in sessions {
+            let total = session.turns.len();
+            let outcome = self
+                .session(session, &run, &mut |done| progress.show(&session.name, done, total))
+                .await;
+            match outcome {
+                Ok(report) => reports.push(report),
+                Err(err) => {
+                    self.stop().await;
+                    return Err(err);
+                }
             }
         }
+        self.stop().await;
+        Ok(reports)
     }
-    replay.stop().await;
-    Ok(reports)
 }

@@ -445,3 +445,84 @@ async fn a_session_that_recorded_its_usage_is_replayed_at_the_size_it_had() {
         render(recorded)
     );
 }
+
+#[tokio::test]
+async fn a_replay_into_a_running_service_shows_there_and_measures_as_one_of_its_own() {
+    let app = crate::helpers::spawn_app().await;
+    let dir = scratch();
+    let file = dir.join("session.jsonl");
+    std::fs::write(&file, small_claude_code_session().0).unwrap();
+
+    let into = compactd::replay::replay_into(
+        &app.address,
+        None,
+        std::slice::from_ref(&file),
+        test_settings().summaries,
+        EVERY_8,
+    )
+    .await
+    .expect("the replay runs against the service")
+    .remove(0);
+    let own = replay(&[file], EVERY_8).await.remove(0);
+
+    // The running service holds what the replay did: its dashboard reads it.
+    let state = app.state(&into.final_conversation).await;
+    assert_eq!(state["turn_count"], into.turns, "{state}");
+    assert!(into.rollovers.is_empty());
+    assert_eq!(
+        state["compactions"],
+        into.compactions.iter().filter(|c| c.success).count(),
+        "{state}"
+    );
+    // Measured from the service's keep set read over HTTP, as from its database.
+    assert_eq!(into.final_survival, own.final_survival);
+    assert_eq!(
+        into.compactions.iter().map(|c| &c.summary_sha256).collect::<Vec<_>>(),
+        own.compactions.iter().map(|c| &c.summary_sha256).collect::<Vec<_>>(),
+        "the same summaries, byte for byte"
+    );
+    let rules = into.final_survival.row("prohibitions").unwrap();
+    assert!(rules.items > 0 && rules.kept == rules.items, "{rules:?}");
+}
+
+#[tokio::test]
+async fn a_replay_at_a_url_nobody_serves_fails_and_starts_no_database() {
+    let dir = scratch();
+    let file = write(&dir, "chat.json", &openai_chat());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_compactd"))
+        .args(["replay", "--url", "http://127.0.0.1:9"])
+        .arg(&file)
+        .current_dir(&dir)
+        .env_remove("DATABASE_URL")
+        .env_remove("COMPACTD_DATA_DIR")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("no compactd at http://127.0.0.1:9"), "{said}");
+    assert!(!dir.join("data").exists(), "no private Postgres was made");
+}
+
+#[tokio::test]
+async fn a_replay_with_no_database_named_says_it_starts_one_of_its_own() {
+    let dir = scratch();
+    let file = write(&dir, "chat.json", &openai_chat());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_compactd"))
+        .args(["replay", "--every", "1"])
+        .arg(&file)
+        .current_dir(&dir)
+        .env_remove("DATABASE_URL")
+        .env_remove("COMPACTD_DATA_DIR")
+        .env_remove("COMPACTD_LLM_PROVIDER")
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("no private Postgres in ./data: starting one there") && said.contains("--url"),
+        "{said}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("chat.json (openai-chat)"));
+    std::fs::remove_dir_all(&dir).ok();
+}

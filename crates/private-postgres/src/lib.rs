@@ -67,6 +67,11 @@ pub struct PrivatePostgres {
 }
 
 impl PrivatePostgres {
+    /// A cluster was made in `data_dir` before (it need not be running).
+    pub fn exists(data_dir: &Path) -> bool {
+        data_dir.join("pgdata").join("PG_VERSION").exists()
+    }
+
     /// Starts the cluster in `data_dir`, creating it on first use.
     ///
     /// Call this from the thread that lives as long as the process (the main
