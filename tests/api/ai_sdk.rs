@@ -34,7 +34,7 @@ async fn run_agent(service: &binary::Service, conversation: &str, per_request: b
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args([
             "-c",
-            ". clients/tools.sh && cd clients/typescript && npx --no-install tsc && node dist/tests/ai_sdk.js",
+            ". clients/tools.sh && cd clients/typescript && npx --no-install tsc && node dist/examples/ai_sdk_agent.js",
         ])
         .env("COMPACTD_URL", &service.address)
         .env("CONVERSATION", conversation)

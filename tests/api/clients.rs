@@ -1,6 +1,7 @@
 //! The generated Python and TypeScript clients: they match the committed
-//! OpenAPI document, and their example agent loops run against the real binary
-//! with an agent's key, leaving in the ledger what they say they did.
+//! OpenAPI document, and their examples (the agent loops, LangChain's and the
+//! AI SDK's on fake models) run against the real binary with an agent's key,
+//! leaving in the ledger what they say they did.
 
 use std::path::Path;
 use std::process::Output;
@@ -44,7 +45,7 @@ async fn the_committed_clients_are_what_the_spec_generates() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn both_client_examples_compact_and_roll_over_against_the_live_service() {
+async fn every_client_example_compacts_and_rolls_over_against_the_live_service() {
     let database = Database::create().await;
     let (_, key) = admin::create(&database.pool, "agents", "agent", Some("client examples"))
         .await
@@ -62,7 +63,11 @@ async fn both_client_examples_compact_and_roll_over_against_the_live_service() {
 
     let stdout = String::from_utf8_lossy(&run.stdout);
     let reports = closing_reports(&stdout);
-    assert_eq!(reports.len(), 2, "one report per language: {stdout}");
+    assert_eq!(
+        reports.len(),
+        4,
+        "one report per example (two loops, LangChain, the AI SDK): {stdout}"
+    );
     let http = reqwest::Client::new();
     let read = |path: String| {
         let request = http.get(format!("{}{path}", service.address)).bearer_auth(&key);
@@ -73,6 +78,10 @@ async fn both_client_examples_compact_and_roll_over_against_the_live_service() {
         }
     };
     for report in &reports {
+        assert!(
+            report["compactions"].as_u64().unwrap() > 0 && report["rollovers"].as_u64().unwrap() > 0,
+            "every example compacts and rolls over: {report}"
+        );
         let conversations: Vec<&str> = report["conversations"]
             .as_array()
             .unwrap()

@@ -11,7 +11,13 @@ use crate::binary;
 use crate::helpers::{Database, encode};
 use crate::python;
 
-const LANGCHAIN: &[&str] = &["langchain==1.5.2", "attrs==26.1.0"];
+/// The pins `clients/run-examples` installs too.
+fn langchain_pins() -> Vec<&'static str> {
+    include_str!("../../clients/python/examples-requirements.txt")
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect()
+}
 
 async fn get(client: &reqwest::Client, url: String) -> Value {
     client.get(url).send().await.unwrap().json().await.unwrap()
@@ -41,7 +47,7 @@ async fn an_async_langchain_agent_does_the_same() {
 }
 
 async fn run_the_agent(asynchronously: bool) {
-    let venv = tokio::task::spawn_blocking(|| python::venv("langchain", LANGCHAIN))
+    let venv = tokio::task::spawn_blocking(|| python::venv("langchain", &langchain_pins()))
         .await
         .unwrap();
     let database = Database::create().await;
@@ -50,7 +56,7 @@ async fn run_the_agent(asynchronously: bool) {
     let thread = "langchain-thread-1";
     let manifest = env!("CARGO_MANIFEST_DIR");
     let run = tokio::process::Command::new(venv.join("bin/python"))
-        .arg(format!("{manifest}/tests/langchain/agent.py"))
+        .arg(format!("{manifest}/clients/python/langchain_agent.py"))
         // The committed packages, as they are in the tree.
         .env(
             "PYTHONPATH",
@@ -69,7 +75,9 @@ async fn run_the_agent(asynchronously: bool) {
         "the agent failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let seen: Value = serde_json::from_str(stdout.trim()).expect("the agent prints JSON");
+    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap_or("")).expect("the agent prints JSON last");
+    assert_eq!(seen["compactions"], 1, "{}", seen["conversations"]);
+    assert_eq!(seen["rollovers"], 1);
     let turns = seen["turns"].as_array().unwrap();
     let messages = |turn: usize| turns[turn]["messages"].as_array().unwrap().clone();
 

@@ -1,19 +1,28 @@
 /**
- * The AI SDK middleware against a live compactd, on the SDK's own mock
- * language model (`ai/test`) reporting token usage: an agent's history sent
- * whole on every call, as AI SDK callers do, through `generateText` and
- * `streamText`. Prints one JSON object: the prompts the model was given, and
- * the conversations. Run by tests/api/ai_sdk.rs.
+ * An AI SDK agent with compactd, runnable with no model and no key to a
+ * provider: the SDK's own mock language model (`ai/test`) answers, reporting
+ * the token usage a real one would, and `compactdMiddleware` compacts the
+ * prompt and rolls the conversation over where compactd says. The caller
+ * sends its whole history on every call, as AI SDK callers do, through
+ * `generateText` and `streamText`.
  *
- * With PER_REQUEST=1 every call gets a middleware of its own, as a route
- * that builds `wrapLanguageModel(...)` per request does, always with the
- * first conversation's id: what it needs it reads back from compactd.
+ * Every call gets a middleware of its own, as a Next.js or serverless route
+ * that builds `wrapLanguageModel(...)` per request does: what it needs (the
+ * successor, the pending decision, what was compacted) it reads back from
+ * compactd. PER_REQUEST=0 shares one instance instead; both act the same.
  *
- *     COMPACTD_URL=http://127.0.0.1:8080 CONVERSATION=… [PER_REQUEST=1] node dist/tests/ai_sdk.js
+ *     npm ci && npx tsc   (in clients/typescript)
+ *     COMPACTD_URL=http://127.0.0.1:8080 [COMPACTD_API_KEY=…] node dist/examples/ai_sdk_agent.js
+ *
+ * It prints a line per model call and, last, a JSON line: the conversations
+ * it went through, the compactions and rollovers, and the prompts the model
+ * was given (tests/api/ai_sdk.rs checks them). It exits non-zero when the run
+ * did not both compact and roll over.
  */
 import { generateText, jsonSchema, type ModelMessage, simulateReadableStream, streamText, tool, wrapLanguageModel } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { compactdMiddleware } from "../src/ai-sdk.js";
+import { createCompactdClient } from "../src/index.js";
 
 function usage(used: number) {
   return {
@@ -57,13 +66,17 @@ const model = new MockLanguageModelV3({
   },
 });
 
-const conversations = [process.env.CONVERSATION!];
+const baseUrl = process.env.COMPACTD_URL ?? "http://127.0.0.1:8080";
+const apiKey = process.env.COMPACTD_API_KEY || undefined;
+const first = process.env.CONVERSATION ?? `ai-sdk-example-${Date.now()}`;
+const conversations = [first];
 function instance() {
   return wrapLanguageModel({
     model,
     middleware: compactdMiddleware({
-      baseUrl: process.env.COMPACTD_URL!,
-      conversationId: process.env.CONVERSATION!,
+      baseUrl,
+      apiKey,
+      conversationId: first,
       window: 20_000,
       keepRecentTokens: 60,
       onRollover: (successor) => {
@@ -73,7 +86,17 @@ function instance() {
   });
 }
 const shared = instance();
-const wrapped = () => (process.env.PER_REQUEST === "1" ? instance() : shared);
+const wrapped = () => (process.env.PER_REQUEST === "0" ? shared : instance());
+
+/** What the model was given on its latest call, in a line. */
+function shown(label: string): void {
+  const calls = [...model.doGenerateCalls, ...model.doStreamCalls];
+  const prompt = calls[calls.length - 1]?.prompt ?? [];
+  const compacted = prompt.some((message) => JSON.stringify(message.content).includes("compactd"));
+  console.log(
+    `${label}: the model saw ${prompt.length} messages${compacted ? ", compactd's summary or handoff first" : ""} (conversation ${conversations[conversations.length - 1]})`,
+  );
+}
 
 const system = "You are a release agent.";
 const history: ModelMessage[] = [];
@@ -93,18 +116,32 @@ async function turn(request: string, stream = false): Promise<void> {
   if (stream) {
     const result = streamText({ model: wrapped(), system, messages: history });
     history.push({ role: "assistant", content: await result.text });
-    return;
+  } else {
+    const result = await generateText({ model: wrapped(), system, messages: history });
+    history.push(...result.response.messages);
   }
-  const result = await generateText({ model: wrapped(), system, messages: history });
-  history.push(...result.response.messages);
+  shown(`${stream ? "streamText" : "generateText"} ${JSON.stringify(request)}`);
+}
+
+/** The compactions compactd wrote at its trigger, over the lineage. */
+async function compactions(): Promise<number> {
+  const client = createCompactdClient({ baseUrl, apiKey });
+  let count = 0;
+  for (const id of conversations) {
+    const { data, error } = await client.GET("/conversations/{id}/compactions", { params: { path: { id } } });
+    if (error || !data) throw new Error(`the ledger of ${id} could not be read: ${JSON.stringify(error)}`);
+    count += data.compactions.filter((row) => row.success && row.trigger === "threshold_exceeded").length;
+  }
+  return count;
 }
 
 async function main(): Promise<void> {
   // Turn 1: the model calls a tool; the caller answers it and calls again.
   history.push({ role: "user", content: "Deploy build 4711 to staging. Never deploy on Fridays." });
-  const first = await generateText({ model: wrapped(), system, messages: history, tools });
-  history.push(...first.response.messages);
-  const called = first.toolCalls[0]!;
+  const asked = await generateText({ model: wrapped(), system, messages: history, tools });
+  history.push(...asked.response.messages);
+  shown("generateText, a tool call");
+  const called = asked.toolCalls[0]!;
   history.push({
     role: "tool",
     content: [
@@ -118,6 +155,7 @@ async function main(): Promise<void> {
   });
   const second = await generateText({ model: wrapped(), system, messages: history, tools });
   history.push(...second.response.messages);
+  shown("generateText, the tool's result");
   await turn("Now tag it v2.3.1 and update docs/release.md.");
   await turn("Check the CI run https://ci.example.com/runs/88231.");
   await turn("Thanks, carry on.", true);
@@ -131,7 +169,13 @@ async function main(): Promise<void> {
           : message.content.map((part) => ("text" in part ? part.text : part.type)).join(" "),
     })),
   );
-  console.log(JSON.stringify({ prompts, conversations }));
+  const compacted = await compactions();
+  const rollovers = conversations.length - 1;
+  console.log(JSON.stringify({ conversations, compactions: compacted, rollovers, prompts }));
+  if (compacted === 0 || rollovers === 0) {
+    console.error("the run did not both compact and roll over");
+    process.exit(1);
+  }
 }
 
 main().catch((err) => {
