@@ -4,11 +4,13 @@
 import { ApiProblem, get, key, setKey } from "./api.js";
 import { Conversation } from "./conversation.js";
 import { History, colours, loadSeries, loadStats } from "./fleet.js";
+import { Picker } from "./picker.js";
 
 const PRESETS = { "1h": 3600e3, "24h": 86400e3, "7d": 7 * 86400e3, "30d": 30 * 86400e3 };
 
 const history = new History();
 const conversation = new Conversation();
+const picker = new Picker(document.querySelector("#filters [name=conversation]"), document.getElementById("picker"));
 let triggerColours = new Map();
 
 function $(selector) {
@@ -54,7 +56,12 @@ function report(error) {
 async function showFleet() {
   const s = span();
   if (!s.since) throw new Error("Pick the span's start.");
-  await Promise.all([loadStats(s), loadSeries(s, triggerColours), history.load(s, filters(), history.current ?? null)]);
+  await Promise.all([
+    loadStats(s),
+    loadSeries(s, triggerColours),
+    history.load(s, filters(), history.current ?? null),
+    picker.load(),
+  ]);
 }
 
 async function route() {
@@ -85,9 +92,13 @@ async function reloadHistory(cursor) {
   }
 }
 
-/** `?since=…&until=…` in the page's address opens that span: links share. */
+/**
+ * `?since=…&until=…` in the page's address opens that span, and
+ * `?conversation=…` the picker at that start of an id: links share.
+ */
 function spanFromAddress() {
   const params = new URLSearchParams(location.search);
+  if (params.get("conversation")) $("#filters").conversation.value = params.get("conversation");
   const since = Date.parse(params.get("since"));
   if (Number.isNaN(since)) return;
   const form = $("#span");

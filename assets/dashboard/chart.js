@@ -35,9 +35,33 @@ function shortNumber(n) {
   return `${n}`;
 }
 
-function label(ms, spanMs) {
-  const iso = new Date(ms).toISOString();
-  return spanMs > 3 * 86400e3 ? iso.slice(5, 10) : spanMs > 86400e3 ? iso.slice(5, 16).replace("T", " ") : iso.slice(11, 16);
+/** Round steps for a time axis, from a second to a year. */
+const TIME_STEPS = [
+  1e3, 2e3, 5e3, 10e3, 15e3, 30e3, 60e3, 2 * 60e3, 5 * 60e3, 10 * 60e3, 15 * 60e3, 30 * 60e3,
+  3600e3, 2 * 3600e3, 3 * 3600e3, 6 * 3600e3, 12 * 3600e3,
+  86400e3, 2 * 86400e3, 7 * 86400e3, 14 * 86400e3, 30 * 86400e3, 91 * 86400e3, 365 * 86400e3,
+];
+
+/**
+ * Ticks at round times between `from` and `to` (ms), at most `wanted`, each
+ * with a label that tells it from its neighbours: seconds on a run of
+ * minutes, hours on a day, dates on weeks, years on years (all UTC).
+ */
+export function timeTicks(from, to, wanted = 6) {
+  const span = Math.max(1, to - from);
+  const longest = TIME_STEPS.at(-1);
+  const step = TIME_STEPS.find((s) => span / s <= wanted) ?? longest * Math.ceil(span / wanted / longest);
+  const ticks = [];
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) ticks.push(t);
+  const years = new Set(ticks.map((t) => new Date(t).getUTCFullYear())).size > 1;
+  const days = new Set(ticks.map((t) => new Date(t).toISOString().slice(0, 10))).size > 1;
+  const label = (t) => {
+    const iso = new Date(t).toISOString();
+    if (step >= 86400e3) return years ? iso.slice(0, 10) : iso.slice(5, 10);
+    const clock = step < 60e3 ? iso.slice(11, 19) : iso.slice(11, 16);
+    return days ? `${iso.slice(5, 10)} ${clock}` : clock;
+  };
+  return ticks.map((t) => ({ t, text: label(t) }));
 }
 
 function frame(height, yMax, xFrom, xTo) {
@@ -52,11 +76,11 @@ function frame(height, yMax, xFrom, xTo) {
     text.textContent = shortNumber(v);
     root.append(text);
   }
-  const labels = 6;
-  for (let i = 0; i <= labels; i++) {
-    const t = xFrom + ((xTo - xFrom) * i) / labels;
-    const text = svg("text", { x: x(t), y: height - 8, class: "axis", "text-anchor": i === 0 ? "start" : i === labels ? "end" : "middle" });
-    text.textContent = label(t, xTo - xFrom);
+  for (const tick of timeTicks(xFrom, xTo)) {
+    const at = x(tick.t);
+    const anchor = at < PAD.left + 40 ? "start" : at > W - PAD.right - 40 ? "end" : "middle";
+    const text = svg("text", { x: at, y: height - 8, class: "axis time", "text-anchor": anchor });
+    text.textContent = tick.text;
     root.append(text);
   }
   return { root, x, y, plotW };
@@ -111,7 +135,12 @@ export function timeline(figure, { points, marks }) {
   }
   let from = Math.min(...times);
   let to = Math.max(...times);
-  if (to === from) to = from + 60e3;
+  // A run of seconds is drawn on a minute, so its ticks read apart.
+  if (to - from < 60e3) {
+    const middle = (from + to) / 2;
+    from = middle - 30e3;
+    to = middle + 30e3;
+  }
   from -= (to - from) * 0.01;
   to += (to - from) * 0.01;
   const top = Math.max(1, ...points.map((p) => Math.max(p.used, p.size || 0)));

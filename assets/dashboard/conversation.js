@@ -10,23 +10,24 @@ const PAGE = 1000;
 const CHAIN = 10;
 /** Events read before the page asks whether to read on. */
 const FIRST_READ = 20 * PAGE;
+/** An event whose time is this far from when the service wrote it carries the agent's own clock. */
+const OWN_CLOCK_MS = 60e3;
 
 function mark(event) {
-  const t = Date.parse(event.at);
   const p = event.payload || {};
   switch (event.kind) {
     case "compaction":
       return p.success
-        ? { t, kind: "compaction", what: `compaction (${p.trigger})`, text: `${count(p.tokens_before)} → ${count(p.tokens_after)} tokens, ${p.summarizer}${p.prepared ? ", prepared ahead" : ""}` }
-        : { t, kind: "failed", what: `failed compaction (${p.trigger})`, text: p.error || "" };
+        ? { kind: "compaction", what: `compaction (${p.trigger})`, text: `${count(p.tokens_before)} → ${count(p.tokens_after)} tokens, ${p.summarizer}${p.prepared ? ", prepared ahead" : ""}` }
+        : { kind: "failed", what: `failed compaction (${p.trigger})`, text: p.error || "" };
     case "decision":
-      return { t, kind: "decision", what: `decision: ${p.decision}${p.trigger ? ` (${p.trigger})` : ""}`, text: p.reason || "" };
+      return { kind: "decision", what: `decision: ${p.decision}${p.trigger ? ` (${p.trigger})` : ""}`, text: p.reason || "" };
     case "handoff":
       return p.role === "predecessor"
-        ? { t, kind: "handoff", what: "rolled over", text: `into ${p.successor_id}`, link: p.successor_id }
-        : { t, kind: "handoff", what: "continues", text: `from ${p.predecessor_id ?? "an earlier conversation"}`, link: p.predecessor_id };
+        ? { kind: "handoff", what: "rolled over", text: `into ${p.successor_id}`, link: p.successor_id }
+        : { kind: "handoff", what: "continues", text: `from ${p.predecessor_id ?? "an earlier conversation"}`, link: p.predecessor_id };
     case "rollover_declined":
-      return { t, kind: "declined", what: "rollover declined", text: "" };
+      return { kind: "declined", what: "rollover declined", text: "" };
     default:
       return null;
   }
@@ -43,6 +44,8 @@ export class Conversation {
     this.points = [];
     this.marks = [];
     this.events = 0;
+    // How many events carry the agent's own times, and how many the service's.
+    this.clocks = { agent: 0, service: 0 };
     document.getElementById("conversation-id").textContent = id;
     const state = await get(conversationPath(id));
     this.state(state);
@@ -135,11 +138,14 @@ export class Conversation {
     while (this.after !== null && read < budget) {
       const page = await get(`${conversationPath(this.id)}/events`, { after: this.after, limit: PAGE });
       for (const event of page.events) {
+        const times = { at: event.at, recorded_at: event.recorded_at };
+        const own = Math.abs(Date.parse(event.at) - Date.parse(event.recorded_at)) > OWN_CLOCK_MS;
+        this.clocks[own ? "agent" : "service"] += 1;
         if (event.kind === "usage" && event.payload.used !== undefined) {
-          this.points.push({ t: Date.parse(event.at), used: event.payload.used, size: event.payload.size });
+          this.points.push({ ...times, used: event.payload.used, size: event.payload.size });
         }
         const m = mark(event);
-        if (m) this.marks.push({ ...m, seq: event.seq, at: event.at });
+        if (m) this.marks.push({ ...m, ...times, seq: event.seq });
       }
       read += page.events.length;
       this.events += page.events.length;
@@ -148,10 +154,28 @@ export class Conversation {
     this.draw();
   }
 
+  /**
+   * One clock for the whole timeline: the times the agent gave (a replay's
+   * or a hook's transcript times) unless its events mix them with the
+   * service's clock, then when the service wrote each.
+   */
+  clock() {
+    return this.clocks.agent && this.clocks.service ? "recorded_at" : "at";
+  }
+
   draw() {
-    timeline(document.getElementById("timeline-chart"), { points: this.points, marks: this.marks });
+    const clock = this.clock();
+    const timed = (list) => list.map((item) => ({ ...item, t: Date.parse(item[clock]) }));
+    timeline(document.getElementById("timeline-chart"), { points: timed(this.points).sort((a, b) => a.t - b.t), marks: timed(this.marks) });
     const extent = document.getElementById("timeline-extent");
-    extent.replaceChildren(`${count(this.events)} events read`);
+    extent.dataset.clock = clock;
+    const said =
+      clock === "recorded_at"
+        ? " · times as the service recorded them: this conversation's events mix the agent's own times with the service's clock"
+        : this.clocks.agent
+          ? " · times as the agent gave them"
+          : "";
+    extent.replaceChildren(`${count(this.events)} events read${said}`);
     if (this.after !== null) {
       const more = element("button", "read on");
       more.addEventListener("click", () => this.readEvents(FIRST_READ));
@@ -160,7 +184,7 @@ export class Conversation {
     document.querySelector("#marks tbody").replaceChildren(
       ...this.marks.map((m) => {
         const detail = m.link ? link(m.link) : m.text;
-        const tr = row([String(m.seq), time(m.at), m.what, detail]);
+        const tr = row([String(m.seq), time(m[clock]), m.what, detail]);
         tr.className = m.kind;
         if (m.link) tr.title = m.text;
         return tr;

@@ -231,8 +231,10 @@ impl Hook<'_> {
     /// The turns so far, but the last (it may still be running), and the
     /// context's size.
     async fn before_compaction(&self) -> Result<(), HookError> {
+        // In the transcript's clock, as everything else the hook records:
+        // one clock for the conversation's timeline.
         if let Some(used) = self.transcript.last_used() {
-            self.usage(used, None, None).await?;
+            self.usage(used, self.transcript.last_stamp(), None).await?;
         }
         let turns = self.transcript.turns(&self.patterns);
         let finished = turns.len().saturating_sub(1);

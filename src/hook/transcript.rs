@@ -47,6 +47,11 @@ impl Transcript {
         self.parsed.last_used
     }
 
+    /// When the file's last timed record was written.
+    pub(crate) fn last_stamp(&self) -> Option<&str> {
+        self.parsed.stamps.iter().rev().find_map(Option::as_deref)
+    }
+
     fn is_summary(&self, at: usize) -> bool {
         self.parsed.summary_messages.contains(&at)
     }

@@ -31,6 +31,7 @@ use crate::http::AppState;
         crate::http::routes::stats::read,
         crate::http::routes::stats::read_series,
         crate::http::routes::due::list_due,
+        crate::http::routes::conversations::list,
         crate::http::routes::conversations::show,
         crate::http::routes::conversations::list_events,
         crate::http::routes::health::healthz,

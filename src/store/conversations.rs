@@ -153,3 +153,81 @@ pub(crate) async fn record_decision(
     .await?;
     Ok(seq)
 }
+
+/// A conversation as a list shows it.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub(crate) struct Listed {
+    pub conversation_id: String,
+    pub created_at: DateTime<Utc>,
+    pub last_turn_at: Option<DateTime<Utc>>,
+    pub last_turn_seq: i64,
+    pub compactions: i64,
+    pub used: i64,
+    pub size: i64,
+    pub predecessor_id: Option<String>,
+    pub successor_id: Option<String>,
+}
+
+/// The tenant's conversations whose id starts with `prefix` (all for ""),
+/// newest first, at most `limit`.
+pub(crate) async fn newest(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    prefix: &str,
+    limit: i64,
+) -> StoreResult<Vec<Listed>> {
+    const COLUMNS: &str = "conversation_id, created_at, last_turn_at, last_turn_seq, compactions, used, size, predecessor_id, successor_id";
+    let rows = if prefix.is_empty() {
+        sqlx::query_as::<_, Listed>(&format!(
+            "SELECT {COLUMNS} FROM conversations WHERE tenant = $1 ORDER BY created_at DESC, conversation_id LIMIT $2"
+        ))
+        .bind(tenant.as_str())
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await?
+    } else {
+        // Every id with the prefix lies in [prefix, past): one index range.
+        let past = past_prefix(prefix);
+        sqlx::query_as::<_, Listed>(&format!(
+            "SELECT {COLUMNS} FROM conversations
+             WHERE tenant = $1 AND conversation_id COLLATE \"C\" >= $2
+               AND ($3::text IS NULL OR conversation_id COLLATE \"C\" < $3)
+             ORDER BY created_at DESC, conversation_id LIMIT $4"
+        ))
+        .bind(tenant.as_str())
+        .bind(prefix)
+        .bind(past)
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await?
+    };
+    Ok(rows)
+}
+
+/// The least string past every string that starts with `prefix`, in byte
+/// order: its last character that can be raised, raised (`None`: none can).
+fn past_prefix(prefix: &str) -> Option<String> {
+    let mut chars: Vec<char> = prefix.chars().collect();
+    while let Some(last) = chars.pop() {
+        let raised = (u32::from(last) + 1..=u32::from(char::MAX)).find_map(char::from_u32);
+        if let Some(raised) = raised {
+            chars.push(raised);
+            return Some(chars.into_iter().collect());
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::past_prefix;
+
+    #[test]
+    fn the_string_past_a_prefix_raises_its_last_character() {
+        assert_eq!(past_prefix("replay-"), Some("replay.".to_owned()));
+        assert_eq!(past_prefix("a\u{10FFFF}"), Some("b".to_owned()));
+        assert_eq!(past_prefix("\u{10FFFF}"), None);
+        // Byte order is code point order in UTF-8: past 'é' is 'ê'.
+        assert_eq!(past_prefix("caf\u{e9}"), Some("caf\u{ea}".to_owned()));
+    }
+}

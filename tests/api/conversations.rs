@@ -65,3 +65,87 @@ async fn the_event_log_pages_in_order() {
     assert!(last["next_after"].is_null());
     assert_eq!(first["events"][0]["kind"], "turn_ended");
 }
+
+#[tokio::test]
+async fn the_picker_lists_conversations_newest_first_and_by_the_start_of_their_id() {
+    let app = spawn_app().await;
+    for (id, at) in [
+        ("replay-20261201-a", "2026-12-01T10:00:00Z"),
+        ("ticket-4711", "2026-12-01T11:00:00Z"),
+        ("replay-20261202-b", "2026-12-02T09:00:00Z"),
+        ("replay.other", "2026-12-02T10:00:00Z"),
+        ("REPLAY-upper", "2026-12-02T11:00:00Z"),
+    ] {
+        app.report("/usage", json!({"conversation_id": id, "used": 10, "at": at}))
+            .await;
+    }
+    let ids = |listed: &serde_json::Value| -> Vec<String> {
+        listed["conversations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["conversation_id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+
+    let (status, all) = app.get_json("/conversations").await;
+    assert_eq!(status, 200, "{all}");
+    assert_eq!(
+        ids(&all),
+        [
+            "REPLAY-upper",
+            "replay.other",
+            "replay-20261202-b",
+            "ticket-4711",
+            "replay-20261201-a"
+        ]
+    );
+    assert_eq!(all["truncated"], false);
+    assert_eq!(all["conversations"][0]["used"], 10);
+
+    let (_, replays) = app.get_json("/conversations?prefix=replay-").await;
+    assert_eq!(
+        ids(&replays),
+        ["replay-20261202-b", "replay-20261201-a"],
+        "the prefix as typed: not `replay.`, not another case"
+    );
+    let (_, first) = app.get_json("/conversations?prefix=replay&limit=1").await;
+    assert_eq!(ids(&first), ["replay.other"]);
+    assert_eq!(first["truncated"], true, "more match: type more of the id");
+    let (_, none) = app.get_json("/conversations?prefix=nobody").await;
+    assert_eq!(ids(&none), Vec::<String>::new());
+
+    for bad in ["limit=0", "limit=101", "prefix=", "prefix=a%00b", "after=1"] {
+        let (status, problem) = app.get_json(&format!("/conversations?{bad}")).await;
+        assert_eq!(status, 422, "{bad}: {problem}");
+        assert_eq!(problem["status"], 422);
+    }
+}
+
+#[tokio::test]
+async fn the_picker_lists_only_the_callers_tenant() {
+    let app = spawn_app().await;
+    let (_, ours) = crate::auth::key(&app, "ours", "agent").await;
+    let (_, theirs) = crate::auth::key(&app, "theirs", "reader").await;
+    let usage = app
+        .client
+        .post(format!("{}/usage", app.address))
+        .bearer_auth(&ours)
+        .json(&json!({"conversation_id": "shared-name", "used": 5}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(usage.status(), 200);
+
+    let listed: serde_json::Value = app
+        .client
+        .get(format!("{}/conversations?prefix=shared", app.address))
+        .bearer_auth(&theirs)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["conversations"], json!([]), "{listed}");
+}

@@ -449,3 +449,98 @@ async fn the_dashboard_shows_what_stats_says_and_a_conversations_timeline() {
     .await;
     println!("screenshots: {}", shots.display());
 }
+
+/// The time axis's labels, left to right.
+fn time_labels(dom: &str) -> Vec<String> {
+    let label = regex::Regex::new(r#"class="axis time"[^>]*>([^<]+)<"#).unwrap();
+    label.captures_iter(dom).map(|c| c[1].to_owned()).collect()
+}
+
+#[tokio::test]
+async fn the_picker_finds_conversations_by_the_start_of_their_id_newest_first() {
+    let app = spawn_app().await;
+    for (id, at) in [
+        ("replay-a", "2026-10-18T01:00:00Z"),
+        ("ticket-1", "2026-10-18T02:00:00Z"),
+        ("replay-b", "2026-10-18T03:00:00Z"),
+    ] {
+        app.report("/usage", json!({"conversation_id": id, "used": 10, "at": at}))
+            .await;
+    }
+    let listed = |dom: &str| -> Vec<String> {
+        let item = regex::Regex::new(r#"<li data-conversation="([^"]+)""#).unwrap();
+        item.captures_iter(dom).map(|c| c[1].to_owned()).collect()
+    };
+
+    let all = browser::dom(&format!("{}/dashboard?{DAY}", app.address)).await;
+    assert!(all.contains(r#"data-ready="fleet""#), "{all}");
+    assert_eq!(listed(&all), ["replay-b", "ticket-1", "replay-a"], "newest first");
+    assert!(
+        all.contains(r##"href="#/conversations/replay-b""##),
+        "each opens its conversation"
+    );
+
+    let replays = browser::dom(&format!("{}/dashboard?{DAY}&conversation=replay-", app.address)).await;
+    assert_eq!(listed(&replays), ["replay-b", "replay-a"], "by the start of the id");
+}
+
+#[tokio::test]
+async fn a_timeline_reads_on_a_run_of_seconds_and_on_months_and_keeps_one_clock() {
+    let app = spawn_app().await;
+    // A short run, in the service's clock: three reports within a second or two.
+    for used in [1_000, 2_000, 3_000] {
+        app.report("/usage", json!({"conversation_id": "short", "used": used}))
+            .await;
+    }
+    // Months, in the agent's clock (a replay's or a hook's transcript times).
+    for (used, at) in [
+        (1_000, "2026-04-26T09:00:00Z"),
+        (9_000, "2026-07-01T09:00:00Z"),
+        (4_000, "2026-11-30T09:00:00Z"),
+    ] {
+        app.report("/usage", json!({"conversation_id": "long", "used": used, "at": at}))
+            .await;
+    }
+    // Both clocks in one conversation: the transcript's times, then the service's.
+    app.report(
+        "/usage",
+        json!({"conversation_id": "mixed", "used": 1_000, "at": "2026-04-26T09:00:00Z"}),
+    )
+    .await;
+    app.report("/usage", json!({"conversation_id": "mixed", "used": 2_000}))
+        .await;
+
+    let short = browser::dom(&format!("{}/dashboard#/conversations/short", app.address)).await;
+    assert!(short.contains(r#"data-ready="conversation""#), "{short}");
+    let labels = time_labels(&short);
+    assert!(labels.len() >= 3, "{labels:?}");
+    let distinct: std::collections::BTreeSet<&String> = labels.iter().collect();
+    assert_eq!(distinct.len(), labels.len(), "no two ticks read alike: {labels:?}");
+    assert!(
+        labels.iter().all(|l| l.len() == 8),
+        "seconds on a short run: {labels:?}"
+    );
+    assert!(short.contains(r#"data-clock="at""#));
+
+    let long = browser::dom(&format!("{}/dashboard#/conversations/long", app.address)).await;
+    let labels = time_labels(&long);
+    assert!(labels.len() >= 2, "{labels:?}");
+    assert!(
+        labels
+            .iter()
+            .all(|l| regex::Regex::new(r"^\d\d-\d\d$").unwrap().is_match(l)),
+        "dates over months: {labels:?}"
+    );
+    assert!(long.contains(r#"data-clock="at""#) && long.contains("times as the agent gave them"));
+
+    let mixed = browser::dom(&format!("{}/dashboard#/conversations/mixed", app.address)).await;
+    assert!(
+        mixed.contains(r#"data-clock="recorded_at""#),
+        "the service's clock for both: {mixed}"
+    );
+    let labels = time_labels(&mixed);
+    assert!(
+        labels.iter().all(|l| !l.contains("04-26")),
+        "no axis from April to now: {labels:?}"
+    );
+}

@@ -287,6 +287,13 @@ async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropp
     assert_eq!(fleet["compactions"].as_array().unwrap().len(), 2);
     let (_, none) = app.get_json("/compactions?harness=codex").await;
     assert_eq!(none["compactions"].as_array().unwrap().len(), 0);
+    let events = app.events(session).await;
+    assert!(
+        events
+            .iter()
+            .all(|e| e["at"].as_str().unwrap().starts_with("2026-11-30T10:")),
+        "one clock, the transcript's, for everything the hook records: {events:?}"
+    );
     std::fs::remove_file(&path).ok();
 }
 

@@ -21,6 +21,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's conversations
+         * @description Newest first, or only those whose id starts with `prefix`: how an
+         *     operator finds one without its whole id.
+         */
+        get: operations["list_conversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/conversations/{id}": {
         parameters: {
             query?: never;
@@ -528,6 +549,12 @@ export interface components {
              */
             next_before_seq?: number | null;
         };
+        ConversationList: {
+            /** @description Newest first. */
+            conversations: components["schemas"]["ListedConversation"][];
+            /** @description More match than were listed: type more of the id. */
+            truncated: boolean;
+        };
         /** @description A conversation's state (SPEC §1), with its summary, pending decision and lineage. */
         ConversationState: {
             conversation_id: string;
@@ -893,6 +920,24 @@ export interface components {
              *     delta, anchor or keep item): marked `[unverified]` where it stands.
              */
             invented: number;
+        };
+        /** @description A conversation as the picker lists it. */
+        ListedConversation: {
+            conversation_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_turn_at?: string | null;
+            /** Format: int64 */
+            turn_count: number;
+            /** Format: int64 */
+            compactions: number;
+            /** Format: int64 */
+            used: number;
+            /** Format: int64 */
+            size: number;
+            predecessor_id?: string | null;
+            successor_id?: string | null;
         };
         /** @description The token counts of one model call. */
         ModelCall: {
@@ -1397,6 +1442,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FleetCompactions"];
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A parameter is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This key sends too fast; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the request ran out of time; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_conversations: {
+        parameters: {
+            query?: {
+                /** @description Only conversations whose id starts with this (case and all, as typed). */
+                prefix?: string;
+                /** @description At most this many (1–100, default 20). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The conversations, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationList"];
                 };
             };
             /** @description No API key, or not a valid one. */

@@ -1,3 +1,4 @@
+//! GET /conversations (the picker: newest first, by the start of the id),
 //! GET /conversations/{id} and its event log (SPEC §3, reads).
 
 use axum::extract::State;
@@ -8,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::PgConnection;
 use utoipa::{IntoParams, ToSchema};
 
+use crate::app::directory;
 use crate::domain::{ConversationId, Count, InvalidValue, TenantId};
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
@@ -20,6 +22,7 @@ pub(crate) const MAX_EVENTS_PAGE: u32 = 1_000;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
+        .route("/conversations", get(list))
         .route("/conversations/{id}", get(show))
         .route("/conversations/{id}/events", get(list_events))
 }
@@ -28,6 +31,88 @@ async fn find(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -
     conversations::find(conn, tenant, id)
         .await?
         .ok_or_else(|| ApiError::no_conversation(id))
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub(crate) struct ListQuery {
+    /// Only conversations whose id starts with this (case and all, as typed).
+    #[param(min_length = 1, max_length = 200)]
+    pub prefix: Option<String>,
+    /// At most this many (1–100, default 20).
+    #[param(minimum = 1, maximum = 100)]
+    pub limit: Option<u32>,
+}
+
+/// A conversation as the picker lists it.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct ListedConversation {
+    pub conversation_id: String,
+    pub created_at: DateTime<Utc>,
+    pub last_turn_at: Option<DateTime<Utc>>,
+    pub turn_count: i64,
+    pub compactions: i64,
+    pub used: i64,
+    pub size: i64,
+    pub predecessor_id: Option<String>,
+    pub successor_id: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct ConversationList {
+    /// Newest first.
+    pub conversations: Vec<ListedConversation>,
+    /// More match than were listed: type more of the id.
+    pub truncated: bool,
+}
+
+/// The tenant's conversations
+///
+/// Newest first, or only those whose id starts with `prefix`: how an
+/// operator finds one without its whole id.
+#[utoipa::path(
+    get,
+    path = "/conversations",
+    tag = "conversations",
+    operation_id = "list_conversations",
+    params(ListQuery),
+    responses(
+        (status = 200, description = "The conversations, newest first.", body = ConversationList),
+        (status = 422, description = "A parameter is invalid.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub(crate) async fn list(
+    State(app): State<AppState>,
+    caller: Caller,
+    QueryParams(query): QueryParams<ListQuery>,
+) -> ApiResult<Json<ConversationList>> {
+    let limit = query.limit.unwrap_or(20);
+    if !(1..=directory::MAX_LISTED).contains(&limit) {
+        return Err(InvalidValue::new("limit", format!("must be 1 to {}", directory::MAX_LISTED)).into());
+    }
+    let prefix = query
+        .prefix
+        .map(|prefix| ConversationId::parse("prefix", prefix))
+        .transpose()?;
+    let (listed, truncated) = directory::newest(&app.services, &caller.tenant, prefix.as_ref(), limit).await?;
+    Ok(Json(ConversationList {
+        conversations: listed
+            .into_iter()
+            .map(|c| ListedConversation {
+                conversation_id: c.conversation_id,
+                created_at: c.created_at,
+                last_turn_at: c.last_turn_at,
+                turn_count: c.last_turn_seq,
+                compactions: c.compactions,
+                used: c.used,
+                size: c.size,
+                predecessor_id: c.predecessor_id,
+                successor_id: c.successor_id,
+            })
+            .collect(),
+        truncated,
+    }))
 }
 
 /// A conversation's state

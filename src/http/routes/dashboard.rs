@@ -20,7 +20,7 @@ macro_rules! files {
     };
 }
 
-const FILES: [(&str, &str); 8] = files!(
+const FILES: [(&str, &str); 9] = files!(
     "index.html",
     "app.css",
     "app.js",
@@ -29,6 +29,7 @@ const FILES: [(&str, &str); 8] = files!(
     "conversation.js",
     "fleet.js",
     "format.js",
+    "picker.js",
 );
 
 fn content_type(name: &str) -> &'static str {

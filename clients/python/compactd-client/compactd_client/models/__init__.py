@@ -8,6 +8,7 @@ from .compaction import Compaction
 from .compaction_trigger import CompactionTrigger
 from .context import Context
 from .conversation_compactions import ConversationCompactions
+from .conversation_list import ConversationList
 from .conversation_state import ConversationState
 from .critical_turn import CriticalTurn
 from .decide_request import DecideRequest
@@ -35,6 +36,7 @@ from .keep_set_view import KeepSetView
 from .kind_counts import KindCounts
 from .list_compactions_trigger import ListCompactionsTrigger
 from .list_due_moment import ListDueMoment
+from .listed_conversation import ListedConversation
 from .model_call import ModelCall
 from .moment import Moment
 from .overflow import Overflow
@@ -74,6 +76,7 @@ __all__ = (
     "CompactionTrigger",
     "Context",
     "ConversationCompactions",
+    "ConversationList",
     "ConversationState",
     "CriticalTurn",
     "DecideRequest",
@@ -101,6 +104,7 @@ __all__ = (
     "KindCounts",
     "ListCompactionsTrigger",
     "ListDueMoment",
+    "ListedConversation",
     "ModelCall",
     "Moment",
     "Overflow",
