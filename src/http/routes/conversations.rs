@@ -38,7 +38,7 @@ async fn find(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -
 #[into_params(parameter_in = Query)]
 pub(crate) struct ListQuery {
     /// Only conversations whose id starts with this (case and all, as typed).
-    #[param(min_length = 1, max_length = 200)]
+    #[param(min_length = 1, max_length = 200, pattern = r"^[^\x00-\x1F\x7F-\x9F]{1,200}$")]
     pub prefix: Option<String>,
     /// At most this many (1–100, default 20).
     #[param(minimum = 1, maximum = 100)]
