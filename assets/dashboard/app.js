@@ -60,7 +60,9 @@ async function showFleet() {
     loadStats(s),
     loadSeries(s, triggerColours),
     history.load(s, filters(), history.current ?? null),
-    picker.load(),
+    // A picker that cannot list (a prefix the service refuses) says so in
+    // its own place and leaves the fleet's figures standing.
+    picker.load().catch((error) => picker.failed(error)),
   ]);
 }
 

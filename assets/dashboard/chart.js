@@ -35,12 +35,28 @@ function shortNumber(n) {
   return `${n}`;
 }
 
-/** Round steps for a time axis, from a second to a year. */
+/** Round steps for a time axis, from a second to two weeks; months past that. */
 const TIME_STEPS = [
   1e3, 2e3, 5e3, 10e3, 15e3, 30e3, 60e3, 2 * 60e3, 5 * 60e3, 10 * 60e3, 15 * 60e3, 30 * 60e3,
   3600e3, 2 * 3600e3, 3 * 3600e3, 6 * 3600e3, 12 * 3600e3,
-  86400e3, 2 * 86400e3, 7 * 86400e3, 14 * 86400e3, 30 * 86400e3, 91 * 86400e3, 365 * 86400e3,
+  86400e3, 2 * 86400e3, 7 * 86400e3, 14 * 86400e3,
 ];
+const MONTH_STEPS = [1, 2, 3, 6, 12, 24, 60, 120];
+/** 1970-01-01 was a Thursday: weeks tick on Mondays. */
+const MONDAY = 4 * 86400e3;
+
+/** The first of each `months`-th month (UTC) from `from` to `to`. */
+function monthTicks(from, to, months) {
+  const start = new Date(from);
+  let index = start.getUTCFullYear() * 12 + start.getUTCMonth();
+  index = Math.ceil(index / months) * months;
+  const ticks = [];
+  for (;; index += months) {
+    const t = Date.UTC(Math.floor(index / 12), index % 12, 1);
+    if (t > to) return ticks;
+    if (t >= from) ticks.push(t);
+  }
+}
 
 /**
  * Ticks at round times between `from` and `to` (ms), at most `wanted`, each
@@ -49,10 +65,16 @@ const TIME_STEPS = [
  */
 export function timeTicks(from, to, wanted = 6) {
   const span = Math.max(1, to - from);
-  const longest = TIME_STEPS.at(-1);
-  const step = TIME_STEPS.find((s) => span / s <= wanted) ?? longest * Math.ceil(span / wanted / longest);
-  const ticks = [];
-  for (let t = Math.ceil(from / step) * step; t <= to; t += step) ticks.push(t);
+  let step = TIME_STEPS.find((s) => span / s <= wanted);
+  let ticks = [];
+  if (step === undefined) {
+    const months = MONTH_STEPS.find((m) => span / (m * 30.4 * 86400e3) <= wanted) ?? 12 * Math.ceil(span / wanted / (365 * 86400e3));
+    step = months * 30 * 86400e3;
+    ticks = monthTicks(from, to, months);
+  } else {
+    const offset = step >= 7 * 86400e3 ? MONDAY : 0;
+    for (let t = Math.ceil((from - offset) / step) * step + offset; t <= to; t += step) ticks.push(t);
+  }
   const years = new Set(ticks.map((t) => new Date(t).getUTCFullYear())).size > 1;
   const days = new Set(ticks.map((t) => new Date(t).toISOString().slice(0, 10))).size > 1;
   const label = (t) => {

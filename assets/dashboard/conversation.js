@@ -139,12 +139,15 @@ export class Conversation {
       const page = await get(`${conversationPath(this.id)}/events`, { after: this.after, limit: PAGE });
       for (const event of page.events) {
         const times = { at: event.at, recorded_at: event.recorded_at };
-        const own = Math.abs(Date.parse(event.at) - Date.parse(event.recorded_at)) > OWN_CLOCK_MS;
-        this.clocks[own ? "agent" : "service"] += 1;
-        if (event.kind === "usage" && event.payload.used !== undefined) {
-          this.points.push({ ...times, used: event.payload.used, size: event.payload.size });
-        }
+        const point = event.kind === "usage" && event.payload.used !== undefined;
         const m = mark(event);
+        // Only what is drawn decides the clock: a hook stores a session's
+        // earlier turns late, in their own times, and turns are not drawn.
+        if (point || m) {
+          const own = Math.abs(Date.parse(event.at) - Date.parse(event.recorded_at)) > OWN_CLOCK_MS;
+          this.clocks[own ? "agent" : "service"] += 1;
+        }
+        if (point) this.points.push({ ...times, used: event.payload.used, size: event.payload.size });
         if (m) this.marks.push({ ...m, ...times, seq: event.seq });
       }
       read += page.events.length;

@@ -16,8 +16,13 @@ export class Picker {
     this.timer = null;
     input.addEventListener("input", () => {
       clearTimeout(this.timer);
-      this.timer = setTimeout(() => this.load().catch(() => {}), PAUSE_MS);
+      this.timer = setTimeout(() => this.load().catch((error) => this.failed(error)), PAUSE_MS);
     });
+  }
+
+  /** Says why the list could not be read, in its place. */
+  failed(error) {
+    this.list.replaceChildren(element("li", `The conversations could not be listed: ${error.message}`, { class: "bad" }));
   }
 
   async load() {

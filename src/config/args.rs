@@ -293,8 +293,9 @@ pub struct ReplayArgs {
     /// summaries. No database is started.
     #[arg(long, conflicts_with_all = ["prepare", "no_upstream"])]
     pub url: Option<String>,
-    /// The key to call the service at --url with, when it has keys.
-    #[arg(long, env = "COMPACTD_API_KEY", hide_env_values = true, requires = "url")]
+    /// The key to call the service at --url with, when it has keys
+    /// (without --url, unused: the replay's own service mints one).
+    #[arg(long, env = "COMPACTD_API_KEY", hide_env_values = true)]
     pub api_key: Option<String>,
     #[command(flatten)]
     pub summaries: SummaryArgs,

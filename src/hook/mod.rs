@@ -231,14 +231,15 @@ impl Hook<'_> {
     /// The turns so far, but the last (it may still be running), and the
     /// context's size.
     async fn before_compaction(&self) -> Result<(), HookError> {
-        // In the transcript's clock, as everything else the hook records:
-        // one clock for the conversation's timeline.
+        let turns = self.transcript.turns(&self.patterns);
+        let finished = turns.len().saturating_sub(1);
+        self.store_turns(&turns[..finished]).await?;
+        // In the transcript's clock, as everything else the hook records,
+        // and after the turns it follows: one clock for the timeline.
         if let Some(used) = self.transcript.last_used() {
             self.usage(used, self.transcript.last_stamp(), None).await?;
         }
-        let turns = self.transcript.turns(&self.patterns);
-        let finished = turns.len().saturating_sub(1);
-        self.store_turns(&turns[..finished]).await
+        Ok(())
     }
 
     /// The compaction in the ledger, with the turns before it stored first.

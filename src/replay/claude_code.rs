@@ -32,15 +32,22 @@ const CONTINUED: &str = "This session is being continued from a previous convers
 
 /// What a model call's `usage` says the context held: everything sent,
 /// cached or not, and the answer.
-fn context_used(usage: &Value) -> Option<u64> {
+/// Records Claude Code writes itself (an API error, "No response
+/// requested.") name this model and count nothing: not a model call.
+const SYNTHETIC_MODEL: &str = "<synthetic>";
+
+fn context_used(message: &Value) -> Option<u64> {
+    if message["model"] == SYNTHETIC_MODEL {
+        return None;
+    }
+    let usage = &message["usage"];
     let part = |name: &str| usage[name].as_u64();
     let input = part("input_tokens")?;
-    Some(
-        input
-            + part("cache_read_input_tokens").unwrap_or(0)
-            + part("cache_creation_input_tokens").unwrap_or(0)
-            + part("output_tokens").unwrap_or(0),
-    )
+    let used = input
+        .saturating_add(part("cache_read_input_tokens").unwrap_or(0))
+        .saturating_add(part("cache_creation_input_tokens").unwrap_or(0))
+        .saturating_add(part("output_tokens").unwrap_or(0));
+    (used > 0).then_some(used)
 }
 
 pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
@@ -58,7 +65,7 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
         }
         let stamp = record["timestamp"].as_str().map(str::to_owned);
         let message = &record["message"];
-        let used = context_used(&message["usage"]);
+        let used = context_used(message);
         if let Some(model) = message["model"].as_str().filter(|model| model.starts_with("claude")) {
             parsed.model = Some(model.to_owned());
         }
@@ -218,6 +225,22 @@ mod tests {
             "a streamed answer's records count once, at its last"
         );
         assert_eq!(parsed.last_used, Some(15_262));
+
+        let errored = format!(
+            "{text}\n{}",
+            r#"{"type":"assistant","message":{"id":"m3","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: 500"}],"usage":{"input_tokens":0,"output_tokens":0}}}"#
+        );
+        assert_eq!(
+            parse(&errored).unwrap().recorded_used,
+            [(2, 15_050), (4, 15_262)],
+            "an error Claude Code wrote itself is no model call"
+        );
+        let huge = r#"{"type":"assistant","message":{"id":"m9","role":"assistant","content":"x","usage":{"input_tokens":18446744073709551615,"output_tokens":18446744073709551615}}}"#;
+        assert_eq!(
+            parse(huge).unwrap().last_used,
+            Some(u64::MAX),
+            "a count past u64 saturates"
+        );
     }
 
     #[test]

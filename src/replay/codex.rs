@@ -59,7 +59,8 @@ fn token_count(payload: &Value) -> Option<u64> {
     }
     let last = &payload["info"]["last_token_usage"];
     let input = last["input_tokens"].as_u64()?;
-    Some(input + last["output_tokens"].as_u64().unwrap_or(0))
+    let used = input.saturating_add(last["output_tokens"].as_u64().unwrap_or(0));
+    (used > 0).then_some(used)
 }
 
 pub(crate) fn parse(text: &str) -> Result<Parsed, String> {

@@ -98,8 +98,20 @@ impl Replay {
             .map_err(|err| ReplayError::Service(format!("{path}: {err}")))?;
         let status = response.status();
         let listed: Value = response.json().await.unwrap_or(Value::Null);
+        // Not made yet (a session that opens with its harness's summary):
+        // nothing kept, as a replay's own database answers.
+        if status == reqwest::StatusCode::NOT_FOUND {
+            return Ok(KeepSet::default());
+        }
         if !status.is_success() {
             return Err(ReplayError::Service(format!("{path} answered {status}: {listed}")));
+        }
+        if listed["truncated"] == true {
+            tracing::warn!(
+                conversation = id,
+                total = listed["total"].as_u64(),
+                "the keep set is larger than one read lists: measured on its first 5,000 items"
+            );
         }
         let mut set = KeepSet::default();
         let place = Place {
@@ -343,7 +355,7 @@ impl Replay {
                 let batch_ends = message.role == Role::Tool
                     && turn.messages.get(step + 1).is_some_and(|next| next.role != Role::Tool);
                 let used = state.used();
-                let full = used * 100 >= self.options.window * 95
+                let full = used.saturating_mul(100) >= self.options.window.saturating_mul(95)
                     || (self.options.schedule == Schedule::Policy && used >= trigger_tokens);
                 if batch_ends && full {
                     self.report_usage(&state.conversation, used, &at).await?;
@@ -414,6 +426,8 @@ struct State {
     last_handoff: Option<String>,
     /// Where the session recorded its context's size (see [`State::recorded`]).
     recorded: Option<Recorded>,
+    /// It has compacted or rolled over once at least.
+    restarted: bool,
 }
 
 /// The session's own count of its context, where it kept one: what its
@@ -435,7 +449,7 @@ impl State {
     }
 
     fn count(&mut self, counted: u64) {
-        self.since_boundary_tokens += counted;
+        self.since_boundary_tokens = self.since_boundary_tokens.saturating_add(counted);
         if let Some(recorded) = &mut self.recorded {
             recorded.counted_since += counted;
         }
@@ -449,8 +463,16 @@ impl State {
     fn recorded(&mut self, used: u64) {
         match &mut self.recorded {
             None => {
+                // What the harness sends beside the text, from a record of
+                // the whole context: after a compaction of the replay's own
+                // the record still holds what the replay dropped.
+                let overhead = if self.restarted {
+                    0
+                } else {
+                    used.saturating_sub(self.anchor_tokens + self.since_boundary_tokens)
+                };
                 self.recorded = Some(Recorded {
-                    overhead: used.saturating_sub(self.anchor_tokens + self.since_boundary_tokens),
+                    overhead,
                     last: used,
                     counted_since: 0,
                 });
@@ -458,7 +480,8 @@ impl State {
             Some(recorded) => {
                 if used >= recorded.last {
                     let counted = recorded.counted_since.min(self.since_boundary_tokens);
-                    self.since_boundary_tokens = self.since_boundary_tokens - counted + (used - recorded.last);
+                    self.since_boundary_tokens =
+                        (self.since_boundary_tokens - counted).saturating_add(used - recorded.last);
                 }
                 recorded.last = used;
                 recorded.counted_since = 0;
@@ -468,6 +491,7 @@ impl State {
 
     /// After a compaction or a rollover: the context is the new anchor alone.
     fn restart(&mut self, anchor_tokens: u64, handoff: Option<String>) {
+        self.restarted = true;
         self.anchor_tokens = anchor_tokens;
         self.since_boundary.clear();
         self.since_boundary_tokens = 0;
@@ -476,8 +500,61 @@ impl State {
         // The growth past the next record starts here: what was counted
         // since the last one is behind the boundary now.
         if let Some(recorded) = &mut self.recorded {
-            recorded.last += recorded.counted_since;
+            recorded.last = recorded.last.saturating_add(recorded.counted_since);
             recorded.counted_since = 0;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::State;
+
+    #[test]
+    fn the_first_record_sets_the_overhead_and_records_after_it_the_growth() {
+        let mut state = State::default();
+        state.count(4_000);
+        state.recorded(19_000);
+        assert_eq!(
+            state.used(),
+            19_000,
+            "15,000 of system prompt and tools beside the text"
+        );
+        state.count(1_000);
+        state.recorded(22_000);
+        assert_eq!(
+            state.used(),
+            22_000,
+            "the harness's count of the growth, not the text's"
+        );
+        state.recorded(9_000);
+        state.count(500);
+        assert_eq!(
+            state.used(),
+            22_500,
+            "a smaller record (the harness compacted) leaves the counted growth"
+        );
+        state.restart(2_000, None);
+        state.count(700);
+        state.recorded(10_200);
+        assert_eq!(
+            state.used(),
+            15_000 + 2_000 + 700,
+            "past the boundary, the growth from where it stood"
+        );
+    }
+
+    #[test]
+    fn a_first_record_after_a_compaction_of_the_replays_own_adds_no_overhead() {
+        let mut state = State::default();
+        state.count(150_000);
+        state.restart(3_000, None);
+        state.count(1_000);
+        state.recorded(170_000);
+        assert_eq!(
+            state.used(),
+            4_000,
+            "the record holds what the replay compacted away: it is no overhead"
+        );
     }
 }

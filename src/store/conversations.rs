@@ -186,12 +186,15 @@ pub(crate) async fn newest(
         .fetch_all(&mut *conn)
         .await?
     } else {
-        // Every id with the prefix lies in [prefix, past): one index range.
-        let past = past_prefix(prefix);
+        // Every id with the prefix lies in [prefix, past): one index range
+        // (past nothing only for a prefix of U+10FFFF alone).
+        let (bound, past) = match past_prefix(prefix) {
+            Some(past) => ("AND conversation_id COLLATE \"C\" < $3", past),
+            None => ("AND $3 = ''", String::new()),
+        };
         sqlx::query_as::<_, Listed>(&format!(
             "SELECT {COLUMNS} FROM conversations
-             WHERE tenant = $1 AND conversation_id COLLATE \"C\" >= $2
-               AND ($3::text IS NULL OR conversation_id COLLATE \"C\" < $3)
+             WHERE tenant = $1 AND conversation_id COLLATE \"C\" >= $2 {bound}
              ORDER BY created_at DESC, conversation_id LIMIT $4"
         ))
         .bind(tenant.as_str())

@@ -114,6 +114,12 @@ async fn the_picker_lists_conversations_newest_first_and_by_the_start_of_their_i
     assert_eq!(first["truncated"], true, "more match: type more of the id");
     let (_, none) = app.get_json("/conversations?prefix=nobody").await;
     assert_eq!(ids(&none), Vec::<String>::new());
+    let (status, last) = app.get_json("/conversations?prefix=%F4%8F%BF%BF").await;
+    assert_eq!(
+        (status, ids(&last)),
+        (200, vec![]),
+        "a prefix nothing sorts past: {last}"
+    );
 
     for bad in ["limit=0", "limit=101", "prefix=", "prefix=a%00b", "after=1"] {
         let (status, problem) = app.get_json(&format!("/conversations?{bad}")).await;

@@ -482,6 +482,13 @@ async fn the_picker_finds_conversations_by_the_start_of_their_id_newest_first() 
 
     let replays = browser::dom(&format!("{}/dashboard?{DAY}&conversation=replay-", app.address)).await;
     assert_eq!(listed(&replays), ["replay-b", "replay-a"], "by the start of the id");
+
+    let refused = browser::dom(&format!("{}/dashboard?{DAY}&conversation=%01", app.address)).await;
+    assert!(
+        refused.contains(r#"data-ready="fleet""#),
+        "a prefix the service refuses leaves the fleet's page standing: {refused}"
+    );
+    assert!(refused.contains("The conversations could not be listed"), "{refused}");
 }
 
 #[tokio::test]
@@ -509,6 +516,19 @@ async fn a_timeline_reads_on_a_run_of_seconds_and_on_months_and_keeps_one_clock(
     .await;
     app.report("/usage", json!({"conversation_id": "mixed", "used": 2_000}))
         .await;
+
+    // A hook stores a live session's earlier turns late, in their own times:
+    // turns are not drawn, and the timeline keeps the agent's clock.
+    for (minute, used) in [(1, 5_000), (2, 6_000)] {
+        let at = (chrono::Utc::now() - chrono::Duration::minutes(10 - minute)).to_rfc3339();
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "live", "user": "go on", "at": at}),
+        )
+        .await;
+        app.report("/usage", json!({"conversation_id": "live", "used": used}))
+            .await;
+    }
 
     let short = browser::dom(&format!("{}/dashboard#/conversations/short", app.address)).await;
     assert!(short.contains(r#"data-ready="conversation""#), "{short}");
@@ -543,4 +563,7 @@ async fn a_timeline_reads_on_a_run_of_seconds_and_on_months_and_keeps_one_clock(
         labels.iter().all(|l| !l.contains("04-26")),
         "no axis from April to now: {labels:?}"
     );
+
+    let live = browser::dom(&format!("{}/dashboard#/conversations/live", app.address)).await;
+    assert!(live.contains(r#"data-clock="at""#), "{live}");
 }

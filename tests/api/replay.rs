@@ -309,6 +309,8 @@ async fn the_binary_prints_a_report_and_json_for_scripts() {
             .arg(&file)
             .env("DATABASE_URL", database.url())
             .env("RUST_LOG", "warn")
+            // An agent's key in the environment is for --url: no reason to refuse.
+            .env("COMPACTD_API_KEY", "cpk_for_a_running_service")
             .env_remove("COMPACTD_LLM_PROVIDER");
         if json {
             command.arg("--json");
@@ -525,4 +527,30 @@ async fn a_replay_with_no_database_named_says_it_starts_one_of_its_own() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("chat.json (openai-chat)"));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[tokio::test]
+async fn a_session_that_opens_with_its_harnesss_summary_replays_into_a_running_service() {
+    let app = crate::helpers::spawn_app().await;
+    let dir = scratch();
+    let lines = [
+        json!({"type": "user", "sessionId": "s", "isCompactSummary": true, "message": {"role": "user",
+            "content": "This session is being continued from a previous conversation. Summary: the parser was fixed."}}),
+        json!({"type": "user", "sessionId": "s", "message": {"role": "user", "content": "Now document src/parser.rs."}}),
+        json!({"type": "assistant", "sessionId": "s", "message": {"id": "m1", "role": "assistant",
+            "content": [{"type": "text", "text": "Documented it."}]}}),
+    ];
+    let text: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    let file = write(&dir, "continued.jsonl", &text);
+
+    let report = compactd::replay::replay_into(&app.address, None, &[file], test_settings().summaries, EVERY_8)
+        .await
+        .expect("a conversation not made yet measures as nothing kept")
+        .remove(0);
+    assert_eq!(report.harness.len(), 1);
+    assert!(
+        report.final_summary.contains("src/parser.rs"),
+        "{}",
+        report.final_summary
+    );
 }

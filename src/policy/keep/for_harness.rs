@@ -9,34 +9,48 @@ use super::state::STATE_HEADING;
 /// What the keep guard appended to an empty narrative (`POST …/keep/check`)
 /// reordered for a harness whose agent already has its own summary: every
 /// item under one heading, files changed first, then the user's request,
-/// rules and named items, then what the agent named and tool output; any
-/// other line (a state line, the parked line) after them as it stood.
+/// rules and named items, then what the agent named and tool output; the
+/// parked line last, as it stood. An item runs from its label to the next
+/// (a request or a rule may hold lines and paragraphs of its own).
 pub fn by_value(appended: &str) -> String {
-    let mut items: Vec<(u8, usize, &str)> = Vec::new();
-    let mut rest: Vec<Vec<&str>> = Vec::new();
-    for block in appended.split("\n\n") {
-        let mut others: Vec<&str> = Vec::new();
-        for line in block.lines() {
-            match Line::of_rendered(line) {
-                Some(kind) => items.push((kind.value_rank(), items.len(), line)),
-                None if line == KEPT_HEADING => {}
-                None if !line.trim().is_empty() => others.push(line),
-                None => {}
-            }
+    let (body, parked) = match appended.rsplit_once("\n\n") {
+        Some((body, last)) if is_parked_line(last) => (body, Some(last)),
+        _ if is_parked_line(appended) => ("", Some(appended)),
+        _ => (appended, None),
+    };
+    let mut items: Vec<(u8, Vec<&str>)> = Vec::new();
+    let mut before: Vec<&str> = Vec::new();
+    for line in body.lines() {
+        if line == KEPT_HEADING || line == STATE_HEADING {
+            continue;
         }
-        // A heading left alone (its items moved up) goes too.
-        if others.iter().any(|line| *line != STATE_HEADING) {
-            rest.push(others);
+        match (Line::of_rendered(line), items.last_mut()) {
+            (Some(kind), _) => items.push((kind.value_rank(), vec![line])),
+            (None, Some((_, item))) => item.push(line),
+            (None, None) => before.push(line),
         }
     }
-    items.sort_by_key(|(rank, order, _)| (*rank, *order));
+    // Stable: within a rank, the order the guard gave them.
+    items.sort_by_key(|(rank, _)| *rank);
     let mut parts: Vec<String> = Vec::new();
+    let before = before.join("\n");
+    if !before.trim().is_empty() {
+        parts.push(before.trim().to_owned());
+    }
     if !items.is_empty() {
-        let lines: Vec<&str> = items.iter().map(|(_, _, line)| *line).collect();
+        let lines: Vec<String> = items
+            .iter()
+            .map(|(_, lines)| lines.join("\n").trim_end().to_owned())
+            .collect();
         parts.push(format!("{KEPT_HEADING}\n{}", lines.join("\n")));
     }
-    parts.extend(rest.iter().map(|lines| lines.join("\n")));
+    parts.extend(parked.map(str::to_owned));
     parts.join("\n\n")
+}
+
+/// The guard's last line, saying what is parked and where.
+fn is_parked_line(text: &str) -> bool {
+    text.starts_with('(') && text.ends_with(".)") && text.contains(" parked") && !text.contains('\n')
 }
 
 #[cfg(test)]
@@ -72,7 +86,19 @@ mod tests {
     #[test]
     fn nothing_appended_stays_nothing_and_other_lines_stay_as_they_were() {
         assert_eq!(by_value(""), "");
-        let state_only = format!("{STATE_HEADING}\n- In progress: Writing the docs.");
-        assert_eq!(by_value(&state_only), state_only);
+        let parked = "(2 more items are parked for conversation \"c\": get_keep_set lists them all.)";
+        assert_eq!(by_value(parked), parked);
+    }
+
+    #[test]
+    fn a_request_of_several_paragraphs_stays_whole_under_its_label() {
+        let request = "Fix this:\n\n```\nerror[E0308]: mismatched types\n```\n\nThen run the tests.";
+        let appended = format!(
+            "{STATE_HEADING}\n- Latest request: {request}\n\n{KEPT_HEADING}\n- Rule: Never push.\n- Files changed: src/a.rs"
+        );
+        assert_eq!(
+            by_value(&appended),
+            format!("{KEPT_HEADING}\n- Files changed: src/a.rs\n- Latest request: {request}\n- Rule: Never push.")
+        );
     }
 }
