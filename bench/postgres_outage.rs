@@ -96,6 +96,7 @@ async fn main() {
         database_wait: Duration::from_secs(10),
         summaries: Default::default(),
         daily_token_budget: None,
+        allowed_hosts: compactd::config::AllowedHosts::default(),
         background: None,
     };
     let pool = compactd::store::pool(database.url().parse::<PgConnectOptions>().expect("its own URL"), 16);

@@ -115,6 +115,7 @@ impl Application {
             keys: keys.clone(),
             rate_limits: Arc::new(RateLimits::new(settings.rate_per_second, settings.rate_burst)),
             timeouts: settings.timeouts,
+            hosts: Arc::new(settings.allowed_hosts.clone()),
         };
         let router = http::router(state);
         tracing::info!(

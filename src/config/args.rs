@@ -125,6 +125,12 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "COMPACTD_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
+    /// The names the service answers to besides loopback ones, comma-
+    /// separated (`compactd.internal, *.example.com`, or `*` for any); the
+    /// Host check applies while no key exists or when names are given, and a
+    /// browser's Origin must be one of them or the service itself.
+    #[arg(long, env = "COMPACTD_ALLOWED_HOSTS", default_value = "", value_parser = super::AllowedHosts::parse)]
+    pub allowed_hosts: super::AllowedHosts,
     /// Database connections in the pool: about one per request in flight.
     #[arg(long, env = "COMPACTD_MAX_CONNECTIONS", default_value_t = 16,
           value_parser = clap::value_parser!(u32).range(1..=1000))]

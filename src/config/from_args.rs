@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use super::args::{LlmArgs, ProviderChoice, ReplayArgs, ServeArgs, SummaryArgs};
 use super::settings::{
-    BackgroundSettings, ConnectionLimits, LlmConfig, Provider, RetryPolicy, Settings, SummaryConfig, Timeouts, Upstream,
+    AllowedHosts, BackgroundSettings, ConnectionLimits, LlmConfig, Provider, RetryPolicy, Settings, SummaryConfig,
+    Timeouts, Upstream,
 };
 use crate::policy::PolicyConfig;
 use crate::policy::keep::HarnessPatterns;
@@ -40,6 +41,7 @@ impl TryFrom<&ServeArgs> for Settings {
                 abandoned_after: Duration::from_secs(args.claim_timeout_secs),
                 ..BackgroundSettings::default()
             }),
+            allowed_hosts: args.allowed_hosts.clone(),
         })
     }
 }
@@ -73,6 +75,8 @@ impl Settings {
             summaries: SummaryConfig::try_from(&args.summaries)?,
             daily_token_budget: None,
             background: None,
+            // A replay's own service is reached on 127.0.0.1 only.
+            allowed_hosts: AllowedHosts::default(),
         })
     }
 }

@@ -12,7 +12,7 @@ use tower_http::catch_panic::CatchPanicLayer;
 use crate::http::error::{ApiError, problem_response};
 use crate::http::middleware::deadline::DeadlineLayer;
 
-use crate::http::middleware::{headers, observe};
+use crate::http::middleware::{headers, hosts, observe};
 use crate::http::openapi;
 use crate::http::routes::{
     compactions, context, conversations, dashboard, decide, docs, due, handoff, health, keep, keep_check, metrics,
@@ -49,6 +49,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(slow)
         .fallback(|| async { ApiError::NotFound("no such resource".to_owned()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
+        .layer(axum::middleware::from_fn_with_state(state.clone(), hosts::check))
         .with_state(state)
         .layer(DefaultBodyLimit::max(max_body_bytes))
         .layer(CatchPanicLayer::custom(panic_response))

@@ -16,4 +16,6 @@ pub(crate) struct AppState {
     pub keys: Arc<KeyRegistry>,
     pub rate_limits: Arc<RateLimits>,
     pub timeouts: Timeouts,
+    /// The names the service answers to.
+    pub hosts: Arc<crate::config::AllowedHosts>,
 }

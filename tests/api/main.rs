@@ -21,6 +21,7 @@ mod health;
 mod helpers;
 mod history;
 mod hook;
+mod hosts;
 mod idempotency;
 mod injection;
 mod invented;

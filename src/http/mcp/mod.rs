@@ -28,9 +28,8 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
         .with_json_response(true)
         .with_sse_keep_alive(None)
         .with_max_request_body_bytes(state.max_body_bytes)
-        // Keys, not cookies, guard the API: a page a browser was tricked
-        // into loading has none, and the REST API beside it does not check
-        // Host either. Deployments reach it by names of their own.
+        // The service's own layer checks Host and Origin on every route
+        // (http::middleware::hosts), with the names the deployment set.
         .disable_allowed_hosts();
     let served = state.clone();
     let service = StreamableHttpService::new(

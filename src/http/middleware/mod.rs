@@ -2,4 +2,5 @@
 
 pub(crate) mod deadline;
 pub(crate) mod headers;
+pub(crate) mod hosts;
 pub(crate) mod observe;
