@@ -145,6 +145,9 @@ fn claude_window(model: &str) -> Option<u64> {
     }
 }
 
+/// The longest summary `POST …/keep/check` reads, in characters.
+const MAX_CHECKED_CHARS: usize = 262_144;
+
 /// How many of the names a summary made up are listed, and the share of
 /// the hook's budget they may take beside the items given back.
 const UNVERIFIED_SHOWN: usize = 20;
@@ -295,6 +298,8 @@ impl Hook<'_> {
     /// The items the harness's summary does not hold, fitted to the budget.
     async fn left_out(&self, summary: &str) -> Result<String, HookError> {
         let route = format!("/conversations/{}/keep/check", client::encode(self.id));
+        // The longest summary a check reads: what lies past it is checked as absent.
+        let summary: String = summary.chars().take(MAX_CHECKED_CHARS).collect();
         let body = json!({"text": summary, "max_tokens": self.options.max_tokens});
         let checked = self.client.post(&route, &body, None).await?;
         Ok(checked["missing"].as_str().unwrap_or_default().to_owned())

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::chunked::{self, Unfolded};
 use super::client::LlmClient;
@@ -16,7 +17,7 @@ use super::tokens;
 use crate::policy::handoff::defuse_handoff_tags;
 use crate::policy::keep::invented::{Given, mark_invented};
 use crate::policy::keep::narrative::{merged, narrative_of};
-use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepKind, KeepSet, Parts, Shape, StateAtCut, fit};
+use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepKind, KeepSet, Parts, Shape, StateAtCut, fit_unless};
 use crate::policy::transcript::Message;
 
 /// Summarization is rewriting, not invention.
@@ -143,6 +144,16 @@ pub(crate) enum Via<'a> {
 /// The summary of `parts` and the keep set within `max_tokens`, unable to
 /// close a handoff.
 pub fn finish(parts: Parts<'_>, keep: &KeepSet, max_tokens: u64) -> (String, KeepFigures) {
+    finish_unless(parts, keep, max_tokens, &|| false).unwrap_or_default()
+}
+
+/// [`finish`], given up (`None`) as soon as `stopped` says so.
+fn finish_unless(
+    parts: Parts<'_>,
+    keep: &KeepSet,
+    max_tokens: u64,
+    stopped: &dyn Fn() -> bool,
+) -> Option<(String, KeepFigures)> {
     let narrative = defuse_handoff_tags(parts.narrative);
     let beside = defuse_handoff_tags(parts.beside);
     let parts = Parts {
@@ -152,14 +163,25 @@ pub fn finish(parts: Parts<'_>, keep: &KeepSet, max_tokens: u64) -> (String, Kee
     };
     let mut budget = max_tokens;
     loop {
-        let fitted = fit(parts, keep, budget, &tokens::count);
+        let fitted = fit_unless(parts, keep, budget, &tokens::count, stopped)?;
         // A kept item may itself hold a handoff tag; defused, it can count more.
         let text = defuse_handoff_tags(&fitted.text);
         let over = tokens::count(&text).saturating_sub(max_tokens);
         if over == 0 || budget <= over {
-            return (text, fitted.figures);
+            return Some((text, fitted.figures));
         }
         budget -= over;
+    }
+}
+
+/// Set when the future that waits for work on a blocking thread is dropped
+/// (its request was abandoned at its deadline, its client went away, the
+/// service is stopping): the work stops at its next check.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 
@@ -200,10 +222,20 @@ impl OwnedParts {
 pub(crate) async fn finish_off_thread(parts: Parts<'_>, keep: &KeepSet, max_tokens: u64) -> (String, KeepFigures) {
     let owned = OwnedParts::of(parts);
     let set = keep.clone();
-    match tokio::task::spawn_blocking(move || finish(owned.parts(), &set, max_tokens)).await {
-        Ok(finished) => finished,
-        // The thread pool is shutting down: fit it here.
-        Err(_) => finish(parts, keep, max_tokens),
+    let stop = Arc::new(AtomicBool::new(false));
+    let _waiting = StopOnDrop(stop.clone());
+    let work = move || {
+        let finished = finish_unless(owned.parts(), &set, max_tokens, &|| stop.load(Ordering::Relaxed));
+        if finished.is_none() {
+            metrics::counter!("compactd_abandoned_work_total", "work" => "fit").increment(1);
+        }
+        finished
+    };
+    match tokio::task::spawn_blocking(work).await {
+        Ok(Some(finished)) => finished,
+        // Stopped only once this future is dropped, or the thread pool is
+        // shutting down: fit it here.
+        Ok(None) | Err(_) => finish(parts, keep, max_tokens),
     }
 }
 

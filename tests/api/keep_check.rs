@@ -126,3 +126,89 @@ async fn a_harness_summary_is_recorded_under_its_harness() {
             .unwrap();
     assert_eq!(harness.as_deref(), Some("claude-code"), "the ledger's view carries it");
 }
+
+/// A conversation whose keep set holds `turns` × 200 paths the user named.
+async fn many_items(app: &crate::helpers::TestApp, id: &str, turns: usize) {
+    for turn in 0..turns {
+        let paths: Vec<String> = (0..200).map(|n| format!("src/m{turn}/f{n}.rs")).collect();
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": id, "user": format!("Look at {}.", paths.join(", ")), "assistant": "Looked."}),
+        )
+        .await;
+    }
+}
+
+/// A summary of `chars` characters that names none of them.
+fn long_summary(chars: usize) -> String {
+    "the work went on as planned and ".chars().cycle().take(chars).collect()
+}
+
+/// `compactd_abandoned_work_total{work="fit"}` as the app's /metrics says.
+async fn fits_abandoned(app: &crate::helpers::TestApp) -> f64 {
+    let text = app
+        .client
+        .get(format!("{}/metrics", app.address))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .find(|line| line.starts_with("compactd_abandoned_work_total{work=\"fit\"}"))
+        .and_then(|line| line.rsplit(' ').next())
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[tokio::test]
+async fn a_check_abandoned_at_its_deadline_stops_its_work() {
+    let app = crate::helpers::spawn(compactd::config::Settings {
+        timeouts: compactd::config::Timeouts {
+            request: std::time::Duration::from_millis(1_200),
+            summarize: std::time::Duration::from_secs(30),
+        },
+        ..crate::helpers::test_settings()
+    })
+    .await;
+    // 8,000 items against the longest summary a check reads: seconds of
+    // work, where reading the keep set takes a fraction of the deadline.
+    many_items(&app, "big", 40).await;
+    let before = fits_abandoned(&app).await;
+
+    let (status, problem) = app
+        .post_json(
+            "/conversations/big/keep/check",
+            &json!({"text": long_summary(262_144), "max_tokens": 100_000}),
+        )
+        .await;
+
+    assert_eq!(status, 503, "{problem}");
+    // The fit on its blocking thread hears it and gives up, instead of
+    // running to the end for nobody.
+    let waited = tokio::time::Instant::now();
+    while fits_abandoned(&app).await <= before {
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(60),
+            "the abandoned check's work never stopped"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_summary_longer_than_a_check_reads_is_refused() {
+    let app = spawn_app().await;
+    app.report("/usage", json!({"conversation_id": "chk", "used": 1000}))
+        .await;
+    let (status, problem) = app
+        .post_json("/conversations/chk/keep/check", &json!({"text": long_summary(262_145)}))
+        .await;
+    assert_eq!(status, 422, "{problem}");
+    assert_eq!(problem["field"], "text");
+    let (status, _) = app
+        .post_json("/conversations/chk/keep/check", &json!({"text": long_summary(262_144)}))
+        .await;
+    assert_eq!(status, 200, "the longest it reads is read");
+}

@@ -763,7 +763,7 @@ export interface components {
             status: string;
         };
         KeepCheckRequest: {
-            /** @description The summary to check (the one the harness wrote). */
+            /** @description The summary to check (the one the harness wrote), at most 262,144 characters. */
             text: string;
             /**
              * Format: int64

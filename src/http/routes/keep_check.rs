@@ -23,6 +23,10 @@ use crate::http::views::ledger::KeepCounts;
 
 /// The most room a check may ask for.
 const MAX_TOKENS: u64 = 100_000;
+/// The longest summary a check reads, in characters: its cost is the keep
+/// set's items times this (issue 23), and a harness's summary is a few
+/// thousand tokens.
+pub(crate) const MAX_TEXT_CHARS: usize = 262_144;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/conversations/{id}/keep/check", post(check))
@@ -31,7 +35,8 @@ pub(crate) fn router() -> Router<AppState> {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct KeepCheckRequest {
-    /// The summary to check (the one the harness wrote).
+    /// The summary to check (the one the harness wrote), at most 262,144 characters.
+    #[schema(max_length = 262_144)]
     pub text: String,
     /// Room for what it left out, in tokens (1–100,000); absent: the
     /// conversation's summary budget.
@@ -66,6 +71,13 @@ fn parse(tenant: TenantId, id: ConversationId, request: KeepCheckRequest) -> Res
         && !(1..=MAX_TOKENS).contains(&n)
     {
         return Err(InvalidValue::new("max_tokens", format!("must be 1 to {MAX_TOKENS}")));
+    }
+    let chars = request.text.chars().count();
+    if chars > MAX_TEXT_CHARS {
+        return Err(InvalidValue::new(
+            "text",
+            format!("must be at most {MAX_TEXT_CHARS} characters, not {chars}"),
+        ));
     }
     Ok(Check {
         tenant,

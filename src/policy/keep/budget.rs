@@ -40,7 +40,7 @@ pub fn summary_max_tokens(configured: u64, window: u64) -> u64 {
 }
 
 /// A summary fitted to its budget.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fitted {
     pub text: String,
     pub tokens: u64,
@@ -112,6 +112,18 @@ fn folders_of_others(candidates: &[Candidate]) -> HashSet<usize> {
 /// The summary of `parts` and the keep set within `max_tokens`, with what
 /// became of every item the summary was to carry.
 pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> Fitted {
+    fit_unless(parts, set, max_tokens, count, &|| false).unwrap_or_default()
+}
+
+/// [`fit`], given up (`None`) as soon as `stopped` says so: its cost is
+/// items × text, and nobody may be waiting for it any more (issue 23).
+pub fn fit_unless(
+    parts: Parts<'_>,
+    set: &KeepSet,
+    max_tokens: u64,
+    count: &dyn Fn(&str) -> u64,
+    stopped: &dyn Fn() -> bool,
+) -> Option<Fitted> {
     let candidates: Vec<Candidate> = set
         .ranked()
         .into_iter()
@@ -199,27 +211,32 @@ pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str
         }
     }
     // The narrative takes the room the admitted items it lacks leave.
-    let price_of_missing = |narrative: &str, admitted: &[usize]| -> u64 {
+    let price_of_missing = |narrative: &str, admitted: &[usize]| -> Option<u64> {
         let haystack = read(narrative, &state_lines);
         let mut opened = HashSet::new();
-        admitted
-            .iter()
-            .map(|at| &candidates[*at])
-            .filter(|candidate| match candidate.tier {
+        let mut price = 0;
+        for candidate in admitted.iter().map(|at| &candidates[*at]) {
+            if stopped() {
+                return None;
+            }
+            let missing = match candidate.tier {
                 // The request is shown where things stand unless the reader has it beside.
                 Tier::Request => !holds(&beside, candidate.item),
                 _ => !holds(&haystack, candidate.item),
-            })
-            .map(|candidate| cost(candidate, opened.insert(candidate.line)))
-            .sum()
+            };
+            if missing {
+                price += cost(candidate, opened.insert(candidate.line));
+            }
+        }
+        Some(price)
     };
     // The longest narrative whose own length and the items it still lacks
     // fit the room: the least it may have is what the admitted items leave;
     // a narrative that holds them word for word may take their room too.
-    let fits = |narrative_room: u64| {
+    let fits = |narrative_room: u64| -> Option<(bool, String)> {
         let fitted = fit_narrative(parts.narrative, parts.shape, narrative_room, count);
-        let fits = count(&fitted) + price_of_missing(&fitted, &admitted) <= room;
-        (fits, fitted)
+        let fits = count(&fitted) + price_of_missing(&fitted, &admitted)? <= room;
+        Some((fits, fitted))
     };
     // Not monotone (a longer narrative can hold more items and so cost less
     // beside it): try from the whole room down, in twelfths, and settle for
@@ -229,7 +246,7 @@ pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str
     let mut found = None;
     let mut narrative_room = room;
     while narrative_room > least {
-        if let (true, fitted) = fits(narrative_room) {
+        if let (true, fitted) = fits(narrative_room)? {
             found = Some(fitted);
             break;
         }
@@ -237,10 +254,13 @@ pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str
     }
     let mut fitted_narrative = found.unwrap_or_else(|| fit_narrative(parts.narrative, parts.shape, least, count));
     // Tiers 6–7 fill what is left, each within its cap.
-    let mut used = count(&fitted_narrative) + price_of_missing(&fitted_narrative, &admitted);
+    let mut used = count(&fitted_narrative) + price_of_missing(&fitted_narrative, &admitted)?;
     let haystack = read(&fitted_narrative, &state_lines);
     let (mut by_assistant, mut in_tool_output) = (0_u64, 0_u64);
     for (at, candidate) in candidates.iter().enumerate().filter(|(_, c)| !c.tier.is_guarded()) {
+        if stopped() {
+            return None;
+        }
         if holds(&haystack, candidate.item) {
             admitted.push(at);
             continue;
@@ -269,14 +289,15 @@ pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str
             beside: &beside,
             conversation: parts.conversation,
             folders: &folders,
+            stopped,
         };
         let (text, figures) = summary.settle(
             &read(&fitted_narrative, &state_lines),
             &reading(&fitted_narrative, &state_lines, false),
-        );
+        )?;
         let tokens = count(&text);
         if tokens <= max_tokens {
-            return Fitted { text, tokens, figures };
+            return Some(Fitted { text, tokens, figures });
         }
         if let Some(position) = admitted.iter().rposition(|at| candidates[*at].tier > Tier::FileChanged) {
             admitted.remove(position);
@@ -301,7 +322,7 @@ pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str
             Some(position) => {
                 admitted.remove(position);
             }
-            None => return Fitted { text, tokens, figures },
+            None => return Some(Fitted { text, tokens, figures }),
         }
     }
 }
@@ -316,6 +337,8 @@ struct Summary<'a> {
     conversation: &'a str,
     /// Files changed that are folders of others: held where one inside is.
     folders: &'a HashSet<usize>,
+    /// Nobody waits for the summary any more.
+    stopped: &'a dyn Fn() -> bool,
 }
 
 impl Summary<'_> {
@@ -326,7 +349,7 @@ impl Summary<'_> {
     /// `haystack` is all the reader gets; `without_request` the same but
     /// for the request's own line (the request is present only where
     /// another part holds it, else compactd added it).
-    fn settle(&self, haystack: &str, without_request: &str) -> (String, KeepFigures) {
+    fn settle(&self, haystack: &str, without_request: &str) -> Option<(String, KeepFigures)> {
         let admitted: HashSet<usize> = self.admitted.iter().copied().collect();
         let mut figures = KeepFigures::default();
         let mut appended: Vec<&Candidate> = Vec::new();
@@ -335,6 +358,9 @@ impl Summary<'_> {
         let mut request: Option<&str> = None;
         let mut carried: Vec<&str> = Vec::new();
         for (at, candidate) in self.candidates.iter().enumerate() {
+            if (self.stopped)() {
+                return None;
+            }
             if self.folders.contains(&at) {
                 continue;
             }
@@ -374,7 +400,7 @@ impl Summary<'_> {
         }
         let state = state_section(request, self.state_lines);
         let text = assemble(self.narrative, &state, &render(&appended), parked, self.conversation);
-        (text, figures)
+        Some((text, figures))
     }
 }
 
@@ -765,5 +791,40 @@ mod tests {
             &words,
         );
         assert_eq!(first, again);
+    }
+
+    #[test]
+    fn a_fit_told_to_stop_gives_up_and_one_never_told_fits_as_fit_does() {
+        let mut set = KeepSet::default();
+        let place = Place {
+            conversation_id: "c".into(),
+            turn_id: Some(1),
+            compaction_seq: None,
+            message: None,
+            at: chrono::DateTime::<chrono::Utc>::UNIX_EPOCH,
+        };
+        let sightings: Vec<Sighting> = (0..50)
+            .map(|n| Sighting::new(KeepKind::Path, format!("src/m/f{n}.rs"), Source::User))
+            .collect();
+        set.observe(&sightings, &place);
+        let state = StateAtCut::default();
+        let parts = Parts {
+            narrative: "We worked.",
+            shape: Shape::Prose,
+            state: &state,
+            beside: "",
+            conversation: "c",
+        };
+        let asked = std::cell::Cell::new(0);
+        let after_ten = || {
+            asked.set(asked.get() + 1);
+            asked.get() > 10
+        };
+        assert_eq!(fit_unless(parts, &set, 2_000, &words, &after_ten), None);
+        assert_eq!(asked.get(), 11, "it gave up at the first check told to");
+        assert_eq!(
+            fit_unless(parts, &set, 2_000, &words, &|| false),
+            Some(fit(parts, &set, 2_000, &words))
+        );
     }
 }

@@ -14,7 +14,7 @@ T = TypeVar("T", bound="KeepCheckRequest")
 class KeepCheckRequest:
     """
     Attributes:
-        text (str): The summary to check (the one the harness wrote).
+        text (str): The summary to check (the one the harness wrote), at most 262,144 characters.
         max_tokens (int | None | Unset): Room for what it left out, in tokens (1–100,000); absent: the
             conversation's summary budget.
     """
