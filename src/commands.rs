@@ -59,13 +59,31 @@ fn hook(args: &HookArgs) -> Result<(), AnyError> {
         max_tokens: args.max_tokens,
         window: args.window,
     };
-    let mut input = String::new();
-    std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+    // The hook's input, read whole but bounded (a harness sends a few
+    // hundred bytes); bytes that are not UTF-8 are the parser's to refuse.
+    let mut input = Vec::new();
+    let read = std::io::Read::read_to_end(&mut std::io::Read::take(std::io::stdin(), 1024 * 1024), &mut input);
+    if let Err(err) = read {
+        eprintln!(
+            "compactd hook {}: the hook's input cannot be read: {err}",
+            harness.as_str()
+        );
+        return Ok(());
+    }
+    let input = String::from_utf8_lossy(&input);
+    let deadline = std::time::Duration::from_secs(args.deadline_secs);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    match runtime.block_on(crate::hook::run(harness, &options, &input)) {
-        Ok(Some(answer)) => println!("{answer}"),
-        Ok(None) => {}
-        Err(err) => eprintln!("compactd hook {}: {err}", harness.as_str()),
+    let ran =
+        runtime.block_on(async { tokio::time::timeout(deadline, crate::hook::run(harness, &options, &input)).await });
+    match ran {
+        Ok(Ok(Some(answer))) => println!("{answer}"),
+        Ok(Ok(None)) => {}
+        Ok(Err(err)) => eprintln!("compactd hook {}: {err}", harness.as_str()),
+        Err(_) => eprintln!(
+            "compactd hook {}: gave up after {} s (COMPACTD_HOOK_DEADLINE_SECS); what it stored so far stays, and the next run goes on from there",
+            harness.as_str(),
+            args.deadline_secs
+        ),
     }
     Ok(())
 }

@@ -76,6 +76,10 @@ pub struct HookArgs {
     /// The model's context window, reported with the context's size.
     #[arg(long, env = "COMPACTD_HOOK_WINDOW")]
     pub window: Option<u64>,
+    /// The most a run may take, in seconds, under the harness's own hook
+    /// timeout (Claude Code's is 60 s); past it the hook says so and exits 0.
+    #[arg(long, env = "COMPACTD_HOOK_DEADLINE_SECS", default_value_t = 45, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub deadline_secs: u64,
 }
 
 #[derive(Debug, Subcommand)]

@@ -210,9 +210,40 @@ fn given_back(conversation: &str, missing: &str, unverified: &[String]) -> Strin
     format!("<compactd-kept>\n{}\n</compactd-kept>", parts.join("\n\n"))
 }
 
+/// The most of a transcript the hook reads: its end, where the last
+/// compaction is (a session of hundreds of megabytes is cut at a line).
+const MAX_TRANSCRIPT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A transcript's text: a regular file only (a FIFO or a device would hang
+/// the hook or fill its memory), its last [`MAX_TRANSCRIPT_BYTES`] at most,
+/// bytes that are not UTF-8 replaced where they stand (a line they break is
+/// skipped by the parser, not the whole file).
+fn read_text(path: &PathBuf) -> Result<String, String> {
+    use std::io::{Read, Seek, SeekFrom};
+    // Looked at before it is opened: opening a FIFO waits for a writer.
+    let metadata = std::fs::metadata(path).map_err(|err| err.to_string())?;
+    if !metadata.is_file() {
+        return Err("not a regular file".into());
+    }
+    let mut file = std::fs::File::open(path).map_err(|err| err.to_string())?;
+    let size = metadata.len();
+    let start = size.saturating_sub(MAX_TRANSCRIPT_BYTES);
+    file.seek(SeekFrom::Start(start)).map_err(|err| err.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_TRANSCRIPT_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|err| err.to_string())?;
+    if start > 0 {
+        // The first line read is a piece of one.
+        let first = bytes.iter().position(|b| *b == b'\n').map_or(bytes.len(), |at| at + 1);
+        bytes.drain(..first);
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
 fn read(harness: Harness, path: &PathBuf) -> Result<Transcript, HookError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|err| HookError::Transcript(shown.clone(), err.to_string()))?;
+    let text = read_text(path).map_err(|why| HookError::Transcript(shown.clone(), why))?;
     let parsed = match harness {
         Harness::ClaudeCode => claude_code::parse(&text),
         Harness::Codex => codex::parse(&text),

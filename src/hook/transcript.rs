@@ -12,6 +12,14 @@ use crate::replay::session::turn_of_each;
 /// A tool's output is cut to this many characters before it is sent: the
 /// summarizer reads 4 KiB of it at most, and a file read can be megabytes.
 const TOOL_OUTPUT_CHARS: usize = 16_000;
+/// A user's or the agent's text is cut to this many characters: a pasted
+/// log of megabytes would make every `/turn-ended` of the session a 413,
+/// and the hook would stop there on every run (issue 23).
+const TURN_TEXT_CHARS: usize = 100_000;
+/// What one compaction's delta may weigh: the oldest messages are left out
+/// past it, so `/summarize` is never refused for its size (the stored turns
+/// still hold what they said).
+const DELTA_BYTES: usize = 3 * 1024 * 1024;
 
 /// One turn as `/turn-ended` stores it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +82,9 @@ impl Transcript {
                 continue;
             };
             match message.role {
-                Role::User if current.user.is_none() => current.user = users_words(message, harness),
+                Role::User if current.user.is_none() => {
+                    current.user = users_words(message, harness).map(|words| clip(&words, TURN_TEXT_CHARS));
+                }
                 Role::Assistant if !message.content.trim().is_empty() => {
                     let reply = current.assistant.get_or_insert_with(String::new);
                     if !reply.is_empty() {
@@ -86,6 +96,11 @@ impl Transcript {
             }
         }
         turns.retain(|turn| turn.user.is_some() || turn.assistant.is_some());
+        for turn in &mut turns {
+            if let Some(reply) = &mut turn.assistant {
+                *reply = clip(reply, TURN_TEXT_CHARS);
+            }
+        }
         turns
     }
 
@@ -122,10 +137,20 @@ impl Transcript {
             .find(|(at, _)| *at >= boundary.next_message)
             .map(|(_, text)| text.clone())
             .unwrap_or_default();
-        let messages = (since..boundary.next_message)
+        let mut messages: Vec<Message> = (since..boundary.next_message)
             .filter(|at| !self.is_summary(*at))
             .map(|at| clipped(&self.parsed.messages[at]))
             .collect();
+        let weight = |message: &Message| {
+            message.content.len() + message.tool_calls.iter().map(|c| c.arguments.len()).sum::<usize>()
+        };
+        let mut total: usize = messages.iter().map(weight).sum();
+        let mut first = 0;
+        while total > DELTA_BYTES && first < messages.len() {
+            total -= weight(&messages[first]);
+            first += 1;
+        }
+        messages.drain(..first);
         Some(Compacted {
             boundary,
             summary,
@@ -136,12 +161,23 @@ impl Transcript {
 
 fn clipped(message: &Message) -> Message {
     let mut message = message.clone();
-    if message.role == Role::Tool && message.content.chars().count() > TOOL_OUTPUT_CHARS {
-        let total = message.content.chars().count();
-        let kept: String = message.content.chars().take(TOOL_OUTPUT_CHARS).collect();
-        message.content = format!("{kept}\n[…cut by the hook; {total} characters in all]");
-    }
+    let most = if message.role == Role::Tool {
+        TOOL_OUTPUT_CHARS
+    } else {
+        TURN_TEXT_CHARS
+    };
+    // A call's arguments stay whole: they are JSON, and name the files changed.
+    message.content = clip(&message.content, most);
     message
+}
+
+/// `text`, cut to its first `most` characters with a line that says so.
+fn clip(text: &str, most: usize) -> String {
+    let Some((cut, _)) = text.char_indices().nth(most) else {
+        return text.to_owned();
+    };
+    let total = text.chars().count();
+    format!("{}\n[…cut by the hook; {total} characters in all]", &text[..cut])
 }
 
 #[cfg(test)]

@@ -20,6 +20,11 @@ struct Ran {
 }
 
 async fn hook(harness: &str, url: &str, input: &Value) -> Ran {
+    hook_bytes(harness, url, input.to_string().as_bytes()).await
+}
+
+/// The hook with `input` on stdin as it is, bytes and all.
+async fn hook_bytes(harness: &str, url: &str, input: &[u8]) -> Ran {
     let mut child = Command::new(env!("CARGO_BIN_EXE_compactd"))
         .args(["hook", harness, "--url", url, "--max-tokens", "1500"])
         .env_remove("COMPACTD_API_KEY")
@@ -29,7 +34,7 @@ async fn hook(harness: &str, url: &str, input: &Value) -> Ran {
         .spawn()
         .expect("the binary starts");
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.to_string().as_bytes()).await.unwrap();
+    stdin.write_all(input).await.unwrap();
     drop(stdin);
     let out = child.wait_with_output().await.unwrap();
     Ran {
@@ -456,6 +461,82 @@ async fn the_hook_never_stands_in_claude_codes_way() {
     .await;
     assert_eq!(missing.code, Some(0));
     assert!(missing.stderr.contains("cannot be read"), "{}", missing.stderr);
+    std::fs::remove_file(&path).ok();
+}
+
+#[tokio::test]
+async fn a_transcript_that_is_no_regular_file_or_bytes_that_are_no_text_never_hang_or_fail_it() {
+    let session = "7e3a1b2c-4d5e-4f60-9a8b-7c6d5e4f3a2b";
+    let fifo = session_file("claude-code-fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for path in [fifo.as_path(), Path::new("/dev/zero")] {
+        let input = claude_input(session, path, "PreCompact", json!({}));
+        let ran = tokio::time::timeout(
+            std::time::Duration::from_secs(60),
+            hook("claude-code", "http://127.0.0.1:9", &input),
+        )
+        .await
+        .expect("the hook neither waits on a FIFO nor reads a device forever");
+        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+        assert!(ran.stderr.contains("not a regular file"), "{path:?}: {}", ran.stderr);
+    }
+    std::fs::remove_file(&fifo).ok();
+
+    let ran = hook_bytes("claude-code", "http://127.0.0.1:9", b"{\"session_id\": \"\xff\xfe\"}").await;
+    assert_eq!(ran.code, Some(0), "input that is no UTF-8 is reported, not a failure");
+    assert!(ran.stderr.contains("not what claude-code sends"), "{}", ran.stderr);
+}
+
+#[tokio::test]
+async fn a_huge_paste_and_a_broken_line_do_not_stop_the_session_being_recorded() {
+    let app = spawn_app().await;
+    let session = "2b4d6f8a-1c3e-4a5b-9c7d-8e9f0a1b2c3d";
+    let path = session_file("claude-code-huge");
+    let mut cc = ClaudeCode::new(session);
+    // 5 MB pasted: more than a /turn-ended body may be.
+    let paste = format!(
+        "Why does this fail? Never touch Cargo.lock.\n{}",
+        "error: at line 42\n".repeat(280_000)
+    );
+    cc.user(&paste);
+    cc.answer("msg_1", "The log says line 42.", 90_000);
+    cc.user("Then fix src/parser/lexer.rs.");
+    cc.edit("msg_2", "toolu_2", "/repo/src/parser/lexer.rs");
+    cc.answer("msg_2", "Fixed.", 120_000);
+    cc.user("Thanks.");
+    cc.answer("msg_3", "You're welcome.", 121_000);
+    cc.write(&path);
+    // A line of bytes that are no UTF-8, as a crashed write leaves.
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(b"\xff\xfe{\"type\":\"user\"\n");
+    std::fs::write(&path, &bytes).unwrap();
+
+    let before = pre_compact(&app, session, &path).await;
+    assert_eq!(before.code, Some(0), "{}", before.stderr);
+    assert_eq!(before.stderr, "", "nothing refused");
+    assert_eq!(app.state(session).await["turn_count"], 2, "the turns but the last");
+    let (_, turns) = app
+        .get_json(&format!("/conversations/{}/turns?from=1&limit=1", encode(session)))
+        .await;
+    let stored = turns["turns"][0]["user"].as_str().unwrap();
+    assert!(
+        stored.starts_with("Why does this fail? Never touch Cargo.lock."),
+        "{}",
+        &stored[..80]
+    );
+    assert!(stored.ends_with("characters in all]"), "clipped, and says so");
+
+    cc.compact("auto", 121_000, "The user asked about a log and a lexer fix.");
+    cc.write(&path);
+    let after = hook(
+        "claude-code",
+        &app.address,
+        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
+    )
+    .await;
+    assert_eq!(after.code, Some(0), "{}", after.stderr);
+    assert_eq!(compactions(&app, session).await.len(), 1, "{}", after.stderr);
     std::fs::remove_file(&path).ok();
 }
 
