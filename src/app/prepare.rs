@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use sqlx::{Connection, PgConnection};
 
 use super::Services;
+use super::budget::{Reservation, summary_estimate};
 use super::keep_set::{self, Observation, TakenIn};
 use super::summarize::messages_of;
 use crate::domain::{ConversationId, TenantId};
@@ -89,13 +90,12 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
     let Some(model) = services.summary_model.as_ref() else {
         return dropped(services, claimed, Reason::Upstream).await;
     };
-    let (stored, allowed, messages, stored_keep, unread) = {
+    let (stored, messages, stored_keep, unread) = {
         let mut conn = services.pool.acquire().await?;
         let stored = conversations::find(&mut conn, &claimed.tenant, &claimed.conversation_id).await?;
         let Some(stored) = stored.filter(|stored| still_stands(stored, claimed)) else {
             return dropped_on(&mut conn, claimed, Reason::CompactedFirst).await;
         };
-        let allowed = services.budget.allows(&mut conn, &claimed.tenant).await?;
         let since = turns::since(
             &mut conn,
             &claimed.tenant,
@@ -113,12 +113,8 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
             .into_iter()
             .filter(|turn| turn.seq > stored_keep.turns_read)
             .collect();
-        (stored, allowed, messages, stored_keep, unread)
+        (stored, messages, stored_keep, unread)
     };
-    if let Err(spent) = allowed {
-        tracing::debug!(preparation = claimed.seq, reason = spent.reason(), "not prepared");
-        return dropped(services, claimed, Reason::Budget).await;
-    }
     if messages.is_empty() {
         return dropped(services, claimed, Reason::CompactedFirst).await;
     }
@@ -145,16 +141,36 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
         state: &state,
         conversation: claimed.conversation_id.as_str(),
     };
+    // The upstream is asked only with what its call may take held first.
+    let estimate = summary_estimate(rules.transcript_tokens, rules.max_tokens);
+    let reserved = {
+        let mut conn = services.pool.acquire().await?;
+        services.budget.reserve(&mut conn, &claimed.tenant, estimate).await?
+    };
+    let reserved = match reserved {
+        Ok(reserved) => reserved,
+        Err(spent) => {
+            tracing::debug!(preparation = claimed.seq, reason = spent.reason(), "not prepared");
+            return dropped(services, claimed, Reason::Budget).await;
+        }
+    };
     let draft = match summarizer::write(Via::Upstream(model), prior.as_deref(), &messages, rules).await {
         // What the model's context cannot hold is not prepared: the
         // compaction writes it then, extractively, and says why.
         Ok(draft) if draft.fallback.is_some() => {
+            let calls = u64::from(draft.upstream_calls);
+            let spent = (draft.upstream_input_tokens, draft.upstream_output_tokens);
+            settle_unkept(services, claimed, reserved, spent, calls).await?;
             let refused = LlmError::ContextLength(ContextRefusal::default());
             return failed(services, claimed, model, &refused).await;
         }
         Ok(draft) => draft,
-        Err(error) => return failed(services, claimed, model, &error).await,
+        Err(error) => {
+            settle_unkept(services, claimed, reserved, (None, None), 0).await?;
+            return failed(services, claimed, model, &error).await;
+        }
     };
+    let calls = u64::from(draft.upstream_calls);
     let written = Written {
         covered: Covered {
             boundary_turn: claimed.boundary_turn_seq,
@@ -182,9 +198,26 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
     }
     store::retry_lost_races(|| async {
         let mut conn = services.pool.acquire().await?;
-        record(services, &mut conn, claimed, &written, (&taken, &observations)).await
+        let spent = (reserved, calls);
+        record(services, &mut conn, claimed, &written, (&taken, &observations), spent).await
     })
     .await
+}
+
+/// Gives back what was held for a call that wrote nothing to keep, and
+/// counts what it took.
+async fn settle_unkept(
+    services: &Services,
+    claimed: &Claimed,
+    reserved: Reservation,
+    spent: (Option<u64>, Option<u64>),
+    calls: u64,
+) -> StoreResult<()> {
+    let mut conn = services.pool.acquire().await?;
+    services
+        .budget
+        .settle(&mut conn, &claimed.tenant, reserved, spent, calls)
+        .await
 }
 
 /// The conversation still stands where the preparation was planned: no
@@ -205,6 +238,7 @@ async fn record(
     claimed: &Claimed,
     written: &Written,
     (taken, observations): (&TakenIn, &[Observation]),
+    (reserved, calls): (Reservation, u64),
 ) -> StoreResult<Outcome> {
     let mut tx = conn.begin().await?;
     let stored = conversations::lock(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
@@ -220,11 +254,12 @@ async fn record(
             .await?;
     }
     (services.budget)
-        .spend(
+        .settle(
             &mut tx,
             &claimed.tenant,
-            written.upstream_input_tokens,
-            written.upstream_output_tokens,
+            reserved,
+            (written.upstream_input_tokens, written.upstream_output_tokens),
+            calls,
         )
         .await?;
     tx.commit().await?;

@@ -34,3 +34,52 @@ pub(crate) async fn spend(conn: &mut PgConnection, tenant: &TenantId, input: u64
     .await?;
     Ok(())
 }
+
+/// Holds `tokens` of today's budget for a call about to be made, unless
+/// what is spent and held already reaches `daily`; whether it was held.
+/// One statement, so concurrent calls see each other's holds.
+pub(crate) async fn reserve(conn: &mut PgConnection, tenant: &TenantId, tokens: u64, daily: u64) -> StoreResult<bool> {
+    let held: Option<i32> = sqlx::query_scalar(
+        "INSERT INTO upstream_usage AS u (tenant, day, reserved_tokens)
+         VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2)
+         ON CONFLICT (tenant, day) DO UPDATE
+            SET reserved_tokens = u.reserved_tokens + EXCLUDED.reserved_tokens
+          WHERE u.input_tokens + u.output_tokens + u.reserved_tokens < $3
+         RETURNING 1",
+    )
+    .bind(tenant.as_str())
+    .bind(db_count(tokens))
+    .bind(db_count(daily))
+    .fetch_optional(&mut *conn)
+    .await?;
+    // A first call of the day is held whatever its size: nothing is spent yet.
+    Ok(held.is_some())
+}
+
+/// Gives back `held` tokens and counts what a call took (`calls`: how many
+/// were made).
+pub(crate) async fn settle(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    held: u64,
+    (input, output): (u64, u64),
+    calls: u64,
+) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO upstream_usage AS u (tenant, day, input_tokens, output_tokens, calls)
+         VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2, $3, $4)
+         ON CONFLICT (tenant, day) DO UPDATE
+            SET input_tokens = u.input_tokens + EXCLUDED.input_tokens,
+                output_tokens = u.output_tokens + EXCLUDED.output_tokens,
+                calls = u.calls + EXCLUDED.calls,
+                reserved_tokens = greatest(u.reserved_tokens - $5, 0)",
+    )
+    .bind(tenant.as_str())
+    .bind(db_count(input))
+    .bind(db_count(output))
+    .bind(db_count(calls))
+    .bind(db_count(held))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}

@@ -184,6 +184,93 @@ async fn past_its_daily_budget_a_tenant_gets_extractive_summaries_that_say_so() 
     assert_eq!(spent, 94);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_summaries_overshoot_the_daily_budget_by_one_call_at_most() {
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"model": "small-2026", "choices": [{"message": {"role": "assistant", "content": "Summary."}}],
+                    "usage": {"prompt_tokens": 4_500, "completion_tokens": 500}}))
+                .set_delay(Duration::from_millis(300)),
+        )
+        .mount(&upstream)
+        .await;
+    let app = spawn(compactd::config::Settings {
+        daily_token_budget: Some(10_000),
+        ..upstream_settings(&upstream.uri(), Duration::from_secs(20))
+    })
+    .await;
+    // Each summary's prompt is some 3,000 tokens: a call of about 5,000.
+    let turn = "Deploy the billing service to staging and check the retry logs. ".repeat(300);
+    for n in 0..16 {
+        let id = format!("c{n}");
+        app.report("/turn-ended", json!({"conversation_id": id, "user": turn}))
+            .await;
+    }
+
+    let mut summaries = tokio::task::JoinSet::new();
+    for n in 0..16 {
+        let request = app
+            .post("/summarize")
+            .json(&json!({"conversation_id": format!("c{n}")}));
+        summaries.spawn(async move { crate::helpers::read(request.send().await.unwrap()).await });
+    }
+    let answers = summaries.join_all().await;
+
+    let by_model = answers
+        .iter()
+        .filter(|(status, answer)| *status == 200 && answer["compaction"]["summarizer"] == "llm")
+        .count();
+    let calls = completions(&upstream).await.len();
+    assert_eq!(calls, by_model);
+    assert!(
+        (1..=3).contains(&calls),
+        "16 at once against a 10,000-token budget of 5,000-token calls: {calls} calls"
+    );
+    let spent: i64 = sqlx::query_scalar("SELECT input_tokens + output_tokens FROM upstream_usage")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert!(spent <= 15_000, "{spent}");
+    for (status, answer) in &answers {
+        assert_eq!(*status, 200, "{answer}");
+    }
+    let held: i64 = sqlx::query_scalar("SELECT reserved_tokens FROM upstream_usage")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(held, 0, "every hold given back");
+}
+
+#[tokio::test]
+async fn an_upstream_that_says_nothing_of_its_usage_is_charged_the_estimate() {
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(
+            json!({"model": "small-2026", "choices": [{"message": {"role": "assistant", "content": "Summary."}}]}),
+        ))
+        .mount(&upstream)
+        .await;
+    let app = spawn(upstream_settings(&upstream.uri(), Duration::from_secs(5))).await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "c", "user": "Fix the lexer in src/lexer.rs."}),
+    )
+    .await;
+
+    let (status, answer) = app.post_json("/summarize", &json!({"conversation_id": "c"})).await;
+
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["compaction"]["summarizer"], "llm");
+    let (spent, calls): (i64, i64) = sqlx::query_as("SELECT input_tokens + output_tokens, calls FROM upstream_usage")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(calls, 1);
+    assert!(spent > 500, "the call's estimate, not nothing: {spent}");
+}
+
 /// The ledger refuses every new row, as a full disk or a broken replica would.
 async fn refuse_ledger_rows(app: &TestApp, refuse: bool) {
     let statements: &[&str] = if refuse {

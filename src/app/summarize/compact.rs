@@ -1,6 +1,7 @@
 //! One compaction as a use case: the request, the claim, the written attempt, its record.
 
 use super::claim::ClaimGuard;
+use crate::app::budget::Reservation;
 use crate::app::keep_set::{Observation, TakenIn};
 use crate::app::prepare::count_wasted;
 use crate::app::{Outcome, Ready, Refusal, Services, UseCase};
@@ -62,6 +63,8 @@ pub(crate) struct Drafted {
     pub(super) ahead: Ahead,
     /// The keep set as the summary was written with it, observations taken in.
     pub(super) keep: TakenIn,
+    /// The tenant's budget held for the upstream call, trued up when recorded.
+    pub(super) reserved: Reservation,
 }
 
 /// A compaction and the summaries prepared ahead of it (issue 12).
@@ -199,11 +202,12 @@ async fn record(
         }
     }
     (services.budget)
-        .spend(
+        .settle(
             &mut tx,
             &prepared.tenant,
-            attempt.upstream_input_tokens,
-            attempt.upstream_output_tokens,
+            prepared.reserved,
+            (attempt.upstream_input_tokens, attempt.upstream_output_tokens),
+            u64::from(attempt.upstream_calls.unwrap_or(0)),
         )
         .await?;
     count(attempt);

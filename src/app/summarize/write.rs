@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use super::ahead::{self, Transcript};
 use super::compact::Ahead;
 use super::{Drafted, NO_UPSTREAM, Request, transcript};
+use crate::app::budget::summary_estimate;
 use crate::app::keep_set::{self, Observation, TakenIn};
 use crate::app::{Outcome, Refusal, Services};
 use crate::domain::ConversationId;
@@ -30,10 +31,9 @@ pub(super) async fn write(
     started: Instant,
 ) -> Outcome<Drafted> {
     let sent_messages = request.messages.is_some();
-    let (gathered, allowed, stored_keep, unread, offered, reported) = {
+    let (gathered, stored_keep, unread, offered, reported) = {
         let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
         let gathered = transcript::gather(&mut conn, &request.tenant, &request.id, &stored, request.messages).await?;
-        let allowed = services.budget.allows(&mut conn, &request.tenant).await?;
         let stored_keep = crate::store::keep::load(&mut conn, &request.tenant, &request.id).await?;
         // Stored turns are read even when the caller sends `messages`: they
         // may hold what the messages do not (a turn begun before a rollover,
@@ -48,7 +48,7 @@ pub(super) async fn write(
             (false, None) => events::used_reported_since_compaction(&mut conn, &request.tenant, &request.id).await?,
             _ => None,
         };
-        (gathered, allowed, stored_keep, unread, offered, reported)
+        (gathered, stored_keep, unread, offered, reported)
     };
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
     let trigger = request.trigger.unwrap_or_else(|| pending_trigger(&stored));
@@ -110,6 +110,15 @@ pub(super) async fn write(
     };
     let given = harness_summary.is_some();
     let chosen = ahead::choose(offered, &counted, cut_at, given, &stored.state, &services.policy);
+    // The upstream is asked only with what its call may take held first.
+    let reserved = match &services.summary_model {
+        Some(_) if !given && chosen.is_err() => {
+            let estimate = summary_estimate(rules.transcript_tokens, rules.max_tokens);
+            let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
+            Some(services.budget.reserve(&mut conn, &request.tenant, estimate).await?)
+        }
+        _ => None,
+    };
     let written = match (harness_summary, &chosen) {
         (Some(text), _) if trigger == CompactionTrigger::ManualRecovery => {
             Ok(summarizer::clean_slate(&text, rules.max_tokens).await)
@@ -124,10 +133,10 @@ pub(super) async fn write(
             Ok(summarizer::merge(prepared, &delta[ready.covered.messages..], rules).await)
         }
         (None, Err(_)) => {
-            let via = match (&services.summary_model, &allowed) {
-                (_, Err(spent)) => Via::Extractive(spent.reason()),
-                (Some(model), Ok(())) => Via::Upstream(model),
-                (None, Ok(())) => Via::Extractive(NO_UPSTREAM),
+            let via = match (&services.summary_model, &reserved) {
+                (_, Some(Err(spent))) => Via::Extractive(spent.reason()),
+                (Some(model), Some(Ok(_))) => Via::Upstream(model),
+                _ => Via::Extractive(NO_UPSTREAM),
             };
             llm::summarizer::write(via, prior.as_deref(), delta, rules).await
         }
@@ -200,6 +209,7 @@ pub(super) async fn write(
         size: stored.state.size,
         claim: None,
         observations,
+        reserved: reserved.and_then(Result::ok).unwrap_or_default(),
     })
 }
 
