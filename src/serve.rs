@@ -36,9 +36,12 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// How long a connection turned away at the cap may take to receive its 503.
 const TURN_AWAY_WITHIN: Duration = Duration::from_secs(1);
 
-/// `limits` with a cap that fits under the process's file limit.
+/// `limits` with a cap that fits under the process's file limit: the
+/// files kept back are at most half of it, so a low limit (256) still
+/// leaves a cap that one idle socket cannot fill (128, not 1).
 pub(crate) fn fitted(limits: ConnectionLimits, open_files: u64) -> ConnectionLimits {
-    let room = usize::try_from(open_files.saturating_sub(RESERVED_FILES)).unwrap_or(usize::MAX);
+    let reserved = RESERVED_FILES.min(open_files / 2);
+    let room = usize::try_from(open_files.saturating_sub(reserved)).unwrap_or(usize::MAX);
     ConnectionLimits {
         max_connections: limits.max_connections.min(room.max(1)),
         ..limits
@@ -119,7 +122,7 @@ fn is_the_clients(err: &io::Error) -> bool {
     )
 }
 
-/// The answer past the cap: written at once, without reading the request.
+/// The answer past the cap, given without reading more than the request's head.
 const AT_CAPACITY: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\n\
 content-type: application/problem+json\r\n\
 retry-after: 1\r\n\
@@ -128,10 +131,41 @@ content-length: 122\r\n\
 \r\n\
 {\"type\":\"/problems/unavailable\",\"title\":\"Service unavailable\",\"status\":503,\"detail\":\"too many connections; retry shortly\"}";
 
+/// What a connection turned away may have sent that is read and dropped
+/// before it is closed (within [`TURN_AWAY_WITHIN`]): a body as large as
+/// the service accepts.
+const DRAIN_BYTES: usize = 8 * 1024 * 1024;
+/// How long a connection turned away is given to send its request's head.
+const HEAD_WITHIN: Duration = Duration::from_millis(250);
+
+/// Answers 503 and closes, as a client expects it: after its request's head
+/// (or a short wait for it), and with what it sends meanwhile read before
+/// the close, for a socket closed with unread bytes is reset, and a reset
+/// fails a client still writing its body before it reads the 503.
 async fn turn_away(mut stream: TcpStream) {
+    use tokio::io::AsyncReadExt;
     let answered = tokio::time::timeout(TURN_AWAY_WITHIN, async {
+        let mut seen: Vec<u8> = Vec::new();
+        let mut buffer = [0u8; 16 * 1024];
+        let _ = tokio::time::timeout(HEAD_WITHIN, async {
+            while !seen.windows(4).any(|w| w == b"\r\n\r\n") && seen.len() < DRAIN_BYTES {
+                match stream.read(&mut buffer).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => seen.extend_from_slice(&buffer[..n]),
+                }
+            }
+        })
+        .await;
         stream.write_all(AT_CAPACITY).await?;
-        stream.shutdown().await
+        stream.shutdown().await?;
+        let mut drained = seen.len();
+        while drained < DRAIN_BYTES {
+            match stream.read(&mut buffer).await? {
+                0 => break,
+                n => drained += n,
+            }
+        }
+        Ok::<(), io::Error>(())
     })
     .await;
     if let Ok(Err(err)) = answered {
@@ -166,6 +200,12 @@ mod tests {
         };
         assert_eq!(fitted(limits, 1024).max_connections, 768);
         assert_eq!(fitted(limits, 1_048_576).max_connections, 10_000);
-        assert_eq!(fitted(limits, 10).max_connections, 1);
+        assert_eq!(
+            fitted(limits, 256).max_connections,
+            128,
+            "a low limit keeps half for connections, not 1"
+        );
+        assert_eq!(fitted(limits, 10).max_connections, 5);
+        assert_eq!(fitted(limits, 1).max_connections, 1);
     }
 }

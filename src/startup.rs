@@ -61,7 +61,18 @@ impl Application {
                 source,
             })?;
         let connections = match serve::raise_open_file_limit() {
-            Some(open_files) => serve::fitted(settings.connections, open_files),
+            Some(open_files) => {
+                let fitted = serve::fitted(settings.connections, open_files);
+                if fitted.max_connections < settings.connections.max_connections {
+                    tracing::warn!(
+                        configured = settings.connections.max_connections,
+                        cap = fitted.max_connections,
+                        open_files,
+                        "the open-file limit holds client connections below COMPACTD_CLIENT_CONNECTIONS; raise it (ulimit -n, LimitNOFILE) to serve more"
+                    );
+                }
+                fitted
+            }
             None => settings.connections,
         };
         wait_for_database(&listener, &pool, settings.database_wait, connections).await?;

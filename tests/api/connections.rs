@@ -119,6 +119,19 @@ async fn past_the_cap_a_connection_is_answered_503_at_once_and_honest_clients_re
         .unwrap();
     let refused = read_until_closed(&mut late).await;
     assert!(refused.starts_with("HTTP/1.1 503"), "{refused}");
+    // A client still sending a body the service never reads gets the 503,
+    // not a reset that fails its write before it reads the answer.
+    for _ in 0..3 {
+        let sent = app
+            .client
+            .post(format!("{}/usage", app.address))
+            .header("content-type", "application/json")
+            .body(vec![b' '; 2 * 1024 * 1024])
+            .send()
+            .await;
+        let status = sent.map(|answer| answer.status().as_u16());
+        assert!(matches!(status, Ok(503)), "{status:?}");
+    }
     assert!(refused.to_ascii_lowercase().contains("retry-after: 1"), "{refused}");
     assert!(refused.contains("/problems/unavailable"), "{refused}");
 
