@@ -25,6 +25,7 @@ use crate::http::AppState;
         crate::http::routes::compactions::of_conversation,
         crate::http::routes::compactions::of_fleet,
         crate::http::routes::turns::list_turns,
+        crate::http::routes::turns::show_turn,
         crate::http::routes::keep::list_keep,
         crate::http::routes::keep_check::check,
         crate::http::routes::context::context,

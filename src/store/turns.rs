@@ -22,15 +22,44 @@ pub struct Turn {
     pub score_source: Option<String>,
     /// Out of the live context since an audit (still stored and readable).
     pub evicted: bool,
+    /// The texts' whole lengths in characters: a list reads each text's
+    /// first [`LISTED_CHARS`] only (issue 23).
+    pub user_chars: Option<u64>,
+    pub assistant_chars: Option<u64>,
 }
 
+impl Turn {
+    /// A text was cut for a list: the whole turn is read on its own.
+    pub fn is_clipped(&self) -> bool {
+        let cut = |text: &Option<String>, chars: Option<u64>| {
+            text.as_ref()
+                .zip(chars)
+                .is_some_and(|(text, chars)| (text.chars().count() as u64) < chars)
+        };
+        cut(&self.user, self.user_chars) || cut(&self.assistant, self.assistant_chars)
+    }
+}
+
+/// Each text of a turn as a list reads it, in characters: a page of
+/// turns stays small however large each turn is.
+pub(crate) const LISTED_CHARS: usize = 16_384;
+
 fn turn(row: &PgRow) -> sqlx::Result<Turn> {
+    let user: Option<String> = row.try_get("user_text")?;
+    let assistant: Option<String> = row.try_get("assistant_text")?;
+    // Lists read the whole lengths beside the cut texts; other reads have the texts whole.
+    let length = |column: &str, text: &Option<String>| match row.try_get::<Option<i32>, _>(column) {
+        Ok(chars) => chars.map(|chars| u64::try_from(chars).unwrap_or(0)),
+        Err(_) => text.as_ref().map(|text| text.chars().count() as u64),
+    };
     Ok(Turn {
         seq: row.try_get("seq")?,
         at: row.try_get("at")?,
         user_messages: count_of(row.try_get("user_messages")?),
-        user: row.try_get("user_text")?,
-        assistant: row.try_get("assistant_text")?,
+        user_chars: length("user_chars", &user),
+        assistant_chars: length("assistant_chars", &assistant),
+        user,
+        assistant,
         score: row
             .try_get::<Option<i16>, _>("score")?
             .and_then(|score| u8::try_from(score).ok()),
@@ -40,6 +69,15 @@ fn turn(row: &PgRow) -> sqlx::Result<Turn> {
 }
 
 const COLUMNS: &str = "seq, at, user_messages, user_text, assistant_text, score, score_source, evicted";
+/// [`COLUMNS`] as a list reads them: each text's first [`LISTED_CHARS`],
+/// and its whole length.
+fn listed_columns() -> String {
+    format!(
+        "seq, at, user_messages, left(user_text, {LISTED_CHARS}) AS user_text, \
+         left(assistant_text, {LISTED_CHARS}) AS assistant_text, char_length(user_text) AS user_chars, \
+         char_length(assistant_text) AS assistant_chars, score, score_source, evicted"
+    )
+}
 
 /// The turns after `boundary`, oldest first.
 pub(crate) async fn since(
@@ -68,9 +106,10 @@ pub(crate) async fn back_from(
     limit: i64,
 ) -> StoreResult<Vec<Turn>> {
     let rows = sqlx::query(&format!(
-        "SELECT {COLUMNS} FROM turns
+        "SELECT {} FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($3, 9223372036854775807)
-          ORDER BY seq DESC LIMIT $4"
+          ORDER BY seq DESC LIMIT $4",
+        listed_columns()
     ))
     .bind(tenant.as_str())
     .bind(id.as_str())
@@ -79,6 +118,24 @@ pub(crate) async fn back_from(
     .fetch_all(&mut *conn)
     .await?;
     Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+}
+
+/// One turn, whole.
+pub(crate) async fn one(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    seq: i64,
+) -> StoreResult<Option<Turn>> {
+    let row = sqlx::query(&format!(
+        "SELECT {COLUMNS} FROM turns WHERE tenant = $1 AND conversation_id = $2 AND seq = $3"
+    ))
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(seq)
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(row.as_ref().map(turn).transpose()?)
 }
 
 /// The newest turns whose user (or assistant) text is present, newest first.
@@ -130,13 +187,14 @@ pub(crate) async fn search(
         .execute(&mut *tx)
         .await?;
     let rows = sqlx::query(&format!(
-        "SELECT {COLUMNS} FROM turns
+        "SELECT {} FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($4, 9223372036854775807)
             AND (search @@ websearch_to_tsquery('simple', $3)
                  OR ((search_partial OR $6)
                      AND strpos(lower(coalesce(user_text, '') || ' ' || coalesce(assistant_text, '')), lower($3)) > 0))
           ORDER BY ts_rank(search, websearch_to_tsquery('simple', $3)) DESC, seq DESC
-          LIMIT $5"
+          LIMIT $5",
+        listed_columns()
     ))
     .bind(tenant.as_str())
     .bind(id.as_str())

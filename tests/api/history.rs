@@ -102,3 +102,61 @@ async fn concurrent_retrying_clients_leave_exactly_the_acknowledged_history() {
         assert_eq!(distinct as u64, *expected, "{id}: every operation's effect, once");
     }
 }
+
+#[tokio::test]
+async fn a_page_of_long_turns_is_bounded_in_bytes_and_each_turn_reads_whole_on_its_own() {
+    let app = spawn_app().await;
+    for n in 1..=40 {
+        let user = format!("turn {n} ") + &"u".repeat(20_000);
+        let assistant = format!("answer {n} ") + &"a".repeat(20_000);
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "long", "user": user, "assistant": assistant}),
+        )
+        .await;
+    }
+
+    let (status, page) = app.get_json("/conversations/long/turns?limit=200").await;
+
+    assert_eq!(status, 200, "{page}");
+    let turns = page["turns"].as_array().unwrap();
+    let bytes: usize = turns
+        .iter()
+        .map(|t| t["user"].as_str().unwrap().len() + t["assistant"].as_str().unwrap().len())
+        .sum();
+    assert!(bytes <= 1024 * 1024, "{bytes} bytes of text in one page");
+    assert!(turns.len() < 40, "the page ended at its size: {}", turns.len());
+    let last = turns.last().unwrap()["id"].as_i64().unwrap();
+    assert_eq!(
+        page["next_from"],
+        last - 1,
+        "the next page reads on from the first left out"
+    );
+    let first = &turns[0];
+    assert_eq!(first["id"], 40);
+    assert_eq!(first["clipped"], true);
+    assert_eq!(first["user_chars"], 20_008);
+    assert_eq!(first["user"].as_str().unwrap().chars().count(), 16_384);
+
+    let (status, whole) = app.get_json("/conversations/long/turns/40").await;
+    assert_eq!(status, 200, "{whole}");
+    assert_eq!(whole["clipped"], false);
+    assert_eq!(whole["user"].as_str().unwrap().chars().count(), 20_008);
+    assert_eq!(whole["conversation_id"], "long");
+
+    let (status, next) = app
+        .get_json(&format!("/conversations/long/turns?limit=200&from={}", last - 1))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(next["turns"][0]["id"], last - 1, "nothing skipped between the pages");
+
+    for (path, expected) in [
+        ("/conversations/long/turns/999", 404),
+        ("/conversations/long/turns/abc", 422),
+        ("/conversations/long/turns/0", 404),
+        ("/conversations/nobody/turns/1", 404),
+    ] {
+        let (status, problem) = app.get_json(path).await;
+        assert_eq!(status, expected, "{path}: {problem}");
+    }
+}

@@ -178,6 +178,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/conversations/{id}/turns/{turn}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One stored turn, whole
+         * @description What a page of turns clipped (`clipped: true`), read in full.
+         */
+        get: operations["get_turn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/decide": {
         parameters: {
             query?: never;
@@ -1310,8 +1330,20 @@ export interface components {
             at: string;
             /** Format: int64 */
             user_messages: number;
+            /**
+             * @description In a page, each text's first 16,384 characters: `clipped` says when
+             *     either was cut, `GET …/turns/{turn}` reads it whole.
+             */
             user?: string | null;
             assistant?: string | null;
+            /**
+             * Format: int64
+             * @description The texts' whole lengths, in characters.
+             */
+            user_chars?: number | null;
+            /** Format: int64 */
+            assistant_chars?: number | null;
+            clipped: boolean;
             /**
              * Format: int32
              * @description How much it matters, 1–5 (SPEC §5); null until scored.
@@ -2080,6 +2112,76 @@ export interface operations {
                 };
             };
             /** @description The id or a parameter is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This key sends too fast; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the request ran out of time; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_turn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The conversation's id (percent-encoded). */
+                id: string;
+                /** @description The turn's id (its bookmark). */
+                turn: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The turn, its texts whole. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnView"];
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such conversation or turn for this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The id or the turn is invalid. */
             422: {
                 headers: {
                     [name: string]: unknown;

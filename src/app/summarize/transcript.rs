@@ -85,6 +85,8 @@ mod tests {
             score: None,
             score_source: None,
             evicted: false,
+            user_chars: user.map(|text| text.chars().count() as u64),
+            assistant_chars: assistant.map(|text| text.chars().count() as u64),
         }
     }
 

@@ -18,11 +18,16 @@ use crate::store::conversations;
 
 /// The most turns one page holds.
 pub(crate) const MAX_TURNS: u32 = 200;
+/// The most text one page answers, in bytes: past it the page ends, and the
+/// next one reads on (issue 23). A page holds one turn at least.
+pub(crate) const MAX_PAGE_BYTES: usize = 1024 * 1024;
 /// The longest search accepted.
 pub(crate) const MAX_QUERY_CHARS: usize = 500;
 
 pub(crate) fn router() -> Router<AppState> {
-    Router::new().route("/conversations/{id}/turns", get(list_turns))
+    Router::new()
+        .route("/conversations/{id}/turns", get(list_turns))
+        .route("/conversations/{id}/turns/{turn}", get(show_turn))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -49,8 +54,14 @@ pub(crate) struct TurnView {
     pub conversation_id: String,
     pub at: DateTime<Utc>,
     pub user_messages: u64,
+    /// In a page, each text's first 16,384 characters: `clipped` says when
+    /// either was cut, `GET …/turns/{turn}` reads it whole.
     pub user: Option<String>,
     pub assistant: Option<String>,
+    /// The texts' whole lengths, in characters.
+    pub user_chars: Option<u64>,
+    pub assistant_chars: Option<u64>,
+    pub clipped: bool,
     /// How much it matters, 1–5 (SPEC §5); null until scored.
     pub score: Option<u8>,
     /// Who scored it: `llm`, `heuristic` or `audit`.
@@ -88,6 +99,9 @@ impl TurnView {
             at: turn.at,
             user_messages: turn.user_messages,
             critical,
+            clipped: turn.is_clipped(),
+            user_chars: turn.user_chars,
+            assistant_chars: turn.assistant_chars,
             user: turn.user,
             assistant: turn.assistant,
             score: turn.score,
@@ -141,11 +155,72 @@ pub(crate) async fn list_turns(
         Some(q) => history::search(&mut conn, &caller.tenant, id.clone(), stored, q, from, limit.into()).await?,
         None => history::back_from(&mut conn, &caller.tenant, id.clone(), stored, from, limit.into()).await?,
     };
-    let (next_conversation_id, next_from) = page.next.unzip();
+    let (mut next_conversation_id, mut next_from) = page.next.unzip();
+    let mut turns: Vec<TurnView> = page.turns.into_iter().map(TurnView::new).collect();
+    let mut size = 0;
+    let fit = turns
+        .iter()
+        .position(|turn| {
+            size += turn.user.as_ref().map_or(0, String::len) + turn.assistant.as_ref().map_or(0, String::len);
+            size > MAX_PAGE_BYTES
+        })
+        .map(|at| at.max(1));
+    if let Some(at) = fit.filter(|at| *at < turns.len()) {
+        // Read back, the next page begins at the first turn left out; a
+        // search's further matches are its weaker ones.
+        if search.is_none() {
+            next_from = Some(turns[at].id);
+            next_conversation_id = Some(turns[at].conversation_id.clone());
+        }
+        turns.truncate(at);
+    }
     Ok(Json(TurnsPage {
         conversation_id: id.to_string(),
-        turns: page.turns.into_iter().map(TurnView::new).collect(),
+        turns,
         next_from,
         next_conversation_id,
     }))
+}
+
+/// One stored turn, whole
+///
+/// What a page of turns clipped (`clipped: true`), read in full.
+#[utoipa::path(
+    get,
+    path = "/conversations/{id}/turns/{turn}",
+    tag = "conversations",
+    operation_id = "get_turn",
+    params(ConversationIdParam, ("turn" = u64, Path, description = "The turn's id (its bookmark).", minimum = 1, maximum = 9_223_372_036_854_775_807_u64)),
+    responses(
+        (status = 200, description = "The turn, its texts whole.", body = TurnView),
+        (status = 404, description = "No such conversation or turn for this tenant.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The id or the turn is invalid.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub(crate) async fn show_turn(
+    State(app): State<AppState>,
+    caller: Caller,
+    axum::extract::Path((raw_id, raw_turn)): axum::extract::Path<(String, String)>,
+) -> ApiResult<Json<TurnView>> {
+    let id = crate::domain::ConversationId::parse("conversation_id", raw_id)?;
+    let seq = raw_turn
+        .parse::<u64>()
+        .map_err(|_| InvalidValue::new("turn", "must be a turn id, a whole number"))
+        .and_then(|seq| Count::parse("turn", seq).map(Count::to_i64))?;
+    let mut conn = app.services.pool.acquire().await?;
+    let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
+        return Err(ApiError::no_conversation(&id));
+    };
+    let Some(turn) = crate::store::turns::one(&mut conn, &caller.tenant, &id, seq).await? else {
+        return Err(ApiError::NotFound(format!(
+            "no turn {seq} in conversation {:?}",
+            id.as_str()
+        )));
+    };
+    let critical = stored.critical.iter().any(|c| c.turn_id == turn.seq);
+    Ok(Json(TurnView::new(Said {
+        conversation: id.to_string(),
+        turn,
+        critical,
+    })))
 }

@@ -20,10 +20,14 @@ class TurnView:
         conversation_id (str): The conversation it was said in: this one, or a predecessor's.
         at (datetime.datetime):
         user_messages (int):
+        clipped (bool):
         critical (bool): An audit scored it 5: it is served word for word by /context.
         evicted (bool): Out of the live context since an audit; still stored and readable.
-        user (None | str | Unset):
+        user (None | str | Unset): In a page, each text's first 16,384 characters: `clipped` says when
+            either was cut, `GET …/turns/{turn}` reads it whole.
         assistant (None | str | Unset):
+        user_chars (int | None | Unset): The texts' whole lengths, in characters.
+        assistant_chars (int | None | Unset):
         score (int | None | Unset): How much it matters, 1–5 (SPEC §5); null until scored.
         scored_by (None | str | Unset): Who scored it: `llm`, `heuristic` or `audit`.
     """
@@ -32,10 +36,13 @@ class TurnView:
     conversation_id: str
     at: datetime.datetime
     user_messages: int
+    clipped: bool
     critical: bool
     evicted: bool
     user: None | str | Unset = UNSET
     assistant: None | str | Unset = UNSET
+    user_chars: int | None | Unset = UNSET
+    assistant_chars: int | None | Unset = UNSET
     score: int | None | Unset = UNSET
     scored_by: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -48,6 +55,8 @@ class TurnView:
         at = self.at.isoformat()
 
         user_messages = self.user_messages
+
+        clipped = self.clipped
 
         critical = self.critical
 
@@ -64,6 +73,18 @@ class TurnView:
             assistant = UNSET
         else:
             assistant = self.assistant
+
+        user_chars: int | None | Unset
+        if isinstance(self.user_chars, Unset):
+            user_chars = UNSET
+        else:
+            user_chars = self.user_chars
+
+        assistant_chars: int | None | Unset
+        if isinstance(self.assistant_chars, Unset):
+            assistant_chars = UNSET
+        else:
+            assistant_chars = self.assistant_chars
 
         score: int | None | Unset
         if isinstance(self.score, Unset):
@@ -85,6 +106,7 @@ class TurnView:
                 "conversation_id": conversation_id,
                 "at": at,
                 "user_messages": user_messages,
+                "clipped": clipped,
                 "critical": critical,
                 "evicted": evicted,
             }
@@ -93,6 +115,10 @@ class TurnView:
             field_dict["user"] = user
         if assistant is not UNSET:
             field_dict["assistant"] = assistant
+        if user_chars is not UNSET:
+            field_dict["user_chars"] = user_chars
+        if assistant_chars is not UNSET:
+            field_dict["assistant_chars"] = assistant_chars
         if score is not UNSET:
             field_dict["score"] = score
         if scored_by is not UNSET:
@@ -110,6 +136,8 @@ class TurnView:
         at = datetime.datetime.fromisoformat(d.pop("at"))
 
         user_messages = d.pop("user_messages")
+
+        clipped = d.pop("clipped")
 
         critical = d.pop("critical")
 
@@ -132,6 +160,24 @@ class TurnView:
             return cast(None | str | Unset, data)
 
         assistant = _parse_assistant(d.pop("assistant", UNSET))
+
+        def _parse_user_chars(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        user_chars = _parse_user_chars(d.pop("user_chars", UNSET))
+
+        def _parse_assistant_chars(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        assistant_chars = _parse_assistant_chars(d.pop("assistant_chars", UNSET))
 
         def _parse_score(data: object) -> int | None | Unset:
             if data is None:
@@ -156,10 +202,13 @@ class TurnView:
             conversation_id=conversation_id,
             at=at,
             user_messages=user_messages,
+            clipped=clipped,
             critical=critical,
             evicted=evicted,
             user=user,
             assistant=assistant,
+            user_chars=user_chars,
+            assistant_chars=assistant_chars,
             score=score,
             scored_by=scored_by,
         )
