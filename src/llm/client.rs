@@ -248,10 +248,10 @@ impl LlmClient {
     /// listing), an error when it could not be asked and may be again.
     pub(crate) async fn listed_window(&self, model: &str, timeout: Duration) -> Result<Option<u64>, LlmError> {
         // Anthropic's models carry no context in their listing.
-        let Some(url) = self
-            .endpoint
+        let (endpoint, query) = super::wire::split_query(&self.endpoint);
+        let Some(url) = endpoint
             .strip_suffix("/chat/completions")
-            .map(|base| format!("{base}/models"))
+            .map(|base| super::wire::with_query(format!("{base}/models"), query))
         else {
             return Ok(None);
         };

@@ -29,16 +29,37 @@ pub struct Completion {
     pub output_tokens: Option<u64>,
 }
 
+/// A URL without its query (and fragment), and the query.
+pub(crate) fn split_query(url: &str) -> (&str, Option<&str>) {
+    let url = url.split_once('#').map_or(url, |(before, _)| before);
+    match url.split_once('?') {
+        Some((path, query)) => (path, Some(query).filter(|query| !query.is_empty())),
+        None => (url, None),
+    }
+}
+
+/// `path` with `query` after it, when there is one.
+pub(crate) fn with_query(path: String, query: Option<&str>) -> String {
+    match query {
+        Some(query) => format!("{path}?{query}"),
+        None => path,
+    }
+}
+
 /// What each upstream API expects.
 impl Provider {
-    /// The endpoint under `base_url` (a trailing slash or `/v1` is tolerated).
+    /// The endpoint under `base_url` (a trailing slash or `/v1` is
+    /// tolerated); a query the base carries (Azure's `?api-version=…`)
+    /// stays after the path.
     pub(crate) fn endpoint(self, base_url: &str) -> String {
-        let base = base_url.trim_end_matches('/');
-        match self {
+        let (base, query) = split_query(base_url);
+        let base = base.trim_end_matches('/');
+        let path = match self {
             Self::OpenAi => format!("{base}/chat/completions"),
             Self::Anthropic if base.ends_with("/v1") => format!("{base}/messages"),
             Self::Anthropic => format!("{base}/v1/messages"),
-        }
+        };
+        with_query(path, query)
     }
 
     /// The request's body; `dialect` says what this OpenAI-compatible model
@@ -186,6 +207,15 @@ mod tests {
             "https://api.anthropic.com/v1/messages"
         );
         assert_eq!(Provider::Anthropic.endpoint("http://h/v1"), "http://h/v1/messages");
+        assert_eq!(
+            Provider::OpenAi.endpoint("https://r.openai.azure.com/openai/deployments/d/?api-version=2024-10-21"),
+            "https://r.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-10-21",
+            "a base URL's query stays after the path, as Azure's does"
+        );
+        assert_eq!(
+            Provider::OpenAi.endpoint("http://h/v1?"),
+            "http://h/v1/chat/completions"
+        );
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use compactd::config::{LlmConfig, Provider, RetryPolicy};
 use compactd::llm::{CompletionRequest, LlmClient, LlmError};
 use serde_json::json;
-use wiremock::matchers::{body_partial_json, header, method, path};
+use wiremock::matchers::{body_partial_json, header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 fn client(server: &MockServer, provider: Provider, deadline: Duration) -> LlmClient {
@@ -72,6 +72,30 @@ async fn a_completion_comes_back_with_its_token_counts() {
     let sent: serde_json::Value = server.received_requests().await.unwrap()[0].body_json().unwrap();
     assert_eq!(sent["model"], "small");
     assert_eq!(sent["max_tokens"], 50);
+}
+
+#[tokio::test]
+async fn a_base_url_with_a_query_keeps_it_after_the_path_as_azure_wants() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/openai/deployments/small/chat/completions"))
+        .and(query_param("api-version", "2024-10-21"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer("Summary.")))
+        .expect(1)
+        .mount(&server)
+        .await;
+    let client = LlmClient::new(LlmConfig {
+        provider: Provider::OpenAi,
+        base_url: format!("{}/openai/deployments/small?api-version=2024-10-21", server.uri()),
+        api_key: Some("sk-test-secret".into()),
+        retry: RetryPolicy::default(),
+        max_concurrent: 1,
+    })
+    .unwrap();
+
+    let completion = client.complete(&request()).await.unwrap();
+
+    assert_eq!(completion.text, "Summary.");
 }
 
 #[tokio::test]
