@@ -59,22 +59,27 @@ fn hook(args: &HookArgs) -> Result<(), AnyError> {
         max_tokens: args.max_tokens,
         window: args.window,
     };
-    // The hook's input, read whole but bounded (a harness sends a few
-    // hundred bytes); bytes that are not UTF-8 are the parser's to refuse.
-    let mut input = Vec::new();
-    let read = std::io::Read::read_to_end(&mut std::io::Read::take(std::io::stdin(), 1024 * 1024), &mut input);
-    if let Err(err) = read {
-        eprintln!(
-            "compactd hook {}: the hook's input cannot be read: {err}",
-            harness.as_str()
-        );
-        return Ok(());
-    }
-    let input = String::from_utf8_lossy(&input);
     let deadline = std::time::Duration::from_secs(args.deadline_secs);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let ran =
-        runtime.block_on(async { tokio::time::timeout(deadline, crate::hook::run(harness, &options, &input)).await });
+    let ran = runtime.block_on(async {
+        tokio::time::timeout(deadline, async {
+            // The hook's input, read whole but bounded (a harness sends a
+            // few hundred bytes), within the deadline too.
+            let mut input = Vec::new();
+            let stdin = tokio::io::AsyncReadExt::take(tokio::io::stdin(), 1024 * 1024);
+            tokio::io::AsyncReadExt::read_to_end(&mut Box::pin(stdin), &mut input)
+                .await
+                .map_err(|err| format!("the hook's input cannot be read: {err}"))?;
+            // Bytes that are not UTF-8 are the parser's to refuse.
+            let input = String::from_utf8_lossy(&input);
+            crate::hook::run(harness, &options, &input)
+                .await
+                .map_err(|err| err.to_string())
+        })
+        .await
+    });
+    // A read of stdin that never ends holds a blocking thread: not waited for.
+    runtime.shutdown_background();
     match ran {
         Ok(Ok(Some(answer))) => println!("{answer}"),
         Ok(Ok(None)) => {}

@@ -68,6 +68,7 @@ pub(crate) async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     let permits = Arc::new(Semaphore::new(limits.max_connections));
+    let turning_away = Arc::new(Semaphore::new(TURNING_AWAY));
     let graceful = GracefulShutdown::new();
     let mut builder = http1::Builder::new();
     builder
@@ -91,7 +92,12 @@ pub(crate) async fn serve(
         };
         let Ok(permit) = permits.clone().try_acquire_owned() else {
             metrics::counter!("compactd_connections_refused_total").increment(1);
-            tokio::spawn(turn_away(stream));
+            if let Ok(turning) = turning_away.clone().try_acquire_owned() {
+                tokio::spawn(async move {
+                    turn_away(stream).await;
+                    drop(turning);
+                });
+            }
             continue;
         };
         // Answers are small and written whole: waiting to coalesce them only adds latency.
@@ -135,8 +141,13 @@ content-length: 122\r\n\
 /// before it is closed (within [`TURN_AWAY_WITHIN`]): a body as large as
 /// the service accepts.
 const DRAIN_BYTES: usize = 8 * 1024 * 1024;
-/// How long a connection turned away is given to send its request's head.
+/// How long a connection turned away is given to send its request's head,
+/// and how much of it is looked at.
 const HEAD_WITHIN: Duration = Duration::from_millis(250);
+const HEAD_BYTES: usize = 16 * 1024;
+/// Connections being turned away at once; past that, one is closed at once
+/// (a flood at the cap must not cost a task and a buffer per socket).
+const TURNING_AWAY: usize = 64;
 
 /// Answers 503 and closes, as a client expects it: after its request's head
 /// (or a short wait for it), and with what it sends meanwhile read before
@@ -145,20 +156,29 @@ const HEAD_WITHIN: Duration = Duration::from_millis(250);
 async fn turn_away(mut stream: TcpStream) {
     use tokio::io::AsyncReadExt;
     let answered = tokio::time::timeout(TURN_AWAY_WITHIN, async {
-        let mut seen: Vec<u8> = Vec::new();
         let mut buffer = [0u8; 16 * 1024];
+        let mut read = 0;
+        // The last three bytes of what came before, for a head's end split across reads.
+        let mut tail: Vec<u8> = Vec::with_capacity(3 + buffer.len());
         let _ = tokio::time::timeout(HEAD_WITHIN, async {
-            while !seen.windows(4).any(|w| w == b"\r\n\r\n") && seen.len() < DRAIN_BYTES {
-                match stream.read(&mut buffer).await {
+            while read < HEAD_BYTES {
+                let n = match stream.read(&mut buffer).await {
                     Ok(0) | Err(_) => break,
-                    Ok(n) => seen.extend_from_slice(&buffer[..n]),
+                    Ok(n) => n,
+                };
+                read += n;
+                tail.extend_from_slice(&buffer[..n]);
+                if tail.windows(4).any(|w| w == b"\r\n\r\n") {
+                    break;
                 }
+                let keep = tail.len().saturating_sub(3);
+                tail.drain(..keep);
             }
         })
         .await;
         stream.write_all(AT_CAPACITY).await?;
         stream.shutdown().await?;
-        let mut drained = seen.len();
+        let mut drained = read;
         while drained < DRAIN_BYTES {
             match stream.read(&mut buffer).await? {
                 0 => break,

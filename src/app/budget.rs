@@ -2,6 +2,7 @@
 //! upstream token budget. Summaries, scores and audits all ask it before
 //! they call, and count what they spent after.
 
+use chrono::NaiveDate;
 use sqlx::PgConnection;
 
 use super::Services;
@@ -21,8 +22,8 @@ pub(crate) struct Reservation {
     /// What the calls were expected to take: charged when the upstream
     /// does not say what they took.
     pub estimate: u64,
-    /// What was held (0 with no daily limit).
-    held: u64,
+    /// What was held, and on which day (none with no daily limit).
+    held: Option<(NaiveDate, u64)>,
 }
 
 /// What an upstream summary is expected to take: the transcript and the
@@ -72,12 +73,16 @@ impl Budget {
         estimate: u64,
     ) -> StoreResult<Result<Reservation, Spent>> {
         let Some(daily) = self.daily else {
-            return Ok(Ok(Reservation { estimate, held: 0 }));
+            return Ok(Ok(Reservation { estimate, held: None }));
         };
-        if daily > 0 && budget::reserve(conn, tenant, estimate, daily).await? {
+        let day = match daily {
+            0 => None,
+            _ => budget::reserve(conn, tenant, estimate, daily).await?,
+        };
+        if let Some(day) = day {
             Ok(Ok(Reservation {
                 estimate,
-                held: estimate,
+                held: Some((day, estimate)),
             }))
         } else {
             Ok(Err(Spent(format!(
@@ -102,9 +107,6 @@ impl Budget {
             Some(input) => (input, output.unwrap_or(0)),
             None => (reservation.estimate, 0),
         };
-        if reservation.held == 0 && spent == (0, 0) {
-            return Ok(());
-        }
         budget::settle(conn, tenant, reservation.held, spent, calls).await
     }
 

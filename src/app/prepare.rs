@@ -160,13 +160,13 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
         Ok(draft) if draft.fallback.is_some() => {
             let calls = u64::from(draft.upstream_calls);
             let spent = (draft.upstream_input_tokens, draft.upstream_output_tokens);
-            settle_unkept(services, claimed, reserved, spent, calls).await?;
+            settle_apart(services, claimed, reserved, spent, calls).await?;
             let refused = LlmError::ContextLength(ContextRefusal::default());
             return failed(services, claimed, model, &refused).await;
         }
         Ok(draft) => draft,
         Err(error) => {
-            settle_unkept(services, claimed, reserved, (None, None), 0).await?;
+            settle_apart(services, claimed, reserved, (None, None), 0).await?;
             return failed(services, claimed, model, &error).await;
         }
     };
@@ -196,17 +196,19 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
         metrics::counter!("compactd_preparation_upstream_tokens_total", "direction" => direction)
             .increment(spent.unwrap_or(0));
     }
+    // Spent is spent, whatever becomes of what was written.
+    let spent = (written.upstream_input_tokens, written.upstream_output_tokens);
+    settle_apart(services, claimed, reserved, spent, calls).await?;
     store::retry_lost_races(|| async {
         let mut conn = services.pool.acquire().await?;
-        let spent = (reserved, calls);
-        record(services, &mut conn, claimed, &written, (&taken, &observations), spent).await
+        record(&mut conn, claimed, &written, (&taken, &observations)).await
     })
     .await
 }
 
-/// Gives back what was held for a call that wrote nothing to keep, and
-/// counts what it took.
-async fn settle_unkept(
+/// Gives back what was held for a call and counts what it took, on a
+/// connection of its own.
+async fn settle_apart(
     services: &Services,
     claimed: &Claimed,
     reserved: Reservation,
@@ -230,15 +232,13 @@ fn still_stands(stored: &StoredConversation, claimed: &Claimed) -> bool {
 
 /// Keeps what was written, in one transaction that holds the conversation's
 /// row first: the preparation becomes ready (unless it was closed while it
-/// was written), the turns it read go into the keep set, and its tokens
-/// count against the tenant's budget either way.
+/// was written) and the turns it read go into the keep set. (Its tokens
+/// were counted against the budget before, either way.)
 async fn record(
-    services: &Services,
     conn: &mut PgConnection,
     claimed: &Claimed,
     written: &Written,
     (taken, observations): (&TakenIn, &[Observation]),
-    (reserved, calls): (Reservation, u64),
 ) -> StoreResult<Outcome> {
     let mut tx = conn.begin().await?;
     let stored = conversations::lock(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
@@ -253,15 +253,6 @@ async fn record(
             .save(&mut tx, &claimed.tenant, &claimed.conversation_id, observations)
             .await?;
     }
-    (services.budget)
-        .settle(
-            &mut tx,
-            &claimed.tenant,
-            reserved,
-            (written.upstream_input_tokens, written.upstream_output_tokens),
-            calls,
-        )
-        .await?;
     tx.commit().await?;
     Ok(match kept {
         Kept::Ready => Outcome::Ready,

@@ -53,14 +53,15 @@ impl AllowedHosts {
         let mut names = Vec::new();
         for name in list.split(',').map(str::trim).filter(|name| !name.is_empty()) {
             let bare = name.strip_prefix("*.").unwrap_or(name);
+            // A name without its port: a port never matches a name.
             let valid = name == "*"
                 || (!bare.is_empty()
                     && bare
                         .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '_')));
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')));
             if !valid {
                 return Err(format!(
-                    "{name:?} is not a host name (letters, digits, '.', '-', or *.name, or *)"
+                    "{name:?} is not a host name (letters, digits, '.', '-', without a port; or *.name, or *)"
                 ));
             }
             names.push(name.to_ascii_lowercase());

@@ -210,34 +210,38 @@ fn given_back(conversation: &str, missing: &str, unverified: &[String]) -> Strin
     format!("<compactd-kept>\n{}\n</compactd-kept>", parts.join("\n\n"))
 }
 
-/// The most of a transcript the hook reads: its end, where the last
-/// compaction is (a session of hundreds of megabytes is cut at a line).
-const MAX_TRANSCRIPT_BYTES: u64 = 64 * 1024 * 1024;
+/// The largest transcript the hook reads: past it, it says so and reads
+/// nothing (it resumes by counting the file's turns, so it reads a file
+/// whole or not at all).
+const MAX_TRANSCRIPT_BYTES: u64 = 256 * 1024 * 1024;
 
 /// A transcript's text: a regular file only (a FIFO or a device would hang
-/// the hook or fill its memory), its last [`MAX_TRANSCRIPT_BYTES`] at most,
-/// bytes that are not UTF-8 replaced where they stand (a line they break is
+/// the hook or fill its memory), of at most [`MAX_TRANSCRIPT_BYTES`], bytes
+/// that are not UTF-8 replaced where they stand (a line they break is
 /// skipped by the parser, not the whole file).
 fn read_text(path: &PathBuf) -> Result<String, String> {
-    use std::io::{Read, Seek, SeekFrom};
-    // Looked at before it is opened: opening a FIFO waits for a writer.
-    let metadata = std::fs::metadata(path).map_err(|err| err.to_string())?;
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    // Opened without waiting (a FIFO would wait for a writer), then looked at.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
+        .open(path)
+        .map_err(|err| err.to_string())?;
+    let metadata = file.metadata().map_err(|err| err.to_string())?;
     if !metadata.is_file() {
         return Err("not a regular file".into());
     }
-    let mut file = std::fs::File::open(path).map_err(|err| err.to_string())?;
-    let size = metadata.len();
-    let start = size.saturating_sub(MAX_TRANSCRIPT_BYTES);
-    file.seek(SeekFrom::Start(start)).map_err(|err| err.to_string())?;
+    if metadata.len() > MAX_TRANSCRIPT_BYTES {
+        return Err(format!(
+            "{} bytes, more than the {MAX_TRANSCRIPT_BYTES} the hook reads",
+            metadata.len()
+        ));
+    }
     let mut bytes = Vec::new();
     file.take(MAX_TRANSCRIPT_BYTES)
         .read_to_end(&mut bytes)
         .map_err(|err| err.to_string())?;
-    if start > 0 {
-        // The first line read is a piece of one.
-        let first = bytes.iter().position(|b| *b == b'\n').map_or(bytes.len(), |at| at + 1);
-        bytes.drain(..first);
-    }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 

@@ -16,9 +16,10 @@ const TOOL_OUTPUT_CHARS: usize = 16_000;
 /// log of megabytes would make every `/turn-ended` of the session a 413,
 /// and the hook would stop there on every run (issue 23).
 const TURN_TEXT_CHARS: usize = 100_000;
-/// What one compaction's delta may weigh: the oldest messages are left out
-/// past it, so `/summarize` is never refused for its size (the stored turns
-/// still hold what they said).
+/// What one compaction's delta may weigh, as JSON: the oldest messages are
+/// left out past it, so `/summarize` (4 MiB unless set otherwise, the
+/// harness's summary beside it) is never refused for its size; the stored
+/// turns still hold what they said.
 const DELTA_BYTES: usize = 3 * 1024 * 1024;
 
 /// One turn as `/turn-ended` stores it.
@@ -141,8 +142,15 @@ impl Transcript {
             .filter(|at| !self.is_summary(*at))
             .map(|at| clipped(&self.parsed.messages[at]))
             .collect();
+        // As `/summarize` receives them: JSON-escaped, with the fields around.
+        let json_len = |text: &str| serde_json::to_string(text).map_or(text.len() * 6, |json| json.len());
         let weight = |message: &Message| {
-            message.content.len() + message.tool_calls.iter().map(|c| c.arguments.len()).sum::<usize>()
+            64 + json_len(&message.content)
+                + message
+                    .tool_calls
+                    .iter()
+                    .map(|call| 64 + json_len(&call.arguments) + json_len(&call.name) + json_len(&call.id))
+                    .sum::<usize>()
         };
         let mut total: usize = messages.iter().map(weight).sum();
         let mut first = 0;

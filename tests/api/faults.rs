@@ -320,6 +320,38 @@ async fn a_compaction_that_cannot_be_recorded_gives_its_claim_back() {
 }
 
 #[tokio::test]
+async fn a_compaction_that_cannot_be_recorded_counts_what_it_spent_and_holds_nothing() {
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer("Summary.")))
+        .mount(&upstream)
+        .await;
+    let app = spawn(compactd::config::Settings {
+        daily_token_budget: Some(10_000),
+        ..upstream_settings(&upstream.uri(), Duration::from_secs(5))
+    })
+    .await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "c", "user": "Fix src/lexer.rs."}),
+    )
+    .await;
+
+    refuse_ledger_rows(&app, true).await;
+    let (status, _) = app.post_json("/summarize", &json!({"conversation_id": "c"})).await;
+    refuse_ledger_rows(&app, false).await;
+
+    assert!(status >= 500, "{status}");
+    assert_eq!(completions(&upstream).await.len(), 1);
+    let (spent, held): (i64, i64) =
+        sqlx::query_as("SELECT input_tokens + output_tokens, reserved_tokens FROM upstream_usage")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!((spent, held), (47, 0), "the call's tokens counted, its hold given back");
+}
+
+#[tokio::test]
 async fn the_upstream_client_follows_no_redirect() {
     let elsewhere = MockServer::start().await;
     Mock::given(method("POST"))

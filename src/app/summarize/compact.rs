@@ -148,7 +148,8 @@ impl Ready for Drafted {
     type Answer = Summarized;
 
     async fn apply(self, services: &Services, conn: &mut PgConnection) -> Outcome<Summarized> {
-        let (recorded, stored) = record(services, conn, &self).await?;
+        settle_apart(services, &self).await;
+        let (recorded, stored) = record(conn, &self).await?;
         let success = recorded.success;
         let overflow = (success && self.size > 0 && recorded.tokens_after > self.size).then(|| Overflow {
             tokens_used: recorded.tokens_after,
@@ -175,13 +176,32 @@ impl Ready for Drafted {
     }
 }
 
+/// Trues up the budget held for the attempt's upstream calls, on a
+/// connection of its own: what was spent is spent whatever becomes of the
+/// ledger row, and a hold is given back even when the row is not written.
+/// A count that cannot be written is logged.
+async fn settle_apart(services: &Services, prepared: &Drafted) {
+    let attempt = &prepared.attempt;
+    let settled = async {
+        let mut conn = services.pool.acquire().await?;
+        (services.budget)
+            .settle(
+                &mut conn,
+                &prepared.tenant,
+                prepared.reserved,
+                (attempt.upstream_input_tokens, attempt.upstream_output_tokens),
+                u64::from(attempt.upstream_calls.unwrap_or(0)),
+            )
+            .await
+    };
+    if let Err(err) = settled.await {
+        tracing::warn!(%err, "could not count upstream tokens against the budget");
+    }
+}
+
 /// Records the attempt and applies it, in a transaction of its own (or a
 /// savepoint of the caller's); the claim ends.
-async fn record(
-    services: &Services,
-    conn: &mut PgConnection,
-    prepared: &Drafted,
-) -> StoreResult<(Recorded, StoredConversation)> {
+async fn record(conn: &mut PgConnection, prepared: &Drafted) -> StoreResult<(Recorded, StoredConversation)> {
     let mut tx = conn.begin().await?;
     let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, &prepared.attempt).await?;
     let attempt = &prepared.attempt;
@@ -201,15 +221,6 @@ async fn record(
             count_wasted(reason, 1);
         }
     }
-    (services.budget)
-        .settle(
-            &mut tx,
-            &prepared.tenant,
-            prepared.reserved,
-            (attempt.upstream_input_tokens, attempt.upstream_output_tokens),
-            u64::from(attempt.upstream_calls.unwrap_or(0)),
-        )
-        .await?;
     count(attempt);
     tx.commit().await?;
     Ok(recorded)

@@ -25,6 +25,19 @@ pub(crate) async fn check(State(app): State<AppState>, request: Request, next: N
     let checked = app.hosts.is_checked(app.keys.is_open());
     let mcp = path == "/mcp" || path.starts_with("/mcp/");
     let probe = PROBES.contains(&path);
+    // A request in absolute form names its host in its target too.
+    let target = request.uri().authority().map(|authority| authority.as_str().to_owned());
+    if checked
+        && !probe
+        && let Some(target) = &target
+        && !app.hosts.allows(name_of(target))
+    {
+        return ApiError::Forbidden(format!(
+            "this service does not answer to the name {:?}; set COMPACTD_ALLOWED_HOSTS to the names it is reached by",
+            name_of(target)
+        ))
+        .into_response();
+    }
     match refusal(&app.hosts, request.headers(), checked && !probe, checked || mcp) {
         Some(why) => ApiError::Forbidden(why).into_response(),
         None => next.run(request).await,
@@ -34,15 +47,19 @@ pub(crate) async fn check(State(app): State<AppState>, request: Request, next: N
 /// Why a request with these headers is refused, if it is: its `Host` when
 /// names are checked, its `Origin` when origins are.
 fn refusal(hosts: &AllowedHosts, headers: &HeaderMap, check_host: bool, check_origin: bool) -> Option<String> {
-    let host = headers.get(header::HOST).and_then(|value| value.to_str().ok());
-    if check_host
-        && let Some(host) = host
-        && !hosts.allows(name_of(host))
-    {
-        return Some(format!(
-            "this service does not answer to the name {:?}; set COMPACTD_ALLOWED_HOSTS to the names it is reached by",
-            name_of(host)
-        ));
+    // A Host that is no text is no name this service answers to.
+    let host = headers.get(header::HOST).map(|value| value.to_str().unwrap_or(""));
+    if check_host {
+        match host {
+            Some(host) if hosts.allows(name_of(host)) => {}
+            Some(host) => {
+                return Some(format!(
+                    "this service does not answer to the name {:?}; set COMPACTD_ALLOWED_HOSTS to the names it is reached by",
+                    name_of(host)
+                ));
+            }
+            None => return Some("a request must name the host it is for (Host)".to_owned()),
+        }
     }
     let origin = headers.get(header::ORIGIN)?;
     if !check_origin {
@@ -64,7 +81,18 @@ fn refusal(hosts: &AllowedHosts, headers: &HeaderMap, check_host: bool, check_or
 /// an IPv6 address without its brackets.
 fn name_of(authority: &str) -> &str {
     if let Some(rest) = authority.strip_prefix('[') {
-        return rest.split_once(']').map_or(rest, |(address, _)| address);
+        // Past the address only a port may follow; anything else is no name.
+        return match rest.split_once(']') {
+            Some((address, "")) => address,
+            Some((address, port))
+                if port
+                    .strip_prefix(':')
+                    .is_some_and(|p| p.chars().all(|c| c.is_ascii_digit())) =>
+            {
+                address
+            }
+            _ => authority,
+        };
     }
     match authority.rsplit_once(':') {
         Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name,
@@ -93,6 +121,18 @@ mod tests {
         assert_eq!(name_of("[::1]:8080"), "::1");
         assert_eq!(name_of("[::1]"), "::1");
         assert_eq!(name_of("compactd.internal"), "compactd.internal");
+        assert_eq!(name_of("[::1]evil"), "[::1]evil", "no name to allow");
+    }
+
+    #[test]
+    fn a_request_without_a_host_or_with_one_that_is_no_text_is_refused_while_names_are_checked() {
+        let hosts = AllowedHosts::default();
+        assert!(refusal(&hosts, &HeaderMap::new(), true, true).is_some());
+        let mut garbled = HeaderMap::new();
+        garbled.insert(header::HOST, HeaderValue::from_bytes(b"\xfflocalhost").unwrap());
+        assert!(refusal(&hosts, &garbled, true, true).is_some());
+        assert!(refusal(&hosts, &headers("[::1]evil", None), true, true).is_some());
+        assert_eq!(refusal(&hosts, &HeaderMap::new(), false, true), None, "unchecked");
     }
 
     #[test]
@@ -124,6 +164,10 @@ mod tests {
             assert_eq!(refusal(&hosts, &headers(host, None), true, true), None, "{host}");
         }
         assert!(refusal(&hosts, &headers("example.com", None), true, true).is_some());
+        assert!(
+            AllowedHosts::parse("compactd.internal:8080").is_err(),
+            "a port never matches"
+        );
         let any = AllowedHosts::parse("*").unwrap();
         assert_eq!(refusal(&any, &headers("whatever.example", None), true, true), None);
     }
