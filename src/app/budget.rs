@@ -109,21 +109,6 @@ impl Budget {
         };
         budget::settle(conn, tenant, reservation.held, spent, calls).await
     }
-
-    /// Counts one upstream call's tokens against today's budget (when the
-    /// upstream said how many it took).
-    pub(crate) async fn spend(
-        &self,
-        conn: &mut PgConnection,
-        tenant: &TenantId,
-        input: Option<u64>,
-        output: Option<u64>,
-    ) -> StoreResult<()> {
-        match input {
-            Some(input) => budget::spend(conn, tenant, input, output.unwrap_or(0)).await,
-            None => Ok(()),
-        }
-    }
 }
 
 /// The gate as the background workers meet it: best effort, since a score
@@ -138,14 +123,28 @@ impl Services {
         Some(model)
     }
 
-    /// Counts a score or audit call against the tenant's budget; a count that
-    /// cannot be written is logged, not retried.
+    /// Counts a score or audit call against the tenant's budget (it held
+    /// nothing before); a count that cannot be written is logged, not retried.
     pub(crate) async fn spend_on_scores(&self, tenant: &TenantId, input: Option<u64>, output: Option<u64>) {
-        let spent = async {
+        self.true_up(tenant, Reservation::default(), (input, output), 1).await;
+    }
+
+    /// Trues `reservation` up on a connection of its own: what was spent is
+    /// spent whatever becomes of the caller's transaction, and a hold is
+    /// given back even when nothing the call wrote is kept. A count that
+    /// cannot be written is logged, not retried.
+    pub(crate) async fn true_up(
+        &self,
+        tenant: &TenantId,
+        reservation: Reservation,
+        spent: (Option<u64>, Option<u64>),
+        calls: u64,
+    ) {
+        let settled = async {
             let mut conn = self.pool.acquire().await?;
-            self.budget.spend(&mut conn, tenant, input, output).await
+            self.budget.settle(&mut conn, tenant, reservation, spent, calls).await
         };
-        if let Err(err) = spent.await {
+        if let Err(err) = settled.await {
             tracing::warn!(%err, "could not count upstream tokens against the budget");
         }
     }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use sqlx::{Connection, PgConnection};
 
 use super::Services;
-use super::budget::{Reservation, summary_estimate};
+use super::budget::summary_estimate;
 use super::keep_set::{self, Observation, TakenIn};
 use super::summarize::messages_of;
 use crate::domain::{ConversationId, TenantId};
@@ -160,13 +160,13 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
         Ok(draft) if draft.fallback.is_some() => {
             let calls = u64::from(draft.upstream_calls);
             let spent = (draft.upstream_input_tokens, draft.upstream_output_tokens);
-            settle_apart(services, claimed, reserved, spent, calls).await?;
+            services.true_up(&claimed.tenant, reserved, spent, calls).await;
             let refused = LlmError::ContextLength(ContextRefusal::default());
             return failed(services, claimed, model, &refused).await;
         }
         Ok(draft) => draft,
         Err(error) => {
-            settle_apart(services, claimed, reserved, (None, None), 0).await?;
+            services.true_up(&claimed.tenant, reserved, (None, None), 0).await;
             return failed(services, claimed, model, &error).await;
         }
     };
@@ -198,28 +198,12 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
     }
     // Spent is spent, whatever becomes of what was written.
     let spent = (written.upstream_input_tokens, written.upstream_output_tokens);
-    settle_apart(services, claimed, reserved, spent, calls).await?;
+    services.true_up(&claimed.tenant, reserved, spent, calls).await;
     store::retry_lost_races(|| async {
         let mut conn = services.pool.acquire().await?;
         record(&mut conn, claimed, &written, (&taken, &observations)).await
     })
     .await
-}
-
-/// Gives back what was held for a call and counts what it took, on a
-/// connection of its own.
-async fn settle_apart(
-    services: &Services,
-    claimed: &Claimed,
-    reserved: Reservation,
-    spent: (Option<u64>, Option<u64>),
-    calls: u64,
-) -> StoreResult<()> {
-    let mut conn = services.pool.acquire().await?;
-    services
-        .budget
-        .settle(&mut conn, &claimed.tenant, reserved, spent, calls)
-        .await
 }
 
 /// The conversation still stands where the preparation was planned: no

@@ -44,27 +44,34 @@ impl Replay {
     }
 
     async fn call(&self, path: &str, body: Value) -> Result<Value, ReplayError> {
+        let request = self.client.post(format!("{}{path}", self.base)).json(&body);
+        match self.send(path, request).await? {
+            (status, answer) if status.is_success() => Ok(answer),
+            (status, answer) => Err(ReplayError::Service(format!("{path} answered {status}: {answer}"))),
+        }
+    }
+
+    /// A read of the service's, with its status.
+    async fn read(&self, path: &str) -> Result<(reqwest::StatusCode, Value), ReplayError> {
+        self.send(path, self.client.get(format!("{}{path}", self.base))).await
+    }
+
+    async fn send(
+        &self,
+        path: &str,
+        request: reqwest::RequestBuilder,
+    ) -> Result<(reqwest::StatusCode, Value), ReplayError> {
         let response = self
-            .authorized(self.client.post(format!("{}{path}", self.base)))
-            .json(&body)
+            .authorized(request)
             .send()
             .await
             .map_err(|err| ReplayError::Service(format!("{path}: {err}")))?;
         let status = response.status();
-        let answer: Value = response.json().await.unwrap_or(Value::Null);
-        if !status.is_success() {
-            return Err(ReplayError::Service(format!("{path} answered {status}: {answer}")));
-        }
-        Ok(answer)
+        Ok((status, response.json().await.unwrap_or(Value::Null)))
     }
 
     async fn summary_of(&self, id: &str) -> Result<Option<String>, ReplayError> {
-        let response = self
-            .authorized(self.client.get(format!("{}/conversations/{id}", self.base)))
-            .send()
-            .await
-            .map_err(|err| ReplayError::Service(err.to_string()))?;
-        let state: Value = response.json().await.unwrap_or(Value::Null);
+        let (_, state) = self.read(&format!("/conversations/{id}")).await?;
         Ok(state["summary"]["text"].as_str().map(str::to_owned))
     }
 
@@ -91,13 +98,7 @@ impl Replay {
     async fn keep_set_read(&self, id: &str) -> Result<KeepSet, ReplayError> {
         // A replay names its conversations in letters, digits and dashes.
         let path = format!("/conversations/{id}/keep?limit=5000");
-        let response = self
-            .authorized(self.client.get(format!("{}{path}", self.base)))
-            .send()
-            .await
-            .map_err(|err| ReplayError::Service(format!("{path}: {err}")))?;
-        let status = response.status();
-        let listed: Value = response.json().await.unwrap_or(Value::Null);
+        let (status, listed) = self.read(&path).await?;
         // Not made yet (a session that opens with its harness's summary):
         // nothing kept, as a replay's own database answers.
         if status == reqwest::StatusCode::NOT_FOUND {

@@ -19,24 +19,6 @@ pub(crate) async fn spent_today(conn: &mut PgConnection, tenant: &TenantId) -> S
     Ok(spent.map_or(0, count_of))
 }
 
-/// Adds one upstream call's tokens to today's count.
-pub(crate) async fn spend(conn: &mut PgConnection, tenant: &TenantId, input: u64, output: u64) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO upstream_usage AS u (tenant, day, input_tokens, output_tokens, calls)
-         VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2, $3, 1)
-         ON CONFLICT (tenant, day) DO UPDATE
-            SET input_tokens = u.input_tokens + EXCLUDED.input_tokens,
-                output_tokens = u.output_tokens + EXCLUDED.output_tokens,
-                calls = u.calls + 1",
-    )
-    .bind(tenant.as_str())
-    .bind(db_count(input))
-    .bind(db_count(output))
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
-
 /// Holds `tokens` of today's budget for a call about to be made, unless
 /// what is spent and held already reaches `daily`; whether it was held.
 /// One statement, so concurrent calls see each other's holds.

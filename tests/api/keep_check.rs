@@ -155,11 +155,7 @@ async fn fits_abandoned(app: &crate::helpers::TestApp) -> f64 {
         .text()
         .await
         .unwrap();
-    text.lines()
-        .find(|line| line.starts_with("compactd_abandoned_work_total{work=\"fit\"}"))
-        .and_then(|line| line.rsplit(' ').next())
-        .and_then(|value| value.parse().ok())
-        .unwrap_or(0.0)
+    crate::observability::sample(&text, "compactd_abandoned_work_total", &[("work", "fit")]).unwrap_or(0.0)
 }
 
 #[tokio::test]

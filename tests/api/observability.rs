@@ -130,7 +130,7 @@ async fn every_response_carries_a_request_id_and_a_sane_one_sent_is_kept() {
 }
 
 /// The value of the sample of `name` whose labels include all of `labels`.
-fn sample(metrics: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
+pub fn sample(metrics: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64> {
     metrics.lines().filter(|line| !line.starts_with('#')).find_map(|line| {
         let (series, value) = line.rsplit_once(' ')?;
         let matches = series.starts_with(name)

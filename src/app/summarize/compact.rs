@@ -148,7 +148,11 @@ impl Ready for Drafted {
     type Answer = Summarized;
 
     async fn apply(self, services: &Services, conn: &mut PgConnection) -> Outcome<Summarized> {
-        settle_apart(services, &self).await;
+        // Spent is spent, whatever becomes of the ledger row.
+        let attempt = &self.attempt;
+        let spent = (attempt.upstream_input_tokens, attempt.upstream_output_tokens);
+        let calls = u64::from(attempt.upstream_calls.unwrap_or(0));
+        services.true_up(&self.tenant, self.reserved, spent, calls).await;
         let (recorded, stored) = record(conn, &self).await?;
         let success = recorded.success;
         let overflow = (success && self.size > 0 && recorded.tokens_after > self.size).then(|| Overflow {
@@ -173,29 +177,6 @@ impl Ready for Drafted {
 
     fn take_claim(&mut self) -> Option<ClaimGuard> {
         self.claim.take()
-    }
-}
-
-/// Trues up the budget held for the attempt's upstream calls, on a
-/// connection of its own: what was spent is spent whatever becomes of the
-/// ledger row, and a hold is given back even when the row is not written.
-/// A count that cannot be written is logged.
-async fn settle_apart(services: &Services, prepared: &Drafted) {
-    let attempt = &prepared.attempt;
-    let settled = async {
-        let mut conn = services.pool.acquire().await?;
-        (services.budget)
-            .settle(
-                &mut conn,
-                &prepared.tenant,
-                prepared.reserved,
-                (attempt.upstream_input_tokens, attempt.upstream_output_tokens),
-                u64::from(attempt.upstream_calls.unwrap_or(0)),
-            )
-            .await
-    };
-    if let Err(err) = settled.await {
-        tracing::warn!(%err, "could not count upstream tokens against the budget");
     }
 }
 

@@ -27,18 +27,12 @@ pub(crate) async fn check(State(app): State<AppState>, request: Request, next: N
     let probe = PROBES.contains(&path);
     // A request in absolute form names its host in its target too.
     let target = request.uri().authority().map(|authority| authority.as_str().to_owned());
-    if checked
-        && !probe
-        && let Some(target) = &target
-        && !app.hosts.allows(name_of(target))
-    {
-        return ApiError::Forbidden(format!(
-            "this service does not answer to the name {:?}; set COMPACTD_ALLOWED_HOSTS to the names it is reached by",
-            name_of(target)
-        ))
-        .into_response();
-    }
-    match refusal(&app.hosts, request.headers(), checked && !probe, checked || mcp) {
+    let check_host = checked && !probe;
+    let refused = match target.as_deref() {
+        Some(target) if check_host && !app.hosts.allows(name_of(target)) => Some(unanswered(target)),
+        _ => refusal(&app.hosts, request.headers(), check_host, checked || mcp),
+    };
+    match refused {
         Some(why) => ApiError::Forbidden(why).into_response(),
         None => next.run(request).await,
     }
@@ -52,12 +46,7 @@ fn refusal(hosts: &AllowedHosts, headers: &HeaderMap, check_host: bool, check_or
     if check_host {
         match host {
             Some(host) if hosts.allows(name_of(host)) => {}
-            Some(host) => {
-                return Some(format!(
-                    "this service does not answer to the name {:?}; set COMPACTD_ALLOWED_HOSTS to the names it is reached by",
-                    name_of(host)
-                ));
-            }
+            Some(host) => return Some(unanswered(host)),
             None => return Some("a request must name the host it is for (Host)".to_owned()),
         }
     }
@@ -75,6 +64,14 @@ fn refusal(hosts: &AllowedHosts, headers: &HeaderMap, check_host: bool, check_or
             "requests from the web page at {origin:?} are not accepted; set COMPACTD_ALLOWED_HOSTS to allow its name"
         )),
     }
+}
+
+/// Why a request for `authority` is refused.
+fn unanswered(authority: &str) -> String {
+    format!(
+        "this service does not answer to the name {:?}; set COMPACTD_ALLOWED_HOSTS to the names it is reached by",
+        name_of(authority)
+    )
 }
 
 /// The name in a `Host` (or an origin's authority): without its port, and
