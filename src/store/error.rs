@@ -59,11 +59,27 @@ impl From<sqlx::Error> for StoreError {
             sqlx::Error::Database(db) => db.code().is_some_and(|code| went_away(&code)),
             _ => false,
         };
+        if ends_the_connection(&err) {
+            super::pool::note_lost_connection();
+        }
         if unavailable {
             Self::Unavailable(err)
         } else {
             Self::Other(err)
         }
+    }
+}
+
+/// Whether `err` says the connection itself is gone (its socket closed, or
+/// Postgres ending its backend: class 08, or 57P01–57P03), not only the
+/// statement.
+fn ends_the_connection(err: &sqlx::Error) -> bool {
+    match err {
+        sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::Protocol(_) => true,
+        sqlx::Error::Database(db) => db
+            .code()
+            .is_some_and(|code| code.starts_with("08") || matches!(code.as_ref(), "57P01" | "57P02" | "57P03")),
+        _ => false,
     }
 }
 

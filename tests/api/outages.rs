@@ -77,6 +77,36 @@ async fn terminated_database_connections_answer_503_with_retry_after_never_500()
 }
 
 #[tokio::test]
+async fn ending_every_pooled_connection_costs_one_request_not_one_per_connection() {
+    let app = spawn_app().await;
+    // Opens several connections at once, so that several sit idle when they are ended.
+    let mut ended = 0;
+    for round in 0..10 {
+        let mut burst = tokio::task::JoinSet::new();
+        for n in 0..24 {
+            let request = app
+                .post("/usage")
+                .json(&json!({"conversation_id": format!("w{n}"), "used": 100 + round, "size": 10_000}));
+            burst.spawn(async move { request.send().await.map(|answer| answer.status().as_u16()) });
+        }
+        for status in burst.join_all().await {
+            assert_eq!(status.unwrap(), 200);
+        }
+        ended = terminate_connections(&app).await;
+        if ended >= 4 {
+            break;
+        }
+    }
+    assert!(ended >= 4, "the pool held {ended} connections: the test proves nothing");
+    let statuses = usage_burst(&app, 1).await;
+    let refused = statuses.iter().filter(|(status, _)| *status != 200).count();
+    assert!(
+        refused <= 1,
+        "{ended} connections ended, {refused} requests refused: {statuses:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_key_whose_claim_committed_unheard_is_not_stranded() {
     let app = spawn_app().await;
     let proxy = FaultyProxy::start(b"INSERT INTO idempotency_keys", Fault::SwallowAnswer).await;
