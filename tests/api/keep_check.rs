@@ -93,6 +93,57 @@ async fn bad_checks_and_harness_names_are_refused_and_change_nothing() {
 }
 
 #[tokio::test]
+async fn a_check_never_answers_more_than_the_room_it_was_given() {
+    let app = spawn_app().await;
+    app.report("/usage", json!({"conversation_id": "tight", "used": 1000}))
+        .await;
+    let tickets: Vec<String> = (0..40).map(|n| format!("TKT-{}", 1000 + n)).collect();
+    let request = "Close the tickets I listed today.".to_owned();
+    for user in [format!("These are open: {}.", tickets.join(", ")), request.clone()] {
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "tight", "user": user, "assistant": "On it."}),
+        )
+        .await;
+    }
+    let before = app.state("tight").await;
+    // The summary holds the request (given back whatever the room), not the tickets.
+    let summary = format!("The user asked: {request}");
+    let (status, problem) = app
+        .post_json(
+            "/conversations/tight/keep/check",
+            &json!({"text": "We closed some tickets.", "max_tokens": 1}),
+        )
+        .await;
+    assert_eq!(status, 422, "{problem}");
+    let detail = problem["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("max_tokens") && detail.contains("at least"),
+        "{problem}"
+    );
+    let least: u64 = detail
+        .split_whitespace()
+        .find_map(|word| word.parse().ok())
+        .unwrap_or_else(|| panic!("no least room in {detail}"));
+    assert!(least > 1 && least < 300, "{problem}");
+    for room in [least, least + 20, 300] {
+        let (status, checked) = app
+            .post_json(
+                "/conversations/tight/keep/check",
+                &json!({"text": summary, "max_tokens": room}),
+            )
+            .await;
+        assert_eq!(status, 200, "{checked}");
+        let tokens = checked["missing_tokens"].as_u64().unwrap();
+        assert!(
+            tokens > 0 && tokens <= room,
+            "{tokens} tokens in a room of {room}: {checked}"
+        );
+    }
+    assert_eq!(app.state("tight").await["updated_at"], before["updated_at"]);
+}
+
+#[tokio::test]
 async fn a_harness_summary_is_recorded_under_its_harness() {
     let app = spawn_app().await;
     app.report("/usage", json!({"conversation_id": "named", "used": 1000}))

@@ -788,7 +788,8 @@ export interface components {
             /**
              * Format: int64
              * @description Room for what it left out, in tokens (1–100,000); absent: the
-             *     conversation's summary budget.
+             *     conversation's summary budget. Under the room this conversation's
+             *     headings and parked line take (a few dozen tokens), a 422 names it.
              */
             max_tokens?: number | null;
         };

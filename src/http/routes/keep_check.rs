@@ -39,7 +39,8 @@ pub(crate) struct KeepCheckRequest {
     #[schema(max_length = 262_144)]
     pub text: String,
     /// Room for what it left out, in tokens (1–100,000); absent: the
-    /// conversation's summary budget.
+    /// conversation's summary budget. Under the room this conversation's
+    /// headings and parked line take (a few dozen tokens), a 422 names it.
     #[schema(minimum = 1, maximum = 100_000)]
     #[serde(default, deserialize_with = "crate::http::extract::whole::optional")]
     pub max_tokens: Option<u64>,

@@ -109,6 +109,17 @@ fn folders_of_others(candidates: &[Candidate]) -> HashSet<usize> {
         .collect()
 }
 
+/// The room the headings, the blank lines and the parked line take in a
+/// summary of `conversation` whose keep set holds `items`: a budget under it
+/// cannot say what it parked.
+pub fn least_room(conversation: &str, items: usize, count: &dyn Fn(&str) -> u64) -> u64 {
+    let worst_parked = Parked {
+        all: items.max(10),
+        said: items.max(10),
+    };
+    count(&format!("\n\n{STATE_HEADING}\n\n\n{KEPT_HEADING}\n\n\n")) + count(&parked_line(worst_parked, conversation))
+}
+
 /// The summary of `parts` and the keep set within `max_tokens`, with what
 /// became of every item the summary was to carry.
 pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> Fitted {
@@ -163,12 +174,7 @@ pub fn fit_unless(
     };
     let read = |narrative: &str, state: &[String]| reading(narrative, state, true);
     // Room the headings, the blank lines and the parked line take.
-    let worst_parked = Parked {
-        all: candidates.len().max(10),
-        said: candidates.len().max(10),
-    };
-    let overhead = count(&format!("\n\n{STATE_HEADING}\n\n\n{KEPT_HEADING}\n\n\n"))
-        + count(&parked_line(worst_parked, parts.conversation));
+    let overhead = least_room(parts.conversation, candidates.len(), count);
     let room = max_tokens.saturating_sub(overhead + state_cost);
     // The folder the files changed line may name its files from.
     let files: Vec<&str> = candidates

@@ -36,7 +36,7 @@ mod shell;
 pub(crate) mod state;
 mod tasks;
 pub(crate) mod tool_calls;
-pub use budget::{Parts, Shape, fit, fit_unless, summary_max_tokens};
+pub use budget::{Parts, Shape, fit, fit_unless, least_room, summary_max_tokens};
 pub use extract::{Sighting, sightings};
 pub(crate) use figures::{KeepFigures, KindFigures};
 pub use for_harness::by_value;

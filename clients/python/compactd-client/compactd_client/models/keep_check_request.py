@@ -16,7 +16,8 @@ class KeepCheckRequest:
     Attributes:
         text (str): The summary to check (the one the harness wrote), at most 262,144 characters.
         max_tokens (int | None | Unset): Room for what it left out, in tokens (1–100,000); absent: the
-            conversation's summary budget.
+            conversation's summary budget. Under the room this conversation's
+            headings and parked line take (a few dozen tokens), a 422 names it.
     """
 
     text: str
