@@ -5,7 +5,7 @@
 use sqlx::PgConnection;
 
 use crate::app::{Outcome, Ready, Refusal, Services, UseCase, keep_set};
-use crate::domain::{ConversationId, InvalidValue, TenantId};
+use crate::domain::{ConversationId, TenantId};
 use crate::llm::summarizer::finish_off_thread;
 use crate::policy::keep::{KeepFigures, Parts, Shape, StateAtCut, least_room, summary_max_tokens};
 use crate::store::conversations;
@@ -44,14 +44,14 @@ async fn check(services: &Services, check: Check) -> Outcome<Checked> {
     let max_tokens = check
         .max_tokens
         .unwrap_or_else(|| summary_max_tokens(services.summaries.max_tokens, stored.state.size));
-    // Under it the answer could not say what it parked, and would be longer than asked.
+    // Under it the answer could not say what it parked, and would be longer
+    // than asked. The least depends on the stored keep set, not on the
+    // request alone: a conflict with what is stored, not an invalid value.
     let least = least_room(check.id.as_str(), current.set.items().len(), &crate::llm::tokens::count);
     if max_tokens < least {
-        return Err(InvalidValue::new(
-            "max_tokens",
-            format!("must be at least {least} for this conversation: its headings and the line naming what is parked take that"),
-        )
-        .into());
+        return Err(Refusal::Conflict(format!(
+            "this conversation needs max_tokens of at least {least} for its headings and the line naming what is parked (asked for {max_tokens})"
+        )));
     }
     // The summary stands beside an empty narrative: what it lacks is appended.
     let state = StateAtCut::default();

@@ -6,7 +6,7 @@ use sqlx::PgPool;
 
 use super::budget::Budget;
 use crate::config::SummaryConfig;
-use crate::domain::{ConversationId, InvalidValue};
+use crate::domain::ConversationId;
 use crate::llm::UpstreamModel;
 use crate::policy::PolicyConfig;
 use crate::store::StoreError;
@@ -35,10 +35,6 @@ pub(crate) enum Refusal {
     /// The request is valid but collides with what is stored now.
     #[error("{0}")]
     Conflict(String),
-    /// A value is valid on its own but not for what is stored (a room too
-    /// small for this conversation's keep set).
-    #[error(transparent)]
-    Invalid(#[from] InvalidValue),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -151,7 +151,6 @@ impl From<Refusal> for ApiError {
         match refusal {
             Refusal::NotFound(text) => Self::NotFound(text),
             Refusal::Conflict(text) => Self::Conflict(text),
-            Refusal::Invalid(invalid) => Self::InvalidValue(invalid),
             Refusal::Store(err) => err.into(),
         }
     }

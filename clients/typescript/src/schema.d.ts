@@ -789,7 +789,8 @@ export interface components {
              * Format: int64
              * @description Room for what it left out, in tokens (1–100,000); absent: the
              *     conversation's summary budget. Under the room this conversation's
-             *     headings and parked line take (a few dozen tokens), a 422 names it.
+             *     headings and parked line take (a few dozen tokens, more as the keep
+             *     set grows), a 409 names it.
              */
             max_tokens?: number | null;
         };
@@ -2006,7 +2007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A request with this Idempotency-Key is in flight. */
+            /** @description `max_tokens` is under the room this conversation's headings and parked line take (the detail names the least), or a request with this Idempotency-Key is in flight. */
             409: {
                 headers: {
                     [name: string]: unknown;

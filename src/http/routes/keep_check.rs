@@ -40,7 +40,8 @@ pub(crate) struct KeepCheckRequest {
     pub text: String,
     /// Room for what it left out, in tokens (1–100,000); absent: the
     /// conversation's summary budget. Under the room this conversation's
-    /// headings and parked line take (a few dozen tokens), a 422 names it.
+    /// headings and parked line take (a few dozen tokens, more as the keep
+    /// set grows), a 409 names it.
     #[schema(minimum = 1, maximum = 100_000)]
     #[serde(default, deserialize_with = "crate::http::extract::whole::optional")]
     pub max_tokens: Option<u64>,
@@ -117,7 +118,7 @@ impl Render for Checked {
         (status = 200, description = "What the summary left out, and the figures by kind.", body = KeepCheckResponse),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
-        (status = 409, description = "A request with this Idempotency-Key is in flight.", body = Problem, content_type = "application/problem+json"),
+        (status = 409, description = "`max_tokens` is under the room this conversation's headings and parked line take (the detail names the least), or a request with this Idempotency-Key is in flight.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
     )
 )]

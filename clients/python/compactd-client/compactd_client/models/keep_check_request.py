@@ -17,7 +17,8 @@ class KeepCheckRequest:
         text (str): The summary to check (the one the harness wrote), at most 262,144 characters.
         max_tokens (int | None | Unset): Room for what it left out, in tokens (1–100,000); absent: the
             conversation's summary budget. Under the room this conversation's
-            headings and parked line take (a few dozen tokens), a 422 names it.
+            headings and parked line take (a few dozen tokens, more as the keep
+            set grows), a 409 names it.
     """
 
     text: str
