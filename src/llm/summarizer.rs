@@ -4,7 +4,6 @@
 //! there is none; either way the budget fits it with the keep set's items
 //! (the keep guard), and nothing in it can close a handoff.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -15,7 +14,7 @@ use super::error::LlmError;
 use super::extractive;
 use super::tokens;
 use crate::policy::handoff::defuse_handoff_tags;
-use crate::policy::keep::invented::{Given, mark_invented};
+use crate::policy::keep::invented::{Given, mark_invented, still_marked};
 use crate::policy::keep::narrative::{merged, narrative_of};
 use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepKind, KeepSet, Parts, Shape, StateAtCut, fit_unless};
 use crate::policy::transcript::Message;
@@ -255,12 +254,13 @@ pub(crate) async fn write(
                     metrics::counter!("compactd_chunked_summaries_total").increment(1);
                 }
                 let (narrative, invented) = mark_off_thread(folded.narrative, anchor, messages, rules.keep).await;
+                let mut finished =
+                    finish_off_thread(rules.parts(&narrative, Shape::Prose), rules.keep, rules.max_tokens).await;
+                let invented = still_marked(&finished.0, &invented);
                 let invented_total: u64 = invented.values().sum();
                 if invented_total > 0 {
                     metrics::counter!("compactd_invented_identifiers_total").increment(invented_total);
                 }
-                let mut finished =
-                    finish_off_thread(rules.parts(&narrative, Shape::Prose), rules.keep, rules.max_tokens).await;
                 finished.1.add_invented(&invented);
                 Ok(Draft {
                     model: Some(folded.model),
@@ -288,14 +288,14 @@ pub(crate) async fn write(
 }
 
 /// The model's `narrative` with what it invented marked (against the
-/// anchor, the delta and the keep set), off the async threads: the delta
-/// is searched once for each identifier.
+/// anchor, the delta and the keep set), and what it invented, off the async
+/// threads: the delta is searched once for each identifier.
 async fn mark_off_thread(
     narrative: String,
     anchor: Option<&str>,
     messages: &[Message],
     keep: &KeepSet,
-) -> (String, BTreeMap<KeepKind, u64>) {
+) -> (String, Vec<(KeepKind, String)>) {
     let mut given: Vec<String> = messages.iter().flat_map(Message::texts_seen).collect();
     given.extend(anchor.map(str::to_owned));
     given.extend(keep.items().iter().map(|item| item.text.clone()));
@@ -307,7 +307,7 @@ async fn mark_off_thread(
     // The thread pool is shutting down: the text goes unmarked.
     tokio::task::spawn_blocking(mark)
         .await
-        .unwrap_or_else(|_| (unmarked, BTreeMap::new()))
+        .unwrap_or_else(|_| (unmarked, Vec::new()))
 }
 
 async fn extractive_draft(anchor: Option<&str>, messages: &[Message], rules: Rules<'_>, why: &str) -> Draft {

@@ -167,10 +167,12 @@ async fn a_real_small_model_summarizes_a_delta_three_times_its_window_in_chunks_
             "the guard keeps {kept:?} whatever the model wrote: {summary}"
         );
     }
-    // Whatever the model made up is marked where it stands, never passed on as fact.
-    assert_eq!(
-        summary.matches("[unverified]").count() as u64,
-        compaction["keep"]["invented"].as_u64().unwrap(),
-        "each invented identifier is marked and counted: {answer}"
+    // Whatever the model made up is marked where it stands (each time it
+    // stands there), never passed on as fact, and counted once.
+    let marks = summary.matches("[unverified]").count() as u64;
+    let invented = compaction["keep"]["invented"].as_u64().unwrap();
+    assert!(
+        marks >= invented && (marks == 0) == (invented == 0),
+        "each invented identifier the summary holds is marked and counted: {marks} marks, {invented} counted: {answer}"
     );
 }

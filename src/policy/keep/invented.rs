@@ -88,23 +88,19 @@ fn stands_alone(text: &str, start: usize, end: usize) -> bool {
         && !text[end..].chars().next().is_some_and(char::is_alphanumeric)
 }
 
-/// `narrative` with every invented identifier marked where it stands, and
-/// how many distinct ones each kind had.
-pub fn mark_invented(narrative: &str, given: Given<'_>) -> (String, BTreeMap<KeepKind, u64>) {
-    let mut counts = BTreeMap::new();
-    let mut invented: Vec<String> = Vec::new();
-    for (kind, identifier) in invented_in(narrative, given) {
-        *counts.entry(kind).or_insert(0) += 1;
-        invented.push(identifier);
-    }
-    if invented.is_empty() {
-        return (narrative.to_owned(), counts);
+/// `narrative` with every occurrence of an invented identifier marked where
+/// it stands, and the identifiers (once each, with their kind).
+pub fn mark_invented(narrative: &str, given: Given<'_>) -> (String, Vec<(KeepKind, String)>) {
+    let found = invented_in(narrative, given);
+    if found.is_empty() {
+        return (narrative.to_owned(), found);
     }
     // Longest first, so `src/a/retry.rs` is marked whole, not at `retry.rs`.
+    let mut invented: Vec<&str> = found.iter().map(|(_, identifier)| identifier.as_str()).collect();
     invented.sort_by_key(|identifier| std::cmp::Reverse(identifier.len()));
     let mut spans: Vec<(usize, usize)> = Vec::new();
-    for identifier in &invented {
-        for (start, _) in narrative.match_indices(identifier.as_str()) {
+    for identifier in invented {
+        for (start, _) in narrative.match_indices(identifier) {
             let end = start + identifier.len();
             let overlaps = spans.iter().any(|(s, e)| start < *e && *s < end);
             if stands_alone(narrative, start, end) && !overlaps {
@@ -124,7 +120,19 @@ pub fn mark_invented(narrative: &str, given: Given<'_>) -> (String, BTreeMap<Kee
         at = end;
     }
     marked.push_str(&narrative[at..]);
-    (marked, counts)
+    (marked, found)
+}
+
+/// How many of `invented` `text` still marks, by kind: what a summary says
+/// it invented is what the summary holds, not what a budget cut away.
+pub fn still_marked(text: &str, invented: &[(KeepKind, String)]) -> BTreeMap<KeepKind, u64> {
+    let mut counts = BTreeMap::new();
+    for (kind, identifier) in invented {
+        if text.contains(&format!("{identifier} {UNVERIFIED}")) {
+            *counts.entry(*kind).or_insert(0) += 1;
+        }
+    }
+    counts
 }
 
 #[cfg(test)]
@@ -132,7 +140,25 @@ mod tests {
     use super::*;
 
     fn mark(narrative: &str, given: &[&str]) -> (String, BTreeMap<KeepKind, u64>) {
-        mark_invented(narrative, Given { texts: given })
+        let (text, invented) = mark_invented(narrative, Given { texts: given });
+        let counts = still_marked(&text, &invented);
+        (text, counts)
+    }
+
+    #[test]
+    fn what_a_budget_cut_away_is_not_counted() {
+        let given = ["ticket OPS-1234"];
+        let (text, invented) = mark_invented(
+            "OPS-9999 blocks OPS-9999 again. Later: read src/new/thing.rs.",
+            Given { texts: &given },
+        );
+        assert_eq!(
+            still_marked(&text, &invented),
+            BTreeMap::from([(KeepKind::Id, 1), (KeepKind::Path, 1)]),
+            "each identifier once, however often it is marked"
+        );
+        let cut = &text[..text.find("Later").unwrap()];
+        assert_eq!(still_marked(cut, &invented), BTreeMap::from([(KeepKind::Id, 1)]));
     }
 
     #[test]
