@@ -103,9 +103,9 @@ fn cases() -> Vec<Case> {
             "/usage",
             r#"{"conversation_id": "victim"}"#,
             422,
-            Some("body"),
+            Some("used"),
         ),
-        case("missing id", "/decide", r#"{}"#, 422, Some("body")),
+        case("missing id", "/decide", r#"{}"#, 422, Some("conversation_id")),
         case(
             "id as a number",
             "/usage",

@@ -160,3 +160,91 @@ async fn the_mcp_python_sdk_lists_and_calls_every_tool_with_the_tenants_keys() {
     }
     assert!(logged.iter().all(|line| !line.contains("panicked")), "{logged:#?}");
 }
+
+/// POSTs `raw` to the app's /mcp as an MCP client would: status, content
+/// type and JSON answer.
+async fn rpc(app: &crate::helpers::TestApp, raw: &str) -> (u16, String, Value) {
+    let response = app
+        .client
+        .post(format!("{}/mcp", app.address))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(raw.to_owned())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get("content-type")
+        .map(|value| value.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    let text = response.text().await.unwrap();
+    let answer = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {status} {text}"));
+    (status, content_type, answer)
+}
+
+#[tokio::test]
+async fn what_is_no_json_rpc_message_gets_json_rpc_s_own_errors() {
+    let app = crate::helpers::spawn_app().await;
+    for (raw, status, id, code) in [
+        ("{not json", 400, Value::Null, -32700),
+        ("{\"foo\": 1}", 400, Value::Null, -32600),
+        ("[]", 400, Value::Null, -32600),
+        (
+            r#"{"jsonrpc": "1.0", "id": 4, "method": "tools/list"}"#,
+            400,
+            json!(4),
+            -32600,
+        ),
+        // A known method with params it cannot take is not an unknown method.
+        (
+            r#"{"jsonrpc": "2.0", "id": 5, "method": "initialize", "params": {"capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}"#,
+            200,
+            json!(5),
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc": "2.0", "id": 6, "method": "no/such/method"}"#,
+            200,
+            json!(6),
+            -32601,
+        ),
+    ] {
+        let (got, content_type, answer) = rpc(&app, raw).await;
+        assert_eq!(got, status, "{raw}: {answer}");
+        assert_eq!(content_type, "application/json", "{raw}");
+        assert_eq!(answer["jsonrpc"], "2.0", "{raw}: {answer}");
+        assert_eq!(answer["id"], id, "{raw}: {answer}");
+        assert_eq!(answer["error"]["code"], code, "{raw}: {answer}");
+    }
+    let (status, _, answer) = rpc(
+        &app,
+        r#"{"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}"#,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(answer["result"]["serverInfo"]["name"], "compactd", "{answer}");
+}
+
+#[tokio::test]
+async fn a_tool_given_arguments_of_the_wrong_shape_answers_the_problem_naming_the_field() {
+    let app = crate::helpers::spawn_app().await;
+    for (arguments, field) in [
+        (json!({"conversation_id": 5}), "conversation_id"),
+        (json!({}), "conversation_id"),
+        (json!({"conversation_id": "c", "limit": "many"}), "limit"),
+        (json!({"conversation_id": "c", "surprise": true}), "surprise"),
+    ] {
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "search_history", "arguments": arguments}});
+        let (status, _, answer) = rpc(&app, &call.to_string()).await;
+        assert_eq!(status, 200, "{answer}");
+        let result = &answer["result"];
+        assert_eq!(result["isError"], true, "{arguments}: {answer}");
+        let problem = &result["structuredContent"];
+        assert_eq!(problem["status"], 422, "{arguments}: {answer}");
+        assert_eq!(problem["type"], "/problems/invalid-value", "{arguments}: {answer}");
+        assert_eq!(problem["field"], field, "{arguments}: {answer}");
+    }
+}

@@ -42,7 +42,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
     }
 }
 
-fn body_rejection(rejection: BytesRejection, limit: usize) -> ApiError {
+pub(crate) fn body_rejection(rejection: BytesRejection, limit: usize) -> ApiError {
     if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
         ApiError::PayloadTooLarge(limit)
     } else {
@@ -64,6 +64,15 @@ pub(crate) fn parse_json<T: DeserializeOwned>(raw: &[u8]) -> Result<T, ApiError>
     })?;
     deserializer.end().map_err(|err| classified(".", err))?;
     Ok(value)
+}
+
+/// Decoded JSON (an MCP tool's arguments) into `T`, refused as a body of
+/// the wrong shape is: a 422 naming the field.
+pub(crate) fn decode_value<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ApiError> {
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        let path = err.path().to_string();
+        classified(&path, err.into_inner())
+    })
 }
 
 fn classified(path: &str, err: serde_json::Error) -> ApiError {
@@ -90,17 +99,20 @@ pub(super) fn in_callers_terms(message: &str) -> String {
 }
 
 /// An invalid value at `path` (`.` when the error is about the whole body,
-/// such as an unknown field, which serde names in the message).
+/// such as an unknown or a missing field, which serde names in the message).
 pub(super) fn invalid_at(path: &str, message: String) -> ApiError {
     let field = if path == "." {
-        unknown_field_name(&message).unwrap_or_else(|| "body".to_owned())
+        named_field(&message).unwrap_or_else(|| "body".to_owned())
     } else {
         path.to_owned()
     };
     ApiError::InvalidValue(InvalidValue::new(field, message))
 }
 
-fn unknown_field_name(message: &str) -> Option<String> {
-    let rest = message.strip_prefix("unknown field `")?;
+/// The field serde's message names: one that is not known, or one missing.
+fn named_field(message: &str) -> Option<String> {
+    let rest = message
+        .strip_prefix("unknown field `")
+        .or_else(|| message.strip_prefix("missing field `"))?;
     Some(rest[..rest.find('`')?].to_owned())
 }

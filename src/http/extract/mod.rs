@@ -6,8 +6,8 @@ mod caller;
 mod params;
 pub(crate) mod whole;
 
-pub(crate) use body::JsonBody;
 #[cfg(feature = "fuzzing")]
 pub(crate) use body::parse_json;
+pub(crate) use body::{JsonBody, body_rejection, decode_value};
 pub(crate) use caller::{Caller, identify};
 pub(crate) use params::{ConversationIdParam, ConversationPath, IdempotencyKey, IdempotencyKeyParam, QueryParams};

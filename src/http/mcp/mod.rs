@@ -4,10 +4,14 @@
 //! tells the agent to call; `get_context`, `get_keep_set` and
 //! `get_compactions` read what compactd keeps. Every tool answers what the
 //! REST read of the same name answers (the handler itself is called), as
-//! JSON text; a refusal comes back as a tool error holding the problem.
+//! JSON text; a refusal, bad arguments included, comes back as a tool error
+//! holding the problem. What is no JSON-RPC message is refused as JSON-RPC
+//! says (`jsonrpc`).
 //!
 //! Stateless: no MCP session is kept, so any replica answers any call.
 
+mod arguments;
+mod jsonrpc;
 mod tools;
 
 use axum::Router;
@@ -39,6 +43,7 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
     );
     Router::new()
         .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), jsonrpc::check))
         .layer(axum::middleware::from_fn_with_state(state, authenticate))
 }
 

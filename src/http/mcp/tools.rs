@@ -1,15 +1,15 @@
-//! The tools: each checks its arguments as the REST API checks a query,
+//! The tools: each checks its arguments as the REST API checks a body,
 //! calls the REST read's own handler, and answers its JSON.
 
 use axum::Json;
 use axum::extract::State;
 use axum::http::request::Parts;
 use rmcp::handler::server::tool::Extension;
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
 
+use super::arguments::{Arguments, schema_of};
 use crate::auth;
 use crate::domain::{ConversationId, InvalidValue};
 use crate::http::AppState;
@@ -100,13 +100,15 @@ impl Tools {
     }
 
     #[tool(
-        description = "Read a conversation's stored turns: from a bookmark (the turn id a handoff names) onward, or the turns best matching some words. Each turn has its user and assistant text, its time and its score."
+        description = "Read a conversation's stored turns: from a bookmark (the turn id a handoff names) onward, or the turns best matching some words. Each turn has its user and assistant text, its time and its score.",
+        input_schema = schema_of::<SearchHistory>()
     )]
     async fn search_history(
         &self,
         Extension(parts): Extension<Parts>,
-        Parameters(args): Parameters<SearchHistory>,
+        Arguments(args): Arguments<SearchHistory>,
     ) -> Answer {
+        let args = args.map_err(|err| refusal(&err))?;
         let from = args
             .from
             .map(Bookmark::turn_id)
@@ -122,26 +124,22 @@ impl Tools {
     }
 
     #[tool(
-        description = "A conversation's context, ready to send: its critical turns word for word, its rolling memory and its newest live turns."
+        description = "A conversation's context, ready to send: its critical turns word for word, its rolling memory and its newest live turns.",
+        input_schema = schema_of::<GetContext>()
     )]
-    async fn get_context(
-        &self,
-        Extension(parts): Extension<Parts>,
-        Parameters(args): Parameters<GetContext>,
-    ) -> Answer {
+    async fn get_context(&self, Extension(parts): Extension<Parts>, Arguments(args): Arguments<GetContext>) -> Answer {
+        let args = args.map_err(|err| refusal(&err))?;
         let query = context::ContextQuery { recent: args.recent };
         let (caller, id) = who(&parts, args.conversation_id)?;
         answer(context::context(State(self.app.clone()), caller, id, QueryParams(query)).await)
     }
 
     #[tool(
-        description = "A conversation's keep set: every must-keep item (the latest request, the user's rules, paths, URLs, ids, commands, quantities, files changed), who said it, where, and whether the current summary holds it word for word."
+        description = "A conversation's keep set: every must-keep item (the latest request, the user's rules, paths, URLs, ids, commands, quantities, files changed), who said it, where, and whether the current summary holds it word for word.",
+        input_schema = schema_of::<GetKeepSet>()
     )]
-    async fn get_keep_set(
-        &self,
-        Extension(parts): Extension<Parts>,
-        Parameters(args): Parameters<GetKeepSet>,
-    ) -> Answer {
+    async fn get_keep_set(&self, Extension(parts): Extension<Parts>, Arguments(args): Arguments<GetKeepSet>) -> Answer {
+        let args = args.map_err(|err| refusal(&err))?;
         let kind = match args.kind {
             Some(name) => Some(KeepKind::parse(&name).ok_or_else(|| {
                 let kinds: Vec<_> = KeepKind::names().collect();
@@ -162,13 +160,15 @@ impl Tools {
     }
 
     #[tool(
-        description = "A conversation's compactions, newest first: when, why (the trigger), who wrote the summary, tokens before and after, the summary itself and what became of the keep set's items."
+        description = "A conversation's compactions, newest first: when, why (the trigger), who wrote the summary, tokens before and after, the summary itself and what became of the keep set's items.",
+        input_schema = schema_of::<GetCompactions>()
     )]
     async fn get_compactions(
         &self,
         Extension(parts): Extension<Parts>,
-        Parameters(args): Parameters<GetCompactions>,
+        Arguments(args): Arguments<GetCompactions>,
     ) -> Answer {
+        let args = args.map_err(|err| refusal(&err))?;
         let query = compactions::ConversationCompactionsQuery {
             limit: args.limit,
             before_seq: args.before_seq,
