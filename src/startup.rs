@@ -119,6 +119,7 @@ impl Application {
             services: services.clone(),
             settings: background,
             upstream_slots,
+            prepare_within: settings.timeouts.summarize,
         });
         let state = AppState {
             services: services.clone(),

@@ -72,12 +72,25 @@ impl Outcome {
     }
 }
 
-/// Writes one claimed preparation and records it. A store error leaves the
-/// claim to lapse, and the preparation is taken again.
-pub(crate) async fn prepare(services: &Services, claimed: Claimed) -> StoreResult<Outcome> {
-    let outcome = write(services, &claimed)
-        .await
-        .inspect_err(|err| tracing::warn!(%err, preparation = claimed.seq, "a summary could not be prepared"))?;
+/// Writes one claimed preparation and records it, within `within` (a
+/// summary's own time, shorter than a claim lasts): one that takes longer
+/// is dropped as the upstream's failure, never left to lapse and be taken
+/// again with the same calls (issue 23). A store error leaves the claim to
+/// lapse, and the preparation is taken again.
+pub(crate) async fn prepare(services: &Services, claimed: Claimed, within: Duration) -> StoreResult<Outcome> {
+    let outcome = match tokio::time::timeout(within, write(services, &claimed)).await {
+        Ok(written) => written,
+        Err(_) => {
+            metrics::counter!("compactd_abandoned_work_total", "work" => "preparation").increment(1);
+            tracing::warn!(
+                preparation = claimed.seq,
+                ?within,
+                "a summary took too long to prepare: dropped"
+            );
+            dropped(services, &claimed, Reason::Upstream).await
+        }
+    }
+    .inspect_err(|err| tracing::warn!(%err, preparation = claimed.seq, "a summary could not be prepared"))?;
     metrics::counter!("compactd_preparations_total", "outcome" => outcome.name()).increment(1);
     if let Outcome::Wasted(reason) = outcome {
         count_wasted(reason, 1);
@@ -321,7 +334,8 @@ pub(crate) async fn settle(services: &Services, tenant: &TenantId, id: &Conversa
             break;
         }
         for one in claimed {
-            if prepare(services, one).await? == Outcome::Ready {
+            // A replay stands for a worker that had all the time it needed.
+            if prepare(services, one, Duration::from_secs(24 * 60 * 60)).await? == Outcome::Ready {
                 written += 1;
             }
         }

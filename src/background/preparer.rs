@@ -8,7 +8,12 @@ use super::Workers;
 use crate::app::prepare;
 
 pub(super) async fn run(workers: Workers, slots: usize) {
-    let Workers { services, settings, .. } = workers;
+    let Workers {
+        services,
+        settings,
+        prepare_within,
+        ..
+    } = workers;
     let mut writing = JoinSet::new();
     loop {
         let free = slots.saturating_sub(writing.len());
@@ -27,7 +32,7 @@ pub(super) async fn run(workers: Workers, slots: usize) {
         let idle = claimed.is_empty();
         for one in claimed {
             let services = services.clone();
-            writing.spawn(async move { prepare::prepare(&services, one).await });
+            writing.spawn(async move { prepare::prepare(&services, one, prepare_within).await });
         }
         if !idle && writing.len() < slots {
             continue;

@@ -18,6 +18,18 @@ impl TryFrom<&ServeArgs> for Settings {
     type Error = Invalid;
 
     fn try_from(args: &ServeArgs) -> Result<Self, Invalid> {
+        let summarize = Duration::from_secs(args.llm.llm_deadline_secs + 15);
+        // A preparation may take as long as a summary: a claim that lapses
+        // sooner is taken again while its worker still waits on the
+        // upstream, and the same calls are made over and over (issue 23).
+        if args.background && args.claim_timeout_secs <= summarize.as_secs() {
+            return Err(format!(
+                "COMPACTD_CLAIM_TIMEOUT_SECS (--claim-timeout-secs) is {}, but a summary may take {} s \
+                 (COMPACTD_LLM_DEADLINE_SECS + 15): a worker's claim must outlast its work, so set it above that",
+                args.claim_timeout_secs,
+                summarize.as_secs()
+            ));
+        }
         Ok(Self {
             addr: args.addr,
             max_body_bytes: args.max_body_bytes,
@@ -27,7 +39,7 @@ impl TryFrom<&ServeArgs> for Settings {
             rate_burst: args.rate_burst,
             timeouts: Timeouts {
                 request: Duration::from_secs(args.request_timeout_secs),
-                summarize: Duration::from_secs(args.llm.llm_deadline_secs + 15),
+                summarize,
             },
             connections: ConnectionLimits {
                 header_timeout: Duration::from_secs(args.header_timeout_secs),
@@ -191,6 +203,39 @@ mod tests {
         ] {
             assert!(Cli::try_parse_from(args).is_err(), "{args:?}");
         }
+    }
+
+    #[test]
+    fn a_claim_must_outlast_the_longest_summary() {
+        let settings = |args: &[&str]| {
+            let cli = Cli::try_parse_from(args).unwrap();
+            Settings::try_from(&cli.serve)
+        };
+        let refused = settings(&["compactd", "--llm-deadline-secs", "120", "--claim-timeout-secs", "90"]).unwrap_err();
+        assert!(
+            refused.contains("COMPACTD_CLAIM_TIMEOUT_SECS") && refused.contains("135"),
+            "{refused}"
+        );
+        assert!(settings(&["compactd", "--llm-deadline-secs", "120", "--claim-timeout-secs", "135"]).is_err());
+        let taken = settings(&["compactd", "--llm-deadline-secs", "120", "--claim-timeout-secs", "136"]).unwrap();
+        assert_eq!(
+            taken.background.unwrap().abandoned_after,
+            std::time::Duration::from_secs(136)
+        );
+        // Without workers in this process nothing is claimed here.
+        assert!(
+            settings(&[
+                "compactd",
+                "--background",
+                "false",
+                "--llm-deadline-secs",
+                "120",
+                "--claim-timeout-secs",
+                "5"
+            ])
+            .is_ok()
+        );
+        assert!(settings(&["compactd"]).is_ok(), "the defaults hold");
     }
 
     #[test]

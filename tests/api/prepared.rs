@@ -425,10 +425,10 @@ async fn two_replicas_prepare_each_summary_once() {
     assert_eq!(prepared, ids.len() as i64, "one prepared event each");
 }
 
-/// A service whose claims count as abandoned after 3 s: long past the
-/// survivor's own write of a few milliseconds (else it would take its own
-/// claim over while it writes, as a second worker would), short enough that
-/// the test need not wait long for the dead one's.
+/// A service whose claims count as abandoned after 17 s, the least its
+/// upstream deadline of 1 s allows (a claim must outlast the 16 s a summary
+/// may take): long past the survivor's own write of a few milliseconds,
+/// short enough that the test need not wait long for the dead one's.
 fn service_env<'a>(database: &'a str, upstream: &'a str) -> Vec<(&'a str, &'a str)> {
     vec![
         ("DATABASE_URL", database),
@@ -436,9 +436,9 @@ fn service_env<'a>(database: &'a str, upstream: &'a str) -> Vec<(&'a str, &'a st
         ("COMPACTD_LLM_PROVIDER", "openai"),
         ("COMPACTD_LLM_BASE_URL", upstream),
         ("COMPACTD_SUMMARY_MODEL", "summary-model"),
-        ("COMPACTD_LLM_DEADLINE_SECS", "300"),
+        ("COMPACTD_LLM_DEADLINE_SECS", "1"),
         ("COMPACTD_IDLE_SWEEP_SECS", "0"),
-        ("COMPACTD_CLAIM_TIMEOUT_SECS", "3"),
+        ("COMPACTD_CLAIM_TIMEOUT_SECS", "17"),
     ]
 }
 
@@ -524,4 +524,37 @@ async fn a_prepared_summary_left_unused_for_a_day_expires_as_wasted() {
     );
     let answer = summarize(&app, json!({"conversation_id": "c"})).await;
     assert_eq!(answer["compaction"]["prepared"], false, "{answer}");
+}
+
+#[tokio::test]
+async fn a_preparation_slower_than_a_summary_may_take_is_dropped_not_taken_again() {
+    let server = MockServer::start().await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    Mock::given(method("POST"))
+        .respond_with(Slow(mpsc::unbounded_channel().0, calls.clone(), Duration::from_secs(4)))
+        .mount(&server)
+        .await;
+    let mut settings = preparing(&server);
+    // The claim lapses at 2 s, while the upstream still has 2 s to go: a
+    // worker that waited on would see its preparation claimed and asked again.
+    settings.timeouts.summarize = Duration::from_secs(1);
+    if let Some(background) = settings.background.as_mut() {
+        background.abandoned_after = Duration::from_secs(2);
+    }
+    let app = spawn(settings).await;
+
+    grow_past_the_point(&app, "c").await;
+    wait_for_count(
+        &app.pool,
+        "SELECT count(*) FROM preparations WHERE status = 'dropped'",
+        1,
+    )
+    .await;
+
+    assert_eq!(
+        preparation(&app, "c").await,
+        ("dropped".to_owned(), Some("upstream".to_owned()), None)
+    );
+    // Dropped before its claim could lapse, and never claimed again.
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "the upstream was asked once");
 }

@@ -50,6 +50,9 @@ async fn upstream() -> MockServer {
     server
 }
 
+/// A service on `database` and `upstream` whose claims lapse after
+/// `claim_timeout` seconds; its upstream deadline is 1 s, so a claim may be
+/// as short as 17 s (it must outlast the 16 s a summary may take).
 fn service_env<'a>(database: &'a str, upstream: &'a str, claim_timeout: &'a str) -> Vec<(&'a str, &'a str)> {
     vec![
         ("DATABASE_URL", database),
@@ -58,6 +61,7 @@ fn service_env<'a>(database: &'a str, upstream: &'a str, claim_timeout: &'a str)
         ("COMPACTD_LLM_BASE_URL", upstream),
         ("COMPACTD_SUMMARY_MODEL", "summary-model"),
         ("COMPACTD_SCORE_MODEL", "score-model"),
+        ("COMPACTD_LLM_DEADLINE_SECS", "1"),
         ("COMPACTD_IDLE_SWEEP_SECS", "0"),
         ("COMPACTD_CLAIM_TIMEOUT_SECS", claim_timeout),
     ]
@@ -156,7 +160,7 @@ async fn a_worker_killed_mid_claim_loses_no_turn() {
     let healthy = upstream().await;
     let url = database.url();
     let (hanging_base, healthy_base) = (format!("{}/v1", hanging.uri()), format!("{}/v1", healthy.uri()));
-    let doomed = binary::start(&service_env(&url, &hanging_base, "1"), &[]).await;
+    let doomed = binary::start(&service_env(&url, &hanging_base, "17"), &[]).await;
     let client = reqwest::Client::new();
     for n in 0..5 {
         let body =
@@ -179,7 +183,7 @@ async fn a_worker_killed_mid_claim_loses_no_turn() {
             .await
             .unwrap();
     doomed.kill().await;
-    let survivor = binary::start(&service_env(&url, &healthy_base, "1"), &[]).await;
+    let survivor = binary::start(&service_env(&url, &healthy_base, "17"), &[]).await;
     wait_for_count(&database.pool, "SELECT count(*) FROM turns WHERE score IS NOT NULL", 5).await;
     survivor.stop().await;
 
