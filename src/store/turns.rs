@@ -170,9 +170,10 @@ pub(crate) enum Said {
 
 /// Turns matching `query`, best first: Postgres's own text search (the
 /// `simple` configuration, so every language is at least split into words)
-/// over each turn's stored vector, through its index; and a plain substring
-/// match where words cannot serve: in every turn for a query in a script
-/// written without spaces, else in the few turns too long for their vector.
+/// over each turn's stored vector and, past what that covers, the vectors
+/// of its pieces (a long turn matches where one of them matches the whole
+/// query), through their indexes; and a plain substring match for a query
+/// in a script written without spaces, which words cannot serve.
 pub(crate) async fn search(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -190,8 +191,10 @@ pub(crate) async fn search(
         "SELECT {} FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($4, 9223372036854775807)
             AND (search @@ websearch_to_tsquery('simple', $3)
-                 OR ((search_partial OR $6)
-                     AND strpos(lower(coalesce(user_text, '') || ' ' || coalesce(assistant_text, '')), lower($3)) > 0))
+                 OR EXISTS (SELECT 1 FROM turn_search_pieces piece
+                             WHERE piece.tenant = turns.tenant AND piece.conversation_id = turns.conversation_id
+                               AND piece.seq = turns.seq AND piece.search @@ websearch_to_tsquery('simple', $3))
+                 OR ($6 AND strpos(lower(coalesce(user_text, '') || ' ' || coalesce(assistant_text, '')), lower($3)) > 0))
           ORDER BY ts_rank(search, websearch_to_tsquery('simple', $3)) DESC, seq DESC
           LIMIT $5",
         listed_columns()

@@ -88,8 +88,50 @@ async fn a_huge_turn_of_distinct_paths_is_stored_and_its_conversation_stays_sear
     assert_eq!(
         found(&app, "huge", "closing-marker").await,
         [2],
-        "past the vector, by substring"
+        "past the turn's own vector, in its pieces"
     );
+}
+
+#[tokio::test]
+async fn words_paths_and_a_word_on_a_seam_far_into_a_long_turn_are_found_as_words() {
+    let app = spawn_app().await;
+    let filler = |times: usize| "lorem ipsum dolor sit amet ".repeat(times);
+    // What the agent will search for sits far past the turn's own vector
+    // (its first 200,000 characters), in a tool's output.
+    let said = format!(
+        "{}The billing service failed in src/payments/settle.rs. ",
+        filler(9_000)
+    );
+    // The stored text is "paste", a space, then this: the word is placed to
+    // straddle character 298,000, where one piece ends inside the next.
+    let before_seam = 297_996 - 1 - "paste ".len();
+    let padding = " ".repeat(before_seam - said.len());
+    let output = format!("{said}{padding}seamword {}", filler(2_000));
+    assert_eq!(output.find("seamword"), Some(before_seam));
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "long", "user": "Settle the payments", "assistant": "On it."}),
+    )
+    .await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "long", "user": "paste", "assistant": output}),
+    )
+    .await;
+
+    for (q, expected) in [
+        // Both words, in another order than said: words, not a substring.
+        ("failed billing", vec![2]),
+        ("settle.rs", vec![2]),
+        ("src/payments/settle.rs", vec![2]),
+        ("seamword", vec![2]),
+        ("\"billing service\"", vec![2]),
+        ("payments", vec![1, 2]),
+        ("kubernetes", vec![]),
+        ("billing -lorem", vec![]),
+    ] {
+        assert_eq!(found(&app, "long", q).await, expected, "q={q}");
+    }
 }
 
 /// `(conversation, id)` of each turn of a page.
