@@ -107,17 +107,37 @@ pub async fn migrate(pool: &PgPool) -> Result<(), MigrateError> {
 /// find it missing, and the second `CREATE ROLE` fails with a unique
 /// violation the baseline does not catch (and, applied, cannot change).
 async fn create_ledger_reader(conn: &mut PgConnection) -> Result<(), MigrateError> {
-    sqlx::query(
+    create_role_once(conn, "compactd_ledger_reader").await
+}
+
+/// Creates the role `name` (`NOLOGIN`) unless it exists or the database
+/// user may not create roles (a managed Postgres), however many sessions
+/// ask at once: the loser of a race sees `duplicate_object` or, when both
+/// passed the existence check together, `unique_violation`; both mean it
+/// exists.
+///
+/// # Panics
+/// When `name` is not lower-case ASCII letters, digits and underscores: it
+/// is written into the statement.
+pub async fn create_role_once(conn: &mut PgConnection, name: &str) -> Result<(), MigrateError> {
+    assert!(
+        !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+        "a role name of lower-case letters, digits and underscores, not {name:?}"
+    );
+    sqlx::query(&format!(
         "DO $$
          BEGIN
-             IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'compactd_ledger_reader')
+             IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{name}')
                 AND (SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user) THEN
-                 CREATE ROLE compactd_ledger_reader NOLOGIN;
+                 CREATE ROLE {name} NOLOGIN;
              END IF;
          EXCEPTION WHEN duplicate_object OR unique_violation THEN
              NULL;
-         END $$",
-    )
+         END $$"
+    ))
     .execute(&mut *conn)
     .await?;
     Ok(())

@@ -36,7 +36,7 @@ pub(crate) mod turns;
 
 pub use error::StoreError;
 pub(crate) use error::{StoreResult, count_of, db_count};
-pub use migrations::migrate;
+pub use migrations::{create_role_once, migrate};
 pub use pool::pool;
 pub(crate) use pool::{begin_fleet_read, ping};
 pub(crate) use races::{keep_giving_back, lock_conversation_first, retry_lost_races};

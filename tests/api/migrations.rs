@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use compactd::store;
-use sqlx::PgPool;
 use sqlx::migrate::Migrator;
+use sqlx::{ConnectOptions, PgPool};
 
 use crate::helpers::Database;
 
@@ -188,4 +188,43 @@ async fn a_database_made_with_texts_edited_since_is_repaired_then_adopted() {
         assert_eq!(recorded, 10);
         adopted_like_a_new_one(&legacy).await;
     }
+}
+
+#[tokio::test]
+async fn sessions_racing_to_create_a_role_all_succeed_and_make_it_once() {
+    // Roles are cluster-wide: a name of this run's own, dropped at the end.
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let role = format!("compactd_race_{}_{nanos}", std::process::id());
+    let racers = 8;
+    let start = std::sync::Arc::new(tokio::sync::Barrier::new(racers));
+    let mut racing = tokio::task::JoinSet::new();
+    for _ in 0..racers {
+        let (start, role) = (start.clone(), role.clone());
+        racing.spawn(async move {
+            let mut conn = crate::helpers::admin_options().connect().await.unwrap();
+            start.wait().await;
+            store::create_role_once(&mut conn, &role).await
+        });
+    }
+    let mut failures = Vec::new();
+    while let Some(raced) = racing.join_next().await {
+        if let Err(err) = raced.unwrap() {
+            failures.push(err.to_string());
+        }
+    }
+    let mut conn = crate::helpers::admin_options().connect().await.unwrap();
+    let made: i64 = sqlx::query_scalar("SELECT count(*) FROM pg_roles WHERE rolname = $1")
+        .bind(&role)
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    sqlx::query(&format!("DROP ROLE IF EXISTS {role}"))
+        .execute(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(failures, Vec::<String>::new(), "every session that raced succeeded");
+    assert_eq!(made, 1);
 }
