@@ -78,19 +78,9 @@ impl Outcome {
 /// again with the same calls (issue 23). A store error leaves the claim to
 /// lapse, and the preparation is taken again.
 pub(crate) async fn prepare(services: &Services, claimed: Claimed, within: Duration) -> StoreResult<Outcome> {
-    let outcome = match tokio::time::timeout(within, write(services, &claimed)).await {
-        Ok(written) => written,
-        Err(_) => {
-            metrics::counter!("compactd_abandoned_work_total", "work" => "preparation").increment(1);
-            tracing::warn!(
-                preparation = claimed.seq,
-                ?within,
-                "a summary took too long to prepare: dropped"
-            );
-            dropped(services, &claimed, Reason::Upstream).await
-        }
-    }
-    .inspect_err(|err| tracing::warn!(%err, preparation = claimed.seq, "a summary could not be prepared"))?;
+    let outcome = write(services, &claimed, within)
+        .await
+        .inspect_err(|err| tracing::warn!(%err, preparation = claimed.seq, "a summary could not be prepared"))?;
     metrics::counter!("compactd_preparations_total", "outcome" => outcome.name()).increment(1);
     if let Outcome::Wasted(reason) = outcome {
         count_wasted(reason, 1);
@@ -98,7 +88,7 @@ pub(crate) async fn prepare(services: &Services, claimed: Claimed, within: Durat
     Ok(outcome)
 }
 
-async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
+async fn write(services: &Services, claimed: &Claimed, within: Duration) -> StoreResult<Outcome> {
     let started = Instant::now();
     let Some(model) = services.summary_model.as_ref() else {
         return dropped(services, claimed, Reason::Upstream).await;
@@ -167,7 +157,20 @@ async fn write(services: &Services, claimed: &Claimed) -> StoreResult<Outcome> {
             return dropped(services, claimed, Reason::Budget).await;
         }
     };
-    let draft = match summarizer::write(Via::Upstream(model), prior.as_deref(), &messages, rules).await {
+    let writing = summarizer::write(Via::Upstream(model), prior.as_deref(), &messages, rules);
+    let Ok(written) = tokio::time::timeout(within, writing).await else {
+        // The call may have been answered, and billed, as it was given up:
+        // it is charged its estimate, and the hold is given back.
+        services.true_up(&claimed.tenant, reserved, (None, None), 1).await;
+        metrics::counter!("compactd_abandoned_work_total", "work" => "preparation").increment(1);
+        tracing::warn!(
+            preparation = claimed.seq,
+            ?within,
+            "a summary took too long to prepare: dropped"
+        );
+        return dropped(services, claimed, Reason::Upstream).await;
+    };
+    let draft = match written {
         // What the model's context cannot hold is not prepared: the
         // compaction writes it then, extractively, and says why.
         Ok(draft) if draft.fallback.is_some() => {

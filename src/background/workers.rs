@@ -28,10 +28,14 @@ pub(crate) struct Workers {
 }
 
 impl Workers {
-    /// Starts the scorer (which audits what it touched), the preparer (when
-    /// a model writes summaries and preparation is on) and the idle sweep.
+    /// Starts the scorer (which audits what it touched), the search pieces'
+    /// writer, the preparer (when a model writes summaries and preparation
+    /// is on) and the idle sweep.
     pub(crate) fn spawn(self) -> Vec<JoinHandle<()>> {
-        let mut handles = vec![tokio::spawn(super::scorer::run(self.clone()))];
+        let mut handles = vec![
+            tokio::spawn(super::scorer::run(self.clone())),
+            tokio::spawn(super::search_pieces::run(self.clone())),
+        ];
         if self.services.summary_model.is_some() && self.services.policy.prepare_at_percent > 0 {
             let slots = (self.upstream_slots / 2).max(1);
             handles.push(tokio::spawn(super::preparer::run(self.clone(), slots)));

@@ -19,10 +19,12 @@ impl TryFrom<&ServeArgs> for Settings {
 
     fn try_from(args: &ServeArgs) -> Result<Self, Invalid> {
         let summarize = Duration::from_secs(args.llm.llm_deadline_secs + 15);
-        // A preparation may take as long as a summary: a claim that lapses
-        // sooner is taken again while its worker still waits on the
-        // upstream, and the same calls are made over and over (issue 23).
-        if args.background && args.claim_timeout_secs <= summarize.as_secs() {
+        // A preparation (or a score) waits on the upstream as long as a
+        // summary may: a claim that lapses sooner is taken again while its
+        // worker still waits, and the same calls are made over and over
+        // (issue 23). Without an upstream no claimed work waits on one.
+        let upstream = args.llm.llm_provider != ProviderChoice::None;
+        if args.background && upstream && args.claim_timeout_secs <= summarize.as_secs() {
             return Err(format!(
                 "COMPACTD_CLAIM_TIMEOUT_SECS (--claim-timeout-secs) is {}, but a summary may take {} s \
                  (COMPACTD_LLM_DEADLINE_SECS + 15): a worker's claim must outlast its work, so set it above that",
@@ -211,31 +213,24 @@ mod tests {
             let cli = Cli::try_parse_from(args).unwrap();
             Settings::try_from(&cli.serve)
         };
-        let refused = settings(&["compactd", "--llm-deadline-secs", "120", "--claim-timeout-secs", "90"]).unwrap_err();
+        let upstream = ["compactd", "--llm-provider", "openai", "--summary-model", "m"];
+        let with = |more: &[&'static str]| settings(&[&upstream[..], more].concat());
+        let refused = with(&["--llm-deadline-secs", "120", "--claim-timeout-secs", "90"]).unwrap_err();
         assert!(
             refused.contains("COMPACTD_CLAIM_TIMEOUT_SECS") && refused.contains("135"),
             "{refused}"
         );
-        assert!(settings(&["compactd", "--llm-deadline-secs", "120", "--claim-timeout-secs", "135"]).is_err());
-        let taken = settings(&["compactd", "--llm-deadline-secs", "120", "--claim-timeout-secs", "136"]).unwrap();
+        assert!(with(&["--llm-deadline-secs", "120", "--claim-timeout-secs", "135"]).is_err());
+        let taken = with(&["--llm-deadline-secs", "120", "--claim-timeout-secs", "136"]).unwrap();
         assert_eq!(
             taken.background.unwrap().abandoned_after,
             std::time::Duration::from_secs(136)
         );
-        // Without workers in this process nothing is claimed here.
-        assert!(
-            settings(&[
-                "compactd",
-                "--background",
-                "false",
-                "--llm-deadline-secs",
-                "120",
-                "--claim-timeout-secs",
-                "5"
-            ])
-            .is_ok()
-        );
+        // Without an upstream, or without workers here, no claim waits on one.
+        assert!(settings(&["compactd", "--claim-timeout-secs", "5"]).is_ok());
+        assert!(with(&["--background", "false", "--claim-timeout-secs", "5"]).is_ok());
         assert!(settings(&["compactd"]).is_ok(), "the defaults hold");
+        assert!(with(&[]).is_ok(), "the defaults hold with an upstream");
     }
 
     #[test]

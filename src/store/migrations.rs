@@ -117,11 +117,13 @@ async fn create_ledger_reader(conn: &mut PgConnection) -> Result<(), MigrateErro
 /// exists.
 ///
 /// # Panics
-/// When `name` is not lower-case ASCII letters, digits and underscores: it
-/// is written into the statement.
+/// When `name` is not an identifier Postgres takes unquoted and whole: a
+/// lower-case ASCII letter or an underscore, then those or digits, at most
+/// 63 bytes (it is written into the statement).
 pub async fn create_role_once(conn: &mut PgConnection, name: &str) -> Result<(), MigrateError> {
     assert!(
-        !name.is_empty()
+        (1..=63).contains(&name.len())
+            && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
             && name
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),

@@ -28,6 +28,7 @@ pub(crate) mod prepared;
 mod races;
 mod row;
 pub(crate) mod scoring;
+pub(crate) mod search_pieces;
 pub(crate) mod series;
 mod state;
 pub(crate) mod stats;

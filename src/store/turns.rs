@@ -172,8 +172,11 @@ pub(crate) enum Said {
 /// `simple` configuration, so every language is at least split into words)
 /// over each turn's stored vector and, past what that covers, the vectors
 /// of its pieces (a long turn matches where one of them matches the whole
-/// query), through their indexes; and a plain substring match for a query
-/// in a script written without spaces, which words cannot serve.
+/// query), through their indexes (the pieces' matches are read first, once,
+/// so the turns are found by index scans, not a probe per turn); and a
+/// plain substring match where words cannot serve: a query in a script
+/// written without spaces, or a long turn whose pieces the background has
+/// yet to write.
 pub(crate) async fn search(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -191,10 +194,12 @@ pub(crate) async fn search(
         "SELECT {} FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($4, 9223372036854775807)
             AND (search @@ websearch_to_tsquery('simple', $3)
-                 OR EXISTS (SELECT 1 FROM turn_search_pieces piece
-                             WHERE piece.tenant = turns.tenant AND piece.conversation_id = turns.conversation_id
-                               AND piece.seq = turns.seq AND piece.search @@ websearch_to_tsquery('simple', $3))
-                 OR ($6 AND strpos(lower(coalesce(user_text, '') || ' ' || coalesce(assistant_text, '')), lower($3)) > 0))
+                 OR seq = ANY(ARRAY(SELECT DISTINCT seq FROM turn_search_pieces
+                                     WHERE tenant = $1 AND conversation_id = $2
+                                       AND search @@ websearch_to_tsquery('simple', translate($3, '/\\.', '   '))))
+                 OR (($6 OR seq = ANY(ARRAY(SELECT seq FROM turn_pieces_due
+                                            WHERE tenant = $1 AND conversation_id = $2)))
+                     AND strpos(lower(coalesce(user_text, '') || ' ' || coalesce(assistant_text, '')), lower($3)) > 0))
           ORDER BY ts_rank(search, websearch_to_tsquery('simple', $3)) DESC, seq DESC
           LIMIT $5",
         listed_columns()

@@ -425,20 +425,30 @@ async fn two_replicas_prepare_each_summary_once() {
     assert_eq!(prepared, ids.len() as i64, "one prepared event each");
 }
 
-/// A service whose claims count as abandoned after 17 s, the least its
+/// The doomed worker's upstream deadline and claim timeout: it waits on its
+/// hanging upstream until it is killed, never giving up first.
+const WAITS: (&str, &str) = ("300", "316");
+/// The survivor's: its claims count as abandoned after 17 s, the least its
 /// upstream deadline of 1 s allows (a claim must outlast the 16 s a summary
-/// may take): long past the survivor's own write of a few milliseconds,
-/// short enough that the test need not wait long for the dead one's.
-fn service_env<'a>(database: &'a str, upstream: &'a str) -> Vec<(&'a str, &'a str)> {
+/// may take), and the claimer decides when a claim has lapsed: long past
+/// its own write of a few milliseconds, short enough that the test need not
+/// wait long for the dead one's.
+const QUICK: (&str, &str) = ("1", "17");
+
+fn service_env<'a>(
+    database: &'a str,
+    upstream: &'a str,
+    (deadline, claim): (&'a str, &'a str),
+) -> Vec<(&'a str, &'a str)> {
     vec![
         ("DATABASE_URL", database),
         ("RUST_LOG", "warn"),
         ("COMPACTD_LLM_PROVIDER", "openai"),
         ("COMPACTD_LLM_BASE_URL", upstream),
         ("COMPACTD_SUMMARY_MODEL", "summary-model"),
-        ("COMPACTD_LLM_DEADLINE_SECS", "1"),
+        ("COMPACTD_LLM_DEADLINE_SECS", deadline),
         ("COMPACTD_IDLE_SWEEP_SECS", "0"),
-        ("COMPACTD_CLAIM_TIMEOUT_SECS", "17"),
+        ("COMPACTD_CLAIM_TIMEOUT_SECS", claim),
     ]
 }
 
@@ -454,7 +464,7 @@ async fn a_preparation_whose_worker_died_is_written_by_the_next_one() {
     let (healthy, calls) = upstream().await;
     let url = database.url();
     let (hanging_base, healthy_base) = (format!("{}/v1", hanging.uri()), format!("{}/v1", healthy.uri()));
-    let doomed = crate::binary::start(&service_env(&url, &hanging_base), &[]).await;
+    let doomed = crate::binary::start(&service_env(&url, &hanging_base, WAITS), &[]).await;
     let client = reqwest::Client::new();
     let post = |address: &str, path: &str, body: Value| client.post(format!("{address}{path}")).json(&body).send();
     for n in 0..10 {
@@ -470,7 +480,7 @@ async fn a_preparation_whose_worker_died_is_written_by_the_next_one() {
         .await
         .expect("the doomed worker claimed the preparation and asked its upstream");
     doomed.kill().await;
-    let survivor = crate::binary::start(&service_env(&url, &healthy_base), &[]).await;
+    let survivor = crate::binary::start(&service_env(&url, &healthy_base, QUICK), &[]).await;
     wait_for_count(
         &database.pool,
         "SELECT count(*) FROM preparations WHERE status = 'ready'",
@@ -538,6 +548,7 @@ async fn a_preparation_slower_than_a_summary_may_take_is_dropped_not_taken_again
     // The claim lapses at 2 s, while the upstream still has 2 s to go: a
     // worker that waited on would see its preparation claimed and asked again.
     settings.timeouts.summarize = Duration::from_secs(1);
+    settings.daily_token_budget = Some(1_000_000);
     if let Some(background) = settings.background.as_mut() {
         background.abandoned_after = Duration::from_secs(2);
     }
@@ -557,4 +568,12 @@ async fn a_preparation_slower_than_a_summary_may_take_is_dropped_not_taken_again
     );
     // Dropped before its claim could lapse, and never claimed again.
     assert_eq!(calls.load(Ordering::SeqCst), 1, "the upstream was asked once");
+    // The call given up is charged its estimate; nothing stays held.
+    let (held, charged): (i64, i64) =
+        sqlx::query_as("SELECT reserved_tokens, input_tokens + output_tokens FROM upstream_usage")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(held, 0, "the hold was given back");
+    assert!(charged > 0, "the call was counted");
 }

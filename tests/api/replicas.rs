@@ -50,10 +50,20 @@ async fn upstream() -> MockServer {
     server
 }
 
-/// A service on `database` and `upstream` whose claims lapse after
-/// `claim_timeout` seconds; its upstream deadline is 1 s, so a claim may be
-/// as short as 17 s (it must outlast the 16 s a summary may take).
-fn service_env<'a>(database: &'a str, upstream: &'a str, claim_timeout: &'a str) -> Vec<(&'a str, &'a str)> {
+/// A worker that waits on its upstream as long as it takes: its deadline,
+/// and a claim timeout that outlasts it.
+const WAITS: (&str, &str) = ("300", "316");
+/// A worker whose claims lapse soon: 17 s, the least an upstream deadline
+/// of 1 s allows (a claim must outlast the 16 s a summary may take).
+const QUICK: (&str, &str) = ("1", "17");
+
+/// A service on `database` and `upstream` with an upstream deadline and a
+/// claim timeout (the claimer decides when another's claim has lapsed).
+fn service_env<'a>(
+    database: &'a str,
+    upstream: &'a str,
+    (deadline, claim): (&'a str, &'a str),
+) -> Vec<(&'a str, &'a str)> {
     vec![
         ("DATABASE_URL", database),
         ("RUST_LOG", "warn"),
@@ -61,9 +71,9 @@ fn service_env<'a>(database: &'a str, upstream: &'a str, claim_timeout: &'a str)
         ("COMPACTD_LLM_BASE_URL", upstream),
         ("COMPACTD_SUMMARY_MODEL", "summary-model"),
         ("COMPACTD_SCORE_MODEL", "score-model"),
-        ("COMPACTD_LLM_DEADLINE_SECS", "1"),
+        ("COMPACTD_LLM_DEADLINE_SECS", deadline),
         ("COMPACTD_IDLE_SWEEP_SECS", "0"),
-        ("COMPACTD_CLAIM_TIMEOUT_SECS", claim_timeout),
+        ("COMPACTD_CLAIM_TIMEOUT_SECS", claim),
     ]
 }
 
@@ -72,8 +82,8 @@ async fn two_service_processes_score_a_hundred_turns_each_exactly_once() {
     let database = Database::create().await;
     let server = upstream().await;
     let (url, base) = (database.url(), format!("{}/v1", server.uri()));
-    let first = binary::start(&service_env(&url, &base, "300"), &[]).await;
-    let second = binary::start(&service_env(&url, &base, "300"), &[]).await;
+    let first = binary::start(&service_env(&url, &base, WAITS), &[]).await;
+    let second = binary::start(&service_env(&url, &base, WAITS), &[]).await;
     let client = reqwest::Client::new();
 
     for n in 0..100 {
@@ -160,7 +170,7 @@ async fn a_worker_killed_mid_claim_loses_no_turn() {
     let healthy = upstream().await;
     let url = database.url();
     let (hanging_base, healthy_base) = (format!("{}/v1", hanging.uri()), format!("{}/v1", healthy.uri()));
-    let doomed = binary::start(&service_env(&url, &hanging_base, "17"), &[]).await;
+    let doomed = binary::start(&service_env(&url, &hanging_base, WAITS), &[]).await;
     let client = reqwest::Client::new();
     for n in 0..5 {
         let body =
@@ -183,7 +193,7 @@ async fn a_worker_killed_mid_claim_loses_no_turn() {
             .await
             .unwrap();
     doomed.kill().await;
-    let survivor = binary::start(&service_env(&url, &healthy_base, "17"), &[]).await;
+    let survivor = binary::start(&service_env(&url, &healthy_base, QUICK), &[]).await;
     wait_for_count(&database.pool, "SELECT count(*) FROM turns WHERE score IS NOT NULL", 5).await;
     survivor.stop().await;
 

@@ -88,13 +88,22 @@ async fn a_huge_turn_of_distinct_paths_is_stored_and_its_conversation_stays_sear
     assert_eq!(
         found(&app, "huge", "closing-marker").await,
         [2],
-        "past the turn's own vector, in its pieces"
+        "past the turn's own vector, by substring while its pieces are due"
     );
 }
 
 #[tokio::test]
 async fn words_paths_and_a_word_on_a_seam_far_into_a_long_turn_are_found_as_words() {
-    let app = spawn_app().await;
+    // The background writes a long turn's pieces.
+    let app = crate::helpers::spawn(compactd::config::Settings {
+        background: Some(compactd::config::BackgroundSettings {
+            poll: std::time::Duration::from_millis(20),
+            idle_sweep_every: None,
+            ..compactd::config::BackgroundSettings::default()
+        }),
+        ..crate::helpers::test_settings()
+    })
+    .await;
     let filler = |times: usize| "lorem ipsum dolor sit amet ".repeat(times);
     // What the agent will search for sits far past the turn's own vector
     // (its first 200,000 characters), in a tool's output.
@@ -103,8 +112,9 @@ async fn words_paths_and_a_word_on_a_seam_far_into_a_long_turn_are_found_as_word
         filler(9_000)
     );
     // The stored text is "paste", a space, then this: the word is placed to
-    // straddle character 298,000, where one piece ends inside the next.
-    let before_seam = 297_996 - 1 - "paste ".len();
+    // straddle byte 303,000, where one piece ends inside the next (pieces of
+    // 30,000 bytes from the 99,001st character, 1,000 bytes apart).
+    let before_seam = 302_996 - "paste ".len();
     let padding = " ".repeat(before_seam - said.len());
     let output = format!("{said}{padding}seamword {}", filler(2_000));
     assert_eq!(output.find("seamword"), Some(before_seam));
@@ -116,6 +126,12 @@ async fn words_paths_and_a_word_on_a_seam_far_into_a_long_turn_are_found_as_word
     app.report(
         "/turn-ended",
         json!({"conversation_id": "long", "user": "paste", "assistant": output}),
+    )
+    .await;
+    crate::helpers::wait_for_count(
+        &app.pool,
+        "SELECT (count(*) = 0)::int::bigint FROM turn_pieces_due WHERE conversation_id = 'long'",
+        1,
     )
     .await;
 

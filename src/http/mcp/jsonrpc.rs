@@ -5,8 +5,10 @@
 //! (−32601). A client library reads neither. This layer reads a POST's body
 //! first and answers as JSON-RPC 2.0 says: −32700 for what is not JSON,
 //! −32600 for what is not a message (both with a 400, as MCP's streamable
-//! HTTP transport answers a body it cannot accept), −32602 for a known
-//! method's params. Everything else goes on to rmcp as it came.
+//! HTTP transport answers a body it cannot accept), −32602 for a request to
+//! `initialize` or `tools/call` whose params those cannot take (the methods
+//! this server serves that take params). Everything else goes on to rmcp as
+//! it came.
 
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, Request, State};
@@ -95,6 +97,8 @@ fn refusal(raw: &[u8]) -> Option<Refused> {
             message: format!("Invalid Request: {why}"),
         });
     }
+    // A notification is answered by nothing, not even an error.
+    value.get("id")?;
     let method = value.get("method").and_then(Value::as_str)?;
     let params = value.get("params").cloned().unwrap_or(Value::Null);
     let wrong = match method {
@@ -178,6 +182,7 @@ mod tests {
             r#"{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search_history", "arguments": {"q": 5}}}"#,
             r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#,
             r#"{"jsonrpc": "2.0", "id": 3, "method": "no/such/method"}"#,
+            r#"{"jsonrpc": "2.0", "method": "initialize", "params": {}}"#,
         ] {
             assert_eq!(refused(raw), None, "{raw}");
         }

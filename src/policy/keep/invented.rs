@@ -124,11 +124,26 @@ pub fn mark_invented(narrative: &str, given: Given<'_>) -> (String, Vec<(KeepKin
 }
 
 /// How many of `invented` `text` still marks, by kind: what a summary says
-/// it invented is what the summary holds, not what a budget cut away.
+/// it invented is what the summary holds, not what a budget cut away. A
+/// mark is the longest identifier's that ends at it (`src/a/retry.rs
+/// [unverified]` does not also count an invented `retry.rs`).
 pub fn still_marked(text: &str, invented: &[(KeepKind, String)]) -> BTreeMap<KeepKind, u64> {
+    let mut longest_first: Vec<&(KeepKind, String)> = invented.iter().collect();
+    longest_first.sort_by_key(|(_, identifier)| std::cmp::Reverse(identifier.len()));
+    let mut marks_taken: Vec<usize> = Vec::new();
     let mut counts = BTreeMap::new();
-    for (kind, identifier) in invented {
-        if text.contains(&format!("{identifier} {UNVERIFIED}")) {
+    for (kind, identifier) in longest_first {
+        let marked = format!("{identifier} {UNVERIFIED}");
+        let mut counted = false;
+        for (start, _) in text.match_indices(&marked) {
+            let mark = start + identifier.len();
+            if marks_taken.contains(&mark) || !stands_alone(text, start, mark) {
+                continue;
+            }
+            marks_taken.push(mark);
+            counted = true;
+        }
+        if counted {
             *counts.entry(*kind).or_insert(0) += 1;
         }
     }
@@ -159,6 +174,20 @@ mod tests {
         );
         let cut = &text[..text.find("Later").unwrap()];
         assert_eq!(still_marked(cut, &invented), BTreeMap::from([(KeepKind::Id, 1)]));
+    }
+
+    #[test]
+    fn a_mark_counts_for_the_longest_identifier_it_follows() {
+        let given = ["nothing of it"];
+        let (text, invented) = mark_invented("Edit src/a/retry.rs now; retry.rs is new.", Given { texts: &given });
+        assert_eq!(invented.len(), 2, "{invented:?}");
+        assert_eq!(still_marked(&text, &invented).values().sum::<u64>(), 2, "{text}");
+        let cut = &text[..text.find("now").unwrap()];
+        assert_eq!(
+            still_marked(cut, &invented).values().sum::<u64>(),
+            1,
+            "the path's mark is not the file name's: {cut}"
+        );
     }
 
     #[test]
