@@ -7,6 +7,7 @@ one JSON line of figures:
             summary the build reads, answered 503 at the 10 s deadline: the
             process's CPU seconds after the last answer, and how long it
             stayed busy.
+            check_abandoned: the same with a 2 s request timeout.
   reads     20 turns of 3.9 MB, then 6 reads of a page of turns at once: the
             bytes each answer held and the process's RSS before, at its peak
             and 5 s after; what storing one such turn costs, how long the
@@ -35,7 +36,7 @@ import threading
 import time
 
 BIN, ADMIN_URL = sys.argv[1], sys.argv[2]
-SCENARIOS = sys.argv[3:] or ["check", "reads", "budget", "rebind"]
+SCENARIOS = sys.argv[3:] or ["check", "check_abandoned", "reads", "budget", "rebind"]
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -131,8 +132,8 @@ def at_once(count, work):
     return results
 
 
-def check():
-    service = Service("check")
+def check(timeout_s=10):
+    service = Service("check", {"COMPACTD_REQUEST_TIMEOUT_SECS": str(timeout_s)})
     for turn in range(100):
         paths = ", ".join(f"src/m{turn}/f{n}.rs" for n in range(200))
         service.request("POST", "/turn-ended", {"conversation_id": "big", "user": f"Look at {paths}.", "assistant": "Looked."})
@@ -161,6 +162,7 @@ def check():
     service.stop()
     return {
         "scenario": "check",
+        "request_timeout_s": timeout_s,
         "keep_items": items,
         "summary_chars": longest,
         "statuses": sorted(statuses, key=str),
@@ -169,6 +171,11 @@ def check():
         "cpu_s_after_last_answer": round(after, 1),
         "busy_s_after_last_answer": round(busy_until, 1),
     }
+
+
+def check_abandoned():
+    """The same checks with a 2 s request timeout: every one abandoned."""
+    return check(2)
 
 
 def reads():
@@ -183,12 +190,30 @@ def reads():
             "POST", "/turn-ended", {"conversation_id": "r", "user": f"paste {n}", "assistant": paste[: 3_900_000 - len(tail)] + tail}
         )
         stored.append((status, time.monotonic() - started))
+    # Whether the service answers while its background reads what was stored:
+    # the slowest /healthz of one every 200 ms for 30 s.
+    health = []
+
+    def probe_health():
+        until = time.monotonic() + 30
+        while time.monotonic() < until:
+            started = time.monotonic()
+            try:
+                service.request("GET", "/healthz", timeout=120)
+            except OSError:
+                pass
+            health.append(time.monotonic() - started)
+            time.sleep(0.2)
+
+    prober = threading.Thread(target=probe_health)
+    prober.start()
     # The background writes long turns' search pieces (builds since issue 23).
     pieces_started, pieces_s = time.monotonic(), None
     if sql(service.url, "SELECT to_regclass('turn_pieces_due') IS NOT NULL") == "t":
         while int(sql(service.url, "SELECT count(*) FROM turn_pieces_due")) > 0 and time.monotonic() - pieces_started < 600:
             time.sleep(0.5)
         pieces_s = round(time.monotonic() - pieces_started, 1)
+    prober.join()
     baseline = service.rss_mib()
     peak = [baseline]
     done = threading.Event()
@@ -222,6 +247,7 @@ def reads():
         "turns_stored": sum(1 for status, _ in stored if status == 200),
         "store_one_3_9_mb_turn_ms_median": round(statistics.median(s for _, s in stored) * 1000),
         "background_wrote_search_pieces_of_20_turns_s": pieces_s,
+        "healthz_slowest_ms_in_30_s_after_storing": round(max(health) * 1000),
         "read_statuses": [a[0] if isinstance(a, tuple) and isinstance(a[0], int) else a for a in answers],
         "read_mib_each": [round(len(a[1]) / 2**20, 2) for a in answers if isinstance(a[1], bytes)],
         "reads_s": round(elapsed, 2),

@@ -53,11 +53,17 @@ static SMALL_TALK: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid pattern")
 });
 
+/// How much of each side the heuristic reads: what makes a turn matter is
+/// said near its start, and a paste of megabytes would hold the worker's
+/// thread for as long as reading it takes.
+const HEURISTIC_READS_CHARS: usize = 20_000;
+
 /// The heuristic: prohibitions 5; identifiers and decisions 4; open questions
-/// and tasks 3; greetings and thanks 1; the rest 2.
+/// and tasks 3; greetings and thanks 1; the rest 2. It reads the first
+/// [`HEURISTIC_READS_CHARS`] characters of each side.
 pub(crate) fn heuristic(user: Option<&str>, assistant: Option<&str>) -> u8 {
-    let user = user.unwrap_or_default();
-    let both = format!("{user}\n{}", assistant.unwrap_or_default());
+    let user = head(user.unwrap_or_default());
+    let both = format!("{user}\n{}", head(assistant.unwrap_or_default()));
     if !prohibitions(user).is_empty() {
         5
     } else if !identifiers(&both).is_empty() || DECISION.is_match(&both) {
@@ -71,9 +77,29 @@ pub(crate) fn heuristic(user: Option<&str>, assistant: Option<&str>) -> u8 {
     }
 }
 
+/// The first [`HEURISTIC_READS_CHARS`] characters of `text`.
+fn head(text: &str) -> &str {
+    text.char_indices()
+        .nth(HEURISTIC_READS_CHARS)
+        .map_or(text, |(cut, _)| &text[..cut])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_heuristic_reads_the_head_of_a_paste_of_megabytes() {
+        let filler = "and then some more words went by ".repeat(200_000);
+        let late = format!("{filler} Never touch prod; see src/billing/retry.rs");
+        assert_eq!(
+            heuristic(Some(&late), None),
+            2,
+            "what is said past the head is not read"
+        );
+        let early = format!("Never touch prod.\n{filler}");
+        assert_eq!(heuristic(Some(&early), Some(&filler)), 5);
+    }
 
     #[test]
     fn replies_that_lead_with_a_score_are_read() {

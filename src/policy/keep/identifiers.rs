@@ -249,15 +249,12 @@ fn is_hex_id(token: &str) -> bool {
 /// Paths, URLs, ids and quantities in `text`, in order of appearance, each
 /// once and at most [`MAX_CHARS`] characters.
 pub(crate) fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
-    let mut found: Vec<(usize, usize, KeepKind, String)> = Vec::new();
-    let taken = |found: &[(usize, usize, KeepKind, String)], start: usize, end: usize| {
-        found.iter().any(|(s, e, _, _)| start < *e && *s < end)
-    };
+    let mut found = Found::default();
     let char_before = |at: usize| text[..at].chars().next_back();
     let char_after = |at: usize| text[at..].chars().next();
     for url in URL.find_iter(text) {
         let kept = page_of(trim_trailing(url.as_str()));
-        found.push((url.start(), url.end(), KeepKind::Url, kept));
+        found.push(url.start(), url.end(), KeepKind::Url, kept);
     }
     let named_files = FILE_NAME.find_iter(text).map(|m| (m, true));
     for (path, is_file_name) in PATH.find_iter(text).map(|m| (m, false)).chain(named_files) {
@@ -265,7 +262,7 @@ pub(crate) fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
         let start = path.end() - raw.len();
         let kept = trim_trailing(raw);
         let end = start + kept.len();
-        if kept.is_empty() || taken(&found, start, end) || NOT_FILES.contains(&kept.to_ascii_lowercase().as_str()) {
+        if kept.is_empty() || found.taken(start, end) || NOT_FILES.contains(&kept.to_ascii_lowercase().as_str()) {
             continue;
         }
         let (before, after) = (char_before(start), char_after(end));
@@ -275,7 +272,7 @@ pub(crate) fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
             is_path(kept, before, after)
         };
         if named {
-            found.push((start, end, KeepKind::Path, kept.to_owned()));
+            found.push(start, end, KeepKind::Path, kept.to_owned());
         }
     }
     let mut ids: Vec<(usize, usize)> = Vec::new();
@@ -308,30 +305,68 @@ pub(crate) fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
     // The widest id wins where two overlap (`build_4711` over `4711`).
     ids.sort_by_key(|(start, end)| (*start, std::cmp::Reverse(*end)));
     for (start, end) in ids {
-        if !taken(&found, start, end) {
-            found.push((start, end, KeepKind::Id, text[start..end].to_owned()));
+        if !found.taken(start, end) {
+            found.push(start, end, KeepKind::Id, text[start..end].to_owned());
         }
     }
     for (start, end) in quantities::candidates(text) {
         let quantity = trim_trailing(text[start..end].trim());
-        if !taken(&found, start, end) && quantities::counts_something(quantity) {
-            found.push((start, start + quantity.len(), KeepKind::Quantity, quantity.to_owned()));
+        if !found.taken(start, end) && quantities::counts_something(quantity) {
+            found.push(start, start + quantity.len(), KeepKind::Quantity, quantity.to_owned());
         }
     }
-    found.sort_by_key(|(start, ..)| *start);
+    let mut seen = std::collections::HashSet::new();
     let mut items: Vec<(KeepKind, String)> = Vec::new();
-    for (_, _, kind, text) in found {
+    for (kind, text) in found.spans.into_values() {
         let text: String = text.chars().take(MAX_CHARS).collect();
-        if !items.iter().any(|(k, t)| *k == kind && *t == text) {
+        if seen.insert((kind, text.clone())) {
             items.push((kind, text));
         }
     }
     items
 }
 
+/// What `identifiers` found, by where it starts: the spans never overlap,
+/// so whether a new one would is one look at its nearest neighbour (a text
+/// of 3.9 MB names hundreds of thousands of paths; looking at every one
+/// found so far, for each, took minutes).
+#[derive(Default)]
+struct Found {
+    spans: std::collections::BTreeMap<usize, (KeepKind, String)>,
+    ends: std::collections::BTreeMap<usize, usize>,
+}
+
+impl Found {
+    /// Whether `start..end` overlaps a span found already.
+    fn taken(&self, start: usize, end: usize) -> bool {
+        self.ends
+            .range(..end)
+            .next_back()
+            .is_some_and(|(_, found_end)| *found_end > start)
+    }
+
+    /// Keeps a span that overlaps none found.
+    fn push(&mut self, start: usize, end: usize, kind: KeepKind, text: String) {
+        self.ends.insert(start, end);
+        self.spans.insert(start, (kind, text));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_naming_many_paths_keeps_each_once_in_order_and_no_overlap() {
+        let text: String = (0..20_000)
+            .map(|n| format!("src/m{}/f{n}.rs v1.{n}.0 src/m{}/f{n}.rs ", n % 97, n % 97))
+            .collect();
+        let found = identifiers(&text);
+        assert_eq!(found.len(), 40_000, "each path and version once");
+        assert_eq!(found[0], (KeepKind::Path, "src/m0/f0.rs".to_owned()));
+        assert_eq!(found[1], (KeepKind::Id, "v1.0.0".to_owned()));
+        assert_eq!(found[39_999], (KeepKind::Id, "v1.19999.0".to_owned()));
+    }
 
     fn of(text: &str, kind: KeepKind) -> Vec<String> {
         identifiers(text)
