@@ -3,6 +3,8 @@
 //! place once. Extraction is deterministic, so whenever it runs the set comes
 //! out the same.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
@@ -21,6 +23,22 @@ pub(crate) struct Observation {
     pub sightings: Vec<Sighting>,
     /// The stored turn it came from, if any.
     pub turn: Option<i64>,
+}
+
+/// The observations of stored turns, oldest first, read off the async
+/// threads: a turn of megabytes takes a while, and those threads answer
+/// everyone else meanwhile.
+pub(crate) async fn of_turns_off_thread(
+    conversation: ConversationId,
+    turns: Vec<Turn>,
+    harness: Arc<HarnessPatterns>,
+) -> Vec<Observation> {
+    tokio::task::spawn_blocking(move || of_turns(&conversation, &turns, &harness))
+        .await
+        .unwrap_or_else(|err| {
+            tracing::warn!(%err, "the stored turns could not be read into the keep set");
+            Vec::new()
+        })
 }
 
 /// The observations of stored turns, oldest first.
@@ -135,11 +153,11 @@ pub(crate) async fn current(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
-    harness: &HarnessPatterns,
+    harness: &Arc<HarnessPatterns>,
 ) -> StoreResult<StoredKeep> {
     let mut stored = keep::load(conn, tenant, id).await?;
     let unread = turns::since(conn, tenant, id, stored.turns_read).await?;
-    let observations = of_turns(id, &unread, harness);
+    let observations = of_turns_off_thread(id.clone(), unread, harness.clone()).await;
     stored.turns_read = take_in(&mut stored.set, stored.turns_read, &observations);
     Ok(stored)
 }

@@ -71,7 +71,7 @@ pub(super) async fn write(
     let harness = services.summaries.harness.clone();
     // The stored turns are read while the transcript is counted: two threads.
     let (of_turns, (counted, offered)) = tokio::join!(
-        observe_turns(request.id.clone(), unread, harness.clone()),
+        keep_set::of_turns_off_thread(request.id.clone(), unread, harness.clone()),
         ahead::count(transcript, offered)
     );
     let kept_from = request
@@ -220,15 +220,6 @@ fn pending_trigger(stored: &StoredConversation) -> CompactionTrigger {
         .as_ref()
         .and_then(|pending| pending.trigger?.compaction())
         .unwrap_or(CompactionTrigger::Manual)
-}
-
-/// What the unread stored turns say, read off the async threads.
-async fn observe_turns(
-    id: ConversationId,
-    unread: Vec<crate::store::turns::Turn>,
-    harness: Arc<HarnessPatterns>,
-) -> Vec<Observation> {
-    off_thread(move || keep_set::of_turns(&id, &unread, &harness)).await
 }
 
 /// What the sent delta says (after the stored turns), read off the async
