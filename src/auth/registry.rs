@@ -169,6 +169,13 @@ impl KeyRegistry {
         if !self.is_synced() && !self.reload_unless_fresher(looked).await {
             return Err(Denied::Unverifiable);
         }
+        // A caller with a key where the copy holds none may hold the first
+        // key made, its NOTIFY still on the way: read the keys first, so a
+        // new key works (and open mode ends) from its first use.
+        let presents_a_key = authorization.is_some_and(|value| bearer(value).is_ok());
+        if self.is_open() && presents_a_key {
+            self.reload_unless_fresher(looked).await;
+        }
         if self.is_open() {
             return Ok(Caller::open());
         }

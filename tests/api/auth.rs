@@ -95,6 +95,36 @@ async fn missing_malformed_unknown_and_revoked_keys_are_401() {
 }
 
 #[tokio::test]
+async fn the_first_key_works_from_its_first_use_whether_or_not_its_notify_has_landed() {
+    let app = spawn_app().await;
+    // A key made where the service hears nothing of it (as when its NOTIFY
+    // is still on the way).
+    sqlx::query("ALTER TABLE api_keys DISABLE TRIGGER api_keys_changed")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let (id, key) = admin::create(&app.pool, "acme", "reader", None).await.unwrap();
+    assert!(!app.keys.knows(&id), "the service has not heard of it");
+
+    let (with_key, answer) = read(app.get("/conversations").bearer_auth(&key).send().await.unwrap()).await;
+    assert_eq!(with_key, 200, "{answer}");
+    let (without, problem) = read(app.get("/conversations").send().await.unwrap()).await;
+    assert_eq!(
+        without, 401,
+        "open mode ended with the first key's first use: {problem}"
+    );
+    let (made_up, _) = read(
+        app.get("/conversations")
+            .bearer_auth("cpk_0000000000000000_00000000000000000000000000000000")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(made_up, 401);
+}
+
+#[tokio::test]
 async fn a_new_key_works_once_its_notify_lands_and_a_revocation_reaches_the_service_by_itself() {
     let app = spawn_app().await;
     let (id, agent) = key(&app, "acme", "agent").await;
