@@ -4,10 +4,11 @@
 -- the whole query as a raw substring, and lower-cased every long turn of the
 -- conversation on every search (0.8–1.2 s on 20 turns of 3.9 MB). Now the
 -- rest of a long turn, from its 99,001st character, is kept as vectors of
--- pieces of 30,000 bytes, each with its words and the parts of its paths;
+-- pieces of 20,000 bytes, each with its words and the parts of its paths;
 -- a piece overlaps the one before by 1,000 bytes, so a word or phrase at a
--- seam is found whole. A piece holds at most 15,000 words, under the 16,383
--- word positions a vector tells apart, so a phrase is found anywhere in it.
+-- seam is found whole. A piece makes at most 15,000 word positions (`a-b `
+-- is three in four bytes), under the 16,383 a vector tells apart, so a
+-- phrase is found anywhere in it.
 -- A long turn matches where its own vector or one piece matches the whole
 -- query: all its words within a piece, and what it excludes there.
 CREATE TABLE turn_search_pieces (
@@ -52,7 +53,7 @@ DECLARE
     piece  integer := 0;
 BEGIN
     WHILE first < total LOOP
-        stop := least(first + 30000, total);
+        stop := least(first + 20000, total);
         WHILE stop < total AND get_byte(bytes, stop) BETWEEN 128 AND 191 LOOP
             stop := stop - 1;
         END LOOP;
@@ -75,9 +76,14 @@ END $$;
 -- the request that stores the turn. Until then search reads such a turn by
 -- substring, as it did.
 CREATE TABLE turn_pieces_due (
-    tenant          text   NOT NULL,
-    conversation_id text   NOT NULL,
-    seq             bigint NOT NULL,
+    -- The order turns were stored in, across conversations.
+    id              bigint  GENERATED ALWAYS AS IDENTITY,
+    tenant          text    NOT NULL,
+    conversation_id text    NOT NULL,
+    seq             bigint  NOT NULL,
+    -- Tries that failed: such a turn waits behind the others, and after three
+    -- it is left to the substring search for good (its failure is logged).
+    attempts        integer NOT NULL DEFAULT 0,
     PRIMARY KEY (tenant, conversation_id, seq),
     FOREIGN KEY (tenant, conversation_id, seq) REFERENCES turns ON DELETE CASCADE
 );
@@ -95,11 +101,13 @@ CREATE TRIGGER turns_pieces_due AFTER INSERT ON turns
     FOR EACH ROW WHEN (length(coalesce(NEW.user_text, '')) + 1 + length(coalesce(NEW.assistant_text, '')) > 100000)
     EXECUTE FUNCTION compactd_turn_pieces_due();
 
--- The long turns stored before.
+-- The long turns stored before, oldest first.
 INSERT INTO turn_pieces_due (tenant, conversation_id, seq)
 SELECT tenant, conversation_id, seq
   FROM turns
- WHERE length(coalesce(user_text, '')) + 1 + length(coalesce(assistant_text, '')) > 100000;
+ WHERE length(coalesce(user_text, '')) + 1 + length(coalesce(assistant_text, '')) > 100000
+ ORDER BY at, tenant, conversation_id, seq;
+CREATE INDEX turn_pieces_due_next ON turn_pieces_due (attempts, id);
 
 -- Search looks through long turns by substring only while their pieces are due.
 DROP INDEX turns_search_partial;

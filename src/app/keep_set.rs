@@ -12,9 +12,9 @@ use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::extract::sightings_of;
 use crate::policy::keep::{HarnessPatterns, KeepSet, Place, Sighting, sightings};
 use crate::policy::transcript::{Message, Role};
-use crate::store::StoreResult;
 use crate::store::keep::{self, Marks, StoredKeep};
 use crate::store::turns::{self, Turn};
+use crate::store::{StoreError, StoreResult};
 
 /// What one place said.
 #[derive(Debug, Clone)]
@@ -27,18 +27,17 @@ pub(crate) struct Observation {
 
 /// The observations of stored turns, oldest first, read off the async
 /// threads: a turn of megabytes takes a while, and those threads answer
-/// everyone else meanwhile.
+/// everyone else meanwhile. `None` when the reading failed (a bug, or the
+/// runtime shutting down).
 pub(crate) async fn of_turns_off_thread(
     conversation: ConversationId,
     turns: Vec<Turn>,
     harness: Arc<HarnessPatterns>,
-) -> Vec<Observation> {
+) -> Option<Vec<Observation>> {
     tokio::task::spawn_blocking(move || of_turns(&conversation, &turns, &harness))
         .await
-        .unwrap_or_else(|err| {
-            tracing::warn!(%err, "the stored turns could not be read into the keep set");
-            Vec::new()
-        })
+        .inspect_err(|err| tracing::warn!(%err, "the stored turns could not be read into the keep set"))
+        .ok()
 }
 
 /// The observations of stored turns, oldest first.
@@ -157,7 +156,9 @@ pub(crate) async fn current(
 ) -> StoreResult<StoredKeep> {
     let mut stored = keep::load(conn, tenant, id).await?;
     let unread = turns::since(conn, tenant, id, stored.turns_read).await?;
-    let observations = of_turns_off_thread(id.clone(), unread, harness.clone()).await;
+    let observations = of_turns_off_thread(id.clone(), unread, harness.clone())
+        .await
+        .ok_or_else(|| StoreError::Corrupt("the stored turns could not be read into the keep set".to_owned()))?;
     stored.turns_read = take_in(&mut stored.set, stored.turns_read, &observations);
     Ok(stored)
 }

@@ -90,6 +90,7 @@ pub(crate) async fn prepare(services: &Services, claimed: Claimed, within: Durat
 
 async fn write(services: &Services, claimed: &Claimed, within: Duration) -> StoreResult<Outcome> {
     let started = Instant::now();
+    let deadline = tokio::time::Instant::now() + within;
     let Some(model) = services.summary_model.as_ref() else {
         return dropped(services, claimed, Reason::Upstream).await;
     };
@@ -158,7 +159,7 @@ async fn write(services: &Services, claimed: &Claimed, within: Duration) -> Stor
         }
     };
     let writing = summarizer::write(Via::Upstream(model), prior.as_deref(), &messages, rules);
-    let Ok(written) = tokio::time::timeout(within, writing).await else {
+    let Ok(written) = tokio::time::timeout_at(deadline, writing).await else {
         // The call may have been answered, and billed, as it was given up:
         // it is charged its estimate, and the hold is given back.
         services.true_up(&claimed.tenant, reserved, (None, None), 1).await;

@@ -5,7 +5,9 @@
 //! The copy is trusted only while the LISTEN that keeps it fresh is live
 //! ("synced"): then an unknown id is refused from memory, in the time a wrong
 //! secret takes, so a flood of made-up ids costs no database read and tells
-//! nobody which ids exist. From the moment the listening connection is lost
+//! nobody which ids exist. (In open mode, while the copy holds no key, a
+//! request presenting one re-reads the keys first, requests at the same
+//! moment sharing one read: the first key made works from its first use.) From the moment the listening connection is lost
 //! until it listens again and has re-read the keys, every request re-reads
 //! them first (requests at the same moment share one read), so a revocation
 //! made meanwhile is never missed.
@@ -173,8 +175,8 @@ impl KeyRegistry {
         // key made, its NOTIFY still on the way: read the keys first, so a
         // new key works (and open mode ends) from its first use.
         let presents_a_key = authorization.is_some_and(|value| bearer(value).is_ok());
-        if self.is_open() && presents_a_key {
-            self.reload_unless_fresher(looked).await;
+        if self.is_open() && presents_a_key && !self.reload_unless_fresher(looked).await {
+            return Err(Denied::Unverifiable);
         }
         if self.is_open() {
             return Ok(Caller::open());

@@ -159,7 +159,9 @@ pub struct ServeArgs {
     #[arg(long, env = "COMPACTD_DATABASE_WAIT_SECS", default_value_t = 60,
           value_parser = clap::value_parser!(u64).range(0..=86_400))]
     pub database_wait_secs: u64,
-    /// Run the background workers (scoring, audits, the idle sweep) in this process.
+    /// Run the background workers (scoring, audits, preparations, long turns'
+    /// search pieces, the idle sweep) in this process; with none anywhere,
+    /// a long turn is searched past its first 200,000 characters by substring.
     #[arg(long, env = "COMPACTD_BACKGROUND", default_value_t = true, action = clap::ArgAction::Set)]
     pub background: bool,
     /// Seconds between idle sweeps (0: none).

@@ -112,9 +112,9 @@ async fn words_paths_and_a_word_on_a_seam_far_into_a_long_turn_are_found_as_word
         filler(9_000)
     );
     // The stored text is "paste", a space, then this: the word is placed to
-    // straddle byte 303,000, where one piece ends inside the next (pieces of
-    // 30,000 bytes from the 99,001st character, 1,000 bytes apart).
-    let before_seam = 302_996 - "paste ".len();
+    // straddle byte 290,000, where one piece ends inside the next (pieces of
+    // 20,000 bytes from the 99,001st character, each 19,000 bytes on).
+    let before_seam = 289_996 - "paste ".len();
     let padding = " ".repeat(before_seam - said.len());
     let output = format!("{said}{padding}seamword {}", filler(2_000));
     assert_eq!(output.find("seamword"), Some(before_seam));
@@ -296,4 +296,50 @@ async fn a_parked_item_from_a_tool_call_is_found_in_the_keep_set_by_part_of_its_
     assert!(!texts(&vault).is_empty(), "{vault}");
     assert!(texts(&none).is_empty());
     assert_eq!(refused, 422, "{problem}");
+}
+
+#[tokio::test]
+async fn a_turn_whose_pieces_postgres_refuses_waits_behind_the_rest_and_stays_searchable() {
+    let app = crate::helpers::spawn(compactd::config::Settings {
+        background: Some(compactd::config::BackgroundSettings {
+            poll: std::time::Duration::from_millis(20),
+            idle_sweep_every: None,
+            ..compactd::config::BackgroundSettings::default()
+        }),
+        ..crate::helpers::test_settings()
+    })
+    .await;
+    // A piece Postgres cannot make a vector of, as a text it cannot convert.
+    sqlx::query(
+        "CREATE OR REPLACE FUNCTION compactd_piece_search(piece text) RETURNS tsvector
+             LANGUAGE plpgsql IMMUTABLE AS $$
+         BEGIN
+             IF strpos(piece, 'poisoned') > 0 THEN RAISE EXCEPTION 'cannot read this piece'; END IF;
+             RETURN to_tsvector('simple', translate(piece, '/\\.', '   '));
+         END $$",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let filler = "lorem ipsum dolor sit amet ".repeat(8_000);
+    for (n, word) in [(1, "poisoned"), (2, "healthy")] {
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "p", "user": format!("paste {n}"), "assistant": format!("{filler} {word}marker{n} {word}")}),
+        )
+        .await;
+    }
+    crate::helpers::wait_for_count(&app.pool, "SELECT count(*) FROM turn_pieces_due WHERE attempts >= 3", 1).await;
+
+    let left: Vec<(i64, i32)> = sqlx::query_as("SELECT seq, attempts FROM turn_pieces_due")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        left,
+        [(1, 3)],
+        "the healthy turn's pieces were written, the refused one tried three times"
+    );
+    assert_eq!(found(&app, "p", "healthymarker2").await, [2], "in its pieces");
+    assert_eq!(found(&app, "p", "poisonedmarker1").await, [1], "by substring, for good");
 }

@@ -71,7 +71,11 @@ pub(super) async fn write(
     let harness = services.summaries.harness.clone();
     // The stored turns are read while the transcript is counted: two threads.
     let (of_turns, (counted, offered)) = tokio::join!(
-        keep_set::of_turns_off_thread(request.id.clone(), unread, harness.clone()),
+        async {
+            keep_set::of_turns_off_thread(request.id.clone(), unread, harness.clone())
+                .await
+                .unwrap_or_default()
+        },
         ahead::count(transcript, offered)
     );
     let kept_from = request
