@@ -51,6 +51,7 @@ pub(crate) async fn run_if_due(
             &settings.config,
             settings.abandoned_after,
             settings.retry_after,
+            score::READS_CHARS,
         )
         .await
     }

@@ -22,7 +22,7 @@ pub(crate) async fn claim(services: &Services, batch: i64, abandoned_after: Dura
     if let Ok(waiting) = scoring::waiting(&mut conn).await {
         metrics::gauge!("compactd_background_queue_depth", "work" => "scoring").set(waiting as f64);
     }
-    scoring::claim(&mut conn, batch, abandoned_after).await
+    scoring::claim(&mut conn, batch, abandoned_after, score::READS_CHARS).await
 }
 
 /// Scores one claimed turn and records it; a score that cannot be recorded

@@ -53,14 +53,15 @@ static SMALL_TALK: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid pattern")
 });
 
-/// How much of each side the heuristic reads: what makes a turn matter is
-/// said near its start, and a paste of megabytes would hold the worker's
-/// thread for as long as reading it takes.
-const HEURISTIC_READS_CHARS: usize = 20_000;
+/// How much of each side a score reads, the model's or the heuristic's:
+/// what makes a turn matter is said near its start, and a paste of
+/// megabytes would hold the worker's thread for as long as reading it takes
+/// (and fill the score model's prompt).
+pub(crate) const READS_CHARS: usize = 20_000;
 
 /// The heuristic: prohibitions 5; identifiers and decisions 4; open questions
 /// and tasks 3; greetings and thanks 1; the rest 2. It reads the first
-/// [`HEURISTIC_READS_CHARS`] characters of each side.
+/// [`READS_CHARS`] characters of each side.
 pub(crate) fn heuristic(user: Option<&str>, assistant: Option<&str>) -> u8 {
     let user = head(user.unwrap_or_default());
     let both = format!("{user}\n{}", head(assistant.unwrap_or_default()));
@@ -77,10 +78,10 @@ pub(crate) fn heuristic(user: Option<&str>, assistant: Option<&str>) -> u8 {
     }
 }
 
-/// The first [`HEURISTIC_READS_CHARS`] characters of `text`.
+/// The first [`READS_CHARS`] characters of `text`.
 fn head(text: &str) -> &str {
     text.char_indices()
-        .nth(HEURISTIC_READS_CHARS)
+        .nth(READS_CHARS)
         .map_or(text, |(cut, _)| &text[..cut])
 }
 

@@ -31,7 +31,9 @@ pub(crate) struct Claimed {
     pub critical: Vec<Critical>,
     pub memory: Option<String>,
     pub memory_turn_seq: i64,
-    /// Live turns, oldest first.
+    /// Live turns, oldest first, each side's text its first `reads_chars`
+    /// characters (what a score reads, and at most what a critical turn
+    /// carries word for word).
     pub live: Vec<LiveTurn>,
     /// The unscored and weak turns it claimed to re-score (a weak score an
     /// audit gave already stands).
@@ -47,6 +49,7 @@ pub(crate) async fn claim(
     config: &AuditConfig,
     abandoned_after: Duration,
     retry_after: Duration,
+    reads_chars: usize,
 ) -> StoreResult<Option<Claimed>> {
     let mut tx = conn.begin().await?;
     let row = sqlx::query(
@@ -83,11 +86,12 @@ pub(crate) async fn claim(
     .fetch_all(&mut *tx)
     .await?;
     let live = sqlx::query(
-        "SELECT seq, score, user_text, assistant_text FROM turns
+        "SELECT seq, score, left(user_text, $3) AS user_text, left(assistant_text, $3) AS assistant_text FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted ORDER BY seq",
     )
     .bind(tenant)
     .bind(conversation_id)
+    .bind(i32::try_from(reads_chars).unwrap_or(i32::MAX))
     .fetch_all(&mut *tx)
     .await?
     .iter()

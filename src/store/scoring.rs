@@ -26,11 +26,14 @@ pub(crate) struct ClaimedTurn {
 }
 
 /// Claims up to `limit` unscored turns, oldest first, skipping those another
-/// worker holds; a claim older than `abandoned_after` is taken again.
+/// worker holds; a claim older than `abandoned_after` is taken again. Each
+/// side's text comes cut at `reads_chars` characters (what a score reads),
+/// so a paste of megabytes is never carried to the worker whole.
 pub(crate) async fn claim(
     conn: &mut PgConnection,
     limit: i64,
     abandoned_after: Duration,
+    reads_chars: usize,
 ) -> StoreResult<Vec<ClaimedTurn>> {
     let rows = sqlx::query(
         "UPDATE turns t SET score_claimed_at = now()
@@ -41,10 +44,12 @@ pub(crate) async fn claim(
                   LIMIT $1
                   FOR UPDATE SKIP LOCKED) picked
           WHERE (t.tenant, t.conversation_id, t.seq) = (picked.tenant, picked.conversation_id, picked.seq)
-         RETURNING t.tenant, t.conversation_id, t.seq, t.user_text, t.assistant_text, t.score_claimed_at",
+         RETURNING t.tenant, t.conversation_id, t.seq, left(t.user_text, $3) AS user_text,
+                   left(t.assistant_text, $3) AS assistant_text, t.score_claimed_at",
     )
     .bind(limit)
     .bind(abandoned_after)
+    .bind(i32::try_from(reads_chars).unwrap_or(i32::MAX))
     .fetch_all(&mut *conn)
     .await?;
     rows.iter()

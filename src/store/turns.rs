@@ -228,7 +228,8 @@ fn written_without_spaces(query: &str) -> bool {
     })
 }
 
-/// The newest `limit` live (not evicted) turns, oldest first.
+/// The newest `limit` live (not evicted) turns, oldest first, as a list
+/// reads them (each text its first [`LISTED_CHARS`]).
 pub(crate) async fn recent_live(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -236,9 +237,10 @@ pub(crate) async fn recent_live(
     limit: i64,
 ) -> StoreResult<Vec<Turn>> {
     let rows = sqlx::query(&format!(
-        "SELECT {COLUMNS} FROM (
+        "SELECT {} FROM (
            SELECT * FROM turns WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted ORDER BY seq DESC LIMIT $3
-         ) newest ORDER BY seq"
+         ) newest ORDER BY seq",
+        listed_columns()
     ))
     .bind(tenant.as_str())
     .bind(id.as_str())

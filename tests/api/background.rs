@@ -396,3 +396,48 @@ async fn an_audit_is_due_after_enough_new_turns_or_past_the_live_limit() {
         "due past four live turns, not at four"
     );
 }
+
+/// Answers every score call with 4 and keeps the largest body it was sent.
+struct Scores(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl wiremock::Respond for Scores {
+    fn respond(&self, request: &wiremock::Request) -> ResponseTemplate {
+        self.0
+            .fetch_max(request.body.len(), std::sync::atomic::Ordering::SeqCst);
+        ResponseTemplate::new(200).set_body_json(openai_answer("4"))
+    }
+}
+
+#[tokio::test]
+async fn a_paste_of_megabytes_is_scored_by_its_head() {
+    let upstream = MockServer::start().await;
+    let largest = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    Mock::given(method("POST"))
+        .and(body_string_contains("Answer with the digit alone"))
+        .respond_with(Scores(largest.clone()))
+        .mount(&upstream)
+        .await;
+    let mut settings = upstream_settings(&upstream.uri(), Duration::from_secs(3));
+    if let Some(summarizer) = settings.summarizer.as_mut() {
+        summarizer.score_model = Some("score-model".into());
+    }
+    let app = spawn(Settings {
+        background: working(),
+        ..settings
+    })
+    .await;
+    let paste = "the build log went on and on ".repeat(100_000);
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "c", "user": "Why did it fail?", "assistant": paste}),
+    )
+    .await;
+    wait_for_count(&app.pool, "SELECT count(*) FROM turns WHERE score IS NOT NULL", 1).await;
+
+    let sent = largest.load(std::sync::atomic::Ordering::SeqCst);
+    assert!(sent > 20_000, "the call carried the turn's head: {sent} bytes");
+    assert!(
+        sent < 60_000,
+        "not its 2.9 MB: the score model's prompt holds {sent} bytes"
+    );
+}

@@ -160,3 +160,43 @@ async fn a_page_of_long_turns_is_bounded_in_bytes_and_each_turn_reads_whole_on_i
         assert_eq!(status, expected, "{path}: {problem}");
     }
 }
+
+#[tokio::test]
+async fn a_context_of_long_turns_is_bounded_in_bytes_and_keeps_the_newest() {
+    let app = spawn_app().await;
+    for n in 1..=40 {
+        let user = format!("turn {n} ") + &"u".repeat(20_000);
+        let assistant = format!("answer {n} ") + &"a".repeat(20_000);
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": "long", "user": user, "assistant": assistant}),
+        )
+        .await;
+    }
+
+    let (status, context) = app.get_json("/conversations/long/context?recent=200").await;
+
+    assert_eq!(status, 200, "{context}");
+    let recent = context["recent"].as_array().unwrap();
+    let bytes: usize = recent
+        .iter()
+        .map(|t| t["user"].as_str().unwrap().len() + t["assistant"].as_str().unwrap().len())
+        .sum();
+    assert!(bytes <= 1024 * 1024, "{bytes} bytes of text in one context");
+    assert!(recent.len() < 40, "older turns gave way: {}", recent.len());
+    let newest = recent.last().unwrap();
+    assert_eq!(newest["id"], 40, "the newest is kept");
+    assert_eq!(newest["clipped"], true);
+    assert_eq!(newest["user_chars"], 20_008);
+    let messages = context["messages"].as_array().unwrap();
+    assert_eq!(
+        messages.len(),
+        2 * recent.len(),
+        "the ready-to-send list carries the same turns"
+    );
+    assert!(
+        messages
+            .iter()
+            .all(|m| m["content"].as_str().unwrap().chars().count() <= 16_384)
+    );
+}

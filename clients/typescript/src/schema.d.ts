@@ -554,7 +554,12 @@ export interface components {
             critical: components["schemas"]["CriticalTurn"][];
             /** @description The rolling memory, built from turns scored 3–4. */
             memory?: string | null;
-            /** @description The newest live turns, oldest first (evicted turns are left out; they stay readable via /turns). */
+            /**
+             * @description The newest live turns, oldest first (evicted turns are left out; they
+             *     stay readable via /turns). Each text is its first 16,384 characters
+             *     (`clipped` says when it was cut; `/turns/{turn}` reads it whole), and
+             *     the turns hold at most 1 MiB of text: older ones give way first.
+             */
             recent: components["schemas"]["TurnView"][];
             /** @description The same, ready to send: [critical, memory, recent turns]. */
             messages: components["schemas"]["ChatMessage"][];

@@ -1,6 +1,7 @@
 //! GET /conversations/{id}/context (SPEC §5): what an agent sends the model
 //! next — the critical turns word for word, the rolling memory, the newest
-//! live turns — and the same as a ready-to-send message list.
+//! live turns (bounded in bytes as a page of turns is) — and the same as a
+//! ready-to-send message list.
 
 use axum::extract::State;
 use axum::routing::get;
@@ -13,7 +14,7 @@ use crate::domain::InvalidValue;
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
-use crate::http::routes::turns::TurnView;
+use crate::http::routes::turns::{MAX_PAGE_BYTES, TurnView};
 use crate::store::{conversations, turns};
 
 /// The most recent turns one context carries.
@@ -54,7 +55,10 @@ pub(crate) struct Context {
     pub critical: Vec<CriticalTurn>,
     /// The rolling memory, built from turns scored 3–4.
     pub memory: Option<String>,
-    /// The newest live turns, oldest first (evicted turns are left out; they stay readable via /turns).
+    /// The newest live turns, oldest first (evicted turns are left out; they
+    /// stay readable via /turns). Each text is its first 16,384 characters
+    /// (`clipped` says when it was cut; `/turns/{turn}` reads it whole), and
+    /// the turns hold at most 1 MiB of text: older ones give way first.
     pub recent: Vec<TurnView>,
     /// The same, ready to send: [critical, memory, recent turns].
     pub messages: Vec<ChatMessage>,
@@ -87,7 +91,18 @@ pub(crate) async fn context(
     let stored = conversations::find(&mut conn, &caller.tenant, &id)
         .await?
         .ok_or_else(|| ApiError::no_conversation(&id))?;
-    let newest = turns::recent_live(&mut conn, &caller.tenant, &id, recent.into()).await?;
+    let mut newest = turns::recent_live(&mut conn, &caller.tenant, &id, recent.into()).await?;
+    // The newest turns whose texts fit a page's bytes (issue 23): each text
+    // is cut as a list cuts it, and older turns give way to newer ones.
+    let mut size = 0;
+    let kept_from = newest
+        .iter()
+        .rposition(|turn| {
+            size += turn.user.as_ref().map_or(0, String::len) + turn.assistant.as_ref().map_or(0, String::len);
+            size > MAX_PAGE_BYTES
+        })
+        .map_or(0, |over| (over + 1).min(newest.len() - 1));
+    newest.drain(..kept_from);
     let mut messages = Vec::new();
     if !stored.critical.is_empty() {
         let mut content = "Critical turns from earlier in this conversation, word for word:".to_owned();

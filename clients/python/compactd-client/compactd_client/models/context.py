@@ -23,8 +23,10 @@ class Context:
     Attributes:
         conversation_id (str):
         critical (list[CriticalTurn]): Turns an audit scored 5, oldest first.
-        recent (list[TurnView]): The newest live turns, oldest first (evicted turns are left out; they stay readable via
-            /turns).
+        recent (list[TurnView]): The newest live turns, oldest first (evicted turns are left out; they
+            stay readable via /turns). Each text is its first 16,384 characters
+            (`clipped` says when it was cut; `/turns/{turn}` reads it whole), and
+            the turns hold at most 1 MiB of text: older ones give way first.
         messages (list[ChatMessage]): The same, ready to send: [critical, memory, recent turns].
         memory (None | str | Unset): The rolling memory, built from turns scored 3–4.
     """
