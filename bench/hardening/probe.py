@@ -12,6 +12,7 @@ one JSON line of figures:
             bytes each answer held and the process's RSS before, at its peak
             and 5 s after; what storing one such turn costs, how long the
             background took to write their search pieces, and searches.
+  context   6 turns of 3.9 MB, then GET /context?recent=200: its size.
   budget    16 summaries at once against a 10,000-token daily budget, each
             upstream call 5,000 tokens (answered after 1 s): calls made and
             tokens spent; then the same with an upstream that reports no usage:
@@ -36,7 +37,7 @@ import threading
 import time
 
 BIN, ADMIN_URL = sys.argv[1], sys.argv[2]
-SCENARIOS = sys.argv[3:] or ["check", "check_abandoned", "reads", "budget", "rebind"]
+SCENARIOS = sys.argv[3:] or ["check", "check_abandoned", "reads", "context", "budget", "rebind"]
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -255,6 +256,25 @@ def reads():
         "rss_mib_peak": round(max(peak)),
         "rss_mib_5_s_after": round(settled),
         "search": {q: {"status": v["status"], "found": v["found"], "ms_median": statistics.median(v["ms"])} for q, v in by_query.items()},
+    }
+
+
+def context():
+    service = Service("context", {"COMPACTD_BACKGROUND": "false", "COMPACTD_MAX_BODY_BYTES": str(8 * 1024 * 1024)})
+    paste = ("the build log went on and on " * 140_000)[:3_900_000]
+    for n in range(6):
+        service.request("POST", "/turn-ended", {"conversation_id": "c", "user": f"paste {n}", "assistant": paste})
+    started = time.monotonic()
+    status, body = service.request("GET", "/conversations/c/context?recent=200")
+    elapsed = time.monotonic() - started
+    rss = service.rss_mib()
+    service.stop()
+    return {
+        "scenario": "context",
+        "status": status,
+        "context_mib": round(len(body) / 2**20, 2),
+        "seconds": round(elapsed, 2),
+        "rss_mib_after": round(rss),
     }
 
 

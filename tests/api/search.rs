@@ -300,15 +300,9 @@ async fn a_parked_item_from_a_tool_call_is_found_in_the_keep_set_by_part_of_its_
 
 #[tokio::test]
 async fn a_turn_whose_pieces_postgres_refuses_waits_behind_the_rest_and_stays_searchable() {
-    let app = crate::helpers::spawn(compactd::config::Settings {
-        background: Some(compactd::config::BackgroundSettings {
-            poll: std::time::Duration::from_millis(20),
-            idle_sweep_every: None,
-            ..compactd::config::BackgroundSettings::default()
-        }),
-        ..crate::helpers::test_settings()
-    })
-    .await;
+    // Both turns are stored before any background runs, so the order the
+    // worker takes them in is the policy's, not the race's.
+    let app = crate::helpers::spawn(crate::helpers::test_settings()).await;
     // A piece Postgres cannot make a vector of, as a text it cannot convert.
     sqlx::query(
         "CREATE OR REPLACE FUNCTION compactd_piece_search(piece text) RETURNS tsvector
@@ -329,7 +323,39 @@ async fn a_turn_whose_pieces_postgres_refuses_waits_behind_the_rest_and_stays_se
         )
         .await;
     }
-    crate::helpers::wait_for_count(&app.pool, "SELECT count(*) FROM turn_pieces_due WHERE attempts >= 3", 1).await;
+    let mut announced = sqlx::postgres::PgListener::connect_with(&app.pool).await.unwrap();
+    announced.listen("compactd_background").await.unwrap();
+
+    let (_replica, _stop) = app
+        .replica(compactd::config::Settings {
+            background: Some(compactd::config::BackgroundSettings {
+                poll: std::time::Duration::from_millis(20),
+                idle_sweep_every: None,
+                ..compactd::config::BackgroundSettings::default()
+            }),
+            ..crate::helpers::test_settings()
+        })
+        .await;
+    let mut order = Vec::new();
+    while order.len() < 4 {
+        let notice = tokio::time::timeout(std::time::Duration::from_secs(60), announced.recv())
+            .await
+            .expect("the background announces each try")
+            .unwrap();
+        if notice.payload().contains("search_pieces") {
+            order.push(notice.payload().rsplit('/').next().unwrap().to_owned());
+        }
+    }
+    assert_eq!(
+        order,
+        [
+            "search_pieces_refused",
+            "search_pieces",
+            "search_pieces_refused",
+            "search_pieces_refused"
+        ],
+        "the refused turn waits behind the healthy one after its first try"
+    );
 
     let left: Vec<(i64, i32)> = sqlx::query_as("SELECT seq, attempts FROM turn_pieces_due")
         .fetch_all(&app.pool)
