@@ -25,7 +25,7 @@ fn main() {
     let dir = std::env::temp_dir().join("compactd-extraction-bench.jsonl");
     std::fs::write(&dir, text).expect("a temporary file");
     let harness = HarnessPatterns::default();
-    let session = compactd::replay::session::load(&dir, &harness).expect("the session reads");
+    let session = compactd::sessions::load(&dir, &harness).expect("the session reads");
     // As /turn-ended stores a turn: the user's message and the answers.
     let stored: Vec<[Message; 2]> = session
         .turns

@@ -17,6 +17,8 @@ pub mod llm;
 pub mod policy;
 pub mod replay;
 pub mod serve;
+pub mod sessions;
 pub mod startup;
 pub mod store;
+pub mod summary;
 pub mod telemetry;

@@ -4,7 +4,7 @@
 #![no_main]
 
 use compactd::policy::keep::HarnessPatterns;
-use compactd::replay::session::parse;
+use compactd::sessions::parse;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

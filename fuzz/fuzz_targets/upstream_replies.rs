@@ -11,7 +11,7 @@ use std::time::SystemTime;
 use compactd::config::Provider;
 use compactd::llm::dialect::Dialect;
 use compactd::llm::retry::retry_after;
-use compactd::llm::summarizer::finish;
+use compactd::summary::summarizer::finish;
 use compactd::policy::handoff::Handoff;
 use compactd::policy::keep::narrative::{merged, narrative_of};
 use compactd::policy::keep::{HarnessPatterns, KeepSet, Parts, Place, Presence, Shape, sightings, state_at_cut};

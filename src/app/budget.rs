@@ -5,9 +5,7 @@
 use chrono::NaiveDate;
 use sqlx::PgConnection;
 
-use super::Services;
 use crate::domain::TenantId;
-use crate::llm::UpstreamModel;
 use crate::store::{StoreResult, budget};
 
 /// Upstream tokens each tenant may spend a day; `None`: no limit.
@@ -108,44 +106,5 @@ impl Budget {
             None => (reservation.estimate, 0),
         };
         budget::settle(conn, tenant, reservation.held, spent, calls).await
-    }
-}
-
-/// The gate as the background workers meet it: best effort, since a score
-/// or an audit without the model has its heuristic.
-impl Services {
-    /// The score model for the tenant, unless there is none or the tenant's
-    /// budget is spent (or cannot be read: the heuristic costs nothing).
-    pub(crate) async fn score_model_for(&self, tenant: &TenantId) -> Option<&UpstreamModel> {
-        let model = self.score_model.as_ref()?;
-        let mut conn = self.pool.acquire().await.ok()?;
-        self.budget.allows(&mut conn, tenant).await.ok()?.ok()?;
-        Some(model)
-    }
-
-    /// Counts a score or audit call against the tenant's budget (it held
-    /// nothing before); a count that cannot be written is logged, not retried.
-    pub(crate) async fn spend_on_scores(&self, tenant: &TenantId, input: Option<u64>, output: Option<u64>) {
-        self.true_up(tenant, Reservation::default(), (input, output), 1).await;
-    }
-
-    /// Trues `reservation` up on a connection of its own: what was spent is
-    /// spent whatever becomes of the caller's transaction, and a hold is
-    /// given back even when nothing the call wrote is kept. A count that
-    /// cannot be written is logged, not retried.
-    pub(crate) async fn true_up(
-        &self,
-        tenant: &TenantId,
-        reservation: Reservation,
-        spent: (Option<u64>, Option<u64>),
-        calls: u64,
-    ) {
-        let settled = async {
-            let mut conn = self.pool.acquire().await?;
-            self.budget.settle(&mut conn, tenant, reservation, spent, calls).await
-        };
-        if let Err(err) = settled.await {
-            tracing::warn!(%err, "could not count upstream tokens against the budget");
-        }
     }
 }

@@ -4,12 +4,17 @@
 //! abandoned. Every path out of a compaction goes through here: a refusal,
 //! a failed write, a transaction that did not commit, a dropped request.
 
+use std::time::Duration;
+
 use chrono::{DateTime, Utc};
 use sqlx::PgPool;
 
-use super::CLAIM_ABANDONED_AFTER;
 use crate::domain::{ConversationId, TenantId};
 use crate::store::{self, StoreResult, compactions};
+
+/// How long a claim lasts before it counts as abandoned: past any upstream
+/// deadline the service allows, with room to record.
+pub(crate) const CLAIM_ABANDONED_AFTER: Duration = Duration::from_secs(11 * 60);
 
 /// The conversation and the moment it was claimed: a claim given back late
 /// never frees a claim taken since.

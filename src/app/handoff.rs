@@ -8,8 +8,7 @@ use sqlx::{Connection, PgConnection};
 
 use super::{Outcome, Ready, Refusal, Services, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
-use crate::llm::Writer;
-use crate::llm::summarizer::finish;
+use crate::policy::Writer;
 use crate::policy::handoff::{Handoff, Request};
 use crate::policy::keep::narrative::narrative_of;
 use crate::policy::keep::{Parts, summary_max_tokens};
@@ -17,6 +16,7 @@ use crate::store::handoffs::{self, NotRolled};
 use crate::store::prepared::{self, Closing};
 use crate::store::turns::{self, Said};
 use crate::store::{StoreError, conversations, ledger};
+use crate::summary::summarizer::finish;
 
 use super::prepare::count_wasted;
 

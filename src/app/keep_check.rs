@@ -6,9 +6,9 @@ use sqlx::PgConnection;
 
 use crate::app::{Outcome, Ready, Refusal, Services, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
-use crate::llm::summarizer::finish_off_thread;
 use crate::policy::keep::{KeepFigures, Parts, Shape, StateAtCut, least_room, summary_max_tokens};
 use crate::store::conversations;
+use crate::summary::summarizer::finish_off_thread;
 
 /// What to check.
 #[derive(Debug, Clone)]

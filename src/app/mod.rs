@@ -12,6 +12,7 @@
 
 pub(crate) mod audit;
 pub(crate) mod budget;
+mod claim;
 pub(crate) mod decide;
 pub(crate) mod directory;
 pub(crate) mod handoff;
@@ -25,6 +26,7 @@ pub(crate) mod score;
 pub(crate) mod search_pieces;
 mod services;
 pub(crate) mod summarize;
+mod transcript;
 pub(crate) mod turn_end;
 pub(crate) mod usage;
 mod use_case;

@@ -13,17 +13,18 @@ use sqlx::{Connection, PgConnection};
 use super::Services;
 use super::budget::summary_estimate;
 use super::keep_set::{self, Observation, TakenIn};
-use super::summarize::messages_of;
+use super::transcript::messages_of;
 use crate::domain::{ConversationId, TenantId};
 use crate::llm::context::ContextRefusal;
-use crate::llm::summarizer::{self, Rules};
-use crate::llm::{LlmError, UpstreamModel, Via, tokens};
+use crate::llm::{LlmError, UpstreamModel, tokens};
 use crate::policy::keep::{state_at_cut, summary_max_tokens};
 use crate::policy::prepare::{self, Covered, Reason};
 use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::Message;
 use crate::store::preparations::{self, Claimed, Kept, Written};
 use crate::store::{self, StoreResult, StoredConversation, conversations, keep, turns};
+use crate::summary::Via;
+use crate::summary::summarizer::{self, Rules};
 
 /// Claims up to `batch` planned preparations (of one conversation only,
 /// when `only` names it); a claim older than `abandoned_after` was its

@@ -1,15 +1,12 @@
-//! The transcript a compaction summarizes: the caller's messages, or the turns
-//! stored since the boundary, each message remembering the turn it came from
-//! so the new boundary can be placed after what was summarized.
+//! The transcript a compaction (or a preparation) summarizes: the caller's
+//! messages, or the turns stored since the boundary, each message
+//! remembering the turn it came from so the new boundary can be placed after
+//! what was summarized.
 
 use std::sync::Arc;
 
-use sqlx::PgConnection;
-
-use crate::domain::{ConversationId, TenantId};
 use crate::policy::transcript::{Message, Role};
-use crate::store::turns::{self, Turn};
-use crate::store::{StoreResult, StoredConversation};
+use crate::store::turns::Turn;
 
 pub(crate) struct Gathered {
     /// Shared with the threads that count and check it, never copied.
@@ -30,28 +27,25 @@ impl Gathered {
     }
 }
 
-/// The caller's messages when sent, else the stored turns since the boundary.
-pub(crate) async fn gather(
-    conn: &mut PgConnection,
-    tenant: &TenantId,
-    id: &ConversationId,
-    stored: &StoredConversation,
-    sent: Option<Vec<Message>>,
-) -> StoreResult<Gathered> {
-    if let Some(messages) = sent {
-        return Ok(Gathered {
+impl Gathered {
+    /// The caller's messages, sent in place of the stored turns.
+    pub(crate) fn sent(messages: Vec<Message>, last_turn: i64) -> Self {
+        Self {
             messages: Arc::new(messages),
             turn_of: Vec::new(),
-            last_turn: stored.last_turn_seq,
-        });
+            last_turn,
+        }
     }
-    let turns = turns::since(conn, tenant, id, stored.boundary_turn_seq).await?;
-    let (messages, turn_of) = messages_of(&turns);
-    Ok(Gathered {
-        messages: Arc::new(messages),
-        turn_of,
-        last_turn: stored.last_turn_seq,
-    })
+
+    /// The stored turns since the boundary, as messages.
+    pub(crate) fn stored(turns: &[Turn], last_turn: i64) -> Self {
+        let (messages, turn_of) = messages_of(turns);
+        Self {
+            messages: Arc::new(messages),
+            turn_of,
+            last_turn,
+        }
+    }
 }
 
 /// Stored turns as chat messages: what the user said, then the answer.

@@ -6,8 +6,8 @@ use std::future::Future;
 
 use sqlx::{Connection, PgConnection};
 
+use super::claim::ClaimGuard;
 use super::services::{Outcome, Refusal, Services};
-use super::summarize::ClaimGuard;
 
 /// A use case that writes. Its slow part ([`UseCase::prepare`]) runs with no
 /// transaction open; its writes ([`Ready::apply`]) in the one transaction

@@ -12,3 +12,25 @@ mod scorer;
 mod search_pieces;
 mod workers;
 pub(crate) use workers::Workers;
+
+use tokio::task::JoinHandle;
+
+impl Workers {
+    /// Starts the scorer (which audits what it touched), the search pieces'
+    /// writer, the preparer (when a model writes summaries and preparation
+    /// is on) and the idle sweep.
+    pub(crate) fn spawn(self) -> Vec<JoinHandle<()>> {
+        let mut handles = vec![
+            tokio::spawn(scorer::run(self.clone())),
+            tokio::spawn(search_pieces::run(self.clone())),
+        ];
+        if self.services.summary_model.is_some() && self.services.policy.prepare_at_percent > 0 {
+            let slots = (self.upstream_slots / 2).max(1);
+            handles.push(tokio::spawn(preparer::run(self.clone(), slots)));
+        }
+        if let Some(every) = self.settings.idle_sweep_every {
+            handles.push(tokio::spawn(idle::run(self.services, every)));
+        }
+        handles
+    }
+}

@@ -62,7 +62,7 @@ pub enum Command {
 pub struct HookArgs {
     /// The harness that runs the hook.
     #[arg(value_enum)]
-    pub harness: crate::hook::Harness,
+    pub harness: crate::domain::Harness,
     /// Where compactd serves.
     #[arg(long, env = "COMPACTD_URL", default_value = "http://127.0.0.1:8080")]
     pub url: String,

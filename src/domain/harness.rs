@@ -35,6 +35,22 @@ impl HarnessName {
     }
 }
 
+/// Which harness calls the hook (`compactd hook claude-code`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Harness {
+    ClaudeCode,
+    Codex,
+}
+
+impl Harness {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "claude-code",
+            Self::Codex => "codex",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,6 +15,7 @@ pub(crate) use at::At;
 pub(crate) use conversation_id::ConversationId;
 pub(crate) use count::Count;
 pub(crate) use cursor::FleetCursor;
+pub use harness::Harness;
 pub(crate) use harness::HarnessName;
 pub(crate) use role::Role;
 pub use tenant::TenantId;

@@ -30,25 +30,10 @@ pub use client::CallError;
 use client::Client;
 use transcript::{Compacted, Transcript};
 
+pub use crate::domain::Harness;
 use crate::policy::keep::invented::{Given, invented_in};
 use crate::policy::keep::{HarnessPatterns, KeepKind, by_value};
-use crate::replay::{claude_code, codex};
-
-/// Which harness calls the hook (`compactd hook claude-code`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Harness {
-    ClaudeCode,
-    Codex,
-}
-
-impl Harness {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::ClaudeCode => "claude-code",
-            Self::Codex => "codex",
-        }
-    }
-}
+use crate::sessions::{claude_code, codex};
 
 /// Where compactd is and how much the hook may give back.
 #[derive(Debug, Clone)]

@@ -6,8 +6,7 @@
 use crate::policy::keep::HarnessPatterns;
 use crate::policy::keep::extract::users_words;
 use crate::policy::transcript::{Message, Role};
-use crate::replay::parsed::{Boundary, Parsed};
-use crate::replay::session::turn_of_each;
+use crate::sessions::{Boundary, Parsed, turn_of_each};
 
 /// A tool's output is cut to this many characters before it is sent: the
 /// summarizer reads 4 KiB of it at most, and a file read can be megabytes.
@@ -191,7 +190,7 @@ fn clip(text: &str, most: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::claude_code;
+    use crate::sessions::claude_code;
 
     fn session(lines: &[&str]) -> Transcript {
         Transcript::new(claude_code::parse(&lines.join("\n")).unwrap())

@@ -22,6 +22,7 @@ pub(crate) mod reason;
 pub(crate) mod score;
 pub mod transcript;
 pub(crate) mod trigger;
+pub(crate) mod writer;
 
 pub use cache_life::{CacheLife, CacheLifeSetting};
 pub use config::PolicyConfig;
@@ -33,3 +34,4 @@ pub use keep::KEEP_INSTRUCTIONS;
 pub(crate) use model_call::ModelCall;
 pub(crate) use pending::PendingDecision;
 pub(crate) use trigger::{CompactionTrigger, Trigger};
+pub(crate) use writer::Writer;

@@ -10,13 +10,13 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::report::{Compacted, Figures, HarnessComparison, RolledOver, SessionReport};
-use super::session::{HarnessSummary, Session};
 use super::{Replay, ReplayError, Schedule};
 use crate::app::keep_set;
 use crate::domain::ConversationId;
 use crate::llm::tokens;
 use crate::policy::keep::{KeepKind, KeepSet, Place, Sighting, Source};
 use crate::policy::transcript::{Message, Role};
+use crate::sessions::{HarnessSummary, Session};
 
 /// Replayed sessions happen in this clock: deterministic, a minute a turn.
 fn start_of_replay() -> DateTime<Utc> {

@@ -1,18 +1,11 @@
-//! `compactd replay FILE…` (SPEC §4): replays recorded agent sessions —
-//! Claude Code session JSONL, Codex CLI rollout JSONL, aider chat histories,
-//! JSON arrays of OpenAI chat messages — through the service (one started in
-//! this process against its own database, or one running at `--url`), and reports what every compaction kept
-//! and what the agent is left with at the end. This is how a user judges
+//! `compactd replay FILE…` (SPEC §4): replays recorded agent sessions (read
+//! by `crate::sessions`) through the service (one started in this process
+//! against its own database, or one running at `--url`), and reports what
+//! every compaction kept and what the agent is left with at the end. This is how a user judges
 //! compactd on their own sessions.
 
-mod aider;
-pub(crate) mod claude_code;
-pub(crate) mod codex;
 mod drive;
-mod openai_chat;
-pub(crate) mod parsed;
 pub(crate) mod report;
-pub mod session;
 pub use report::{SessionReport, render};
 mod run;
 pub(crate) use run::Replay;

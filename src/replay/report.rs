@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::session::Session;
 use crate::policy::keep::{KeepItem, KeepKind, Presence, Source, Tier};
+use crate::sessions::Session;
 
 /// Items kept out of items seen, for one group.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]

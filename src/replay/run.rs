@@ -1,11 +1,11 @@
 //! One replay: the service in this process, the sessions driven through it, their reports.
 
 use super::report::SessionReport;
-use super::session::{Session, SessionError};
 use crate::app::keys;
 use crate::config::{Settings, SummaryConfig};
 use crate::domain::TenantId;
 use crate::policy::keep::summary_max_tokens;
+use crate::sessions::{Session, SessionError};
 use crate::startup::{Application, StartupError};
 use sqlx::PgPool;
 use std::io::{IsTerminal, Write};
@@ -255,7 +255,7 @@ pub async fn replay_into(
 fn load_all(files: &[PathBuf], summaries: &SummaryConfig) -> Result<Vec<Session>, ReplayError> {
     Ok(files
         .iter()
-        .map(|path| super::session::load(path, &summaries.harness))
+        .map(|path| crate::sessions::load(path, &summaries.harness))
         .collect::<Result<Vec<_>, _>>()?)
 }
 

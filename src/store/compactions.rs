@@ -12,8 +12,8 @@ use super::ledger::{Recorded, recorded};
 use super::state::{STATE_COLUMNS, bind_state};
 use super::{StoreResult, StoredConversation, db_count};
 use crate::domain::{ConversationId, HarnessName, TenantId};
-use crate::llm::Writer;
 use crate::policy::CompactionTrigger;
+use crate::policy::Writer;
 use crate::policy::keep::KeepFigures;
 
 /// Why a conversation could not be claimed.

@@ -1,5 +1,10 @@
 //! What goes wrong below the use cases, told apart by whether the database
-//! or the request is the trouble.
+//! or the request is the trouble; and the mark a lost connection leaves,
+//! which the pool reads to test the connections idle through it.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// What went wrong below the HTTP layer.
 #[derive(Debug, thiserror::Error)]
@@ -60,7 +65,7 @@ impl From<sqlx::Error> for StoreError {
             _ => false,
         };
         if ends_the_connection(&err) {
-            super::pool::note_lost_connection();
+            note_lost_connection();
         }
         if unavailable {
             Self::Unavailable(err)
@@ -96,6 +101,37 @@ pub(crate) fn count_of(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }
 
+/// When a connection was last seen lost, in milliseconds after `EPOCH` (0:
+/// never). One mark for the process: a pool that did not lose one pings its
+/// idle connections once for nothing, which is cheap.
+static LOST_AT: AtomicU64 = AtomicU64::new(0);
+static EPOCH: OnceLock<Instant> = OnceLock::new();
+
+fn millis_since_epoch() -> u64 {
+    let epoch = *EPOCH.get_or_init(Instant::now);
+    u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+/// Marks that a connection ended under a request: every connection that was
+/// idle at that moment is tested before its next use.
+fn note_lost_connection() {
+    LOST_AT.fetch_max(millis_since_epoch(), Ordering::Relaxed);
+}
+
+/// Whether a connection idle for `idle_for` was idle when a loss was seen. One
+/// released since was tested on its release (sqlx pings every connection it
+/// takes back), so it is not suspect.
+pub(super) fn idle_through_a_loss(idle_for: Duration) -> bool {
+    let lost_at = LOST_AT.load(Ordering::Relaxed);
+    if lost_at == 0 {
+        return false;
+    }
+    let now = millis_since_epoch();
+    let idle_since = now.saturating_sub(u64::try_from(idle_for.as_millis()).unwrap_or(u64::MAX));
+    // A millisecond's slack: the two clocks are read apart.
+    idle_since <= lost_at.saturating_add(1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,5 +146,15 @@ mod tests {
         for code in ["23505", "22P02", "42P01", "42703", "23503"] {
             assert!(!went_away(code), "{code}");
         }
+    }
+
+    #[test]
+    fn a_connection_idle_through_a_loss_is_suspect_and_one_released_since_is_not() {
+        std::thread::sleep(Duration::from_millis(5));
+        note_lost_connection();
+        assert!(idle_through_a_loss(Duration::from_secs(3600)));
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(!idle_through_a_loss(Duration::from_millis(5)));
+        assert!(idle_through_a_loss(Duration::from_millis(1000)));
     }
 }

@@ -7,7 +7,7 @@ use sqlx::{PgConnection, Row};
 
 use super::{StoreResult, count_of};
 use crate::domain::{ConversationId, FleetCursor, HarnessName, TenantId};
-use crate::llm::Writer;
+use crate::policy::Writer;
 use crate::policy::keep::{KeepFigures, KeepKind, KindFigures};
 use crate::policy::{CompactionTrigger, Trigger};
 

@@ -11,8 +11,8 @@ use sqlx::postgres::{PgArgumentBuffer, PgTypeInfo, PgValueRef};
 use sqlx::{Decode, Encode, Postgres, Type};
 
 use crate::domain::{ConversationId, TenantId};
-use crate::llm::Writer;
 use crate::policy::CompactionTrigger;
+use crate::policy::Writer;
 use crate::policy::keep::{KeepKind, Source};
 use crate::policy::prepare::{Reason, Status};
 

@@ -1,14 +1,12 @@
 //! The connection pool, the embedded migrations, and what is about the pool
 //! itself: the readiness ping and the fleet read's own transaction.
 
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{Connection, PgPool, Postgres, Transaction};
 
-use super::error::StoreResult;
+use super::error::{StoreResult, idle_through_a_loss};
 
 /// How long a request waits for a connection: past it the database is down or
 /// overloaded, and the caller gets a fast 503 rather than a hang.
@@ -36,37 +34,6 @@ pub fn pool(options: PgConnectOptions, max_connections: u32) -> PgPool {
         .connect_lazy_with(options.options([("plan_cache_mode", "force_generic_plan")]))
 }
 
-/// When a connection was last seen lost, in milliseconds after `EPOCH` (0:
-/// never). One mark for the process: a pool that did not lose one pings its
-/// idle connections once for nothing, which is cheap.
-static LOST_AT: AtomicU64 = AtomicU64::new(0);
-static EPOCH: OnceLock<Instant> = OnceLock::new();
-
-fn millis_since_epoch() -> u64 {
-    let epoch = *EPOCH.get_or_init(Instant::now);
-    u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX).max(1)
-}
-
-/// Marks that a connection ended under a request: every connection that was
-/// idle at that moment is tested before its next use.
-pub(crate) fn note_lost_connection() {
-    LOST_AT.fetch_max(millis_since_epoch(), Ordering::Relaxed);
-}
-
-/// Whether a connection idle for `idle_for` was idle when a loss was seen. One
-/// released since was tested on its release (sqlx pings every connection it
-/// takes back), so it is not suspect.
-fn idle_through_a_loss(idle_for: Duration) -> bool {
-    let lost_at = LOST_AT.load(Ordering::Relaxed);
-    if lost_at == 0 {
-        return false;
-    }
-    let now = millis_since_epoch();
-    let idle_since = now.saturating_sub(u64::try_from(idle_for.as_millis()).unwrap_or(u64::MAX));
-    // A millisecond's slack: the two clocks are read apart.
-    idle_since <= lost_at.saturating_add(1)
-}
-
 /// A read-only transaction whose statements are planned for the values they
 /// get. The pool plans generically (the hot path's statements gain from it),
 /// but the fleet's reads take optional spans and filters, and a plan made
@@ -90,19 +57,4 @@ pub(crate) async fn begin_fleet_read(pool: &PgPool) -> StoreResult<Transaction<'
 pub(crate) async fn ping(pool: &PgPool) -> StoreResult<()> {
     sqlx::query("SELECT 1").execute(pool).await?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_connection_idle_through_a_loss_is_suspect_and_one_released_since_is_not() {
-        std::thread::sleep(Duration::from_millis(5));
-        note_lost_connection();
-        assert!(idle_through_a_loss(Duration::from_secs(3600)));
-        std::thread::sleep(Duration::from_millis(20));
-        assert!(!idle_through_a_loss(Duration::from_millis(5)));
-        assert!(idle_through_a_loss(Duration::from_millis(1000)));
-    }
 }

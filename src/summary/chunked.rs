@@ -9,14 +9,17 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::context::ContextWindow;
-use super::error::LlmError;
-use super::summarizer::{MAX_SUMMARY_BYTES, TEMPERATURE, UpstreamModel};
-use super::tokens;
-use super::wire::CompletionRequest;
+use crate::llm::context::ContextWindow;
+use crate::llm::{CompletionRequest, LlmError, UpstreamModel, tokens};
 use crate::policy::chunks::{CallRoom, call_room, chunks, output_room};
 use crate::policy::prompt::{system_prompt, user_message};
 use crate::policy::transcript::{Message, clip, render};
+
+/// Summarization is rewriting, not invention.
+pub(crate) const TEMPERATURE: f32 = 0.2;
+
+/// The most of an upstream's answer read, whatever it sends.
+pub(crate) const MAX_SUMMARY_BYTES: usize = 32 * 1024;
 
 /// Plans tried before the context is taken to be unable to hold the
 /// conversation: each after a refusal that narrowed the window.
@@ -104,7 +107,7 @@ pub(crate) async fn fold(
         slowest: Duration::ZERO,
         answered_by: model.model.clone(),
     };
-    super::listing::learn_window(model, spent.until).await;
+    model.learn_window(spent.until).await;
     for _ in 0..MAX_PLANS {
         let planned = match model.context.tokens() {
             None => whole(model, anchor, messages, budget, &mut spent).await,

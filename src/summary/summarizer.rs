@@ -8,64 +8,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::chunked::{self, Unfolded};
-use super::client::LlmClient;
-use super::context::ContextWindow;
-use super::error::LlmError;
 use super::extractive;
-use super::tokens;
+use crate::llm::{LlmError, UpstreamModel, tokens};
 use crate::policy::handoff::defuse_handoff_tags;
 use crate::policy::keep::invented::{Given, mark_invented, still_marked};
 use crate::policy::keep::narrative::{merged, narrative_of};
 use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepKind, KeepSet, Parts, Shape, StateAtCut, fit_unless};
 use crate::policy::transcript::Message;
-
-/// Summarization is rewriting, not invention.
-pub(crate) const TEMPERATURE: f32 = 0.2;
-
-/// The most of an upstream's answer read, whatever it sends.
-pub(crate) const MAX_SUMMARY_BYTES: usize = 32 * 1024;
-
-/// An upstream and the model asked there: summaries and scores each have
-/// their own.
-#[derive(Debug, Clone)]
-pub(crate) struct UpstreamModel {
-    pub client: Arc<LlmClient>,
-    pub model: String,
-    /// Its context window, as set or learned: shared by every call.
-    pub context: Arc<ContextWindow>,
-}
-
-impl UpstreamModel {
-    pub(crate) fn new(client: Arc<LlmClient>, model: String, context_tokens: Option<u64>) -> Self {
-        let context = ContextWindow::new(context_tokens, client.provider(), &model);
-        Self {
-            client,
-            model,
-            context: Arc::new(context),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
-#[strum(serialize_all = "snake_case")]
-pub(crate) enum Writer {
-    Llm,
-    Extractive,
-    /// The caller's harness wrote it and sent it.
-    Harness,
-}
-
-named!(Writer);
-
-impl Writer {
-    /// How its narrative gives way to the budget.
-    pub(crate) const fn shape(self) -> Shape {
-        match self {
-            Self::Extractive => Shape::Lines,
-            Self::Llm | Self::Harness => Shape::Prose,
-        }
-    }
-}
+use crate::policy::writer::Writer;
 
 /// What every summary is held to.
 #[derive(Debug, Clone, Copy)]

@@ -1,6 +1,6 @@
-//! Writing one summary: the transcript since the boundary gathered and
-//! counted, the keep set brought up to date, the summary written by the
-//! upstream, the extractive summarizer or the harness, under §4's rules.
+//! Writing one summary from what was gathered: the transcript counted and
+//! cut, the keep set brought up to date, and the summary written by whom
+//! the plan names, under §4's rules, into the attempt to record.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -8,176 +8,78 @@ use std::time::Instant;
 use chrono::{DateTime, Utc};
 
 use super::ahead::{self, Transcript};
-use super::compact::Ahead;
-use super::{Drafted, NO_UPSTREAM, Request, transcript};
-use crate::app::budget::summary_estimate;
+use super::gather::Gathered;
+use super::plan::{self, Plan};
+use super::{Drafted, NO_UPSTREAM, Request};
+use crate::app::budget::{Reservation, summary_estimate};
 use crate::app::keep_set::{self, Observation, TakenIn};
 use crate::app::{Outcome, Refusal, Services};
 use crate::domain::ConversationId;
-use crate::llm::summarizer::{PreparedNarrative, Rules};
-use crate::llm::{self, Via, Writer, summarizer, tokens};
+use crate::llm::{LlmError, tokens};
+use crate::policy::cut;
 use crate::policy::keep::{HarnessPatterns, StateAtCut, state_at_cut, summary_max_tokens};
-use crate::policy::prepare::Reason;
 use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::{Message, Role};
-use crate::policy::{CompactionTrigger, cut};
+use crate::policy::{CompactionTrigger, Writer};
 use crate::store::compactions::Attempt;
-use crate::store::{StoreError, StoredConversation, events, prepared, turns};
+use crate::store::{StoreError, StoredConversation};
+use crate::summary::Via;
+use crate::summary::summarizer::{self, Draft, PreparedNarrative, Rules};
 
+/// Writes the summary `gathered` calls for, as [`plan`] chooses, into an
+/// attempt ready to be recorded.
 pub(super) async fn write(
     services: &Services,
     request: Request,
     stored: StoredConversation,
+    gathered: Gathered,
     started: Instant,
 ) -> Outcome<Drafted> {
-    let sent_messages = request.messages.is_some();
-    let (gathered, stored_keep, unread, offered, reported) = {
-        let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
-        let gathered = transcript::gather(&mut conn, &request.tenant, &request.id, &stored, request.messages).await?;
-        let stored_keep = crate::store::keep::load(&mut conn, &request.tenant, &request.id).await?;
-        // Stored turns are read even when the caller sends `messages`: they
-        // may hold what the messages do not (a turn begun before a rollover,
-        // a caller that sends only part of its transcript). Read twice, an
-        // item counts twice; read never, it would be lost.
-        let unread = turns::since(&mut conn, &request.tenant, &request.id, stored_keep.turns_read).await?;
-        let offered = prepared::ready(&mut conn, &request.tenant, &request.id).await?;
-        // Sent nothing, the agent's own report of its context since the last
-        // compaction is what this one shrinks (the stored turns are only what
-        // compactd was told of it), unless turns stored since outgrew it.
-        let reported = match (sent_messages, request.tokens_before) {
-            (false, None) => events::used_reported_since_compaction(&mut conn, &request.tenant, &request.id).await?,
-            _ => None,
-        };
-        (gathered, stored_keep, unread, offered, reported)
-    };
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
-    let trigger = request.trigger.unwrap_or_else(|| pending_trigger(&stored));
-    let harness_summary = match (trigger, request.summary) {
-        (CompactionTrigger::ManualRecovery, summary) => Some(summary.unwrap_or_default()),
-        (_, summary) => summary,
-    };
-    if gathered.messages.is_empty() && prior.is_none() && harness_summary.is_none() {
+    let trigger = plan::trigger(request.trigger, &stored);
+    let harness_summary = plan::harness_summary(trigger, request.summary.clone());
+    if gathered.transcript.messages.is_empty() && prior.is_none() && harness_summary.is_none() {
         return Err(Refusal::Conflict(
             "nothing to summarize: no messages were sent, none are stored since the last boundary, and there is no summary yet"
                 .to_owned(),
         ));
     }
-    let transcript = Transcript {
-        messages: Arc::clone(&gathered.messages),
-        prior: prior.clone(),
-        boundary_turn: stored.boundary_turn_seq,
-        anchor_seq: stored.summary.as_ref().map(|(_, seq)| *seq),
-    };
-    let harness = services.summaries.harness.clone();
-    // The stored turns are read while the transcript is counted: two threads.
-    let (of_turns, (counted, offered)) = tokio::join!(
-        async {
-            keep_set::of_turns_off_thread(request.id.clone(), unread, harness.clone())
-                .await
-                .unwrap_or_default()
-        },
-        ahead::count(transcript, offered)
-    );
-    let kept_from = request
-        .keep_recent_tokens
-        .map(|keep| cut::kept_from(&gathered.messages, &counted.per_message, keep));
-    let cut_at = kept_from.unwrap_or(gathered.messages.len());
-    let delta = &gathered.messages[..cut_at];
-    let seq = stored.last_compaction_seq + 1;
-    // The kept messages come again in the next delta: read them then.
-    let mut observations = of_turns;
-    // Where things stand is read from the delta beside the keep set's items:
-    // both read every message, off the async threads.
-    let (sent, state) = tokio::join!(
-        async {
-            if sent_messages {
-                observe_sent(request.id.clone(), seq, request.at, delta.to_vec(), harness.clone()).await
-            } else {
-                Vec::new()
-            }
-        },
-        read_state(Arc::clone(&gathered.messages), cut_at, harness.clone())
-    );
-    observations.extend(sent);
-    let taken = TakenIn::of(stored_keep, &observations);
-    let counted_before = counted.prior + counted.per_message.iter().sum::<u64>();
-    let tokens_before = request
-        .tokens_before
-        .unwrap_or_else(|| reported.map_or(counted_before, |used| used.max(counted_before)));
+    let tokens_before_asked = request.tokens_before;
+    let reported = gathered.reported;
+    let mut read = read(services, &request, &stored, gathered, prior.clone()).await;
+    let offered = read.offered.take();
+    let transcript_tokens = read.counted.prior + read.counted.per_message.iter().sum::<u64>();
+    let tokens_before = plan::tokens_before(tokens_before_asked, reported, transcript_tokens);
+    let harness = &services.summaries.harness;
     let rules = Rules {
-        keep: &taken.set,
+        keep: &read.taken.set,
         max_tokens: summary_max_tokens(services.summaries.max_tokens, stored.state.size),
-        transcript_tokens: counted.prior + counted.per_message.iter().sum::<u64>(),
-        harness: &harness,
-        state: &state,
+        transcript_tokens,
+        harness,
+        state: &read.state,
         conversation: request.id.as_str(),
     };
     let given = harness_summary.is_some();
-    let chosen = ahead::choose(offered, &counted, cut_at, given, &stored.state, &services.policy);
-    // The upstream is asked only with what its call may take held first.
-    let reserved = match &services.summary_model {
-        Some(_) if !given && chosen.is_err() => {
-            let estimate = summary_estimate(rules.transcript_tokens, rules.max_tokens);
-            let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
-            Some(services.budget.reserve(&mut conn, &request.tenant, estimate).await?)
-        }
-        _ => None,
-    };
-    let written = match (harness_summary, &chosen) {
-        (Some(text), _) if trigger == CompactionTrigger::ManualRecovery => {
-            Ok(summarizer::clean_slate(&text, rules.max_tokens).await)
-        }
-        (Some(text), _) => Ok(summarizer::from_harness(&text, rules).await),
-        // No upstream call, whatever the budget: what was prepared is paid for.
-        (None, Ok(ready)) => {
-            let prepared = PreparedNarrative {
-                narrative: &ready.narrative,
-                model: ready.model.as_deref(),
-            };
-            Ok(summarizer::merge(prepared, &delta[ready.covered.messages..], rules).await)
-        }
-        (None, Err(_)) => {
-            let via = match (&services.summary_model, &reserved) {
-                (_, Some(Err(spent))) => Via::Extractive(spent.reason()),
-                (Some(model), Some(Ok(_))) => Via::Upstream(model),
-                _ => Via::Extractive(NO_UPSTREAM),
-            };
-            llm::summarizer::write(via, prior.as_deref(), delta, rules).await
-        }
-    };
-    let kept_tokens: u64 = counted.per_message[cut_at..].iter().sum();
-    let role_count = |role: Role| gathered.messages.iter().filter(|m| m.role == role).count() as u64;
-    let mut attempt = Attempt {
-        at: request.at,
-        trigger,
-        by_host: request.by_host,
-        idle: request.idle,
-        summarizer: Writer::Llm,
-        model: None,
-        tokens_before,
-        tokens_after: tokens_before,
-        total_messages: gathered.messages.len() as u64,
-        user_messages: role_count(Role::User),
-        assistant_messages: role_count(Role::Assistant),
-        tool_messages: role_count(Role::Tool),
-        kept_from: kept_from.map(|k| k as u64),
-        duration_ms: 0,
-        upstream_input_tokens: None,
-        upstream_output_tokens: None,
-        outcome: Err(String::new()),
-        prompt_version: None,
-        boundary_turn_seq: gathered.boundary(cut_at),
-        keep: None,
-        prepared_age_ms: None,
-        harness: request.harness.clone(),
-        upstream_calls: None,
-        fallback: None,
-    };
+    let chosen = ahead::choose(
+        offered,
+        &read.counted,
+        read.cut_at,
+        given,
+        &stored.state,
+        &services.policy,
+    );
+    let planned = plan::plan(trigger, harness_summary, &chosen, services.summary_model.is_some());
+    let delta = &read.transcript.messages[..read.cut_at];
+    let (written, reserved) = run(services, &request, planned, prior.as_deref(), delta, rules).await?;
+    let (ahead, prepared_age_ms) = plan::ahead(&chosen, request.at);
+    let mut attempt = attempt(&request, trigger, tokens_before, &read);
+    attempt.prepared_age_ms = prepared_age_ms;
     match written {
         Ok(draft) => {
+            let kept_tokens: u64 = read.counted.per_message[read.cut_at..].iter().sum();
             attempt.tokens_after = tokens::count(&draft.text) + kept_tokens;
             attempt.summarizer = draft.writer;
-            attempt.prompt_version = (draft.writer == llm::Writer::Llm).then_some(PROMPT_VERSION);
+            attempt.prompt_version = (draft.writer == Writer::Llm).then_some(PROMPT_VERSION);
             attempt.model = draft.model;
             attempt.upstream_input_tokens = draft.upstream_input_tokens;
             attempt.upstream_output_tokens = draft.upstream_output_tokens;
@@ -191,39 +93,171 @@ pub(super) async fn write(
             attempt.outcome = Err(error.to_string());
         }
     }
-    let ahead = match chosen {
-        // A merge does not fail: the attempt succeeded with it.
-        Ok(ready) => {
-            let age = (request.at - ready.planned_at).num_milliseconds().max(0);
-            attempt.prepared_age_ms = Some(u64::try_from(age).unwrap_or(0));
-            Ahead::Used(ready.seq)
-        }
-        // With none offered, only a plan not yet written can be open: it ends
-        // `compacted_first` whatever this says.
-        Err(reason) => Ahead::Unused(reason.unwrap_or(Reason::Superseded)),
-    };
     attempt.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     Ok(Drafted {
         ahead,
-        keep: taken,
+        keep: read.taken,
         tenant: request.tenant,
         id: request.id,
         attempt,
         prior,
         size: stored.state.size,
         claim: None,
-        observations,
-        reserved: reserved.and_then(Result::ok).unwrap_or_default(),
+        observations: read.observations,
+        reserved: reserved.unwrap_or_default(),
     })
 }
 
-/// The pending decision's trigger when it names a compaction, else `manual`.
-fn pending_trigger(stored: &StoredConversation) -> CompactionTrigger {
-    stored
-        .pending_decision
-        .as_ref()
-        .and_then(|pending| pending.trigger?.compaction())
-        .unwrap_or(CompactionTrigger::Manual)
+/// The transcript read: counted, cut where the recent messages stay
+/// verbatim, what it says taken into the keep set, where things stand.
+struct Read {
+    transcript: crate::app::transcript::Gathered,
+    counted: ahead::Counted,
+    /// Where the verbatim messages begin (`None`: nothing kept verbatim).
+    kept_from: Option<usize>,
+    /// The delta's end: `kept_from`, else every message.
+    cut_at: usize,
+    /// The preparation offered, once checked against the transcript.
+    offered: Option<crate::store::prepared::Ready>,
+    observations: Vec<Observation>,
+    state: StateAtCut,
+    taken: TakenIn,
+}
+
+/// Reads the transcript off the async threads, two at a time.
+async fn read(
+    services: &Services,
+    request: &Request,
+    stored: &StoredConversation,
+    gathered: Gathered,
+    prior: Option<String>,
+) -> Read {
+    let Gathered {
+        transcript,
+        sent,
+        keep,
+        unread,
+        offered,
+        ..
+    } = gathered;
+    let counting = Transcript {
+        messages: Arc::clone(&transcript.messages),
+        prior,
+        boundary_turn: stored.boundary_turn_seq,
+        anchor_seq: stored.summary.as_ref().map(|(_, seq)| *seq),
+    };
+    let harness = services.summaries.harness.clone();
+    // The stored turns are read while the transcript is counted.
+    let (mut observations, (counted, offered)) = tokio::join!(
+        async {
+            keep_set::of_turns_off_thread(request.id.clone(), unread, harness.clone())
+                .await
+                .unwrap_or_default()
+        },
+        ahead::count(counting, offered)
+    );
+    let kept_from = request
+        .keep_recent_tokens
+        .map(|keep| cut::kept_from(&transcript.messages, &counted.per_message, keep));
+    let cut_at = kept_from.unwrap_or(transcript.messages.len());
+    let seq = stored.last_compaction_seq + 1;
+    // Where things stand is read from the delta beside the keep set's items
+    // (the kept messages come again in the next delta: read them then).
+    let (from_sent, state) = tokio::join!(
+        async {
+            if sent {
+                let delta = transcript.messages[..cut_at].to_vec();
+                observe_sent(request.id.clone(), seq, request.at, delta, harness.clone()).await
+            } else {
+                Vec::new()
+            }
+        },
+        read_state(Arc::clone(&transcript.messages), cut_at, harness.clone())
+    );
+    observations.extend(from_sent);
+    let taken = TakenIn::of(keep, &observations);
+    Read {
+        transcript,
+        counted,
+        kept_from,
+        cut_at,
+        offered,
+        observations,
+        state,
+        taken,
+    }
+}
+
+/// Carries the plan out; the upstream is asked only with what its call may
+/// take held first, and answers with the hold it took.
+async fn run(
+    services: &Services,
+    request: &Request,
+    planned: Plan<'_>,
+    prior: Option<&str>,
+    delta: &[Message],
+    rules: Rules<'_>,
+) -> Outcome<(Result<Draft, LlmError>, Option<Reservation>)> {
+    let written = match planned {
+        Plan::CleanSlate(text) => Ok(summarizer::clean_slate(&text, rules.max_tokens).await),
+        Plan::Harness(text) => Ok(summarizer::from_harness(&text, rules).await),
+        Plan::Merge(ready) => {
+            let prepared = PreparedNarrative {
+                narrative: &ready.narrative,
+                model: ready.model.as_deref(),
+            };
+            Ok(summarizer::merge(prepared, &delta[ready.covered.messages..], rules).await)
+        }
+        Plan::Extractive => summarizer::write(Via::Extractive(NO_UPSTREAM), prior, delta, rules).await,
+        Plan::Model => {
+            let estimate = summary_estimate(rules.transcript_tokens, rules.max_tokens);
+            let reserved = {
+                let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
+                services.budget.reserve(&mut conn, &request.tenant, estimate).await?
+            };
+            let via = match (&services.summary_model, &reserved) {
+                (Some(model), Ok(_)) => Via::Upstream(model),
+                (_, Err(spent)) => Via::Extractive(spent.reason()),
+                (None, Ok(_)) => Via::Extractive(NO_UPSTREAM),
+            };
+            let written = summarizer::write(via, prior, delta, rules).await;
+            return Ok((written, reserved.ok()));
+        }
+    };
+    Ok((written, None))
+}
+
+/// The attempt as the transcript and the request describe it, before its
+/// summary is in.
+fn attempt(request: &Request, trigger: CompactionTrigger, tokens_before: u64, read: &Read) -> Attempt {
+    let messages = &read.transcript.messages;
+    let role_count = |role: Role| messages.iter().filter(|m| m.role == role).count() as u64;
+    Attempt {
+        at: request.at,
+        trigger,
+        by_host: request.by_host,
+        idle: request.idle,
+        summarizer: Writer::Llm,
+        model: None,
+        tokens_before,
+        tokens_after: tokens_before,
+        total_messages: messages.len() as u64,
+        user_messages: role_count(Role::User),
+        assistant_messages: role_count(Role::Assistant),
+        tool_messages: role_count(Role::Tool),
+        kept_from: read.kept_from.map(|k| k as u64),
+        duration_ms: 0,
+        upstream_input_tokens: None,
+        upstream_output_tokens: None,
+        outcome: Err(String::new()),
+        prompt_version: None,
+        boundary_turn_seq: read.transcript.boundary(read.cut_at),
+        keep: None,
+        prepared_age_ms: None,
+        harness: request.harness.clone(),
+        upstream_calls: None,
+        fallback: None,
+    }
 }
 
 /// What the sent delta says (after the stored turns), read off the async

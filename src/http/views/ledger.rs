@@ -7,8 +7,8 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::llm::Writer;
 use crate::policy::Trigger;
+use crate::policy::Writer;
 use crate::policy::keep::{KeepFigures, KindFigures};
 use crate::store::ledger::Recorded;
 

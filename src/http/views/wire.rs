@@ -9,7 +9,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
-use crate::llm::Writer;
+use crate::policy::Writer;
 use crate::policy::keep::{KeepKind, Source};
 use crate::policy::prepare::Reason;
 use crate::policy::transcript::Role;

@@ -3,12 +3,9 @@
 //! pushed, and the files changed since the last commit — what a successor
 //! must not redo, and what is still only in the working tree.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
 use super::commands::steps;
 use super::extract::{names_changed, some_of};
+use super::git_lines::{COMMIT_LINE, PUSHED_NEW, PUSHED_RANGE};
 use super::outcome::Action;
 use super::sentences::one_line;
 use crate::policy::transcript::Message;
@@ -19,29 +16,6 @@ const SUBJECT_CHARS: usize = 100;
 const SHOWN: usize = 8;
 /// Files changed since the last commit, named up to this many.
 const UNCOMMITTED_SHOWN: usize = 6;
-
-/// `[main 47f5d06] feat(types): …`, `[main (root-commit) 377a873] chore: …`,
-/// `[detached HEAD 4444444] wip`: what git prints for a commit it made.
-static COMMIT_LINE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^\s*\[([^\]\n]+?)(?:\s+\([\w -]+\))?\s+([0-9a-f]{7,40})\]\s+(.+?)\s*$").expect("a valid pattern")
-});
-/// `   99b497c..ceff8c3  spotter-gqc -> spotter-gqc`, `+ a..b x -> x (forced update)`.
-static PUSHED_RANGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?m)^\s*\+?\s*[0-9a-f]{7,40}\.{2,3}([0-9a-f]{7,40})\s+(\S+)\s+->\s+(\S+)").expect("a valid pattern")
-});
-/// ` * [new branch]      spotter-gqc -> spotter-gqc`.
-static PUSHED_NEW: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?m)^\s*\*\s+\[new branch\]\s+(\S+)\s+->\s+(\S+)").expect("a valid pattern"));
-
-/// Whether a result line is a commit as git prints it.
-pub(crate) fn is_commit_line(line: &str) -> bool {
-    COMMIT_LINE.is_match(line)
-}
-
-/// Whether a result line is a push as git prints it.
-pub(crate) fn is_push_line(line: &str) -> bool {
-    PUSHED_RANGE.is_match(line) || PUSHED_NEW.is_match(line)
-}
 
 /// What a `git` step does (`commit` of `git -C repo commit -m …`), or `None`
 /// when the step is not git's.

@@ -18,6 +18,7 @@ pub(crate) mod edits;
 pub(crate) mod extract;
 mod figures;
 mod for_harness;
+mod git_lines;
 pub(crate) mod harness;
 mod identifiers;
 mod instructions;

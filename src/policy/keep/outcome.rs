@@ -9,7 +9,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::commands::{normalized, without_leading_cd};
-use super::commits::{is_commit_line, is_push_line};
+use super::git_lines::{is_commit_line, is_push_line};
 use super::sentences::one_line;
 use super::tool_calls::tool_name;
 use crate::policy::transcript::{Message, Role};

@@ -1,0 +1,70 @@
+//! A compaction's attempt recorded: the ledger row, the state change it
+//! makes, the keep set and the preparations it closes, and its counters.
+
+use sqlx::{Connection, PgConnection};
+
+use super::{Ahead, Drafted};
+use crate::app::prepare::count_wasted;
+use crate::policy::prepare::Reason;
+use crate::store::compactions::{self, Attempt};
+use crate::store::keep;
+use crate::store::ledger::Recorded;
+use crate::store::prepared::{self, Closing};
+use crate::store::{StoreResult, StoredConversation};
+
+/// Records the attempt and applies it, in a transaction of its own (or a
+/// savepoint of the caller's); the claim ends.
+pub(super) async fn record(conn: &mut PgConnection, prepared: &Drafted) -> StoreResult<(Recorded, StoredConversation)> {
+    let mut tx = conn.begin().await?;
+    let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, &prepared.attempt).await?;
+    let attempt = &prepared.attempt;
+    if attempt.outcome.is_ok() {
+        // The conversation's row is locked (compactions::record).
+        (prepared.keep)
+            .save(&mut tx, &prepared.tenant, &prepared.id, &prepared.observations)
+            .await?;
+        if let Some(figures) = &attempt.keep {
+            keep::tally(&mut tx, &prepared.tenant, attempt.at, figures).await?;
+        }
+        let closing = match prepared.ahead {
+            Ahead::Used(seq) => Closing::compacted(Some((seq, recorded.0.seq)), Reason::Superseded),
+            Ahead::Unused(reason) => Closing::compacted(None, reason),
+        };
+        for reason in prepared::close(&mut tx, &prepared.tenant, &prepared.id, closing).await? {
+            count_wasted(reason, 1);
+        }
+    }
+    count(attempt);
+    tx.commit().await?;
+    Ok(recorded)
+}
+
+fn count(attempt: &Attempt) {
+    metrics::counter!(
+        "compactd_compactions_total",
+        "trigger" => attempt.trigger.as_str(),
+        "success" => if attempt.outcome.is_ok() { "true" } else { "false" },
+        "summarizer" => attempt.summarizer.as_str(),
+    )
+    .increment(1);
+    if attempt.outcome.is_ok() && attempt.prepared_age_ms.is_some() {
+        metrics::counter!("compactd_prepared_compactions_total").increment(1);
+    }
+    if attempt.outcome.is_ok() {
+        // Callers may state counts up to 2^63; no context is near a trillion
+        // tokens, and a counter that wrapped would read as a reset.
+        metrics::counter!("compactd_tokens_saved_total").increment(attempt.tokens_saved().min(1_000_000_000_000));
+    }
+    for (kind, figures) in attempt.keep.iter().flat_map(|keep| &keep.by_kind) {
+        for (outcome, items) in [
+            ("present", figures.present),
+            ("appended", figures.appended),
+            ("parked", figures.parked),
+        ] {
+            if items > 0 {
+                metrics::counter!("compactd_keep_items_total", "kind" => kind.as_str(), "outcome" => outcome)
+                    .increment(items);
+            }
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! Summaries written (SPEC §3, §4): by the upstream model, the delta chunked
+//! when it outgrows the model's window, or by the extractive summarizer that
+//! needs none; merged into a prepared narrative or taken from the harness;
+//! every one fitted to its budget with the keep set's items.
+
+mod chunked;
+mod extractive;
+pub(crate) mod summarizer;
+pub(crate) use summarizer::Via;

@@ -1,0 +1,185 @@
+//! The layers the README's "How the code is laid out" draws, kept true: a
+//! module of `src/` may name (by `use crate::…` or a `crate::…` path) only
+//! the layers its row allows. `bench/layout/measure.py` reads this table too.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Each top-level module of `src/` and the layers it may import. Its own
+/// is always allowed.
+const LAYERS: &[(&str, &[&str])] = &[
+    // Values and rules: they import nothing of the crate.
+    ("names", &[]),
+    ("domain", &[]),
+    ("policy", &[]),
+    ("telemetry", &[]),
+    ("config", &["domain", "policy"]),
+    ("sessions", &["policy"]),
+    // The upstream client, and the summaries written with it.
+    ("llm", &["config", "policy"]),
+    ("summary", &["llm", "policy"]),
+    ("store", &["domain", "policy"]),
+    // The in-memory copy of the keys is filled through the store.
+    ("auth", &["domain", "store"]),
+    (
+        "app",
+        &["auth", "config", "domain", "llm", "policy", "store", "summary"],
+    ),
+    // Until the reads are use cases (issue 24, item 2), `http` reads the
+    // store for them; bench/layout/measure.py counts those imports.
+    (
+        "http",
+        &["app", "auth", "config", "domain", "policy", "store", "telemetry"],
+    ),
+    ("background", &["app", "config"]),
+    ("hook", &["domain", "llm", "policy", "sessions"]),
+    (
+        "replay",
+        &[
+            "app", "config", "domain", "llm", "policy", "sessions", "startup", "store",
+        ],
+    ),
+    ("serve", &["config"]),
+    (
+        "startup",
+        &[
+            "app",
+            "auth",
+            "background",
+            "config",
+            "http",
+            "llm",
+            "serve",
+            "store",
+            "telemetry",
+        ],
+    ),
+    (
+        "commands",
+        &["app", "config", "hook", "http", "replay", "startup", "store"],
+    ),
+];
+
+/// The layers `code` (one file of `layer`) names that its row forbids, with
+/// the line that names each. Comments and the file's tests are not read.
+fn forbidden_in(layer: &str, code: &str) -> Vec<String> {
+    let allowed = LAYERS
+        .iter()
+        .find(|(name, _)| *name == layer)
+        .unwrap_or_else(|| panic!("`src/{layer}` has no row in LAYERS: say what it may import"))
+        .1;
+    let code = code.split("#[cfg(test)]").next().unwrap_or_default();
+    let code: Vec<&str> = code
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect();
+    let code = code.join("\n");
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let preceded = code[..at].chars().next_back();
+        if preceded.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let rest = &code[at + "crate::".len()..];
+        for named in first_segments(rest) {
+            if named != layer && !allowed.contains(&named.as_str()) {
+                let line = code[..at].rsplit('\n').next().unwrap_or_default().to_owned()
+                    + "crate::"
+                    + rest.lines().next().unwrap_or_default();
+                found.push(format!("{layer} -> {named}: {}", line.trim()));
+            }
+        }
+    }
+    found
+}
+
+/// The first segment of the path `rest` begins with, or of each path in the
+/// braces it opens (`{domain::TenantId, http}`: `domain` and `http`).
+fn first_segments(rest: &str) -> Vec<String> {
+    let ident = |text: &str| -> String {
+        text.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let Some(inside) = rest.strip_prefix('{') else {
+        return vec![ident(rest)].into_iter().filter(|name| !name.is_empty()).collect();
+    };
+    let (mut depth, mut start, mut names) = (0, 0, Vec::new());
+    for (i, c) in inside.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                names.push(ident(&inside[start..i]));
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                names.push(ident(&inside[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    names
+        .into_iter()
+        .filter(|name| !name.is_empty() && name != "self")
+        .collect()
+}
+
+fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_module_imports_a_layer_its_row_forbids() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut forbidden = Vec::new();
+    let mut layers = BTreeSet::new();
+    for file in &files {
+        let relative = file.strip_prefix(&src).unwrap();
+        let first = relative.components().next().unwrap().as_os_str().to_str().unwrap();
+        let layer = first.strip_suffix(".rs").unwrap_or(first);
+        if matches!(layer, "lib" | "main") {
+            continue;
+        }
+        layers.insert(layer.to_owned());
+        let code = std::fs::read_to_string(file).unwrap();
+        for what in forbidden_in(layer, &code) {
+            forbidden.push(format!("{}: {what}", relative.display()));
+        }
+    }
+    assert!(layers.len() > 10, "the walk found the layers: {layers:?}");
+    assert!(
+        forbidden.is_empty(),
+        "imports the layers forbid:\n{}",
+        forbidden.join("\n")
+    );
+}
+
+#[test]
+fn a_forbidden_import_is_found_however_it_is_written() {
+    let policy = "use crate::policy::keep::KeepSet;\nuse crate::store::turns::{self, Turn};\n";
+    assert_eq!(forbidden_in("policy", policy).len(), 1, "a `use`");
+    let inline = "fn f() { let x = crate::llm::tokens::count(\"a\"); }";
+    assert_eq!(forbidden_in("store", inline).len(), 1, "a path written inline");
+    let nested = "use crate::{\n    domain::TenantId,\n    http::{router, views},\n};";
+    assert_eq!(forbidden_in("app", nested).len(), 1, "a path in braces");
+    assert_eq!(
+        forbidden_in("http", nested).len(),
+        0,
+        "its own layer and one it may import"
+    );
+    assert_eq!(forbidden_in("domain", "// crate::store in a comment\n").len(), 0);
+    let test_only = "fn f() {}\n#[cfg(test)]\nmod tests { use crate::store::Turn; }\n";
+    assert_eq!(forbidden_in("policy", test_only).len(), 0, "tests may import anything");
+}
