@@ -22,6 +22,7 @@ pub(crate) mod keep_check;
 pub(crate) mod keep_set;
 pub mod keys;
 pub(crate) mod prepare;
+pub(crate) mod queries;
 pub(crate) mod score;
 pub(crate) mod search_pieces;
 mod services;

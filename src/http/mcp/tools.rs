@@ -1,8 +1,7 @@
-//! The tools: each checks its arguments as the REST API checks a body,
-//! calls the REST read's own handler, and answers its JSON.
+//! The tools: each checks its arguments as the REST read checks its query,
+//! calls the same read use case (`app::queries`), and answers the REST
+//! read's JSON.
 
-use axum::Json;
-use axum::extract::State;
 use axum::http::request::Parts;
 use rmcp::handler::server::tool::Extension;
 use rmcp::model::{CallToolResult, ContentBlock};
@@ -10,11 +9,11 @@ use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
 
 use super::arguments::{Arguments, schema_of};
+use crate::app::{Outcome, queries};
 use crate::auth;
-use crate::domain::{ConversationId, InvalidValue};
+use crate::domain::{ConversationId, InvalidValue, TenantId};
 use crate::http::AppState;
-use crate::http::error::{ApiError, ApiResult};
-use crate::http::extract::{Caller, ConversationPath, QueryParams};
+use crate::http::error::ApiError;
 use crate::http::routes::{compactions, context, keep, turns};
 use crate::policy::keep::KeepKind;
 
@@ -119,8 +118,10 @@ impl Tools {
             q: args.q,
             limit: args.limit,
         };
-        let (caller, id) = who(&parts, args.conversation_id)?;
-        answer(turns::list_turns(State(self.app.clone()), caller, id, QueryParams(query)).await)
+        let asked = query.checked().map_err(|err| refusal(&err.into()))?;
+        let (tenant, id) = who(&parts, args.conversation_id)?;
+        let page = queries::turns::page(&self.app.services, &tenant, &id, asked).await;
+        answer(page.map(|page| turns::TurnsPage::new(&id, page)))
     }
 
     #[tool(
@@ -130,8 +131,10 @@ impl Tools {
     async fn get_context(&self, Extension(parts): Extension<Parts>, Arguments(args): Arguments<GetContext>) -> Answer {
         let args = args.map_err(|err| refusal(&err))?;
         let query = context::ContextQuery { recent: args.recent };
-        let (caller, id) = who(&parts, args.conversation_id)?;
-        answer(context::context(State(self.app.clone()), caller, id, QueryParams(query)).await)
+        let recent = query.checked().map_err(|err| refusal(&err.into()))?;
+        let (tenant, id) = who(&parts, args.conversation_id)?;
+        let read = queries::context::context(&self.app.services, &tenant, &id, recent).await;
+        answer(read.map(context::Context::from))
     }
 
     #[tool(
@@ -155,8 +158,11 @@ impl Tools {
             limit: args.limit,
             q: args.q,
         };
-        let (caller, id) = who(&parts, args.conversation_id)?;
-        answer(keep::list_keep(State(self.app.clone()), caller, id, QueryParams(query)).await)
+        let limit = query.limit.unwrap_or(keep::DEFAULT_ITEMS);
+        let asked = query.checked().map_err(|err| refusal(&err.into()))?;
+        let (tenant, id) = who(&parts, args.conversation_id)?;
+        let page = queries::keep::keep_set(&self.app.services, &tenant, &id, asked).await;
+        answer(page.map(|page| keep::KeepSetView::new(&id, page, limit)))
     }
 
     #[tool(
@@ -173,8 +179,10 @@ impl Tools {
             limit: args.limit,
             before_seq: args.before_seq,
         };
-        let (caller, id) = who(&parts, args.conversation_id)?;
-        answer(compactions::of_conversation(State(self.app.clone()), caller, id, QueryParams(query)).await)
+        let (before, limit) = query.checked().map_err(|err| refusal(&err.into()))?;
+        let (tenant, id) = who(&parts, args.conversation_id)?;
+        let page = queries::compactions::of_conversation(&self.app.services, &tenant, &id, before, limit).await;
+        answer(page.map(|page| compactions::ConversationCompactions::new(&id, page)))
     }
 }
 
@@ -184,23 +192,24 @@ impl Tools {
 )]
 impl ServerHandler for Tools {}
 
-/// The caller the middleware let in, and the conversation id checked.
-fn who(parts: &Parts, conversation_id: String) -> Result<(Caller, ConversationPath), CallToolResult> {
+/// The tenant of the caller the middleware let in, and the conversation id
+/// checked.
+fn who(parts: &Parts, conversation_id: String) -> Result<(TenantId, ConversationId), CallToolResult> {
     let caller = parts
         .extensions
         .get::<auth::Caller>()
-        .cloned()
         .ok_or_else(|| refusal(&ApiError::Internal("an MCP call without its caller".to_owned())))?;
     let id = ConversationId::parse("conversation_id", conversation_id).map_err(|err| refusal(&ApiError::from(err)))?;
-    Ok((Caller(caller), ConversationPath(id)))
+    Ok((caller.tenant.clone(), id))
 }
 
-fn answer<T: Serialize>(read: ApiResult<Json<T>>) -> Answer {
+/// The read's view as the REST read answers it, or its refusal.
+fn answer<T: Serialize>(read: Outcome<T>) -> Answer {
     match read {
-        Ok(Json(view)) => serde_json::to_value(&view)
+        Ok(view) => serde_json::to_value(&view)
             .map(CallToolResult::structured)
             .map_err(|err| refusal(&ApiError::Internal(err.to_string()))),
-        Err(err) => Err(refusal(&err)),
+        Err(err) => Err(refusal(&err.into())),
     }
 }
 

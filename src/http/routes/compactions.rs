@@ -7,14 +7,15 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::domain::{At, Count, FleetCursor, HarnessName, InvalidValue};
+use crate::app::queries;
+use crate::domain::{At, ConversationId, Count, FleetCursor, HarnessName, InvalidValue};
 use crate::http::AppState;
-use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::http::views::ledger::Compaction;
 use crate::policy::Trigger;
+use crate::store;
 use crate::store::ledger::{self, FleetFilter};
-use crate::store::{self, conversations};
 
 /// The most compactions one page holds.
 pub(crate) const MAX_PAGE: u32 = 500;
@@ -76,24 +77,32 @@ pub(crate) async fn of_conversation(
     ConversationPath(id): ConversationPath,
     QueryParams(query): QueryParams<ConversationCompactionsQuery>,
 ) -> ApiResult<Json<ConversationCompactions>> {
-    let limit = page_size(query.limit)?;
-    let before = query
-        .before_seq
-        .map(|seq| Count::parse("before_seq", seq).map(Count::to_i64))
-        .transpose()?;
-    let mut conn = app.services.pool.acquire().await?;
-    if conversations::find(&mut conn, &caller.tenant, &id).await?.is_none() {
-        return Err(ApiError::no_conversation(&id));
+    let (before, limit) = query.checked()?;
+    let page = queries::compactions::of_conversation(&app.services, &caller.tenant, &id, before, limit).await?;
+    Ok(Json(ConversationCompactions::new(&id, page)))
+}
+
+impl ConversationCompactionsQuery {
+    /// The page asked for (before which seq, how many), checked as REST and
+    /// MCP check it.
+    pub(crate) fn checked(self) -> Result<(Option<i64>, u32), InvalidValue> {
+        let limit = page_size(self.limit)?;
+        let before = self
+            .before_seq
+            .map(|seq| Count::parse("before_seq", seq).map(Count::to_i64))
+            .transpose()?;
+        Ok((before, limit))
     }
-    let rows = ledger::of_conversation(&mut conn, &caller.tenant, &id, before, limit.into()).await?;
-    let next_before_seq = (rows.len() == limit as usize)
-        .then(|| rows.last().map(|r| r.seq))
-        .flatten();
-    Ok(Json(ConversationCompactions {
-        conversation_id: id.to_string(),
-        compactions: views(rows),
-        next_before_seq,
-    }))
+}
+
+impl ConversationCompactions {
+    pub(crate) fn new(id: &ConversationId, page: queries::compactions::CompactionsPage) -> Self {
+        Self {
+            conversation_id: id.to_string(),
+            compactions: views(page.rows),
+            next_before_seq: page.next_before_seq,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize, IntoParams)]

@@ -9,13 +9,12 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::app::history::Said;
+use crate::app::queries;
 use crate::domain::InvalidValue;
 use crate::http::AppState;
-use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
-use crate::http::routes::turns::{MAX_PAGE_BYTES, TurnView};
-use crate::store::{conversations, turns};
+use crate::http::routes::turns::TurnView;
 
 /// The most recent turns one context carries.
 pub(crate) const MAX_RECENT: u32 = 200;
@@ -83,85 +82,45 @@ pub(crate) async fn context(
     ConversationPath(id): ConversationPath,
     QueryParams(query): QueryParams<ContextQuery>,
 ) -> ApiResult<Json<Context>> {
-    let recent = query.recent.unwrap_or(8);
-    if recent > MAX_RECENT {
-        return Err(InvalidValue::new("recent", format!("must be 0 to {MAX_RECENT}")).into());
-    }
-    let mut conn = app.services.pool.acquire().await?;
-    let stored = conversations::find(&mut conn, &caller.tenant, &id)
-        .await?
-        .ok_or_else(|| ApiError::no_conversation(&id))?;
-    let mut newest = turns::recent_live(&mut conn, &caller.tenant, &id, recent.into()).await?;
-    // The newest turns whose texts fit a page's bytes (issue 23): each text
-    // is cut as a list cuts it, and older turns give way to newer ones.
-    let mut size = 0;
-    let kept_from = newest
-        .iter()
-        .rposition(|turn| {
-            size += turn.user.as_ref().map_or(0, String::len) + turn.assistant.as_ref().map_or(0, String::len);
-            size > MAX_PAGE_BYTES
-        })
-        .map_or(0, |over| (over + 1).min(newest.len() - 1));
-    newest.drain(..kept_from);
-    let mut messages = Vec::new();
-    if !stored.critical.is_empty() {
-        let mut content = "Critical turns from earlier in this conversation, word for word:".to_owned();
-        for critical in &stored.critical {
-            for (who, text) in [("User", &critical.user), ("Assistant", &critical.assistant)] {
-                if let Some(text) = text {
-                    content.push_str(&format!("\n\n{who} (turn {}):\n{text}", critical.turn_id));
-                }
-            }
+    let recent = query.checked()?;
+    let read = queries::context::context(&app.services, &caller.tenant, &id, recent).await?;
+    Ok(Json(Context::from(read)))
+}
+
+impl ContextQuery {
+    /// How many recent turns are asked for, checked as REST and MCP check it.
+    pub(crate) fn checked(self) -> Result<u32, InvalidValue> {
+        let recent = self.recent.unwrap_or(8);
+        if recent > MAX_RECENT {
+            return Err(InvalidValue::new("recent", format!("must be 0 to {MAX_RECENT}")));
         }
-        messages.push(ChatMessage {
-            role: "system",
-            content,
-        });
+        Ok(recent)
     }
-    if let Some(memory) = stored.memory.as_deref().filter(|memory| !memory.trim().is_empty()) {
-        messages.push(ChatMessage {
-            role: "system",
-            content: format!("What you remember of this conversation:\n{memory}"),
-        });
-    }
-    for turn in &newest {
-        if let Some(user) = &turn.user {
-            messages.push(ChatMessage {
-                role: "user",
-                content: user.clone(),
-            });
-        }
-        if let Some(assistant) = &turn.assistant {
-            messages.push(ChatMessage {
-                role: "assistant",
-                content: assistant.clone(),
-            });
-        }
-    }
-    let critical: Vec<i64> = stored.critical.iter().map(|c| c.turn_id).collect();
-    let conversation = stored.conversation_id.to_string();
-    Ok(Json(Context {
-        conversation_id: stored.conversation_id.to_string(),
-        critical: stored
-            .critical
-            .into_iter()
-            .map(|c| CriticalTurn {
-                turn_id: c.turn_id,
-                user: c.user,
-                assistant: c.assistant,
-            })
-            .collect(),
-        memory: stored.memory,
-        recent: newest
-            .into_iter()
-            .map(|turn| {
-                TurnView::new(Said {
-                    conversation: conversation.clone(),
-                    critical: critical.contains(&turn.seq),
-                    turn,
+}
+
+impl From<queries::context::Context> for Context {
+    fn from(read: queries::context::Context) -> Self {
+        Self {
+            conversation_id: read.conversation_id,
+            critical: read
+                .critical
+                .into_iter()
+                .map(|c| CriticalTurn {
+                    turn_id: c.turn_id,
+                    user: c.user,
+                    assistant: c.assistant,
                 })
-            })
-            .collect(),
-        messages,
-    }))
+                .collect(),
+            memory: read.memory,
+            recent: read.recent.into_iter().map(TurnView::new).collect(),
+            messages: read
+                .messages
+                .into_iter()
+                .map(|message| ChatMessage {
+                    role: message.role,
+                    content: message.content,
+                })
+                .collect(),
+        }
+    }
 }

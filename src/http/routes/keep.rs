@@ -9,17 +9,16 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::app::keep_set;
-use crate::domain::InvalidValue;
+use crate::app::queries;
+use crate::domain::{ConversationId, InvalidValue};
 use crate::http::AppState;
-use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
-use crate::policy::keep::{KeepItem, KeepKind, Place, Presence, Source};
-use crate::store::conversations;
+use crate::policy::keep::{KeepItem, KeepKind, Place, Source};
 
 /// The most items one answer lists.
 pub(crate) const MAX_ITEMS: u32 = 5_000;
-const DEFAULT_ITEMS: u32 = 500;
+pub(crate) const DEFAULT_ITEMS: u32 = 500;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/conversations/{id}/keep", get(list_keep))
@@ -97,7 +96,7 @@ pub(crate) struct KeepSetView {
     pub truncated: bool,
 }
 
-fn view(item: &KeepItem, summary: &Presence) -> KeepItemView {
+fn view(item: &KeepItem, in_summary: bool) -> KeepItemView {
     KeepItemView {
         kind: item.kind,
         text: item.text.clone(),
@@ -107,7 +106,7 @@ fn view(item: &KeepItem, summary: &Presence) -> KeepItemView {
         first_seen: PlaceView::from(&item.first_seen),
         last_seen: PlaceView::from(&item.last_seen),
         times_seen: item.times_seen,
-        in_summary: summary.holds(item),
+        in_summary,
     }
 }
 
@@ -135,51 +134,44 @@ pub(crate) async fn list_keep(
     QueryParams(query): QueryParams<KeepQuery>,
 ) -> ApiResult<Json<KeepSetView>> {
     let limit = query.limit.unwrap_or(DEFAULT_ITEMS);
-    if !(1..=MAX_ITEMS).contains(&limit) {
-        return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_ITEMS}")).into());
-    }
-    let kind = query.kind;
-    let needle = query.q.map(|q| q.trim().to_lowercase()).filter(|q| !q.is_empty());
-    if let Some(q) = &needle
-        && (q.chars().count() > super::turns::MAX_QUERY_CHARS || q.contains('\0'))
-    {
-        return Err(InvalidValue::new(
-            "q",
-            format!(
-                "must be at most {} characters, without NUL",
-                super::turns::MAX_QUERY_CHARS
-            ),
-        )
-        .into());
-    }
-    let mut conn = app.services.pool.acquire().await?;
-    let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
-        return Err(ApiError::no_conversation(&id));
-    };
-    let current = keep_set::current(&mut conn, &caller.tenant, &id, &app.services.summaries.harness).await?;
-    let summary = Presence::of(stored.summary.as_ref().map_or("", |(text, _)| text.as_str()));
-    let ranked = current.set.ranked();
-    let unranked = current.set.items().iter().filter(|item| item.tier().is_none());
-    let ordered: Vec<&KeepItem> = ranked
-        .iter()
-        .map(|(_, item)| *item)
-        .chain(unranked)
-        .filter(|item| kind.is_none_or(|kind| item.kind == kind))
-        .filter(|item| {
-            needle
-                .as_ref()
-                .is_none_or(|q| item.text.to_lowercase().contains(q.as_str()))
+    let page = queries::keep::keep_set(&app.services, &caller.tenant, &id, query.checked()?).await?;
+    Ok(Json(KeepSetView::new(&id, page, limit)))
+}
+
+impl KeepQuery {
+    /// What the reader asks for, checked as REST and MCP check it.
+    pub(crate) fn checked(self) -> Result<queries::keep::Asked, InvalidValue> {
+        let limit = self.limit.unwrap_or(DEFAULT_ITEMS);
+        if !(1..=MAX_ITEMS).contains(&limit) {
+            return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_ITEMS}")));
+        }
+        let needle = self.q.map(|q| q.trim().to_lowercase()).filter(|q| !q.is_empty());
+        if let Some(q) = &needle
+            && (q.chars().count() > super::turns::MAX_QUERY_CHARS || q.contains('\0'))
+        {
+            return Err(InvalidValue::new(
+                "q",
+                format!(
+                    "must be at most {} characters, without NUL",
+                    super::turns::MAX_QUERY_CHARS
+                ),
+            ));
+        }
+        Ok(queries::keep::Asked {
+            kind: self.kind,
+            needle,
+            limit,
         })
-        .collect();
-    let total = ordered.len() as u64;
-    Ok(Json(KeepSetView {
-        conversation_id: id.to_string(),
-        items: ordered
-            .iter()
-            .take(limit as usize)
-            .map(|item| view(item, &summary))
-            .collect(),
-        total,
-        truncated: total > u64::from(limit),
-    }))
+    }
+}
+
+impl KeepSetView {
+    pub(crate) fn new(id: &ConversationId, page: queries::keep::KeepPage, limit: u32) -> Self {
+        Self {
+            conversation_id: id.to_string(),
+            items: page.items.iter().map(|(item, held)| view(item, *held)).collect(),
+            total: page.total,
+            truncated: page.total > u64::from(limit),
+        }
+    }
 }

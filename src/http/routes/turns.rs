@@ -9,18 +9,15 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use crate::app::history::{self, Said};
-use crate::domain::{Count, InvalidValue};
+use crate::app::history::{Page, Said};
+use crate::app::queries::turns;
+use crate::domain::{ConversationId, Count, InvalidValue};
 use crate::http::AppState;
-use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
-use crate::store::conversations;
 
 /// The most turns one page holds.
 pub(crate) const MAX_TURNS: u32 = 200;
-/// The most text one page answers, in bytes: past it the page ends, and the
-/// next one reads on (issue 23). A page holds one turn at least.
-pub(crate) const MAX_PAGE_BYTES: usize = 1024 * 1024;
 /// The longest search accepted.
 pub(crate) const MAX_QUERY_CHARS: usize = 500;
 
@@ -129,57 +126,44 @@ pub(crate) async fn list_turns(
     ConversationPath(id): ConversationPath,
     QueryParams(query): QueryParams<TurnsQuery>,
 ) -> ApiResult<Json<TurnsPage>> {
-    let limit = query.limit.unwrap_or(20);
-    if !(1..=MAX_TURNS).contains(&limit) {
-        return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_TURNS}")).into());
-    }
-    let from = query
-        .from
-        .map(|from| Count::parse("from", from).map(Count::to_i64))
-        .transpose()?;
-    let search = query.q.map(|q| q.trim().to_owned()).filter(|q| !q.is_empty());
-    if let Some(q) = &search
-        && (q.chars().count() > MAX_QUERY_CHARS || q.contains('\0'))
-    {
-        return Err(InvalidValue::new(
-            "q",
-            format!("must be at most {MAX_QUERY_CHARS} characters, without NUL"),
-        )
-        .into());
-    }
-    let mut conn = app.services.pool.acquire().await?;
-    let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
-        return Err(ApiError::no_conversation(&id));
-    };
-    let page = match &search {
-        Some(q) => history::search(&mut conn, &caller.tenant, id.clone(), stored, q, from, limit.into()).await?,
-        None => history::back_from(&mut conn, &caller.tenant, id.clone(), stored, from, limit.into()).await?,
-    };
-    let (mut next_conversation_id, mut next_from) = page.next.unzip();
-    let mut turns: Vec<TurnView> = page.turns.into_iter().map(TurnView::new).collect();
-    let mut size = 0;
-    let fit = turns
-        .iter()
-        .position(|turn| {
-            size += turn.user.as_ref().map_or(0, String::len) + turn.assistant.as_ref().map_or(0, String::len);
-            size > MAX_PAGE_BYTES
-        })
-        .map(|at| at.max(1));
-    if let Some(at) = fit.filter(|at| *at < turns.len()) {
-        // Read back, the next page begins at the first turn left out; a
-        // search's further matches are its weaker ones.
-        if search.is_none() {
-            next_from = Some(turns[at].id);
-            next_conversation_id = Some(turns[at].conversation_id.clone());
+    let page = turns::page(&app.services, &caller.tenant, &id, query.checked()?).await?;
+    Ok(Json(TurnsPage::new(&id, page)))
+}
+
+impl TurnsQuery {
+    /// What the page asks for, checked as REST and MCP check it.
+    pub(crate) fn checked(self) -> Result<turns::Asked, InvalidValue> {
+        let limit = self.limit.unwrap_or(20);
+        if !(1..=MAX_TURNS).contains(&limit) {
+            return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_TURNS}")));
         }
-        turns.truncate(at);
+        let from = self
+            .from
+            .map(|from| Count::parse("from", from).map(Count::to_i64))
+            .transpose()?;
+        let search = self.q.map(|q| q.trim().to_owned()).filter(|q| !q.is_empty());
+        if let Some(q) = &search
+            && (q.chars().count() > MAX_QUERY_CHARS || q.contains('\0'))
+        {
+            return Err(InvalidValue::new(
+                "q",
+                format!("must be at most {MAX_QUERY_CHARS} characters, without NUL"),
+            ));
+        }
+        Ok(turns::Asked { from, search, limit })
     }
-    Ok(Json(TurnsPage {
-        conversation_id: id.to_string(),
-        turns,
-        next_from,
-        next_conversation_id,
-    }))
+}
+
+impl TurnsPage {
+    pub(crate) fn new(id: &ConversationId, page: Page) -> Self {
+        let (next_conversation_id, next_from) = page.next.unzip();
+        Self {
+            conversation_id: id.to_string(),
+            turns: page.turns.into_iter().map(TurnView::new).collect(),
+            next_from,
+            next_conversation_id,
+        }
+    }
 }
 
 /// One stored turn, whole
@@ -202,25 +186,12 @@ pub(crate) async fn show_turn(
     caller: Caller,
     axum::extract::Path((raw_id, raw_turn)): axum::extract::Path<(String, String)>,
 ) -> ApiResult<Json<TurnView>> {
-    let id = crate::domain::ConversationId::parse("conversation_id", raw_id)?;
+    let id = ConversationId::parse("conversation_id", raw_id)?;
     let seq = raw_turn
         .parse::<u64>()
         .map_err(|_| InvalidValue::new("turn", "must be a turn id, a whole number"))
         .and_then(|seq| Count::parse("turn", seq).map(Count::to_i64))?;
-    let mut conn = app.services.pool.acquire().await?;
-    let Some(stored) = conversations::find(&mut conn, &caller.tenant, &id).await? else {
-        return Err(ApiError::no_conversation(&id));
-    };
-    let Some(turn) = crate::store::turns::one(&mut conn, &caller.tenant, &id, seq).await? else {
-        return Err(ApiError::NotFound(format!(
-            "no turn {seq} in conversation {:?}",
-            id.as_str()
-        )));
-    };
-    let critical = stored.critical.iter().any(|c| c.turn_id == turn.seq);
-    Ok(Json(TurnView::new(Said {
-        conversation: id.to_string(),
-        turn,
-        critical,
-    })))
+    Ok(Json(TurnView::new(
+        turns::one(&app.services, &caller.tenant, &id, seq).await?,
+    )))
 }

@@ -1,0 +1,64 @@
+//! A conversation's keep set as its readers ask for it (SPEC §3
+//! `GET /conversations/{id}/keep`, MCP `get_keep_set`): brought up to date
+//! with the stored turns, in the order a summary takes its items, filtered,
+//! each with whether the current summary holds it word for word.
+
+use crate::app::keep_set;
+use crate::app::{Outcome, Refusal, Services};
+use crate::domain::{ConversationId, TenantId};
+use crate::policy::keep::{KeepItem, KeepKind, Presence};
+use crate::store::{StoreError, conversations};
+
+/// What the reader asks for, checked.
+#[derive(Debug, Clone)]
+pub(crate) struct Asked {
+    pub kind: Option<KeepKind>,
+    /// Characters an item's text holds, lower-cased, never empty.
+    pub needle: Option<String>,
+    pub limit: u32,
+}
+
+/// The items asked for, of all that match.
+#[derive(Debug)]
+pub(crate) struct KeepPage {
+    /// Each item, and whether the current summary holds it.
+    pub items: Vec<(KeepItem, bool)>,
+    /// How many matched.
+    pub total: u64,
+}
+
+pub(crate) async fn keep_set(
+    services: &Services,
+    tenant: &TenantId,
+    id: &ConversationId,
+    asked: Asked,
+) -> Outcome<KeepPage> {
+    let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
+    let stored = conversations::find(&mut conn, tenant, id)
+        .await?
+        .ok_or_else(|| Refusal::no_conversation(id))?;
+    let current = keep_set::current(&mut conn, tenant, id, &services.summaries.harness).await?;
+    drop(conn);
+    let summary = Presence::of(stored.summary.as_ref().map_or("", |(text, _)| text.as_str()));
+    let ranked = current.set.ranked();
+    let unranked = current.set.items().iter().filter(|item| item.tier().is_none());
+    let ordered: Vec<&KeepItem> = ranked
+        .iter()
+        .map(|(_, item)| *item)
+        .chain(unranked)
+        .filter(|item| asked.kind.is_none_or(|kind| item.kind == kind))
+        .filter(|item| {
+            (asked.needle)
+                .as_ref()
+                .is_none_or(|q| item.text.to_lowercase().contains(q.as_str()))
+        })
+        .collect();
+    Ok(KeepPage {
+        total: ordered.len() as u64,
+        items: ordered
+            .into_iter()
+            .take(asked.limit as usize)
+            .map(|item| (item.clone(), summary.holds(item)))
+            .collect(),
+    })
+}
