@@ -14,7 +14,6 @@ pub(crate) mod audit;
 pub(crate) mod budget;
 mod claim;
 pub(crate) mod decide;
-pub(crate) mod directory;
 pub(crate) mod handoff;
 pub(crate) mod history;
 pub(crate) mod idle_sweep;

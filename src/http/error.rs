@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::app::Refusal;
 use crate::auth::Denied;
-use crate::domain::{ConversationId, InvalidValue};
+use crate::domain::InvalidValue;
 use crate::store::StoreError;
 
 pub(crate) type ApiResult<T, E = ApiError> = Result<T, E>;
@@ -126,13 +126,6 @@ impl ApiError {
             detail,
             field,
         }
-    }
-}
-
-impl ApiError {
-    /// The 404 for a conversation the caller's tenant does not have.
-    pub(crate) fn no_conversation(id: &ConversationId) -> Self {
-        Refusal::no_conversation(id).into()
     }
 }
 

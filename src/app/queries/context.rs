@@ -144,12 +144,22 @@ mod tests {
             user: Some("deploy to eu-west-1 only".to_owned()),
             assistant: None,
         }];
-        let recent = [said(9, Some("and now?"), Some("running the tests")), said(10, None, Some("done"))];
+        let recent = [
+            said(9, Some("and now?"), Some("running the tests")),
+            said(10, None, Some("done")),
+        ];
         let messages = prompt(&critical, Some("we fixed the parser"), &recent);
         let roles: Vec<_> = messages.iter().map(|m| m.role).collect();
         assert_eq!(roles, ["system", "system", "user", "assistant", "assistant"]);
-        assert!(messages[0].content.ends_with("User (turn 3):\ndeploy to eu-west-1 only"));
-        assert_eq!(messages[1].content, "What you remember of this conversation:\nwe fixed the parser");
+        assert!(
+            messages[0]
+                .content
+                .ends_with("User (turn 3):\ndeploy to eu-west-1 only")
+        );
+        assert_eq!(
+            messages[1].content,
+            "What you remember of this conversation:\nwe fixed the parser"
+        );
         assert_eq!(messages[4].content, "done");
     }
 

@@ -14,7 +14,6 @@ use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::http::views::ledger::Compaction;
 use crate::policy::Trigger;
-use crate::store;
 use crate::store::ledger::{self, FleetFilter};
 
 /// The most compactions one page holds.
@@ -169,9 +168,7 @@ pub(crate) async fn of_fleet(
             .transpose()?,
         before,
     };
-    let mut transaction = store::begin_fleet_read(&app.services.pool).await?;
-    let rows = ledger::of_fleet(&mut transaction, &caller.tenant, &filter, limit.into()).await?;
-    transaction.commit().await?;
+    let rows = queries::fleet::compactions(&app.services, &caller.tenant, &filter, limit).await?;
     let next_cursor = (rows.len() == limit as usize)
         .then(|| rows.last())
         .flatten()

@@ -6,16 +6,14 @@ use axum::routing::get;
 use axum::{Json, Router};
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use sqlx::PgConnection;
 use utoipa::{IntoParams, ToSchema};
 
-use crate::app::directory;
-use crate::domain::{ConversationId, Count, InvalidValue, TenantId};
+use crate::app::queries::conversations;
+use crate::domain::{ConversationId, Count, InvalidValue};
 use crate::http::AppState;
-use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::http::views::conversation::ConversationState;
-use crate::store::{StoredConversation, conversations, events};
 
 /// The most events one page holds.
 pub(crate) const MAX_EVENTS_PAGE: u32 = 1_000;
@@ -25,12 +23,6 @@ pub(crate) fn router() -> Router<AppState> {
         .route("/conversations", get(list))
         .route("/conversations/{id}", get(show))
         .route("/conversations/{id}/events", get(list_events))
-}
-
-async fn find(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> ApiResult<StoredConversation> {
-    conversations::find(conn, tenant, id)
-        .await?
-        .ok_or_else(|| ApiError::no_conversation(id))
 }
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -88,14 +80,14 @@ pub(crate) async fn list(
     QueryParams(query): QueryParams<ListQuery>,
 ) -> ApiResult<Json<ConversationList>> {
     let limit = query.limit.unwrap_or(20);
-    if !(1..=directory::MAX_LISTED).contains(&limit) {
-        return Err(InvalidValue::new("limit", format!("must be 1 to {}", directory::MAX_LISTED)).into());
+    if !(1..=conversations::MAX_LISTED).contains(&limit) {
+        return Err(InvalidValue::new("limit", format!("must be 1 to {}", conversations::MAX_LISTED)).into());
     }
     let prefix = query
         .prefix
         .map(|prefix| ConversationId::parse("prefix", prefix))
         .transpose()?;
-    let (listed, truncated) = directory::newest(&app.services, &caller.tenant, prefix.as_ref(), limit).await?;
+    let (listed, truncated) = conversations::newest(&app.services, &caller.tenant, prefix.as_ref(), limit).await?;
     Ok(Json(ConversationList {
         conversations: listed
             .into_iter()
@@ -135,8 +127,7 @@ pub(crate) async fn show(
     caller: Caller,
     ConversationPath(id): ConversationPath,
 ) -> ApiResult<Json<ConversationState>> {
-    let mut conn = app.services.pool.acquire().await?;
-    let stored = find(&mut conn, &caller.tenant, &id).await?;
+    let stored = conversations::one(&app.services, &caller.tenant, &id).await?;
     Ok(Json(ConversationState::new(stored, &app.services.policy)))
 }
 
@@ -198,9 +189,7 @@ pub(crate) async fn list_events(
         return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_EVENTS_PAGE}")).into());
     }
     let after = Count::parse("after", query.after.unwrap_or(0))?.to_i64();
-    let mut conn = app.services.pool.acquire().await?;
-    let stored = find(&mut conn, &caller.tenant, &id).await?;
-    let page = events::list(&mut conn, &caller.tenant, &id, after, i64::from(limit)).await?;
+    let (stored, page) = conversations::events(&app.services, &caller.tenant, &id, after, limit).await?;
     let next_after = (page.len() == limit as usize)
         .then(|| page.last().map(|e| e.seq))
         .flatten();

@@ -8,12 +8,12 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::app::queries;
 use crate::domain::{At, InvalidValue};
 use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, QueryParams};
-use crate::policy::{self, CacheLife, DecisionKind, Guard, Moment, Trigger};
-use crate::store::due::{self, Position};
+use crate::policy::{CacheLife, DecisionKind, Guard, Moment, Trigger};
 
 /// The most conversations one answer lists.
 pub(crate) const MAX_DUE: u32 = 1_000;
@@ -100,50 +100,24 @@ pub(crate) async fn list_due(
         return Err(InvalidValue::new("limit", format!("must be 1 to {MAX_DUE}")).into());
     }
     let at = At::parse_or_now("at", query.at.as_deref())?.get();
-    let mut conn = app.services.pool.acquire().await?;
-    let mut due_now = Vec::new();
-    let mut after: Option<Position> = None;
-    // The scan over-approximates (the loop guards are the policy's); page on
-    // until enough are due or the candidates run out.
-    loop {
-        let (tenant, policy, page_after) = (&caller.tenant, &app.services.policy, after.as_ref());
-        let batch = match due_moment {
-            DueMoment::Idle => {
-                due::idle_candidates(&mut conn, Some(tenant), at, policy, page_after, limit.into()).await?
-            }
-            DueMoment::NextMessage => {
-                due::next_message_candidates(&mut conn, tenant, at, policy, page_after, limit.into()).await?
-            }
-        };
-        let exhausted = batch.len() < limit as usize;
-        after = batch.last().and_then(|last| {
-            Some(Position {
-                last_turn_at: last.state.last_turn_at?,
-                conversation_id: last.conversation_id.to_string(),
-            })
-        });
-        for stored in batch {
-            let decision = policy::decide(&stored.state, moment, at, &app.services.policy);
-            if decision.kind != DecisionKind::Keep && due_now.len() < limit as usize {
-                due_now.push(DueConversation {
-                    conversation_id: stored.conversation_id.to_string(),
-                    decision: decision.kind,
-                    trigger: decision.trigger,
-                    guard: decision.guard,
-                    reason: decision.reason,
-                    last_turn_at: stored.state.last_turn_at,
-                    used: stored.state.used,
-                    cache_life: stored.state.effective_cache_life(&app.services.policy),
-                });
-            }
-        }
-        if exhausted || after.is_none() || due_now.len() >= limit as usize {
-            break;
-        }
-    }
+    let due_now = queries::due::due(&app.services, &caller.tenant, moment, at, limit).await?;
+    let policy = &app.services.policy;
+    let conversations = due_now
+        .into_iter()
+        .map(|(stored, decision)| DueConversation {
+            conversation_id: stored.conversation_id.to_string(),
+            decision: decision.kind,
+            trigger: decision.trigger,
+            guard: decision.guard,
+            reason: decision.reason,
+            last_turn_at: stored.state.last_turn_at,
+            used: stored.state.used,
+            cache_life: stored.state.effective_cache_life(policy),
+        })
+        .collect();
     Ok(Json(DueResponse {
         moment,
         at,
-        conversations: due_now,
+        conversations,
     }))
 }

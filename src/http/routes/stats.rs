@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use crate::app::queries;
 use crate::domain::At;
 use crate::domain::series::{Bucket, Series};
 use crate::http::AppState;
@@ -18,7 +19,6 @@ use crate::http::extract::{Caller, QueryParams};
 use crate::policy::keep::KeepKind;
 use crate::policy::prepare::Reason;
 use crate::store::stats::PreparationStats;
-use crate::store::{self, series, stats};
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
@@ -170,11 +170,11 @@ pub(crate) async fn read(
 ) -> ApiResult<Json<Stats>> {
     let since = At::parse_optional("since", query.since.as_deref())?.map(At::get);
     let until = At::parse_optional("until", query.until.as_deref())?.map(At::get);
-    let mut transaction = store::begin_fleet_read(&app.services.pool).await?;
-    let read = stats::read(&mut transaction, &caller.tenant, since, until).await?;
-    let keep = store::keep::figures_between(&mut transaction, &caller.tenant, since, until).await?;
-    let preparation = stats::preparations(&mut transaction, &caller.tenant, since, until).await?;
-    transaction.commit().await?;
+    let queries::fleet::Figures {
+        stats: read,
+        keep,
+        preparation,
+    } = queries::fleet::statistics(&app.services, &caller.tenant, since, until).await?;
     Ok(Json(Stats {
         since,
         until,
@@ -288,9 +288,7 @@ pub(crate) async fn read_series(
         At::parse_optional("until", query.until.as_deref())?,
         At::now(),
     );
-    let mut transaction = store::begin_fleet_read(&app.services.pool).await?;
-    let points = series::read(&mut transaction, &caller.tenant, &span).await?;
-    transaction.commit().await?;
+    let points = queries::fleet::series(&app.services, &caller.tenant, &span).await?;
     Ok(Json(StatsSeries {
         bucket,
         since: span.since,

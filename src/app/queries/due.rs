@@ -1,0 +1,57 @@
+//! The conversations due (SPEC §3 `GET /due`): those for which `/decide` at
+//! a moment would not answer `keep` now, each with the decision it would
+//! answer — what a caller polls instead of asking about each.
+
+use chrono::{DateTime, Utc};
+
+use crate::app::{Outcome, Services};
+use crate::domain::TenantId;
+use crate::policy::{self, Decision, DecisionKind, Moment};
+use crate::store::due::{self, Position};
+use crate::store::{StoreError, StoredConversation};
+
+/// Up to `limit` of the tenant's conversations due at `moment` at `at`,
+/// each with its decision. The store's scan over-approximates (the loop
+/// guards are the policy's): it pages on until enough are due or the
+/// candidates run out.
+pub(crate) async fn due(
+    services: &Services,
+    tenant: &TenantId,
+    moment: Moment,
+    at: DateTime<Utc>,
+    limit: u32,
+) -> Outcome<Vec<(StoredConversation, Decision)>> {
+    let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
+    let policy = &services.policy;
+    let mut due_now = Vec::new();
+    let mut after: Option<Position> = None;
+    loop {
+        let page_after = after.as_ref();
+        let batch = match moment {
+            Moment::NextMessage => {
+                due::next_message_candidates(&mut conn, tenant, at, policy, page_after, limit.into()).await?
+            }
+            // A turn's end is not polled for; it scans as idle.
+            Moment::Idle | Moment::TurnEnd => {
+                due::idle_candidates(&mut conn, Some(tenant), at, policy, page_after, limit.into()).await?
+            }
+        };
+        let exhausted = batch.len() < limit as usize;
+        after = batch.last().and_then(|last| {
+            Some(Position {
+                last_turn_at: last.state.last_turn_at?,
+                conversation_id: last.conversation_id.to_string(),
+            })
+        });
+        for stored in batch {
+            let decision = policy::decide(&stored.state, moment, at, policy);
+            if decision.kind != DecisionKind::Keep && due_now.len() < limit as usize {
+                due_now.push((stored, decision));
+            }
+        }
+        if exhausted || after.is_none() || due_now.len() >= limit as usize {
+            break;
+        }
+    }
+    Ok(due_now)
+}

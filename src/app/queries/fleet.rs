@@ -1,0 +1,62 @@
+//! The fleet's reads (SPEC §3 `GET /compactions`, `/stats`, `/stats/series`):
+//! a tenant's figures across its conversations, each read in one
+//! transaction planned for the values it is given (`store::begin_fleet_read`).
+
+use chrono::{DateTime, Utc};
+
+use crate::app::Outcome;
+use crate::app::Services;
+use crate::domain::TenantId;
+use crate::domain::series::Series;
+use crate::policy::keep::{KeepKind, KindFigures};
+use crate::store::ledger::{self, FleetFilter, Recorded};
+use crate::store::series::{self, Point};
+use crate::store::stats::{self, PreparationStats, Stats};
+use crate::store::{self, keep};
+
+/// Up to `limit` compaction attempts that pass `filter`, newest first.
+pub(crate) async fn compactions(
+    services: &Services,
+    tenant: &TenantId,
+    filter: &FleetFilter,
+    limit: u32,
+) -> Outcome<Vec<Recorded>> {
+    let mut transaction = store::begin_fleet_read(&services.pool).await?;
+    let rows = ledger::of_fleet(&mut transaction, tenant, filter, limit.into()).await?;
+    transaction.commit().await?;
+    Ok(rows)
+}
+
+/// The tenant's statistics over a span, read from one snapshot.
+#[derive(Debug)]
+pub(crate) struct Figures {
+    pub stats: Stats,
+    pub keep: Vec<(KeepKind, KindFigures)>,
+    pub preparation: PreparationStats,
+}
+
+pub(crate) async fn statistics(
+    services: &Services,
+    tenant: &TenantId,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+) -> Outcome<Figures> {
+    let mut transaction = store::begin_fleet_read(&services.pool).await?;
+    let stats = stats::read(&mut transaction, tenant, since, until).await?;
+    let keep = keep::figures_between(&mut transaction, tenant, since, until).await?;
+    let preparation = stats::preparations(&mut transaction, tenant, since, until).await?;
+    transaction.commit().await?;
+    Ok(Figures {
+        stats,
+        keep,
+        preparation,
+    })
+}
+
+/// Compactions per bucket of `span`, per trigger.
+pub(crate) async fn series(services: &Services, tenant: &TenantId, span: &Series) -> Outcome<Vec<Point>> {
+    let mut transaction = store::begin_fleet_read(&services.pool).await?;
+    let points = series::read(&mut transaction, tenant, span).await?;
+    transaction.commit().await?;
+    Ok(points)
+}
