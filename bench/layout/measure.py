@@ -49,10 +49,11 @@ def resolve(base, path):
     return best
 
 
-def uses(text):
+def uses(text, only_pub=False):
     # `use` statements, possibly spanning lines, with one level of braces.
-    for m in re.finditer(r"^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", text, re.M):
-        yield re.sub(r"\s+", "", m.group(1))
+    for m in re.finditer(r"^\s*(pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", text, re.M):
+        if m.group(1) or not only_pub:
+            yield re.sub(r"\s+", "", m.group(2))
 
 
 def expand(stmt):
@@ -107,13 +108,15 @@ def code_of(path):
     return "\n".join(line for line in lines if not line.lstrip().startswith("//"))
 
 
-# What each module brings into scope, so re-exports can be followed:
+# What each module re-exports (`pub use`), so re-exports can be followed:
 # (module, name) -> the path it names.
 reexports = {}
 for mod, path in modules.items():
-    for stmt in uses(code_of(path)):
+    for stmt in uses(code_of(path), only_pub=True):
         for item in expand(stmt):
             parts = item.split("::")
+            if parts[-1] == "self":
+                parts = parts[:-1]
             target = absolute(mod, path, parts)
             if target is not None and target[:-1] != tuple(mod):
                 reexports[(tuple(mod), parts[-1])] = target
