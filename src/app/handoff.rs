@@ -129,9 +129,15 @@ impl Ready for HandoffReady {
     async fn apply(self, services: &Services, conn: &mut PgConnection) -> Outcome<HandedOff> {
         match self {
             Self::Decline { tenant, id, at } => {
-                handoffs::decline(conn, &tenant, &id, at)
+                // Lock, the policy's transition, write: like a compaction.
+                let mut tx = conn.begin().await?;
+                let stored = conversations::lock(&mut tx, &tenant, &id)
                     .await?
                     .ok_or_else(|| Refusal::no_conversation(&id))?;
+                let mut state = stored.state;
+                state.rollover_declined();
+                handoffs::decline(&mut tx, &tenant, &id, at, &state).await?;
+                tx.commit().await?;
                 Ok(HandedOff::Declined)
             }
             Self::RollOver(rendered) => {

@@ -1,6 +1,6 @@
 //! The compaction ledger's writes: claiming a conversation while its
-//! summary is written, and recording every attempt with the state change it
-//! makes (the reads are in `ledger.rs`).
+//! summary is written, and recording every attempt with the state change the
+//! use case applied (the reads are in `ledger.rs`).
 
 use std::time::Duration;
 
@@ -12,9 +12,9 @@ use super::ledger::{Recorded, recorded};
 use super::state::{STATE_COLUMNS, bind_state};
 use super::{StoreResult, StoredConversation, db_count};
 use crate::domain::{ConversationId, HarnessName, TenantId};
-use crate::policy::CompactionTrigger;
 use crate::policy::Writer;
 use crate::policy::keep::KeepFigures;
+use crate::policy::{CompactionTrigger, Conversation};
 
 /// Why a conversation could not be claimed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,39 +143,42 @@ fn small_count(n: u64) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 
-/// Records `attempt` and applies it to the conversation, which the caller
-/// claimed: on success it is compacted (the policy's transition) and the
-/// summary becomes the anchor; on failure only the failure counts. The claim
-/// ends. Runs inside the caller's transaction.
+/// What an attempt leaves the conversation with, as the use case applied
+/// the policy's transition to it.
+#[derive(Debug, Clone)]
+pub(crate) struct Applied {
+    pub state: Conversation,
+    /// The anchor from now on (`None`: none), and the compaction that wrote it.
+    pub summary: Option<String>,
+    pub summary_seq: Option<i64>,
+    pub boundary_turn_seq: i64,
+    /// This attempt's number.
+    pub seq: i64,
+}
+
+/// Records `attempt` and writes what it `applied` to the conversation (locked
+/// by `conversations::lock`): the ledger row, the new state and anchor, the event that
+/// announces it. The claim ends. Runs inside the caller's transaction.
 pub(crate) async fn record(
     tx: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
     attempt: &Attempt,
+    applied: &Applied,
 ) -> StoreResult<(Recorded, StoredConversation)> {
-    let row = sqlx::query("SELECT * FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
-        .bind(tenant.as_str())
-        .bind(id.as_str())
-        .fetch_one(&mut *tx)
-        .await?;
-    let stored = StoredConversation::from_row(&row)?;
-    let mut state = stored.state.clone();
-    let seq = stored.last_compaction_seq + 1;
-    let (summary, summary_seq, boundary) = match &attempt.outcome {
-        Ok(summary) => {
-            state.compacted(attempt.by_host, attempt.idle, attempt.at);
-            (stored_summary_text(summary), Some(seq), attempt.boundary_turn_seq)
-        }
-        Err(_) => {
-            state.compaction_failed();
-            (
-                stored.summary.as_ref().map(|(text, _)| text.clone()),
-                stored.summary.as_ref().map(|(_, s)| *s),
-                stored.boundary_turn_seq,
-            )
-        }
-    };
-    let success = attempt.outcome.is_ok();
+    let after = write_state(tx, tenant, id, attempt.outcome.is_ok(), applied).await?;
+    let ledger = insert(tx, tenant, id, applied.seq, attempt).await?;
+    announce(tx, &after, attempt, &ledger).await?;
+    Ok((ledger, after))
+}
+
+async fn write_state(
+    tx: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    success: bool,
+    applied: &Applied,
+) -> StoreResult<StoredConversation> {
     let updated = bind_state(
         sqlx::query(&format!(
             "UPDATE conversations SET ({STATE_COLUMNS}) = ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20),
@@ -189,16 +192,26 @@ pub(crate) async fn record(
         ))
         .bind(tenant.as_str())
         .bind(id.as_str()),
-        &state,
+        &applied.state,
     )
-    .bind(summary)
-    .bind(summary_seq)
-    .bind(boundary)
-    .bind(seq)
+    .bind(&applied.summary)
+    .bind(applied.summary_seq)
+    .bind(applied.boundary_turn_seq)
+    .bind(applied.seq)
     .bind(success)
     .fetch_one(&mut *tx)
     .await?;
-    let after = StoredConversation::from_row(&updated)?;
+    StoredConversation::from_row(&updated)
+}
+
+/// The ledger's row for the attempt.
+async fn insert(
+    tx: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    seq: i64,
+    attempt: &Attempt,
+) -> StoreResult<Recorded> {
     let ledger = sqlx::query(
         "INSERT INTO compactions (tenant, conversation_id, seq, at, trigger, by_host, idle, summarizer, model,
                 tokens_before, tokens_after, tokens_saved, percent_saved, total_messages, user_messages,
@@ -230,7 +243,7 @@ pub(crate) async fn record(
     .bind(db_count(attempt.duration_ms))
     .bind(attempt.upstream_input_tokens.map(db_count))
     .bind(attempt.upstream_output_tokens.map(db_count))
-    .bind(success)
+    .bind(attempt.outcome.is_ok())
     .bind(attempt.outcome.as_ref().err())
     .bind(attempt.outcome.as_ref().ok())
     .bind(attempt.prompt_version)
@@ -246,8 +259,16 @@ pub(crate) async fn record(
     .bind(attempt.fallback)
     .fetch_one(&mut *tx)
     .await?;
-    let ledger = recorded(&ledger)?;
-    // Announced to listeners in the same statement (see `store::events`).
+    Ok(recorded(&ledger)?)
+}
+
+/// The `compaction` event, announced to listeners in the same statement.
+async fn announce(
+    tx: &mut PgConnection,
+    after: &StoredConversation,
+    attempt: &Attempt,
+    ledger: &Recorded,
+) -> StoreResult<()> {
     sqlx::query(
         "WITH e AS (
            INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
@@ -256,15 +277,15 @@ pub(crate) async fn record(
          )
          SELECT pg_notify('compactd_background', tenant || '/' || conversation_id || '/' || kind) FROM e",
     )
-    .bind(tenant.as_str())
-    .bind(id.as_str())
+    .bind(after.tenant.as_str())
+    .bind(after.conversation_id.as_str())
     .bind(after.last_event_seq)
     .bind(attempt.at)
     .bind(json!({
         "compaction_id": ledger.id,
-        "seq": seq,
+        "seq": ledger.seq,
         "trigger": ledger.trigger.as_str(),
-        "success": success,
+        "success": ledger.success,
         "error": ledger.error,
         "summarizer": ledger.summarizer.as_str(),
         "tokens_before": ledger.tokens_before,
@@ -274,10 +295,5 @@ pub(crate) async fn record(
     }))
     .execute(&mut *tx)
     .await?;
-    Ok((ledger, after))
-}
-
-/// An empty anchor is no anchor.
-fn stored_summary_text(summary: &str) -> Option<String> {
-    (!summary.trim().is_empty()).then(|| summary.to_owned())
+    Ok(())
 }

@@ -18,20 +18,16 @@ pub(crate) enum NotRolled {
     SuccessorTaken,
 }
 
-/// The user carried on over a rollover; `None` when there is no such conversation.
+/// The user carried on over a rollover: writes the state the use case gave
+/// (the policy's `rollover_declined`) to the conversation it locked, and its
+/// event, inside the caller's transaction.
 pub(crate) async fn decline(
-    conn: &mut PgConnection,
+    tx: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
     at: DateTime<Utc>,
-) -> StoreResult<Option<StoredConversation>> {
-    // Lock, the policy's transition, write: like a compaction, not the hot path.
-    let mut tx = conn.begin().await?;
-    let Some(stored) = super::conversations::lock(&mut tx, tenant, id).await? else {
-        return Ok(None);
-    };
-    let mut state = stored.state;
-    state.rollover_declined();
+    state: &Conversation,
+) -> StoreResult<StoredConversation> {
     let sql = format!(
         "WITH c AS (
            UPDATE conversations SET ({STATE_COLUMNS}) = ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21),
@@ -46,13 +42,11 @@ pub(crate) async fn decline(
     );
     let row = bind_state(
         sqlx::query(&sql).bind(tenant.as_str()).bind(id.as_str()).bind(at),
-        &state,
+        state,
     )
     .fetch_one(&mut *tx)
     .await?;
-    let declined = StoredConversation::from_row(&row)?;
-    tx.commit().await?;
-    Ok(Some(declined))
+    StoredConversation::from_row(&row)
 }
 
 /// Records the rollover of `id` into `successor` in one transaction (a

@@ -6,20 +6,24 @@ use sqlx::{Connection, PgConnection};
 use super::{Ahead, Drafted};
 use crate::app::prepare::count_wasted;
 use crate::policy::prepare::Reason;
-use crate::store::compactions::{self, Attempt};
+use crate::store::compactions::{self, Applied, Attempt};
 use crate::store::keep;
 use crate::store::ledger::Recorded;
 use crate::store::prepared::{self, Closing};
-use crate::store::{StoreResult, StoredConversation};
+use crate::store::{StoreError, StoreResult, StoredConversation, conversations};
 
 /// Records the attempt and applies it, in a transaction of its own (or a
 /// savepoint of the caller's); the claim ends.
 pub(super) async fn record(conn: &mut PgConnection, prepared: &Drafted) -> StoreResult<(Recorded, StoredConversation)> {
     let mut tx = conn.begin().await?;
-    let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, &prepared.attempt).await?;
     let attempt = &prepared.attempt;
+    let locked = conversations::lock(&mut tx, &prepared.tenant, &prepared.id)
+        .await?
+        .ok_or_else(|| StoreError::Corrupt("the conversation claimed for a compaction is gone".to_owned()))?;
+    let applied = applied(&locked, attempt);
+    let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, attempt, &applied).await?;
     if attempt.outcome.is_ok() {
-        // The conversation's row is locked (compactions::record).
+        // The conversation's row is locked (conversations::lock).
         (prepared.keep)
             .save(&mut tx, &prepared.tenant, &prepared.id, &prepared.observations)
             .await?;
@@ -37,6 +41,36 @@ pub(super) async fn record(conn: &mut PgConnection, prepared: &Drafted) -> Store
     count(attempt);
     tx.commit().await?;
     Ok(recorded)
+}
+
+/// What the attempt leaves the conversation with (SPEC §2): on success it
+/// is compacted (the policy's transition) and the summary becomes the anchor
+/// (an empty one is none); on failure only the failure counts.
+fn applied(stored: &StoredConversation, attempt: &Attempt) -> Applied {
+    let mut state = stored.state.clone();
+    let seq = stored.last_compaction_seq + 1;
+    match &attempt.outcome {
+        Ok(summary) => {
+            state.compacted(attempt.by_host, attempt.idle, attempt.at);
+            Applied {
+                state,
+                summary: (!summary.trim().is_empty()).then(|| summary.clone()),
+                summary_seq: Some(seq),
+                boundary_turn_seq: attempt.boundary_turn_seq,
+                seq,
+            }
+        }
+        Err(_) => {
+            state.compaction_failed();
+            Applied {
+                state,
+                summary: stored.summary.as_ref().map(|(text, _)| text.clone()),
+                summary_seq: stored.summary.as_ref().map(|(_, seq)| *seq),
+                boundary_turn_seq: stored.boundary_turn_seq,
+                seq,
+            }
+        }
+    }
 }
 
 fn count(attempt: &Attempt) {
