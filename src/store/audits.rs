@@ -9,6 +9,7 @@ use serde_json::json;
 use sqlx::{Connection, PgConnection, Row};
 
 use super::StoreResult;
+use super::events::EventKind;
 use super::scoring::append_event;
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::audit::{AuditConfig, LiveTurn};
@@ -177,7 +178,14 @@ pub(crate) async fn finish(conn: &mut PgConnection, claimed: &Claimed, outcome: 
         "evicted": outcome.evicted,
         "through_turn": claimed.last_turn_seq,
     });
-    append_event(&mut tx, &claimed.tenant, &claimed.conversation_id, "audited", payload).await?;
+    append_event(
+        &mut tx,
+        &claimed.tenant,
+        &claimed.conversation_id,
+        EventKind::Audited,
+        payload,
+    )
+    .await?;
     tx.commit().await?;
     Ok(())
 }
@@ -199,7 +207,7 @@ pub(crate) async fn give_up(conn: &mut PgConnection, claimed: &Claimed, reason: 
         &mut tx,
         &claimed.tenant,
         &claimed.conversation_id,
-        "skipped",
+        EventKind::Skipped,
         json!({"reason": reason, "detail": detail}),
     )
     .await?;

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use sqlx::{PgConnection, Row};
 
+use super::events::EventKind;
 use super::ledger::{Recorded, recorded};
 use super::state::{STATE_COLUMNS, bind_state};
 use super::{StoreResult, StoredConversation, db_count};
@@ -269,14 +270,15 @@ async fn announce(
     attempt: &Attempt,
     ledger: &Recorded,
 ) -> StoreResult<()> {
-    sqlx::query(
+    sqlx::query(&format!(
         "WITH e AS (
            INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
-           VALUES ($1, $2, $3, $4, 'compaction', $5)
+           VALUES ($1, $2, $3, $4, '{}', $5)
            RETURNING tenant, conversation_id, kind
          )
          SELECT pg_notify('compactd_background', tenant || '/' || conversation_id || '/' || kind) FROM e",
-    )
+        EventKind::Compaction
+    ))
     .bind(after.tenant.as_str())
     .bind(after.conversation_id.as_str())
     .bind(after.last_event_seq)

@@ -7,6 +7,7 @@ use serde_json::json;
 use sqlx::PgConnection;
 use sqlx::types::Json;
 
+use super::events::EventKind;
 use super::transitions::{END_TURN, RECORD_USAGE, bind_fresh};
 use super::{StoreResult, StoredConversation, db_count};
 use crate::domain::{ConversationId, TenantId};
@@ -132,7 +133,7 @@ pub(crate) async fn record_decision(
     at: DateTime<Utc>,
     decision: &PendingDecision,
 ) -> StoreResult<Option<i64>> {
-    let seq = sqlx::query_scalar(
+    let seq = sqlx::query_scalar(&format!(
         "WITH c AS (
            UPDATE conversations
               SET last_event_seq = last_event_seq + 1,
@@ -142,9 +143,10 @@ pub(crate) async fn record_decision(
            RETURNING tenant, conversation_id, last_event_seq
          )
          INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
-         SELECT tenant, conversation_id, last_event_seq, $3, 'decision', $4 FROM c
+         SELECT tenant, conversation_id, last_event_seq, $3, '{}', $4 FROM c
          RETURNING seq",
-    )
+        EventKind::Decision
+    ))
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(at)

@@ -14,6 +14,36 @@ use sqlx::{PgConnection, Row};
 use super::StoreResult;
 use crate::domain::{ConversationId, TenantId};
 
+/// What an entry of the log records: every kind written, named once (the
+/// SQL that writes or reads one names it through here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
+#[strum(serialize_all = "snake_case")]
+pub(crate) enum EventKind {
+    Usage,
+    TurnEnded,
+    Decision,
+    Compaction,
+    Handoff,
+    RolloverDeclined,
+    Scored,
+    Audited,
+    Prepared,
+    Skipped,
+}
+
+impl EventKind {
+    /// The name stored in `events.kind` (and announced on `compactd_background`).
+    pub(crate) fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One entry of the log.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Event {
@@ -65,18 +95,48 @@ pub(crate) async fn used_reported_since_compaction(
     tenant: &TenantId,
     id: &ConversationId,
 ) -> StoreResult<Option<u64>> {
-    let used: Option<i64> = sqlx::query_scalar(
+    let used: Option<i64> = sqlx::query_scalar(&format!(
         "SELECT (payload->>'used')::bigint FROM events
-          WHERE tenant = $1 AND conversation_id = $2 AND kind = 'usage'
+          WHERE tenant = $1 AND conversation_id = $2 AND kind = '{usage}'
             AND seq > coalesce((SELECT max(seq) FROM events
-                                 WHERE tenant = $1 AND conversation_id = $2 AND kind = 'compaction'
+                                 WHERE tenant = $1 AND conversation_id = $2 AND kind = '{compaction}'
                                    AND (payload->>'success')::boolean), 0)
           ORDER BY seq DESC LIMIT 1",
-    )
+        usage = EventKind::Usage,
+        compaction = EventKind::Compaction,
+    ))
     .bind(tenant.as_str())
     .bind(id.as_str())
     .fetch_optional(conn)
     .await?
     .flatten();
     Ok(used.and_then(|used| u64::try_from(used).ok()).filter(|used| *used > 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use strum::VariantArray;
+
+    use super::EventKind;
+
+    #[test]
+    fn event_kinds_keep_the_names_stored_logs_and_listeners_know() {
+        let names: Vec<&str> = EventKind::VARIANTS.iter().map(|kind| kind.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "usage",
+                "turn_ended",
+                "decision",
+                "compaction",
+                "handoff",
+                "rollover_declined",
+                "scored",
+                "audited",
+                "prepared",
+                "skipped"
+            ]
+        );
+        assert_eq!(format!("'{}'", EventKind::RolloverDeclined), "'rollover_declined'");
+    }
 }

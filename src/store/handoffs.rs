@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use sqlx::{Connection, PgConnection};
 
+use super::events::EventKind;
 use super::state::{STATE_COLUMNS, bind_state};
 use super::{StoreResult, StoredConversation};
 use crate::domain::{ConversationId, TenantId};
@@ -36,9 +37,10 @@ pub(crate) async fn decline(
            RETURNING *
          ), event AS (
            INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
-           SELECT tenant, conversation_id, last_event_seq, $3, 'rollover_declined', '{{}}'::jsonb FROM c
+           SELECT tenant, conversation_id, last_event_seq, $3, '{declined}', '{{}}'::jsonb FROM c
          )
-         SELECT * FROM c"
+         SELECT * FROM c",
+        declined = EventKind::RolloverDeclined
     );
     let row = bind_state(
         sqlx::query(&sql).bind(tenant.as_str()).bind(id.as_str()).bind(at),
@@ -85,13 +87,16 @@ pub(crate) async fn roll_over(
     .fetch_optional(&mut *tx)
     .await?;
     if created.is_some() {
-        sqlx::query("INSERT INTO events (tenant, conversation_id, seq, at, kind, payload) VALUES ($1, $2, 1, $3, 'handoff', $4)")
-            .bind(tenant.as_str())
-            .bind(successor.as_str())
-            .bind(at)
-            .bind(json!({"predecessor_id": id.as_str(), "role": "successor"}))
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(&format!(
+            "INSERT INTO events (tenant, conversation_id, seq, at, kind, payload) VALUES ($1, $2, 1, $3, '{}', $4)",
+            EventKind::Handoff
+        ))
+        .bind(tenant.as_str())
+        .bind(successor.as_str())
+        .bind(at)
+        .bind(json!({"predecessor_id": id.as_str(), "role": "successor"}))
+        .execute(&mut *tx)
+        .await?;
     } else {
         let predecessor: Option<String> =
             sqlx::query_scalar("SELECT predecessor_id FROM conversations WHERE tenant = $1 AND conversation_id = $2")
@@ -103,17 +108,18 @@ pub(crate) async fn roll_over(
             return Ok(Err(NotRolled::SuccessorTaken));
         }
     }
-    let row = sqlx::query(
+    let row = sqlx::query(&format!(
         "WITH c AS (
            UPDATE conversations SET successor_id = $3, last_event_seq = last_event_seq + 1, updated_at = now()
             WHERE tenant = $1 AND conversation_id = $2
            RETURNING *
          ), event AS (
            INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
-           SELECT tenant, conversation_id, last_event_seq, $4, 'handoff', $5 FROM c
+           SELECT tenant, conversation_id, last_event_seq, $4, '{}', $5 FROM c
          )
          SELECT * FROM c",
-    )
+        EventKind::Handoff
+    ))
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(successor.as_str())
@@ -140,12 +146,13 @@ pub(crate) async fn recorded(
     id: &ConversationId,
     successor: &str,
 ) -> StoreResult<Option<Recorded>> {
-    let row: Option<(Option<String>, Option<String>)> = sqlx::query_as(
+    let row: Option<(Option<String>, Option<String>)> = sqlx::query_as(&format!(
         "SELECT payload->>'text', payload->>'bookmark' FROM events
-          WHERE tenant = $1 AND conversation_id = $2 AND kind = 'handoff'
+          WHERE tenant = $1 AND conversation_id = $2 AND kind = '{}'
             AND payload->>'role' = 'predecessor' AND payload->>'successor_id' = $3
           ORDER BY seq DESC LIMIT 1",
-    )
+        EventKind::Handoff
+    ))
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(successor)

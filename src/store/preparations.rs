@@ -11,6 +11,7 @@ use serde_json::json;
 use sqlx::{Connection, PgConnection, Row};
 
 use super::compactions::keep_json;
+use super::events::EventKind;
 use super::scoring::append_event;
 use super::{StoreResult, StoredConversation, db_count};
 use crate::domain::{ConversationId, TenantId};
@@ -157,7 +158,14 @@ pub(crate) async fn drop_claimed(conn: &mut PgConnection, claimed: &Claimed, rea
     let dropped = done.rows_affected() == 1;
     if dropped {
         let payload = json!({"reason": skipped_reason(reason), "preparation": claimed.seq});
-        append_event(&mut tx, &claimed.tenant, &claimed.conversation_id, "skipped", payload).await?;
+        append_event(
+            &mut tx,
+            &claimed.tenant,
+            &claimed.conversation_id,
+            EventKind::Skipped,
+            payload,
+        )
+        .await?;
     }
     tx.commit().await?;
     Ok(dropped)
@@ -238,7 +246,14 @@ pub(crate) async fn record_written(tx: &mut PgConnection, claimed: &Claimed, wri
             "upstream_input_tokens": written.upstream_input_tokens,
             "upstream_output_tokens": written.upstream_output_tokens,
         });
-        append_event(tx, &claimed.tenant, &claimed.conversation_id, "prepared", payload).await?;
+        append_event(
+            tx,
+            &claimed.tenant,
+            &claimed.conversation_id,
+            EventKind::Prepared,
+            payload,
+        )
+        .await?;
         return Ok(Kept::Ready);
     }
     // Closed while it was being written: the tokens were spent all the same.

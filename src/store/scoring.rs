@@ -10,6 +10,7 @@ use serde_json::json;
 use sqlx::{Connection, PgConnection, Row};
 
 use super::StoreResult;
+use super::events::EventKind;
 use crate::domain::{ConversationId, TenantId};
 
 /// A turn a worker has claimed for scoring.
@@ -81,7 +82,7 @@ pub(crate) async fn append_event(
     conn: &mut PgConnection,
     tenant: &TenantId,
     conversation_id: &ConversationId,
-    kind: &str,
+    kind: EventKind,
     payload: serde_json::Value,
 ) -> StoreResult<()> {
     sqlx::query(
@@ -99,7 +100,7 @@ pub(crate) async fn append_event(
     )
     .bind(tenant)
     .bind(conversation_id)
-    .bind(kind)
+    .bind(kind.as_str())
     .bind(&payload)
     .execute(&mut *conn)
     .await?;
@@ -126,7 +127,7 @@ pub(crate) async fn record(conn: &mut PgConnection, turn: &ClaimedTurn, score: u
         return Ok(false);
     }
     let payload = json!({"turn_id": turn.seq, "score": score, "source": source});
-    append_event(&mut tx, &turn.tenant, &turn.conversation_id, "scored", payload).await?;
+    append_event(&mut tx, &turn.tenant, &turn.conversation_id, EventKind::Scored, payload).await?;
     tx.commit().await?;
     Ok(true)
 }
@@ -167,7 +168,14 @@ pub(crate) async fn record_failure(
     .await?;
     if done.rows_affected() == 1 {
         let payload = json!({"reason": reason, "turn_id": turn.seq, "detail": detail});
-        append_event(&mut tx, &turn.tenant, &turn.conversation_id, "skipped", payload).await?;
+        append_event(
+            &mut tx,
+            &turn.tenant,
+            &turn.conversation_id,
+            EventKind::Skipped,
+            payload,
+        )
+        .await?;
     }
     tx.commit().await?;
     Ok(())

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
 
+use super::events::EventKind;
 use super::{StoreResult, count_of};
 use crate::domain::TenantId;
 use crate::policy::CompactionTrigger;
@@ -80,13 +81,16 @@ pub(crate) async fn read(
     // (migration 7); the WHERE clauses must match those indexes' predicates.
     let logged = sqlx::query(&format!(
         "SELECT (SELECT count(*) FROM events WHERE tenant = $1 AND {in_span}
-                    AND kind = 'decision' AND payload->>'decision' = 'compact') AS compact,
+                    AND kind = '{decision}' AND payload->>'decision' = 'compact') AS compact,
                 (SELECT count(*) FROM events WHERE tenant = $1 AND {in_span}
-                    AND kind = 'decision' AND payload->>'decision' = 'rollover') AS rollover,
+                    AND kind = '{decision}' AND payload->>'decision' = 'rollover') AS rollover,
                 (SELECT count(*) FROM events WHERE tenant = $1 AND {in_span}
-                    AND kind = 'handoff' AND payload->>'role' = 'predecessor') AS rollovers,
+                    AND kind = '{handoff}' AND payload->>'role' = 'predecessor') AS rollovers,
                 (SELECT count(*) FROM events WHERE tenant = $1 AND {in_span}
-                    AND kind = 'rollover_declined') AS declined_rollovers"
+                    AND kind = '{declined}') AS declined_rollovers",
+        decision = EventKind::Decision,
+        handoff = EventKind::Handoff,
+        declined = EventKind::RolloverDeclined,
     ))
     .bind(tenant.as_str())
     .bind(since)

@@ -18,6 +18,7 @@ use sqlx::postgres::PgArguments;
 use sqlx::query::Query;
 use sqlx::types::Json;
 
+use super::events::EventKind;
 use super::state::{STATE_COLUMNS, bind_state};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::{Conversation, ModelCall};
@@ -89,10 +90,11 @@ pub(super) static RECORD_USAGE: LazyLock<String> = LazyLock::new(|| {
   RETURNING *
 ), event AS (
   INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
-  SELECT tenant, conversation_id, last_event_seq, $27, 'usage', $33 FROM c
+  SELECT tenant, conversation_id, last_event_seq, $27, '{usage}', $33 FROM c
 )
 SELECT * FROM c",
-        *INSERT_FRESH
+        *INSERT_FRESH,
+        usage = EventKind::Usage
     )
 });
 
@@ -132,11 +134,12 @@ pub(super) static END_TURN: LazyLock<String> = LazyLock::new(|| {
   SELECT tenant, conversation_id, last_turn_seq, $24, $25, $28, $29 FROM c WHERE $27
 ), event AS (
   INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
-  SELECT tenant, conversation_id, last_event_seq, $24, 'turn_ended',
+  SELECT tenant, conversation_id, last_event_seq, $24, '{turn_ended}',
          $30::jsonb || jsonb_build_object('turn_id', CASE WHEN $27 THEN last_turn_seq END)
   FROM c
 )
 SELECT * FROM c",
-        *INSERT_FRESH
+        *INSERT_FRESH,
+        turn_ended = EventKind::TurnEnded
     )
 });
