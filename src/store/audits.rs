@@ -43,6 +43,7 @@ pub(crate) struct Claimed {
 
 /// Claims the conversation's audit when one is due and no other worker runs
 /// it; also claims the turns it will re-score, so the scorer leaves them.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn claim(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -131,6 +132,7 @@ pub(crate) struct Outcome {
 }
 
 /// Applies an audit's outcome and ends its claim, in one transaction.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn finish(conn: &mut PgConnection, claimed: &Claimed, outcome: &Outcome) -> StoreResult<()> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
@@ -191,6 +193,7 @@ pub(crate) async fn finish(conn: &mut PgConnection, claimed: &Claimed, outcome: 
 }
 
 /// Ends a claimed audit without applying anything, and says why.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn give_up(conn: &mut PgConnection, claimed: &Claimed, reason: &str, detail: &str) -> StoreResult<()> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;

@@ -8,6 +8,7 @@ use crate::domain::TenantId;
 
 /// Input and output tokens the tenant's upstream calls took today, and
 /// those held for calls running now.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn spent_today(conn: &mut PgConnection, tenant: &TenantId) -> StoreResult<u64> {
     let spent: Option<i64> = sqlx::query_scalar(
         "SELECT input_tokens + output_tokens + reserved_tokens FROM upstream_usage
@@ -22,6 +23,7 @@ pub(crate) async fn spent_today(conn: &mut PgConnection, tenant: &TenantId) -> S
 /// Holds `tokens` of today's budget for a call about to be made, unless
 /// what is spent and held already reaches `daily`; whether it was held.
 /// One statement, so concurrent calls see each other's holds.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn reserve(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -47,6 +49,7 @@ pub(crate) async fn reserve(
 
 /// Gives back `held` tokens on the day they were held and counts what a
 /// call took today (`calls`: how many were made).
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn settle(
     conn: &mut PgConnection,
     tenant: &TenantId,

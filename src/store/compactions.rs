@@ -27,6 +27,7 @@ pub(crate) enum Unclaimed {
 
 /// Claims the conversation for one summary; a claim older than `stale_after`
 /// was abandoned (its process died) and is taken over.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn claim(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -59,6 +60,7 @@ pub(crate) async fn claim(
 
 /// Gives the claim made at `since` back without recording anything; a claim
 /// made since (this one was taken over) is left alone.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn release(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -160,6 +162,7 @@ pub(crate) struct Applied {
 /// Records `attempt` and writes what it `applied` to the conversation (locked
 /// by `conversations::lock`): the ledger row, the new state and anchor, the event that
 /// announces it. The claim ends. Runs inside the caller's transaction.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn record(
     tx: &mut PgConnection,
     tenant: &TenantId,

@@ -14,6 +14,7 @@ use crate::domain::{ConversationId, TenantId};
 use crate::policy::{CacheLife, Conversation, ModelCall, PendingDecision, PolicyConfig, TurnEnd, UsageReport};
 
 /// Applies a usage report; creates the conversation on first sight.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn record_usage(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -66,6 +67,7 @@ impl TurnText {
 
 /// Applies a turn's end and stores its text; answers the state and, when a
 /// turn was stored, its id.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn end_turn(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -97,6 +99,7 @@ pub(crate) async fn end_turn(
 }
 
 /// The conversation, if the tenant has one by that id.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn find(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -111,6 +114,7 @@ pub(crate) async fn find(
 }
 
 /// The conversation, its row locked until the caller's transaction ends.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn lock(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -126,6 +130,7 @@ pub(crate) async fn lock(
 
 /// Logs a non-keep decision and makes it the pending one; answers its event's
 /// seq, or `None` when the conversation does not exist.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn record_decision(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -172,6 +177,7 @@ pub(crate) struct Listed {
 
 /// The tenant's conversations whose id starts with `prefix` (all for ""),
 /// newest first, at most `limit`.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn newest(
     conn: &mut PgConnection,
     tenant: &TenantId,

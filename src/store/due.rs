@@ -18,6 +18,7 @@ pub(crate) struct Position {
 /// Conversations whose one-hour cache expires within the idle lead of `at`,
 /// large enough and not yet compacted while idle; oldest last turn first.
 /// `None` for the tenant: every tenant's (the idle sweep).
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn idle_candidates(
     conn: &mut PgConnection,
     tenant: Option<&TenantId>,
@@ -52,6 +53,7 @@ pub(crate) async fn idle_candidates(
 
 /// Conversations whose next message should start a new one: a large context
 /// gone cold, or a long absence after many compactions.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn next_message_candidates(
     conn: &mut PgConnection,
     tenant: &TenantId,

@@ -57,6 +57,7 @@ pub(crate) struct Event {
 }
 
 /// Events with `seq > after`, oldest first, at most `limit`.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn list(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -90,6 +91,7 @@ pub(crate) async fn list(
 
 /// The context use the agent reported after the conversation's last
 /// successful compaction (or ever, before its first), if it reported any.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn used_reported_since_compaction(
     conn: &mut PgConnection,
     tenant: &TenantId,

@@ -22,6 +22,7 @@ pub(crate) enum NotRolled {
 /// The user carried on over a rollover: writes the state the use case gave
 /// (the policy's `rollover_declined`) to the conversation it locked, and its
 /// event, inside the caller's transaction.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn decline(
     tx: &mut PgConnection,
     tenant: &TenantId,
@@ -53,6 +54,7 @@ pub(crate) async fn decline(
 
 /// Records the rollover of `id` into `successor` in one transaction (a
 /// savepoint inside the caller's); answers the predecessor as it is now.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn roll_over(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -140,6 +142,7 @@ pub(crate) struct Recorded {
 }
 
 /// The handoff from `id` to `successor`, if one was made.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn recorded(
     conn: &mut PgConnection,
     tenant: &TenantId,

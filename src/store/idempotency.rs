@@ -60,6 +60,7 @@ pub enum Claim {
 }
 
 /// Claims `key` for a request with `fingerprint`, or says why not.
+#[tracing::instrument(level = "debug", skip_all)]
 pub async fn begin(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -113,6 +114,7 @@ pub async fn begin(
 /// Keeps the answer, in the transaction that made the effect. `false` when
 /// the claim is no longer ours (it was taken over as abandoned): the caller
 /// must roll back.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn finish(
     tx: &mut PgConnection,
     tenant: &TenantId,
@@ -137,6 +139,7 @@ pub(crate) async fn finish(
 
 /// Gives up a claim whose request failed (or may have been made when the
 /// request could not tell), so a retry may run at once.
+#[tracing::instrument(level = "debug", skip_all)]
 pub async fn abandon(conn: &mut PgConnection, tenant: &TenantId, key: &str, token: ClaimToken) -> StoreResult<()> {
     sqlx::query("DELETE FROM idempotency_keys WHERE tenant = $1 AND key = $2 AND claim = $3 AND status IS NULL")
         .bind(tenant.as_str())
@@ -148,6 +151,7 @@ pub async fn abandon(conn: &mut PgConnection, tenant: &TenantId, key: &str, toke
 }
 
 /// Forgets answers past their retention; answers how many.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn sweep(conn: &mut PgConnection) -> StoreResult<u64> {
     let done = sqlx::query("DELETE FROM idempotency_keys WHERE created_at <= now() - $1::interval")
         .bind(RETENTION)

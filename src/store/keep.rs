@@ -30,6 +30,7 @@ pub(crate) struct Marks {
 }
 
 /// The conversation's keep marks (the default for one that does not exist).
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn marks(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<Marks> {
     let row =
         sqlx::query("SELECT keep_turn_seq, keep_clock FROM conversations WHERE tenant = $1 AND conversation_id = $2")
@@ -72,6 +73,7 @@ fn item(row: &PgRow) -> StoreResult<KeepItem> {
 }
 
 /// The conversation's keep set (empty for one that has none yet).
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn load(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<StoredKeep> {
     let marks =
         sqlx::query("SELECT keep_turn_seq, keep_clock FROM conversations WHERE tenant = $1 AND conversation_id = $2")
@@ -103,6 +105,7 @@ pub(crate) async fn load(conn: &mut PgConnection, tenant: &TenantId, id: &Conver
 
 /// Saves the items `set` changed since it was loaded, its clock, and that
 /// stored turns up to `turns_read` are read; inside the caller's transaction.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn save(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -175,6 +178,7 @@ pub(crate) async fn save(
 }
 
 /// Adds one summary's keep figures to its hour's sums (for /stats).
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn tally(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -214,6 +218,7 @@ type Span = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
 /// The keep figures of every summary written in `[since, until)`, by kind:
 /// whole hours from their sums, the partial hours at the edges from the
 /// ledger's rows, so the span is exact.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn figures_between(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -291,6 +296,7 @@ pub(crate) async fn figures_between(
 }
 
 /// A successor starts with its predecessor's items and clock.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn inherit(
     conn: &mut PgConnection,
     tenant: &TenantId,

@@ -16,6 +16,7 @@ pub(crate) struct StoredKey {
     pub revoked_at: Option<DateTime<Utc>>,
 }
 
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn insert(
     conn: &mut PgConnection,
     id: &str,
@@ -36,6 +37,7 @@ pub(crate) async fn insert(
 }
 
 /// Every key, revoked ones too, oldest first.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn all(conn: &mut PgConnection) -> StoreResult<Vec<StoredKey>> {
     let rows = sqlx::query("SELECT * FROM api_keys ORDER BY created_at, id")
         .fetch_all(&mut *conn)
@@ -56,6 +58,7 @@ pub(crate) async fn all(conn: &mut PgConnection) -> StoreResult<Vec<StoredKey>> 
 }
 
 /// Revokes a key; `false` when there is no such key or it was revoked already.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn revoke(conn: &mut PgConnection, id: &str) -> StoreResult<bool> {
     let done = sqlx::query("UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL")
         .bind(id)

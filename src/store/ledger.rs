@@ -111,6 +111,7 @@ pub(super) fn recorded(row: &PgRow) -> sqlx::Result<Recorded> {
 }
 
 /// Who wrote the summary of the conversation's compaction `seq`.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn writer_of(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -130,6 +131,7 @@ pub(crate) async fn writer_of(
 }
 
 /// A conversation's attempts, newest first, before `before_seq`.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn of_conversation(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -166,6 +168,7 @@ pub(crate) struct FleetFilter {
 
 /// The tenant's attempts across conversations, newest first by their time
 /// (ties by the order they were recorded in).
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn of_fleet(
     conn: &mut PgConnection,
     tenant: &TenantId,

@@ -92,6 +92,7 @@ const EARLIER_TEXTS: [EarlierText; 4] = [
 
 /// Brings the database's schema up to date: an older database is adopted
 /// first, then whatever follows the baseline runs.
+#[tracing::instrument(level = "debug", skip_all)]
 pub async fn migrate(pool: &PgPool) -> Result<(), MigrateError> {
     {
         let mut conn = pool.acquire().await?;
@@ -120,6 +121,7 @@ async fn create_ledger_reader(conn: &mut PgConnection) -> Result<(), MigrateErro
 /// When `name` is not an identifier Postgres takes unquoted and whole: a
 /// lower-case ASCII letter or an underscore, then those or digits, at most
 /// 63 bytes (it is written into the statement).
+#[tracing::instrument(level = "debug", skip_all)]
 pub async fn create_role_once(conn: &mut PgConnection, name: &str) -> Result<(), MigrateError> {
     assert!(
         (1..=63).contains(&name.len())

@@ -39,6 +39,7 @@ pub fn pool(options: PgConnectOptions, max_connections: u32) -> PgPool {
 /// but the fleet's reads take optional spans and filters, and a plan made
 /// without knowing them scans the whole ledger: ten times slower at a few
 /// million rows (bench/dashboard_reads).
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn begin_fleet_read(pool: &PgPool) -> StoreResult<Transaction<'static, Postgres>> {
     let mut transaction = pool.begin().await?;
     // Sorts for percentiles stay in memory; compiling a plan (JIT) costs more
@@ -54,6 +55,7 @@ pub(crate) async fn begin_fleet_read(pool: &PgPool) -> StoreResult<Transaction<'
 }
 
 /// Whether the database answers.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn ping(pool: &PgPool) -> StoreResult<()> {
     sqlx::query("SELECT 1").execute(pool).await?;
     Ok(())

@@ -23,6 +23,7 @@ use crate::policy::prepare::{Covered, Reason};
 /// superseded. Nothing is planned when the conversation moved on since
 /// (another report planned, a turn was stored, it was compacted): the next
 /// report looks again. Answers the new preparation's seq.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn plan(
     conn: &mut PgConnection,
     stored: &StoredConversation,
@@ -82,6 +83,7 @@ pub(crate) struct Claimed {
 /// Claims up to `limit` planned preparations (of one conversation, when
 /// `only` names it), oldest first, skipping those another worker holds; a
 /// claim older than `abandoned_after` is taken again.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn claim(
     conn: &mut PgConnection,
     limit: i64,
@@ -125,6 +127,7 @@ pub(crate) async fn claim(
 }
 
 /// Preparations waiting for a worker (the queue's depth).
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn waiting(conn: &mut PgConnection) -> StoreResult<i64> {
     Ok(
         sqlx::query_scalar("SELECT count(*) FROM preparations WHERE status = 'planned'")
@@ -141,6 +144,7 @@ pub(crate) fn skipped_reason(reason: Reason) -> String {
 /// A claimed preparation that will not be written, for `reason`, logged as
 /// a `skipped` event; nothing happens when the claim was lost or it was
 /// closed since.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn drop_claimed(conn: &mut PgConnection, claimed: &Claimed, reason: Reason) -> StoreResult<bool> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
@@ -203,6 +207,7 @@ pub(crate) enum Kept {
 /// Records a written preparation, inside the caller's transaction (which
 /// holds the conversation's row, and checked it still stands where the
 /// preparation was planned), and logs a `prepared` event.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn record_written(tx: &mut PgConnection, claimed: &Claimed, written: &Written) -> StoreResult<Kept> {
     let bind = |sql| {
         sqlx::query(sql)

@@ -48,6 +48,7 @@ fn ready_of(row: &PgRow) -> StoreResult<Ready> {
 }
 
 /// The conversation's written preparation waiting for a compaction, if any.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn ready(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -99,6 +100,7 @@ impl Closing {
 /// Closes every open preparation of the conversation, inside the caller's
 /// transaction (which holds its row): a compaction recorded, or a rollover.
 /// Answers the reasons of those wasted, for the metrics.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn close(
     tx: &mut PgConnection,
     tenant: &TenantId,
@@ -136,6 +138,7 @@ pub(crate) async fn close(
 /// Written preparations nobody used for `left_for` are wasted (`expired`),
 /// each announced on `compactd_background` as `…/preparation_expired`;
 /// answers how many.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn expire(conn: &mut PgConnection, left_for: Duration) -> StoreResult<u64> {
     let expired: i64 = sqlx::query_scalar(
         "WITH expired AS (

@@ -11,6 +11,7 @@ use crate::domain::{ConversationId, TenantId};
 /// write its turns or keep items: every writer takes the row before those
 /// (the hot path updates the row before it inserts a turn), so no two
 /// writers ever wait on each other in opposite orders.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn lock_conversation_first(
     conn: &mut sqlx::PgConnection,
     tenant: &TenantId,
@@ -27,6 +28,7 @@ pub(crate) async fn lock_conversation_first(
 /// Runs `write` (its own transaction) again at once when it lost a race
 /// (a deadlock or serialization failure), a few times, instead of leaving
 /// its work to a claim's timeout.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn retry_lost_races<T, F, Fut>(mut write: F) -> StoreResult<T>
 where
     F: FnMut() -> Fut,

@@ -30,6 +30,7 @@ pub(crate) struct ClaimedTurn {
 /// worker holds; a claim older than `abandoned_after` is taken again. Each
 /// side's text comes cut at `reads_chars` characters (what a score reads),
 /// so a paste of megabytes is never carried to the worker whole.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn claim(
     conn: &mut PgConnection,
     limit: i64,
@@ -68,6 +69,7 @@ pub(crate) async fn claim(
 }
 
 /// Turns waiting to be scored (the scorer's queue).
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn waiting(conn: &mut PgConnection) -> StoreResult<i64> {
     Ok(
         sqlx::query_scalar("SELECT count(*) FROM turns WHERE score IS NULL AND NOT score_failed")
@@ -78,6 +80,7 @@ pub(crate) async fn waiting(conn: &mut PgConnection) -> StoreResult<i64> {
 
 /// Appends an event to a conversation's log and, in the same statement,
 /// announces it to listeners (see `store::events`).
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn append_event(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -109,6 +112,7 @@ pub(crate) async fn append_event(
 
 /// Records a claimed turn's score; `false` when the claim was lost (another
 /// worker took it as abandoned, or an audit scored it), and nothing is written.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn record(conn: &mut PgConnection, turn: &ClaimedTurn, score: u8, source: &str) -> StoreResult<bool> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &turn.tenant, &turn.conversation_id).await?;
@@ -134,6 +138,7 @@ pub(crate) async fn record(conn: &mut PgConnection, turn: &ClaimedTurn, score: u
 
 /// Gives a claimed turn back after its score could not be recorded, so the
 /// next round takes it instead of waiting for the claim to lapse.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn release(conn: &mut PgConnection, turn: &ClaimedTurn) -> StoreResult<()> {
     sqlx::query(
         "UPDATE turns SET score_claimed_at = NULL
@@ -149,6 +154,7 @@ pub(crate) async fn release(conn: &mut PgConnection, turn: &ClaimedTurn) -> Stor
 }
 
 /// The score call failed: the turn stays unscored, left to the next audit.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn record_failure(
     conn: &mut PgConnection,
     turn: &ClaimedTurn,

@@ -25,6 +25,7 @@ pub(crate) enum Attempt {
 /// mid-way leaves it due) and takes it off the due list. Announced on
 /// `compactd_background` as `tenant/conversation_id/search_pieces` (or
 /// `…/search_pieces_refused`). `None` when no turn is due.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn write_next(conn: &mut PgConnection) -> StoreResult<Option<Attempt>> {
     let mut tx = conn.begin().await?;
     let due: Option<(i64, String, String, i64)> = sqlx::query_as(
@@ -78,6 +79,7 @@ pub(crate) async fn write_next(conn: &mut PgConnection) -> StoreResult<Option<At
 }
 
 /// How many long turns still wait for their pieces (those given up on aside).
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn due(conn: &mut PgConnection) -> StoreResult<i64> {
     Ok(
         sqlx::query_scalar("SELECT count(*) FROM turn_pieces_due WHERE attempts < $1")

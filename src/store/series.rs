@@ -19,6 +19,7 @@ pub(crate) struct Point {
 }
 
 /// The non-empty (bucket, trigger) pairs, oldest first.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Series) -> StoreResult<Vec<Point>> {
     // Bucket by bucket, each an index-only range scan grouped by trigger: one
     // GROUP BY over the whole span sorts every row of it first (the planner

@@ -32,6 +32,7 @@ pub(crate) struct Stats {
     pub declined_rollovers: u64,
 }
 
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn read(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -133,6 +134,7 @@ pub(crate) struct PreparationStats {
     pub wasted_by_reason: Vec<(Reason, u64)>,
 }
 
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn preparations(
     conn: &mut PgConnection,
     tenant: &TenantId,

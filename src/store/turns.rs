@@ -80,6 +80,7 @@ fn listed_columns() -> String {
 }
 
 /// The turns after `boundary`, oldest first.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn since(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -98,6 +99,7 @@ pub(crate) async fn since(
 }
 
 /// The newest turns at or before `from` (all when `None`), newest first.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn back_from(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -121,6 +123,7 @@ pub(crate) async fn back_from(
 }
 
 /// One turn, whole.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn one(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -139,6 +142,7 @@ pub(crate) async fn one(
 }
 
 /// The newest turns whose user (or assistant) text is present, newest first.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn latest_with(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -177,6 +181,7 @@ pub(crate) enum Said {
 /// plain substring match where words cannot serve: a query in a script
 /// written without spaces, or a long turn whose pieces the background has
 /// yet to write.
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn search(
     conn: &mut PgConnection,
     tenant: &TenantId,
@@ -230,6 +235,7 @@ fn written_without_spaces(query: &str) -> bool {
 
 /// The newest `limit` live (not evicted) turns, oldest first, as a list
 /// reads them (each text its first [`LISTED_CHARS`]).
+#[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn recent_live(
     conn: &mut PgConnection,
     tenant: &TenantId,
