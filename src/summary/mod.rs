@@ -5,5 +5,5 @@
 
 mod chunked;
 mod extractive;
-pub(crate) mod summarizer;
+pub mod summarizer;
 pub(crate) use summarizer::Via;
