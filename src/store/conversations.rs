@@ -2,6 +2,8 @@
 //! it. The two hot-path writes are one statement each, written in
 //! `transitions.rs`.
 
+use std::sync::LazyLock;
+
 use chrono::{DateTime, Utc};
 use serde_json::json;
 use sqlx::PgConnection;
@@ -128,17 +130,9 @@ pub(crate) async fn lock(
     row.as_ref().map(StoredConversation::from_row).transpose()
 }
 
-/// Logs a non-keep decision and makes it the pending one; answers its event's
-/// seq, or `None` when the conversation does not exist.
-#[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn record_decision(
-    conn: &mut PgConnection,
-    tenant: &TenantId,
-    id: &ConversationId,
-    at: DateTime<Utc>,
-    decision: &PendingDecision,
-) -> StoreResult<Option<i64>> {
-    let seq = sqlx::query_scalar(&format!(
+/// `/decide`'s write, its event kind named once: built on first use.
+static RECORD_DECISION: LazyLock<String> = LazyLock::new(|| {
+    format!(
         "WITH c AS (
            UPDATE conversations
               SET last_event_seq = last_event_seq + 1,
@@ -151,13 +145,26 @@ pub(crate) async fn record_decision(
          SELECT tenant, conversation_id, last_event_seq, $3, '{}', $4 FROM c
          RETURNING seq",
         EventKind::Decision
-    ))
-    .bind(tenant.as_str())
-    .bind(id.as_str())
-    .bind(at)
-    .bind(Json(decision))
-    .fetch_optional(&mut *conn)
-    .await?;
+    )
+});
+
+/// Logs a non-keep decision and makes it the pending one; answers its event's
+/// seq, or `None` when the conversation does not exist.
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn record_decision(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    at: DateTime<Utc>,
+    decision: &PendingDecision,
+) -> StoreResult<Option<i64>> {
+    let seq = sqlx::query_scalar(&RECORD_DECISION)
+        .bind(tenant.as_str())
+        .bind(id.as_str())
+        .bind(at)
+        .bind(Json(decision))
+        .fetch_optional(&mut *conn)
+        .await?;
     Ok(seq)
 }
 

@@ -1,10 +1,9 @@
 //! A conversation's compactions, newest first (SPEC §3
 //! `GET /conversations/{id}/compactions`, MCP `get_compactions`).
 
-use crate::app::{Outcome, Refusal, Services};
+use crate::app::{Outcome, Services};
 use crate::domain::{ConversationId, TenantId};
 use crate::store::ledger::{self, Recorded};
-use crate::store::{StoreError, conversations};
 
 /// One page of the ledger's rows, and the seq the next page reads before.
 #[derive(Debug)]
@@ -22,10 +21,8 @@ pub(crate) async fn of_conversation(
     before: Option<i64>,
     limit: u32,
 ) -> Outcome<CompactionsPage> {
-    let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
-    if conversations::find(&mut conn, tenant, id).await?.is_none() {
-        return Err(Refusal::no_conversation(id));
-    }
+    let mut conn = services.pool.acquire().await?;
+    super::stored(&mut conn, tenant, id).await?;
     let rows = ledger::of_conversation(&mut conn, tenant, id, before, limit.into()).await?;
     let next_before_seq = (rows.len() == limit as usize)
         .then(|| rows.last().map(|r| r.seq))

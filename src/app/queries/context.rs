@@ -5,10 +5,10 @@
 
 use super::turns::MAX_PAGE_BYTES;
 use crate::app::history::Said;
-use crate::app::{Outcome, Refusal, Services};
+use crate::app::{Outcome, Services};
 use crate::domain::{ConversationId, TenantId};
 use crate::store::audits::Critical as CriticalTurn;
-use crate::store::{StoreError, conversations, turns};
+use crate::store::turns;
 
 /// The context, as read and as it is to be sent.
 #[derive(Debug)]
@@ -38,10 +38,8 @@ pub(crate) async fn context(
     id: &ConversationId,
     recent: u32,
 ) -> Outcome<Context> {
-    let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
-    let stored = conversations::find(&mut conn, tenant, id)
-        .await?
-        .ok_or_else(|| Refusal::no_conversation(id))?;
+    let mut conn = services.pool.acquire().await?;
+    let stored = super::stored(&mut conn, tenant, id).await?;
     let mut newest = turns::recent_live(&mut conn, tenant, id, recent.into()).await?;
     drop(conn);
     // The newest turns whose texts fit a page's bytes (issue 23): each text

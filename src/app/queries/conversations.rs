@@ -3,11 +3,11 @@
 //! picker, and `GET /conversations` for curl; one conversation's state
 //! (`GET /conversations/{id}`) and its events (`…/events`).
 
-use crate::app::{Outcome, Refusal, Services};
+use crate::app::{Outcome, Services};
 use crate::domain::{ConversationId, TenantId};
+use crate::store::StoredConversation;
 use crate::store::conversations::{self, Listed};
 use crate::store::events::{self, Event};
-use crate::store::{StoreError, StoredConversation};
 
 /// The most conversations one answer lists.
 pub(crate) const MAX_LISTED: u32 = 100;
@@ -20,7 +20,7 @@ pub(crate) async fn newest(
     prefix: Option<&ConversationId>,
     limit: u32,
 ) -> Outcome<(Vec<Listed>, bool)> {
-    let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
+    let mut conn = services.pool.acquire().await?;
     let prefix = prefix.map_or("", ConversationId::as_str);
     // One more than asked says whether there are more.
     let mut listed = conversations::newest(&mut conn, tenant, prefix, i64::from(limit) + 1).await?;
@@ -31,10 +31,8 @@ pub(crate) async fn newest(
 
 /// One conversation as stored.
 pub(crate) async fn one(services: &Services, tenant: &TenantId, id: &ConversationId) -> Outcome<StoredConversation> {
-    let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
-    conversations::find(&mut conn, tenant, id)
-        .await?
-        .ok_or_else(|| Refusal::no_conversation(id))
+    let mut conn = services.pool.acquire().await?;
+    super::stored(&mut conn, tenant, id).await
 }
 
 /// Up to `limit` of a conversation's events after `after`, oldest first.
@@ -45,10 +43,8 @@ pub(crate) async fn events(
     after: i64,
     limit: u32,
 ) -> Outcome<(StoredConversation, Vec<Event>)> {
-    let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
-    let stored = conversations::find(&mut conn, tenant, id)
-        .await?
-        .ok_or_else(|| Refusal::no_conversation(id))?;
+    let mut conn = services.pool.acquire().await?;
+    let stored = super::stored(&mut conn, tenant, id).await?;
     let page = events::list(&mut conn, tenant, id, after, i64::from(limit)).await?;
     Ok((stored, page))
 }

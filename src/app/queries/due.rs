@@ -7,8 +7,8 @@ use chrono::{DateTime, Utc};
 use crate::app::{Outcome, Services};
 use crate::domain::TenantId;
 use crate::policy::{self, Decision, DecisionKind, Moment};
+use crate::store::StoredConversation;
 use crate::store::due::{self, Position};
-use crate::store::{StoreError, StoredConversation};
 
 /// Up to `limit` of the tenant's conversations due at `moment` at `at`,
 /// each with its decision. The store's scan over-approximates (the loop
@@ -21,7 +21,7 @@ pub(crate) async fn due(
     at: DateTime<Utc>,
     limit: u32,
 ) -> Outcome<Vec<(StoredConversation, Decision)>> {
-    let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
+    let mut conn = services.pool.acquire().await?;
     let policy = &services.policy;
     let mut due_now = Vec::new();
     let mut after: Option<Position> = None;

@@ -4,10 +4,9 @@
 //! each with whether the current summary holds it word for word.
 
 use crate::app::keep_set;
-use crate::app::{Outcome, Refusal, Services};
+use crate::app::{Outcome, Services};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::{KeepItem, KeepKind, Presence};
-use crate::store::{StoreError, conversations};
 
 /// What the reader asks for, checked.
 #[derive(Debug, Clone)]
@@ -25,6 +24,8 @@ pub(crate) struct KeepPage {
     pub items: Vec<(KeepItem, bool)>,
     /// How many matched.
     pub total: u64,
+    /// More matched than were asked for.
+    pub truncated: bool,
 }
 
 pub(crate) async fn keep_set(
@@ -33,10 +34,8 @@ pub(crate) async fn keep_set(
     id: &ConversationId,
     asked: Asked,
 ) -> Outcome<KeepPage> {
-    let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
-    let stored = conversations::find(&mut conn, tenant, id)
-        .await?
-        .ok_or_else(|| Refusal::no_conversation(id))?;
+    let mut conn = services.pool.acquire().await?;
+    let stored = super::stored(&mut conn, tenant, id).await?;
     let current = keep_set::current(&mut conn, tenant, id, &services.summaries.harness).await?;
     drop(conn);
     let summary = Presence::of(stored.summary.as_ref().map_or("", |(text, _)| text.as_str()));
@@ -53,8 +52,10 @@ pub(crate) async fn keep_set(
                 .is_none_or(|q| item.text.to_lowercase().contains(q.as_str()))
         })
         .collect();
+    let total = ordered.len() as u64;
     Ok(KeepPage {
-        total: ordered.len() as u64,
+        total,
+        truncated: total > u64::from(asked.limit),
         items: ordered
             .into_iter()
             .take(asked.limit as usize)

@@ -9,3 +9,17 @@ pub(crate) mod due;
 pub(crate) mod fleet;
 pub(crate) mod keep;
 pub(crate) mod turns;
+
+use sqlx::PgConnection;
+
+use crate::app::{Outcome, Refusal};
+use crate::domain::{ConversationId, TenantId};
+use crate::store::StoredConversation;
+
+/// The conversation, or the one refusal every read gives for a conversation
+/// the tenant does not have.
+async fn stored(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> Outcome<StoredConversation> {
+    crate::store::conversations::find(conn, tenant, id)
+        .await?
+        .ok_or_else(|| Refusal::no_conversation(id))
+}

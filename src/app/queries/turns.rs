@@ -5,7 +5,7 @@
 use crate::app::history::{self, Page, Said};
 use crate::app::{Outcome, Refusal, Services};
 use crate::domain::{ConversationId, TenantId};
-use crate::store::{StoreError, conversations, turns};
+use crate::store::turns;
 
 /// The most text one page answers, in bytes: past it the page ends, and the
 /// next one reads on (issue 23). A page holds one turn at least.
@@ -23,10 +23,8 @@ pub(crate) struct Asked {
 
 /// A page of turns, newest (or best) first, within [`MAX_PAGE_BYTES`].
 pub(crate) async fn page(services: &Services, tenant: &TenantId, id: &ConversationId, asked: Asked) -> Outcome<Page> {
-    let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
-    let stored = conversations::find(&mut conn, tenant, id)
-        .await?
-        .ok_or_else(|| Refusal::no_conversation(id))?;
+    let mut conn = services.pool.acquire().await?;
+    let stored = super::stored(&mut conn, tenant, id).await?;
     let limit = i64::from(asked.limit);
     let mut page = match &asked.search {
         Some(q) => history::search(&mut conn, tenant, id.clone(), stored, q, asked.from, limit).await?,
@@ -56,10 +54,8 @@ pub(crate) async fn page(services: &Services, tenant: &TenantId, id: &Conversati
 
 /// One stored turn, its texts whole.
 pub(crate) async fn one(services: &Services, tenant: &TenantId, id: &ConversationId, seq: i64) -> Outcome<Said> {
-    let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
-    let stored = conversations::find(&mut conn, tenant, id)
-        .await?
-        .ok_or_else(|| Refusal::no_conversation(id))?;
+    let mut conn = services.pool.acquire().await?;
+    let stored = super::stored(&mut conn, tenant, id).await?;
     let Some(turn) = turns::one(&mut conn, tenant, id, seq).await? else {
         return Err(Refusal::NotFound(format!(
             "no turn {seq} in conversation {:?}",

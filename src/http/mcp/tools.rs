@@ -158,11 +158,10 @@ impl Tools {
             limit: args.limit,
             q: args.q,
         };
-        let limit = query.limit.unwrap_or(keep::DEFAULT_ITEMS);
         let asked = query.checked().map_err(|err| refusal(&err.into()))?;
         let (tenant, id) = who(&parts, args.conversation_id)?;
         let page = queries::keep::keep_set(&self.app.services, &tenant, &id, asked).await;
-        answer(page.map(|page| keep::KeepSetView::new(&id, page, limit)))
+        answer(page.map(|page| keep::KeepSetView::new(&id, page)))
     }
 
     #[tool(

@@ -18,7 +18,7 @@ use crate::policy::keep::{KeepItem, KeepKind, Place, Source};
 
 /// The most items one answer lists.
 pub(crate) const MAX_ITEMS: u32 = 5_000;
-pub(crate) const DEFAULT_ITEMS: u32 = 500;
+const DEFAULT_ITEMS: u32 = 500;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/conversations/{id}/keep", get(list_keep))
@@ -133,9 +133,8 @@ pub(crate) async fn list_keep(
     ConversationPath(id): ConversationPath,
     QueryParams(query): QueryParams<KeepQuery>,
 ) -> ApiResult<Json<KeepSetView>> {
-    let limit = query.limit.unwrap_or(DEFAULT_ITEMS);
     let page = queries::keep::keep_set(&app.services, &caller.tenant, &id, query.checked()?).await?;
-    Ok(Json(KeepSetView::new(&id, page, limit)))
+    Ok(Json(KeepSetView::new(&id, page)))
 }
 
 impl KeepQuery {
@@ -166,12 +165,12 @@ impl KeepQuery {
 }
 
 impl KeepSetView {
-    pub(crate) fn new(id: &ConversationId, page: queries::keep::KeepPage, limit: u32) -> Self {
+    pub(crate) fn new(id: &ConversationId, page: queries::keep::KeepPage) -> Self {
         Self {
             conversation_id: id.to_string(),
             items: page.items.iter().map(|(item, held)| view(item, *held)).collect(),
             total: page.total,
-            truncated: page.total > u64::from(limit),
+            truncated: page.truncated,
         }
     }
 }
