@@ -96,6 +96,7 @@ async fn main() {
         database_wait: Duration::from_secs(10),
         summaries: Default::default(),
         daily_token_budget: None,
+        leases: compactd::config::Leases::default(),
         allowed_hosts: compactd::config::AllowedHosts::default(),
         background: None,
     };

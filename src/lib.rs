@@ -15,6 +15,7 @@ pub mod hook;
 pub mod http;
 pub mod llm;
 pub mod policy;
+pub mod records;
 pub mod replay;
 pub mod serve;
 pub mod sessions;

@@ -114,6 +114,7 @@ impl Application {
             budget: Budget {
                 daily: settings.daily_token_budget,
             },
+            leases: settings.leases,
         };
         let workers = settings.background.map(|background| Workers {
             services: services.clone(),

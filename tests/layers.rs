@@ -18,18 +18,21 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The upstream client, and the summaries written with it.
     ("llm", &["config", "policy"]),
     ("summary", &["llm", "policy"]),
-    ("store", &["domain", "policy"]),
+    // What the store keeps, as plain values: read by the use cases and the edge.
+    ("records", &["domain", "policy"]),
+    ("store", &["domain", "policy", "records"]),
     // The in-memory copy of the keys is filled through the store.
     ("auth", &["domain", "store"]),
     (
         "app",
-        &["auth", "config", "domain", "llm", "policy", "store", "summary"],
+        &[
+            "auth", "config", "domain", "llm", "policy", "records", "store", "summary",
+        ],
     ),
-    // Until the reads are use cases (issue 24, item 2), `http` reads the
-    // store for them; bench/layout/measure.py counts those imports.
+    // The edge reaches the store only through the use cases.
     (
         "http",
-        &["app", "auth", "config", "domain", "policy", "store", "telemetry"],
+        &["app", "auth", "config", "domain", "policy", "records", "telemetry"],
     ),
     ("background", &["app", "config"]),
     ("hook", &["domain", "llm", "policy", "sessions"]),

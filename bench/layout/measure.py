@@ -277,6 +277,14 @@ give_back = sorted(
     and not line.strip().startswith("//")
     and not re.search(r"\bfn\s+\w+", line)
 )
+# A claim's shape: what gives it back when its holder goes away (a type
+# with a Drop that frees it, or a loop retrying a give-back).
+claim_shapes = sorted(
+    f"{os.path.relpath(f, SRC)}:{i}"
+    for f in files
+    for i, line in enumerate(open(f), 1)
+    if re.search(r"^\s*(pub(\(\w+\))?\s+)?fn\s+(keep_giving_back|give_back\w*)\b|^impl Drop for \w*(Claim|Guard|Lease|Held)", line)
+)
 
 print(f"files over 300 lines: {len(long_files)}")
 for n, f in long_files:
@@ -304,6 +312,10 @@ for line in http_to_store:
     print(f"  {line}")
 print(f"claims taken over after a window (SQL sites outside a lease module): {len(claim_sql)}")
 for site in claim_sql:
+    print(f"  {site}")
+shape_files = sorted({site.split(":")[0] for site in claim_shapes})
+print(f"claim shapes (modules with a Drop that gives a claim back, or a give-back loop): {len(shape_files)}")
+for site in claim_shapes:
     print(f"  {site}")
 print(f"lines giving a compaction's claim back: {len(give_back)}")
 for site in give_back:

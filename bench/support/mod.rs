@@ -145,6 +145,7 @@ pub fn settings(upstream: &str, background: Option<compactd::config::BackgroundS
         database_wait: Duration::from_secs(10),
         summaries: Default::default(),
         daily_token_budget: None,
+        leases: compactd::config::Leases::default(),
         allowed_hosts: compactd::config::AllowedHosts::default(),
         background,
     }

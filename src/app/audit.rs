@@ -12,8 +12,9 @@ use crate::llm::error::excerpt;
 use crate::llm::{CompletionRequest, UpstreamModel};
 use crate::policy::audit::{self, AuditConfig, LiveTurn};
 use crate::policy::score;
+use crate::records::Critical;
 use crate::store;
-use crate::store::audits::{self, Claimed, Critical, Outcome};
+use crate::store::audits::{self, Claimed, Outcome};
 
 /// Room for one `id: score` line per turn.
 const RESCORE_MAX_TOKENS: u32 = 1_024;

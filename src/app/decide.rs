@@ -5,10 +5,11 @@
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
-use super::{Outcome, Ready, Services, ready_as_it_comes};
+use super::{AppResult, Draft, Services, ready_as_it_comes};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::{self, Decision, DecisionKind, Moment, PendingDecision, Trigger};
-use crate::store::{StoredConversation, conversations};
+use crate::records::StoredConversation;
+use crate::store::conversations;
 
 #[derive(Debug)]
 pub(crate) struct Decide {
@@ -30,10 +31,10 @@ pub(crate) struct Decided {
 
 ready_as_it_comes!(Decide);
 
-impl Ready for Decide {
+impl Draft for Decide {
     type Answer = Decided;
 
-    async fn apply(self, services: &Services, conn: &mut PgConnection) -> Outcome<Decided> {
+    async fn apply(self, services: &Services, conn: &mut PgConnection) -> AppResult<Decided> {
         let Some(mut stored) = conversations::find(conn, &self.tenant, &self.id).await? else {
             return Ok(self.answer(Decision::no_usage_yet(), None));
         };

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::{Connection, PgConnection};
 
-use super::{Outcome, Ready, Refusal, Services, UseCase, keep_set};
+use super::{AppResult, Draft, Refusal, Services, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::Writer;
 use crate::policy::handoff::{Handoff, Request};
@@ -63,7 +63,7 @@ pub(crate) struct Rendered {
 }
 
 #[derive(Debug)]
-pub(crate) enum HandoffReady {
+pub(crate) enum HandoffDraft {
     Decline {
         tenant: TenantId,
         id: ConversationId,
@@ -73,11 +73,11 @@ pub(crate) enum HandoffReady {
 }
 
 impl UseCase for HandoffCommand {
-    type Ready = HandoffReady;
+    type Draft = HandoffDraft;
 
-    async fn prepare(self, services: &Services) -> Outcome<HandoffReady> {
+    async fn draft(self, services: &Services) -> AppResult<HandoffDraft> {
         let (tenant, id, successor, at, mut handoff) = match self {
-            Self::Decline { tenant, id, at } => return Ok(HandoffReady::Decline { tenant, id, at }),
+            Self::Decline { tenant, id, at } => return Ok(HandoffDraft::Decline { tenant, id, at }),
             Self::RollOver {
                 tenant,
                 id,
@@ -113,7 +113,7 @@ impl UseCase for HandoffCommand {
         if handoff.bookmark.is_none() && stored.last_turn_seq > 0 {
             handoff.bookmark = Some(stored.last_turn_seq.to_string());
         }
-        Ok(HandoffReady::RollOver(Box::new(Rendered {
+        Ok(HandoffDraft::RollOver(Box::new(Rendered {
             tenant,
             id,
             successor,
@@ -123,10 +123,10 @@ impl UseCase for HandoffCommand {
     }
 }
 
-impl Ready for HandoffReady {
+impl Draft for HandoffDraft {
     type Answer = HandedOff;
 
-    async fn apply(self, services: &Services, conn: &mut PgConnection) -> Outcome<HandedOff> {
+    async fn apply(self, services: &Services, conn: &mut PgConnection) -> AppResult<HandedOff> {
         match self {
             Self::Decline { tenant, id, at } => {
                 // Lock, the policy's transition, write: like a compaction.
@@ -154,14 +154,13 @@ impl Ready for HandoffReady {
                 };
                 // A second handoff answers the first: the lineage does not fork
                 // unless the caller names another successor.
-                if let Some(existing) = stored.successor_id.as_deref()
-                    && successor.as_ref().is_none_or(|asked| asked.as_str() == existing)
-                    && let Some(text) = handoffs::recorded(&mut tx, &tenant, &id, existing)
+                if let Some(existing) = stored.successor_id.clone()
+                    && successor.as_ref().is_none_or(|asked| *asked == existing)
+                    && let Some(text) = handoffs::recorded(&mut tx, &tenant, &id, existing.as_str())
                         .await?
                         .and_then(|recorded| recorded.text)
                 {
-                    let successor = ConversationId::parse("successor_id", existing.to_owned())
-                        .map_err(|err| StoreError::Corrupt(format!("a stored successor id: {err}")))?;
+                    let successor = existing;
                     tx.commit().await?;
                     return Ok(HandedOff::RolledOver { text, successor });
                 }

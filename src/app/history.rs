@@ -7,8 +7,9 @@
 use sqlx::PgConnection;
 
 use crate::domain::{ConversationId, TenantId};
+use crate::records::StoredConversation;
 use crate::store::turns::{self, Turn};
-use crate::store::{StoreResult, StoredConversation, conversations, handoffs};
+use crate::store::{StoreResult, conversations, handoffs};
 
 /// How far back a lineage is read: rollovers upon rollovers end somewhere.
 const MAX_LINEAGE: usize = 32;
@@ -56,10 +57,7 @@ impl Step {
     /// Its predecessor, and the turn of it the handoff named (its newest
     /// when the handoff named none, or a bookmark that is not a turn).
     async fn predecessor(&self, conn: &mut PgConnection, tenant: &TenantId) -> StoreResult<Option<(Self, i64)>> {
-        let Some(raw) = self.stored.predecessor_id.clone() else {
-            return Ok(None);
-        };
-        let Ok(id) = ConversationId::parse("predecessor_id", raw) else {
+        let Some(id) = self.stored.predecessor_id.clone() else {
             return Ok(None);
         };
         let Some(stored) = conversations::find(conn, tenant, &id).await? else {

@@ -4,7 +4,7 @@
 
 use sqlx::PgConnection;
 
-use crate::app::{Outcome, Ready, Refusal, Services, UseCase, keep_set};
+use crate::app::{AppResult, Draft, Refusal, Services, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::{KeepFigures, Parts, Shape, StateAtCut, least_room, summary_max_tokens};
 use crate::store::conversations;
@@ -33,7 +33,7 @@ pub(crate) struct Checked {
     pub max_tokens: u64,
 }
 
-async fn check(services: &Services, check: Check) -> Outcome<Checked> {
+async fn check(services: &Services, check: Check) -> AppResult<Checked> {
     let mut conn = services.pool.acquire().await.map_err(crate::store::StoreError::from)?;
     let Some(stored) = conversations::find(&mut conn, &check.tenant, &check.id).await? else {
         return Err(Refusal::no_conversation(&check.id));
@@ -71,9 +71,9 @@ async fn check(services: &Services, check: Check) -> Outcome<Checked> {
 }
 
 impl UseCase for Check {
-    type Ready = Done;
+    type Draft = Done;
 
-    async fn prepare(self, services: &Services) -> Outcome<Done> {
+    async fn draft(self, services: &Services) -> AppResult<Done> {
         check(services, self).await.map(Done)
     }
 }
@@ -81,10 +81,10 @@ impl UseCase for Check {
 /// A check writes nothing: its answer is ready once it is made.
 pub(crate) struct Done(Checked);
 
-impl Ready for Done {
+impl Draft for Done {
     type Answer = Checked;
 
-    async fn apply(self, _: &Services, _: &mut PgConnection) -> Outcome<Checked> {
+    async fn apply(self, _: &Services, _: &mut PgConnection) -> AppResult<Checked> {
         Ok(self.0)
     }
 }

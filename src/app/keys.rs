@@ -4,7 +4,7 @@
 use sqlx::PgPool;
 
 use crate::auth::key;
-use crate::domain::{InvalidValue, Role, TenantId};
+use crate::domain::{InvalidValue, KeyRole, TenantId};
 use crate::store::{StoreError, keys};
 
 #[derive(Debug, thiserror::Error)]
@@ -26,7 +26,7 @@ pub async fn create(
     note: Option<&str>,
 ) -> Result<(String, String), KeyAdminError> {
     let tenant = TenantId::parse("--tenant", tenant)?;
-    let role = Role::checked("--role", role)?;
+    let role = KeyRole::checked("--role", role)?;
     let new = key::generate().map_err(|err| KeyAdminError::Random(err.to_string()))?;
     let mut conn = pool.acquire().await.map_err(StoreError::from)?;
     keys::insert(

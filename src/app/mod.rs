@@ -12,10 +12,10 @@
 
 pub(crate) mod audit;
 pub(crate) mod budget;
-mod claim;
 pub(crate) mod decide;
 pub(crate) mod handoff;
 pub(crate) mod history;
+pub(crate) mod idempotency;
 pub(crate) mod idle_sweep;
 pub(crate) mod keep_check;
 pub(crate) mod keep_set;
@@ -32,5 +32,5 @@ pub(crate) mod usage;
 mod use_case;
 
 pub(crate) use budget::Budget;
-pub(crate) use services::{Outcome, Refusal, Services};
-pub(crate) use use_case::{Alone, Answer, Beside, Ready, UseCase, perform, ready_as_it_comes};
+pub(crate) use services::{AppResult, Refusal, Services};
+pub(crate) use use_case::{Alone, Answer, Beside, Draft, UseCase, perform, ready_as_it_comes};

@@ -21,18 +21,24 @@ use crate::policy::keep::{state_at_cut, summary_max_tokens};
 use crate::policy::prepare::{self, Covered, Reason};
 use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::Message;
+use crate::records::StoredConversation;
 use crate::store::preparations::{self, Claimed, Kept, Written};
-use crate::store::{self, StoreResult, StoredConversation, conversations, keep, turns};
+use crate::store::{self, StoreResult, conversations, keep, turns};
 use crate::summary::Via;
 use crate::summary::summarizer::{self, Rules};
 
+/// Claims up to `batch` planned preparations; a claim older than the
+/// workers' lease was its worker's last and is taken again.
+pub(crate) async fn claim(services: &Services, batch: i64) -> StoreResult<Vec<Claimed>> {
+    claim_within(services, batch, services.leases.worker, None).await
+}
+
 /// Claims up to `batch` planned preparations (of one conversation only,
-/// when `only` names it); a claim older than `abandoned_after` was its
-/// worker's last and is taken again.
-pub(crate) async fn claim(
+/// when `only` names it), taking over claims older than `lapsed_after`.
+async fn claim_within(
     services: &Services,
     batch: i64,
-    abandoned_after: Duration,
+    lapsed_after: Duration,
     only: Option<(&TenantId, &ConversationId)>,
 ) -> StoreResult<Vec<Claimed>> {
     let mut conn = services.pool.acquire().await?;
@@ -41,7 +47,7 @@ pub(crate) async fn claim(
     {
         metrics::gauge!("compactd_background_queue_depth", "work" => "preparation").set(waiting as f64);
     }
-    preparations::claim(&mut conn, batch, abandoned_after, only).await
+    preparations::claim(&mut conn, batch, lapsed_after, only).await
 }
 
 /// Counts preparations wasted for `reason` (the metrics of issue 12).
@@ -334,7 +340,8 @@ pub(crate) async fn settle(services: &Services, tenant: &TenantId, id: &Conversa
     let mut written = 0;
     // A usage report plans one at a time: a few rounds settle any backlog.
     for _ in 0..8 {
-        let claimed = claim(services, 4, Duration::ZERO, Some((tenant, id))).await?;
+        // Nobody else works on a replay's conversations: every claim is free.
+        let claimed = claim_within(services, 4, Duration::ZERO, Some((tenant, id))).await?;
         if claimed.is_empty() {
             break;
         }

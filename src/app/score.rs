@@ -3,8 +3,6 @@
 //! is no model or the tenant's budget is spent), and record the score or why
 //! there is none.
 
-use std::time::Duration;
-
 use super::Services;
 use crate::llm::CompletionRequest;
 use crate::llm::error::excerpt;
@@ -15,14 +13,14 @@ use crate::store::{self, StoreResult};
 /// A score is one digit: a few tokens of output are plenty.
 const SCORE_MAX_TOKENS: u32 = 8;
 
-/// Claims up to `batch` unscored turns; a claim older than `abandoned_after`
-/// was its worker's last and is taken again.
-pub(crate) async fn claim(services: &Services, batch: i64, abandoned_after: Duration) -> StoreResult<Vec<ClaimedTurn>> {
+/// Claims up to `batch` unscored turns; a claim older than the workers'
+/// lease was its worker's last and is taken again.
+pub(crate) async fn claim(services: &Services, batch: i64) -> StoreResult<Vec<ClaimedTurn>> {
     let mut conn = services.pool.acquire().await?;
     if let Ok(waiting) = scoring::waiting(&mut conn).await {
         metrics::gauge!("compactd_background_queue_depth", "work" => "scoring").set(waiting as f64);
     }
-    scoring::claim(&mut conn, batch, abandoned_after, score::READS_CHARS).await
+    scoring::claim(&mut conn, batch, services.leases.worker, score::READS_CHARS).await
 }
 
 /// Scores one claimed turn and records it; a score that cannot be recorded

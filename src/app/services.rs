@@ -5,11 +5,11 @@ use std::sync::Arc;
 use sqlx::PgPool;
 
 use super::budget::{Budget, Reservation};
-use crate::config::SummaryConfig;
+use crate::config::{Leases, SummaryConfig};
 use crate::domain::{ConversationId, TenantId};
 use crate::llm::UpstreamModel;
 use crate::policy::PolicyConfig;
-use crate::store::StoreError;
+use crate::store::{self, StoreError};
 
 /// What the use cases share: the database, the policy, the upstreams and
 /// what they are held to.
@@ -25,6 +25,8 @@ pub(crate) struct Services {
     pub score_model: Option<UpstreamModel>,
     /// What each tenant may spend upstream a day.
     pub budget: Budget,
+    /// How long each kind of claim lasts before it counts as abandoned.
+    pub leases: Leases,
 }
 
 /// Why a use case did not do what it was asked.
@@ -40,6 +42,11 @@ pub(crate) enum Refusal {
 }
 
 impl Refusal {
+    /// The database could not take the work now: worth retrying later.
+    pub(crate) fn is_unavailable(&self) -> bool {
+        matches!(self, Self::Store(err) if err.is_unavailable())
+    }
+
     /// The one answer for a conversation that does not exist (or is another
     /// tenant's).
     pub(crate) fn no_conversation(id: &ConversationId) -> Self {
@@ -53,11 +60,17 @@ impl From<sqlx::Error> for Refusal {
     }
 }
 
-pub(crate) type Outcome<T> = Result<T, Refusal>;
+/// What a use case answers: its answer, or why it did not do what it was asked.
+pub(crate) type AppResult<T> = Result<T, Refusal>;
 
 /// The gate as the background workers meet it: best effort, since a score
 /// or an audit without the model has its heuristic.
 impl Services {
+    /// Whether the database answers (readiness).
+    pub(crate) async fn database_answers(&self) -> AppResult<()> {
+        Ok(store::ping(&self.pool).await?)
+    }
+
     /// The score model for the tenant, unless there is none or the tenant's
     /// budget is spent (or cannot be read: the heuristic costs nothing).
     pub(crate) async fn score_model_for(&self, tenant: &TenantId) -> Option<&UpstreamModel> {

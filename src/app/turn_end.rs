@@ -4,11 +4,11 @@
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
-use super::{Outcome, Ready, Services, ready_as_it_comes};
+use super::{AppResult, Draft, Services, ready_as_it_comes};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::TurnEnd;
-use crate::store::StoredConversation;
-use crate::store::conversations::{self, TurnText};
+use crate::records::{StoredConversation, TurnText};
+use crate::store::conversations::{self};
 
 /// A checked turn end.
 #[derive(Debug)]
@@ -29,10 +29,10 @@ pub(crate) struct TurnEnded {
 
 ready_as_it_comes!(EndTurn);
 
-impl Ready for EndTurn {
+impl Draft for EndTurn {
     type Answer = TurnEnded;
 
-    async fn apply(self, _: &Services, conn: &mut PgConnection) -> Outcome<TurnEnded> {
+    async fn apply(self, _: &Services, conn: &mut PgConnection) -> AppResult<TurnEnded> {
         let (stored, turn_id) =
             conversations::end_turn(conn, &self.tenant, &self.id, &self.turn, self.text, self.at).await?;
         Ok(TurnEnded { stored, turn_id })

@@ -6,11 +6,12 @@
 use chrono::{DateTime, Utc};
 use sqlx::{Connection, PgConnection};
 
-use super::{Outcome, Ready, Services, ready_as_it_comes};
+use super::{AppResult, Draft, Services, ready_as_it_comes};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::UsageReport;
 use crate::policy::prepare::{self, StoredTurns};
-use crate::store::{StoreResult, StoredConversation, conversations, preparations};
+use crate::records::StoredConversation;
+use crate::store::{StoreResult, conversations, preparations};
 
 /// A checked usage report.
 #[derive(Debug)]
@@ -23,10 +24,10 @@ pub(crate) struct RecordUsage {
 
 ready_as_it_comes!(RecordUsage);
 
-impl Ready for RecordUsage {
+impl Draft for RecordUsage {
     type Answer = StoredConversation;
 
-    async fn apply(self, services: &Services, conn: &mut PgConnection) -> Outcome<StoredConversation> {
+    async fn apply(self, services: &Services, conn: &mut PgConnection) -> AppResult<StoredConversation> {
         let stored =
             conversations::record_usage(conn, &self.tenant, &self.id, &self.report, self.at, &services.policy).await?;
         let turns = StoredTurns {

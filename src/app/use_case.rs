@@ -6,39 +6,40 @@ use std::future::Future;
 
 use sqlx::{Connection, PgConnection};
 
-use super::claim::ClaimGuard;
-use super::services::{Outcome, Refusal, Services};
+use super::services::{AppResult, Refusal, Services};
+use crate::store::lease;
 
-/// A use case that writes. Its slow part ([`UseCase::prepare`]) runs with no
-/// transaction open; its writes ([`Ready::apply`]) in the one transaction
+/// A use case that writes. Its slow part ([`UseCase::draft`]) runs with no
+/// transaction open; its writes ([`Draft::apply`]) in the one transaction
 /// the caller opens and commits.
 pub(crate) trait UseCase: Send + 'static {
-    type Ready: Ready;
+    type Draft: Draft;
 
     /// It claims something that must be given back (a conversation being
     /// compacted): it runs to the end even when its caller goes away.
     const RUN_TO_COMPLETION: bool = false;
 
-    fn prepare(self, services: &Services) -> impl Future<Output = Outcome<Self::Ready>> + Send;
+    fn draft(self, services: &Services) -> impl Future<Output = AppResult<Self::Draft>> + Send;
 }
 
-pub(crate) trait Ready: Send + 'static {
+/// What a use case's slow part made: its writes, still to apply.
+pub(crate) trait Draft: Send + 'static {
     type Answer: Send;
 
     fn apply<'a>(
         self,
         services: &'a Services,
         conn: &'a mut PgConnection,
-    ) -> impl Future<Output = Outcome<Self::Answer>> + Send + 'a;
+    ) -> impl Future<Output = AppResult<Self::Answer>> + Send + 'a;
 
-    /// What `prepare` claimed: it goes back unless the writes commit.
-    fn take_claim(&mut self) -> Option<ClaimGuard> {
+    /// What `draft` claimed: it goes back unless the writes commit.
+    fn take_lease(&mut self) -> Option<lease::Held> {
         None
     }
 }
 
 /// What a use case's answer is.
-pub(crate) type Answer<U> = <<U as UseCase>::Ready as Ready>::Answer;
+pub(crate) type Answer<U> = <<U as UseCase>::Draft as Draft>::Answer;
 
 /// What the caller writes beside a use case's writes, in its transaction
 /// (the answer an Idempotency-Key keeps), and how the answer leaves.
@@ -69,7 +70,7 @@ impl<A: Send> Beside<A> for Alone {
         false
     }
 
-    async fn write(self, answer: A, _: &mut PgConnection) -> Outcome<A> {
+    async fn write(self, answer: A, _: &mut PgConnection) -> AppResult<A> {
         Ok(answer)
     }
 }
@@ -82,18 +83,18 @@ where
     U: UseCase,
     B: Beside<Answer<U>>,
 {
-    let mut ready = use_case.prepare(services).await?;
-    let claim = ready.take_claim();
+    let mut draft = use_case.draft(services).await?;
+    let claim = draft.take_lease();
     let written = async {
         let mut conn = services.pool.acquire().await.map_err(Refusal::from)?;
         if beside.in_transaction() {
             let mut tx = conn.begin().await.map_err(Refusal::from)?;
-            let answer = ready.apply(services, &mut tx).await?;
+            let answer = draft.apply(services, &mut tx).await?;
             let output = beside.write(answer, &mut tx).await?;
             tx.commit().await.map_err(Refusal::from)?;
             Ok(output)
         } else {
-            let answer = ready.apply(services, &mut conn).await?;
+            let answer = draft.apply(services, &mut conn).await?;
             beside.write(answer, &mut conn).await
         }
     }
@@ -108,9 +109,9 @@ where
 macro_rules! ready_as_it_comes {
     ($command:ty) => {
         impl $crate::app::UseCase for $command {
-            type Ready = Self;
+            type Draft = Self;
 
-            async fn prepare(self, _: &$crate::app::Services) -> $crate::app::Outcome<Self> {
+            async fn draft(self, _: &$crate::app::Services) -> $crate::app::AppResult<Self> {
                 Ok(self)
             }
         }

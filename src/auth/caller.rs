@@ -1,12 +1,12 @@
 //! The caller of a request: a key's tenant and role, or anyone in open mode.
 
-use crate::domain::{Role, TenantId};
+use crate::domain::{KeyRole, TenantId};
 
 /// The caller of a request.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Caller {
     pub tenant: TenantId,
-    pub role: Role,
+    pub role: KeyRole,
     /// The key's id; `None` in open mode.
     pub key_id: Option<String>,
 }
@@ -16,7 +16,7 @@ impl Caller {
     pub(crate) fn open() -> Self {
         Self {
             tenant: TenantId::open(),
-            role: Role::Admin,
+            role: KeyRole::Admin,
             key_id: None,
         }
     }

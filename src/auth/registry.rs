@@ -24,7 +24,7 @@ use tokio::sync::{Mutex, watch};
 use tokio::time::Instant;
 
 use super::{Caller, key};
-use crate::domain::{Role, TenantId};
+use crate::domain::{KeyRole, TenantId};
 use crate::store::{StoreResult, keys};
 
 /// How often the keys are re-read even without a notification.
@@ -53,7 +53,7 @@ pub enum Denied {
 
 struct Entry {
     tenant: TenantId,
-    role: Role,
+    role: KeyRole,
     secret_hash: Vec<u8>,
     revoked: bool,
 }
@@ -133,7 +133,7 @@ impl KeyRegistry {
             .filter_map(|key| {
                 let entry = Entry {
                     tenant: TenantId::parse("tenant", &key.tenant).ok()?,
-                    role: Role::parse(&key.role)?,
+                    role: KeyRole::parse(&key.role)?,
                     secret_hash: key.secret_hash,
                     revoked: key.revoked_at.is_some(),
                 };

@@ -20,7 +20,7 @@ pub(super) async fn run(workers: Workers, slots: usize) {
         let claimed = if free == 0 {
             Vec::new()
         } else {
-            match prepare::claim(&services, free as i64, settings.abandoned_after, None).await {
+            match prepare::claim(&services, free as i64).await {
                 Ok(claimed) => claimed,
                 Err(err) => {
                     tracing::warn!(%err, "cannot claim summaries to prepare");

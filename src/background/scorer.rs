@@ -9,10 +9,10 @@ use super::Workers;
 use crate::app::{audit, score};
 
 pub(super) async fn run(workers: Workers) {
+    let audits = workers.audits();
     let Workers { services, settings, .. } = workers;
-    let audits = settings.audits();
     loop {
-        let turns = match score::claim(&services, settings.batch, settings.abandoned_after).await {
+        let turns = match score::claim(&services, settings.batch).await {
             Ok(turns) if !turns.is_empty() => turns,
             Ok(_) => {
                 tokio::time::sleep(settings.poll).await;

@@ -4,12 +4,12 @@ use crate::app::Services;
 use crate::app::audit::AuditSettings;
 use crate::config::BackgroundSettings;
 
-impl BackgroundSettings {
+impl Workers {
     pub(super) fn audits(&self) -> AuditSettings {
         AuditSettings {
-            config: self.audit.clone(),
-            abandoned_after: self.abandoned_after,
-            retry_after: self.audit_retry_after,
+            config: self.settings.audit.clone(),
+            abandoned_after: self.services.leases.worker,
+            retry_after: self.settings.audit_retry_after,
         }
     }
 }

@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use super::policy_args::PolicyArgs;
 use super::settings::{DEFAULT_DAILY_TOKEN_BUDGET, DEFAULT_SUMMARY_MAX_TOKENS};
-use crate::domain::Role;
+use crate::domain::KeyRole;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -90,8 +90,8 @@ pub enum KeysAction {
         #[arg(long)]
         tenant: String,
         /// `agent` (read and write), `reader` (read only) or `admin` (also manual_recovery).
-        #[arg(long, value_enum, default_value_t = Role::Agent)]
-        role: Role,
+        #[arg(long, value_enum, default_value_t = KeyRole::Agent)]
+        role: KeyRole,
         /// What the key is for, shown by `keys list`.
         #[arg(long)]
         note: Option<String>,
@@ -171,6 +171,12 @@ pub struct ServeArgs {
     #[arg(long, env = "COMPACTD_CLAIM_TIMEOUT_SECS", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub claim_timeout_secs: u64,
+    /// Seconds after which a request's claim (a conversation being compacted,
+    /// an Idempotency-Key being answered) counts as abandoned: its process
+    /// died. It must outlast any request (checked).
+    #[arg(long, env = "COMPACTD_REQUEST_CLAIM_TIMEOUT_SECS", default_value_t = 660,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub request_claim_timeout_secs: u64,
     /// Requests a second each API key may make (0: no limit; none in open mode).
     #[arg(long, env = "COMPACTD_RATE_PER_SECOND", default_value_t = 1000)]
     pub rate_per_second: u32,

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use super::args::{LlmArgs, ProviderChoice, ReplayArgs, ServeArgs, SummaryArgs};
 use super::settings::{
-    AllowedHosts, BackgroundSettings, ConnectionLimits, LlmConfig, Provider, RetryPolicy, Settings, SummaryConfig,
-    Timeouts, Upstream,
+    AllowedHosts, BackgroundSettings, ConnectionLimits, Leases, LlmConfig, Provider, RetryPolicy, Settings,
+    SummaryConfig, Timeouts, Upstream,
 };
 use crate::policy::PolicyConfig;
 use crate::policy::keep::HarnessPatterns;
@@ -19,19 +19,8 @@ impl TryFrom<&ServeArgs> for Settings {
 
     fn try_from(args: &ServeArgs) -> Result<Self, Invalid> {
         let summarize = Duration::from_secs(args.llm.llm_deadline_secs + 15);
-        // A preparation (or a score) waits on the upstream as long as a
-        // summary may: a claim that lapses sooner is taken again while its
-        // worker still waits, and the same calls are made over and over
-        // (issue 23). Without an upstream no claimed work waits on one.
-        let upstream = args.llm.llm_provider != ProviderChoice::None;
-        if args.background && upstream && args.claim_timeout_secs <= summarize.as_secs() {
-            return Err(format!(
-                "COMPACTD_CLAIM_TIMEOUT_SECS (--claim-timeout-secs) is {}, but a summary may take {} s \
-                 (COMPACTD_LLM_DEADLINE_SECS + 15): a worker's claim must outlast its work, so set it above that",
-                args.claim_timeout_secs,
-                summarize.as_secs()
-            ));
-        }
+        let request = Duration::from_secs(args.request_timeout_secs);
+        let leases = leases(args, summarize.max(request))?;
         Ok(Self {
             addr: args.addr,
             max_body_bytes: args.max_body_bytes,
@@ -39,10 +28,7 @@ impl TryFrom<&ServeArgs> for Settings {
             summarizer: args.llm.upstream()?,
             rate_per_second: args.rate_per_second,
             rate_burst: args.rate_burst,
-            timeouts: Timeouts {
-                request: Duration::from_secs(args.request_timeout_secs),
-                summarize,
-            },
+            timeouts: Timeouts { request, summarize },
             connections: ConnectionLimits {
                 header_timeout: Duration::from_secs(args.header_timeout_secs),
                 max_connections: usize::try_from(args.client_connections).unwrap_or(usize::MAX),
@@ -52,12 +38,44 @@ impl TryFrom<&ServeArgs> for Settings {
             daily_token_budget: args.llm.daily_token_budget(),
             background: args.background.then(|| BackgroundSettings {
                 idle_sweep_every: (args.idle_sweep_secs > 0).then(|| Duration::from_secs(args.idle_sweep_secs)),
-                abandoned_after: Duration::from_secs(args.claim_timeout_secs),
                 ..BackgroundSettings::default()
             }),
+            leases,
             allowed_hosts: args.allowed_hosts.clone(),
         })
     }
+}
+
+/// Every claim's window, each checked to outlast the work it is taken for:
+/// one that lapses sooner is taken again while its holder still works, and
+/// the same work runs twice (issue 23). A request runs at most `longest`.
+fn leases(args: &ServeArgs, longest: Duration) -> Result<Leases, Invalid> {
+    let leases = Leases {
+        request: Duration::from_secs(args.request_claim_timeout_secs),
+        worker: Duration::from_secs(args.claim_timeout_secs),
+    };
+    if leases.request <= longest {
+        return Err(format!(
+            "COMPACTD_REQUEST_CLAIM_TIMEOUT_SECS (--request-claim-timeout-secs) is {}, but a request may take {} s \
+             (the longer of COMPACTD_REQUEST_TIMEOUT_SECS and COMPACTD_LLM_DEADLINE_SECS + 15): a request's claim \
+             must outlast it, so set it above that",
+            args.request_claim_timeout_secs,
+            longest.as_secs()
+        ));
+    }
+    // A preparation (or a score) waits on the upstream as long as a summary
+    // may. Without an upstream, or without workers here, none waits on one.
+    let summarize = Duration::from_secs(args.llm.llm_deadline_secs + 15);
+    let upstream = args.llm.llm_provider != ProviderChoice::None;
+    if args.background && upstream && leases.worker <= summarize {
+        return Err(format!(
+            "COMPACTD_CLAIM_TIMEOUT_SECS (--claim-timeout-secs) is {}, but a summary may take {} s \
+             (COMPACTD_LLM_DEADLINE_SECS + 15): a worker's claim must outlast its work, so set it above that",
+            args.claim_timeout_secs,
+            summarize.as_secs()
+        ));
+    }
+    Ok(leases)
 }
 
 impl Settings {
@@ -89,6 +107,7 @@ impl Settings {
             summaries: SummaryConfig::try_from(&args.summaries)?,
             daily_token_budget: None,
             background: None,
+            leases: Leases::default(),
             // A replay's own service is reached on 127.0.0.1 only.
             allowed_hosts: AllowedHosts::default(),
         })
@@ -222,15 +241,56 @@ mod tests {
         );
         assert!(with(&["--llm-deadline-secs", "120", "--claim-timeout-secs", "135"]).is_err());
         let taken = with(&["--llm-deadline-secs", "120", "--claim-timeout-secs", "136"]).unwrap();
-        assert_eq!(
-            taken.background.unwrap().abandoned_after,
-            std::time::Duration::from_secs(136)
-        );
+        assert_eq!(taken.leases.worker, std::time::Duration::from_secs(136));
         // Without an upstream, or without workers here, no claim waits on one.
         assert!(settings(&["compactd", "--claim-timeout-secs", "5"]).is_ok());
         assert!(with(&["--background", "false", "--claim-timeout-secs", "5"]).is_ok());
         assert!(settings(&["compactd"]).is_ok(), "the defaults hold");
         assert!(with(&[]).is_ok(), "the defaults hold with an upstream");
+    }
+
+    #[test]
+    fn a_requests_claim_must_outlast_the_longest_request() {
+        let settings = |args: &[&str]| {
+            let cli = Cli::try_parse_from(args).unwrap();
+            Settings::try_from(&cli.serve)
+        };
+        let refused = settings(&[
+            "compactd",
+            "--llm-deadline-secs",
+            "600",
+            "--request-claim-timeout-secs",
+            "615",
+        ]);
+        let refused = refused.unwrap_err();
+        assert!(
+            refused.contains("COMPACTD_REQUEST_CLAIM_TIMEOUT_SECS") && refused.contains("615 s"),
+            "{refused}"
+        );
+        let slow = [
+            "compactd",
+            "--request-timeout-secs",
+            "900",
+            "--request-claim-timeout-secs",
+            "900",
+        ];
+        assert!(
+            settings(&slow).unwrap_err().contains("900 s"),
+            "the request timeout counts too"
+        );
+        let taken = settings(&[
+            "compactd",
+            "--llm-deadline-secs",
+            "600",
+            "--request-claim-timeout-secs",
+            "616",
+        ]);
+        assert_eq!(taken.unwrap().leases.request, std::time::Duration::from_secs(616));
+        assert_eq!(
+            settings(&["compactd"]).unwrap().leases,
+            crate::config::Leases::default(),
+            "the defaults are the service's own"
+        );
     }
 
     #[test]

@@ -14,6 +14,6 @@ pub use args::{
 pub use from_args::Invalid;
 pub use policy_args::PolicyArgs;
 pub use settings::{
-    AllowedHosts, BackgroundSettings, ConnectionLimits, DEFAULT_DAILY_TOKEN_BUDGET, DEFAULT_SUMMARY_MAX_TOKENS,
+    AllowedHosts, BackgroundSettings, ConnectionLimits, DEFAULT_DAILY_TOKEN_BUDGET, DEFAULT_SUMMARY_MAX_TOKENS, Leases,
     LlmConfig, Provider, RetryPolicy, Settings, SummaryConfig, Timeouts, Upstream,
 };

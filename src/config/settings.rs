@@ -34,6 +34,8 @@ pub struct Settings {
     pub daily_token_budget: Option<u64>,
     /// Scoring, audits and the idle sweep; `None`: this process does none.
     pub background: Option<BackgroundSettings>,
+    /// How long each kind of claim lasts before it counts as abandoned.
+    pub leases: Leases,
     /// The names the service answers to.
     pub allowed_hosts: AllowedHosts,
 }
@@ -209,6 +211,28 @@ pub struct Timeouts {
     pub summarize: Duration,
 }
 
+/// How long a claim lasts before it counts as abandoned (its holder died)
+/// and is taken again: longer than the work it was taken for may run, or
+/// the same work runs twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Leases {
+    /// A request's: a conversation being compacted, an Idempotency-Key
+    /// being answered (`COMPACTD_REQUEST_CLAIM_TIMEOUT_SECS`).
+    pub request: Duration,
+    /// A background worker's: a turn being scored, an audit, a preparation
+    /// (`COMPACTD_CLAIM_TIMEOUT_SECS`).
+    pub worker: Duration,
+}
+
+impl Default for Leases {
+    fn default() -> Self {
+        Self {
+            request: Duration::from_secs(11 * 60),
+            worker: Duration::from_secs(5 * 60),
+        }
+    }
+}
+
 /// What bounds a connection.
 #[derive(Debug, Clone, Copy)]
 pub struct ConnectionLimits {
@@ -235,8 +259,6 @@ pub struct BackgroundSettings {
     pub poll: Duration,
     /// Turns one worker claims at a time.
     pub batch: i64,
-    /// A claim older than this was abandoned (its worker died): taken again.
-    pub abandoned_after: Duration,
     pub audit: AuditConfig,
     /// A failed audit is not retried sooner than this.
     pub audit_retry_after: Duration,
@@ -249,7 +271,6 @@ impl Default for BackgroundSettings {
         Self {
             poll: Duration::from_millis(500),
             batch: 16,
-            abandoned_after: Duration::from_secs(5 * 60),
             audit: AuditConfig::default(),
             audit_retry_after: Duration::from_secs(60),
             idle_sweep_every: Some(Duration::from_secs(60)),

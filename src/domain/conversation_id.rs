@@ -34,6 +34,11 @@ impl ConversationId {
     pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The id as the wire carries it.
+    pub(crate) fn into_string(self) -> String {
+        self.0
+    }
 }
 
 impl fmt::Display for ConversationId {

@@ -33,6 +33,11 @@ impl HarnessName {
     pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The id as the wire carries it.
+    pub(crate) fn into_string(self) -> String {
+        self.0
+    }
 }
 
 /// Which harness calls the hook (`compactd hook claude-code`).

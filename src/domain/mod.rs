@@ -17,7 +17,7 @@ pub(crate) use count::Count;
 pub(crate) use cursor::FleetCursor;
 pub use harness::Harness;
 pub(crate) use harness::HarnessName;
-pub(crate) use role::Role;
+pub(crate) use role::KeyRole;
 pub use tenant::TenantId;
 mod invalid;
 pub use invalid::InvalidValue;

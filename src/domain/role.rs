@@ -4,7 +4,8 @@ use super::InvalidValue;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]
-pub enum Role {
+/// A key's role: named apart from a chat message's (`policy::transcript::Role`).
+pub enum KeyRole {
     /// Writes and reads its tenant's conversations.
     Agent,
     /// Reads only.
@@ -13,9 +14,9 @@ pub enum Role {
     Admin,
 }
 
-named!(Role);
+named!(KeyRole);
 
-impl Role {
+impl KeyRole {
     /// `raw` as a role, or why not, naming `field`.
     pub(crate) fn checked(field: &str, raw: &str) -> Result<Self, InvalidValue> {
         Self::parse(raw).ok_or_else(|| InvalidValue::new(field, "must be agent, reader or admin"))

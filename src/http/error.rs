@@ -11,7 +11,6 @@ use std::time::Duration;
 use crate::app::Refusal;
 use crate::auth::Denied;
 use crate::domain::InvalidValue;
-use crate::store::StoreError;
 
 pub(crate) type ApiResult<T, E = ApiError> = Result<T, E>;
 
@@ -144,23 +143,9 @@ impl From<Refusal> for ApiError {
         match refusal {
             Refusal::NotFound(text) => Self::NotFound(text),
             Refusal::Conflict(text) => Self::Conflict(text),
-            Refusal::Store(err) => err.into(),
+            refusal if refusal.is_unavailable() => Self::Unavailable,
+            Refusal::Store(err) => Self::Internal(format!("{err}: {:?}", std::error::Error::source(&err))),
         }
-    }
-}
-
-impl From<StoreError> for ApiError {
-    fn from(err: StoreError) -> Self {
-        match err {
-            StoreError::Unavailable(_) => Self::Unavailable,
-            other => Self::Internal(format!("{other}: {:?}", std::error::Error::source(&other))),
-        }
-    }
-}
-
-impl From<sqlx::Error> for ApiError {
-    fn from(err: sqlx::Error) -> Self {
-        StoreError::from(err).into()
     }
 }
 

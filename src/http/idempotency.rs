@@ -7,16 +7,14 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use tracing::Instrument;
 
+use crate::app::idempotency::{self, KeyClaim, KeyLease};
 use crate::app::{self, Answer, Beside, UseCase};
-use crate::domain::TenantId;
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Caller, IdempotencyKey};
-use crate::store;
-use crate::store::idempotency::{self, Claim, ClaimToken};
 
 /// A finished JSON answer, as bytes, so a replay can repeat it exactly.
 pub(crate) struct Reply {
@@ -77,24 +75,11 @@ where
     // up: a claimed key must be answered or given back, so its retry finds
     // the answer instead of a claim nobody holds.
     let (app, tenant, fingerprint) = (app.clone(), caller.tenant.clone(), fingerprint(route, body));
-    let token = ClaimToken::new();
     to_completion(async move {
-        let begun = async {
-            let mut conn = app.services.pool.acquire().await?;
-            idempotency::begin(&mut conn, &tenant, &key, &fingerprint, token).await
-        };
-        let claim = match begun.await {
-            Ok(claim) => claim,
-            Err(err) => {
-                // The claim may have committed with its answer lost on the way.
-                give_back(app.services.pool.clone(), tenant, key, token);
-                return Err(err.into());
-            }
-        };
-        match claim {
-            Claim::InFlight => Err(ApiError::IdempotencyKeyInFlight),
-            Claim::Mismatch => Err(ApiError::IdempotencyKeyReused),
-            Claim::Replay { status, body } => {
+        match idempotency::claim(&app.services, tenant, key, &fingerprint).await? {
+            KeyClaim::InFlight => Err(ApiError::IdempotencyKeyInFlight),
+            KeyClaim::Mismatch => Err(ApiError::IdempotencyKeyReused),
+            KeyClaim::Replay { status, body } => {
                 let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
                 let mut response = Reply { status, body }.into_response();
                 response
@@ -102,19 +87,13 @@ where
                     .insert("idempotent-replayed", HeaderValue::from_static("true"));
                 Ok(response)
             }
-            Claim::Fresh => {
+            KeyClaim::Fresh(lease) => {
                 let respond = Respond {
                     app: &app,
-                    key: Some(KeyClaim {
-                        tenant: &tenant,
-                        key: &key,
-                        token,
-                    }),
+                    key: Some(&lease),
                 };
                 let outcome = app::perform(&app.services, use_case, respond).await;
-                if outcome.is_err() {
-                    give_back(app.services.pool.clone(), tenant, key, token);
-                }
+                lease.settle(outcome.is_ok()).await;
                 Ok(outcome?.into_response())
             }
         }
@@ -122,17 +101,10 @@ where
     .await
 }
 
-/// The key a request claimed: its answer commits with the effect.
-struct KeyClaim<'a> {
-    tenant: &'a TenantId,
-    key: &'a str,
-    token: ClaimToken,
-}
-
 /// The answer rendered and, with a key, kept beside the effect.
 struct Respond<'a> {
     app: &'a AppState,
-    key: Option<KeyClaim<'a>>,
+    key: Option<&'a KeyLease>,
 }
 
 impl<A: Render + Send> Beside<A> for Respond<'_> {
@@ -145,25 +117,13 @@ impl<A: Render + Send> Beside<A> for Respond<'_> {
 
     async fn write(self, answer: A, conn: &mut PgConnection) -> ApiResult<Reply> {
         let reply = answer.render(self.app)?;
-        if let Some(KeyClaim { tenant, key, token }) = self.key {
-            let status = reply.status.as_u16();
-            if !idempotency::finish(conn, tenant, key, token, status, &reply.body).await? {
-                return Err(ApiError::IdempotencyKeyInFlight);
-            }
+        if let Some(lease) = self.key
+            && !lease.keep_answer(conn, reply.status.as_u16(), &reply.body).await?
+        {
+            return Err(ApiError::IdempotencyKeyInFlight);
         }
         Ok(reply)
     }
-}
-
-/// Gives a failed request's key back, so its retry can run.
-fn give_back(pool: PgPool, tenant: TenantId, key: String, token: ClaimToken) {
-    store::keep_giving_back("an idempotency claim", idempotency::ABANDONED_AFTER, move || {
-        let (pool, tenant, key) = (pool.clone(), tenant.clone(), key.clone());
-        async move {
-            let mut conn = pool.acquire().await?;
-            idempotency::abandon(&mut conn, &tenant, &key, token).await
-        }
-    });
 }
 
 /// Runs `work` on a task of its own, so that it finishes even when the

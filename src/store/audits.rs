@@ -4,23 +4,16 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sqlx::{Connection, PgConnection, Row};
 
 use super::StoreResult;
 use super::events::EventKind;
+use super::lease::free;
 use super::scoring::append_event;
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::audit::{AuditConfig, LiveTurn};
-
-/// A turn scored 5, kept word for word.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct Critical {
-    pub turn_id: i64,
-    pub user: Option<String>,
-    pub assistant: Option<String>,
-}
+use crate::records::Critical;
 
 /// A conversation claimed for its audit.
 #[derive(Debug, Clone)]
@@ -54,16 +47,18 @@ pub(crate) async fn claim(
     reads_chars: usize,
 ) -> StoreResult<Option<Claimed>> {
     let mut tx = conn.begin().await?;
-    let row = sqlx::query(
+    let row = sqlx::query(concat!(
         "UPDATE conversations c SET audit_claimed_at = now()
-          WHERE tenant = $1 AND conversation_id = $2
-            AND (audit_claimed_at IS NULL OR audit_claimed_at < now() - $3::interval)
-            AND (audit_attempted_at IS NULL OR audit_attempted_at < now() - $4::interval)
-            AND (last_turn_seq - audited_turn_seq >= $5
+          WHERE tenant = $1 AND conversation_id = $2 AND ",
+        free!("audit_claimed_at", "3"),
+        // A failed audit waits before it is tried again, as a lapsed lease.
+        " AND ",
+        free!("audit_attempted_at", "4"),
+        " AND (last_turn_seq - audited_turn_seq >= $5
                  OR (SELECT count(*) FROM turns t
                       WHERE t.tenant = c.tenant AND t.conversation_id = c.conversation_id AND NOT t.evicted) > $6)
-         RETURNING last_turn_seq, critical, memory, memory_turn_seq",
-    )
+         RETURNING last_turn_seq, critical, memory, memory_turn_seq"
+    ))
     .bind(tenant)
     .bind(conversation_id)
     .bind(abandoned_after)
@@ -75,13 +70,14 @@ pub(crate) async fn claim(
     let Some(row) = row else { return Ok(None) };
     let critical: serde_json::Value = row.try_get("critical")?;
     let critical = serde_json::from_value(critical).unwrap_or_default();
-    let to_rescore: Vec<i64> = sqlx::query_scalar(
+    let to_rescore: Vec<i64> = sqlx::query_scalar(concat!(
         "UPDATE turns SET score_claimed_at = now()
           WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted
-                        AND ((score IS NULL AND (score_claimed_at IS NULL OR score_claimed_at < now() - $3::interval))
-                 OR (score <= 2 AND score_source <> 'audit'))
-         RETURNING seq",
-    )
+            AND ((score IS NULL AND ",
+        free!("score_claimed_at", "3"),
+        ") OR (score <= 2 AND score_source <> 'audit'))
+         RETURNING seq"
+    ))
     .bind(tenant)
     .bind(conversation_id)
     .bind(abandoned_after)

@@ -9,13 +9,15 @@ use serde_json::json;
 use sqlx::{PgConnection, Row};
 
 use super::events::EventKind;
-use super::ledger::{Recorded, recorded};
+use super::lease::free;
+use super::ledger::recorded;
 use super::state::{STATE_COLUMNS, bind_state};
-use super::{StoreResult, StoredConversation, db_count};
+use super::{StoreResult, db_count};
 use crate::domain::{ConversationId, HarnessName, TenantId};
 use crate::policy::Writer;
 use crate::policy::keep::KeepFigures;
 use crate::policy::{CompactionTrigger, Conversation};
+use crate::records::{Recorded, StoredConversation};
 
 /// Why a conversation could not be claimed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,12 +36,12 @@ pub(crate) async fn claim(
     id: &ConversationId,
     stale_after: Duration,
 ) -> StoreResult<Result<(StoredConversation, DateTime<Utc>), Unclaimed>> {
-    let claimed = sqlx::query(
+    let claimed = sqlx::query(concat!(
         "UPDATE conversations SET compacting_since = now()
-          WHERE tenant = $1 AND conversation_id = $2
-            AND (compacting_since IS NULL OR compacting_since < now() - $3::interval)
-         RETURNING *",
-    )
+          WHERE tenant = $1 AND conversation_id = $2 AND ",
+        free!("compacting_since", "3"),
+        " RETURNING *"
+    ))
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(stale_after)
@@ -296,7 +298,7 @@ async fn announce(
         "tokens_before": ledger.tokens_before,
         "tokens_after": ledger.tokens_after,
         "prepared": ledger.prepared_age_ms.is_some(),
-        "harness": ledger.harness,
+        "harness": ledger.harness.as_ref().map(HarnessName::as_str),
     }))
     .execute(&mut *tx)
     .await?;

@@ -11,9 +11,11 @@ use sqlx::types::Json;
 
 use super::events::EventKind;
 use super::transitions::{END_TURN, RECORD_USAGE, bind_fresh};
-use super::{StoreResult, StoredConversation, db_count};
+use super::{StoreResult, db_count};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::{CacheLife, Conversation, ModelCall, PendingDecision, PolicyConfig, TurnEnd, UsageReport};
+use crate::records::StoredConversation;
+use crate::records::TurnText;
 
 /// Applies a usage report; creates the conversation on first sight.
 #[tracing::instrument(level = "debug", skip_all)]
@@ -52,19 +54,6 @@ pub(crate) async fn record_usage(
         .fetch_one(&mut *conn)
         .await?;
     StoredConversation::from_row(&row)
-}
-
-/// What the user and the agent said in a turn, when the caller sent it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct TurnText {
-    pub user: Option<String>,
-    pub assistant: Option<String>,
-}
-
-impl TurnText {
-    fn is_empty(&self) -> bool {
-        self.user.is_none() && self.assistant.is_none()
-    }
 }
 
 /// Applies a turn's end and stores its text; answers the state and, when a
@@ -171,15 +160,15 @@ pub(crate) async fn record_decision(
 /// A conversation as a list shows it.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub(crate) struct Listed {
-    pub conversation_id: String,
+    pub conversation_id: ConversationId,
     pub created_at: DateTime<Utc>,
     pub last_turn_at: Option<DateTime<Utc>>,
     pub last_turn_seq: i64,
     pub compactions: i64,
     pub used: i64,
     pub size: i64,
-    pub predecessor_id: Option<String>,
-    pub successor_id: Option<String>,
+    pub predecessor_id: Option<ConversationId>,
+    pub successor_id: Option<ConversationId>,
 }
 
 /// The tenant's conversations whose id starts with `prefix` (all for ""),

@@ -4,9 +4,10 @@
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
-use super::{StoreResult, StoredConversation, db_count};
+use super::{StoreResult, db_count};
 use crate::domain::TenantId;
 use crate::policy::{CacheLife, PolicyConfig};
+use crate::records::StoredConversation;
 
 /// Where a page of candidates ends: the next page starts after it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -22,6 +22,11 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// The database could not take the work now: a retry later may succeed.
+    pub(crate) fn is_unavailable(&self) -> bool {
+        matches!(self, Self::Unavailable(_))
+    }
+
     /// A lost race (deadlock, serialization failure): running again at once
     /// is the remedy.
     pub(crate) fn is_lost_race(&self) -> bool {

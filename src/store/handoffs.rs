@@ -5,11 +5,12 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use sqlx::{Connection, PgConnection};
 
+use super::StoreResult;
 use super::events::EventKind;
 use super::state::{STATE_COLUMNS, bind_state};
-use super::{StoreResult, StoredConversation};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::Conversation;
+use crate::records::StoredConversation;
 
 /// Why a rollover could not be recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -18,13 +18,11 @@ use std::time::Duration;
 use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
+use super::lease::lapsed;
 use crate::domain::TenantId;
 
 /// How long a key's answer is kept; the spec asks for at least a day.
 pub(crate) const RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
-/// After this long without an answer a claim was abandoned (its process
-/// died): longer than any request may run.
-pub(crate) const ABANDONED_AFTER: Duration = Duration::from_secs(10 * 60);
 
 /// One request's claim on a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +57,8 @@ pub enum Claim {
     InFlight,
 }
 
-/// Claims `key` for a request with `fingerprint`, or says why not.
+/// Claims `key` for a request with `fingerprint`, or says why not; a claim
+/// with no answer after `lapsed_after` was abandoned and is taken over.
 #[tracing::instrument(level = "debug", skip_all)]
 pub async fn begin(
     conn: &mut PgConnection,
@@ -67,22 +66,27 @@ pub async fn begin(
     key: &str,
     fingerprint: &[u8],
     token: ClaimToken,
+    lapsed_after: Duration,
 ) -> StoreResult<Claim> {
-    let claimed = sqlx::query(
+    // The key's row is its lease, stamped `created_at`; an answer kept past
+    // its retention is forgotten like an abandoned claim.
+    let claimed = sqlx::query(concat!(
         "INSERT INTO idempotency_keys AS k (tenant, key, fingerprint, status, body, claim)
          VALUES ($1, $2, $3, NULL, NULL, $6)
          ON CONFLICT (tenant, key) DO UPDATE
             SET fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL, created_at = now(),
                 claim = EXCLUDED.claim
-          WHERE k.created_at <= now() - $4::interval
-             OR (k.status IS NULL AND k.created_at <= now() - $5::interval)
-         RETURNING 1",
-    )
+          WHERE ",
+        lapsed!("k.created_at", "4"),
+        " OR (k.status IS NULL AND ",
+        lapsed!("k.created_at", "5"),
+        ") RETURNING 1"
+    ))
     .bind(tenant.as_str())
     .bind(key)
     .bind(fingerprint)
     .bind(RETENTION)
-    .bind(ABANDONED_AFTER)
+    .bind(lapsed_after)
     .bind(token.as_bytes())
     .fetch_optional(&mut *conn)
     .await?;
@@ -153,9 +157,12 @@ pub async fn abandon(conn: &mut PgConnection, tenant: &TenantId, key: &str, toke
 /// Forgets answers past their retention; answers how many.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn sweep(conn: &mut PgConnection) -> StoreResult<u64> {
-    let done = sqlx::query("DELETE FROM idempotency_keys WHERE created_at <= now() - $1::interval")
-        .bind(RETENTION)
-        .execute(&mut *conn)
-        .await?;
+    let done = sqlx::query(concat!(
+        "DELETE FROM idempotency_keys WHERE ",
+        lapsed!("created_at", "1")
+    ))
+    .bind(RETENTION)
+    .execute(&mut *conn)
+    .await?;
     Ok(done.rows_affected())
 }

@@ -1,52 +1,15 @@
 //! The compaction ledger read back: a conversation's attempts, the fleet's
 //! history, and who wrote an anchor.
 
-use chrono::{DateTime, Utc};
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
 
 use super::{StoreResult, count_of};
-use crate::domain::{ConversationId, FleetCursor, HarnessName, TenantId};
+use crate::domain::{ConversationId, HarnessName, TenantId};
+use crate::policy::Trigger;
 use crate::policy::Writer;
 use crate::policy::keep::{KeepFigures, KeepKind, KindFigures};
-use crate::policy::{CompactionTrigger, Trigger};
-
-/// A row of the ledger.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Recorded {
-    pub id: i64,
-    pub conversation_id: String,
-    pub seq: i64,
-    pub at: DateTime<Utc>,
-    pub trigger: CompactionTrigger,
-    pub by_host: bool,
-    pub idle: bool,
-    pub summarizer: Writer,
-    pub model: Option<String>,
-    pub tokens_before: u64,
-    pub tokens_after: u64,
-    pub tokens_saved: u64,
-    pub percent_saved: u64,
-    pub total_messages: u64,
-    pub user_messages: u64,
-    pub assistant_messages: u64,
-    pub tool_messages: u64,
-    pub kept_from: Option<u64>,
-    pub duration_ms: u64,
-    pub upstream_input_tokens: Option<u64>,
-    pub upstream_output_tokens: Option<u64>,
-    pub success: bool,
-    pub error: Option<String>,
-    pub summary: Option<String>,
-    pub keep: Option<KeepFigures>,
-    /// It merged a summary prepared ahead, this old (milliseconds).
-    pub prepared_age_ms: Option<u64>,
-    /// Which harness wrote the summary it reported.
-    pub harness: Option<String>,
-    pub upstream_calls: Option<u64>,
-    pub fallback: Option<String>,
-    pub recorded_at: DateTime<Utc>,
-}
+use crate::records::{FleetFilter, Recorded};
 
 /// The keep figures read back; kinds this version does not know are skipped.
 fn keep_from_json(value: &serde_json::Value) -> KeepFigures {
@@ -150,20 +113,6 @@ pub(crate) async fn of_conversation(
     .fetch_all(&mut *conn)
     .await?;
     Ok(rows.iter().map(recorded).collect::<sqlx::Result<_>>()?)
-}
-
-/// Filters on the fleet's history.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct FleetFilter {
-    pub trigger: Option<Trigger>,
-    pub success: Option<bool>,
-    pub since: Option<DateTime<Utc>>,
-    pub until: Option<DateTime<Utc>>,
-    /// Only summaries this harness reported.
-    pub harness: Option<HarnessName>,
-    /// Only attempts before this one in the history's order: the previous
-    /// page's last, by its time and id.
-    pub before: Option<FleetCursor>,
 }
 
 /// The tenant's attempts across conversations, newest first by their time

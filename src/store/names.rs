@@ -10,7 +10,7 @@ use sqlx::error::BoxDynError;
 use sqlx::postgres::{PgArgumentBuffer, PgTypeInfo, PgValueRef};
 use sqlx::{Decode, Encode, Postgres, Type};
 
-use crate::domain::{ConversationId, TenantId};
+use crate::domain::{ConversationId, HarnessName, TenantId};
 use crate::policy::CompactionTrigger;
 use crate::policy::Writer;
 use crate::policy::keep::{KeepKind, Source};
@@ -61,6 +61,9 @@ text_column!(TenantId, |raw: &str| -> Result<TenantId, BoxDynError> {
 });
 text_column!(ConversationId, |raw: &str| -> Result<ConversationId, BoxDynError> {
     Ok(ConversationId::parse("stored conversation_id", raw.to_owned())?)
+});
+text_column!(HarnessName, |raw: &str| -> Result<HarnessName, BoxDynError> {
+    Ok(HarnessName::parse("stored harness", raw.to_owned())?)
 });
 
 stored_name!(CompactionTrigger);

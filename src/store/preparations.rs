@@ -12,11 +12,13 @@ use sqlx::{Connection, PgConnection, Row};
 
 use super::compactions::keep_json;
 use super::events::EventKind;
+use super::lease::free;
 use super::scoring::append_event;
-use super::{StoreResult, StoredConversation, db_count};
+use super::{StoreResult, db_count};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::KeepFigures;
 use crate::policy::prepare::{Covered, Reason};
+use crate::records::StoredConversation;
 
 /// Plans a preparation of the stored turns up to the newest, as `stored`
 /// (the state a usage report just left) shows them; any open one is
@@ -91,19 +93,19 @@ pub(crate) async fn claim(
     only: Option<(&TenantId, &ConversationId)>,
 ) -> StoreResult<Vec<Claimed>> {
     let (tenant, id) = only.unzip();
-    let rows = sqlx::query(
-        "UPDATE preparations p SET claimed_at = clock_timestamp()
+    let rows = sqlx::query(concat!(
+        "UPDATE preparations p SET claimed_at = now()
            FROM (SELECT tenant, conversation_id, seq FROM preparations
-                  WHERE status = 'planned'
-                    AND (claimed_at IS NULL OR claimed_at <= now() - $2::interval)
-                    AND ($3::text IS NULL OR (tenant, conversation_id) = ($3, $4))
+                  WHERE status = 'planned' AND ",
+        free!("claimed_at", "2"),
+        " AND ($3::text IS NULL OR (tenant, conversation_id) = ($3, $4))
                   ORDER BY planned_at
                   LIMIT $1
                   FOR UPDATE SKIP LOCKED) picked
           WHERE (p.tenant, p.conversation_id, p.seq) = (picked.tenant, picked.conversation_id, picked.seq)
          RETURNING p.tenant, p.conversation_id, p.seq, p.boundary_turn_seq, p.through_turn_seq, p.anchor_seq,
-                   p.planned_at, p.claimed_at",
-    )
+                   p.planned_at, p.claimed_at"
+    ))
     .bind(limit)
     .bind(abandoned_after)
     .bind(tenant)

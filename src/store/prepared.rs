@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
 
+use super::lease::lapsed;
 use super::{StoreError, StoreResult, count_of};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::prepare::{Covered, Reason, Status};
@@ -140,17 +141,20 @@ pub(crate) async fn close(
 /// answers how many.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn expire(conn: &mut PgConnection, left_for: Duration) -> StoreResult<u64> {
-    let expired: i64 = sqlx::query_scalar(
+    // A written preparation is a lease nobody took up: it lapses as one.
+    let expired: i64 = sqlx::query_scalar(concat!(
         "WITH expired AS (
            UPDATE preparations SET status = 'wasted', reason = 'expired', closed_at = now()
-            WHERE status = 'ready' AND written_at < now() - $1::interval
+            WHERE status = 'ready' AND ",
+        lapsed!("written_at", "1"),
+        "
            RETURNING tenant, conversation_id
          ), told AS (
            SELECT pg_notify('compactd_background', tenant || '/' || conversation_id || '/preparation_expired')
              FROM expired
          )
-         SELECT count(*) FROM told",
-    )
+         SELECT count(*) FROM told"
+    ))
     .bind(left_for)
     .fetch_one(&mut *conn)
     .await?;

@@ -1,8 +1,7 @@
-//! One lock order, one retry rule, and claims given back after a failure:
-//! how concurrent writers stay out of each other's way.
+//! One lock order and one retry rule: how concurrent writers stay out of
+//! each other's way.
 
 use std::future::Future;
-use std::time::{Duration, Instant};
 
 use super::error::StoreResult;
 use crate::domain::{ConversationId, TenantId};
@@ -45,28 +44,4 @@ where
             outcome => return outcome,
         }
     }
-}
-
-/// Runs `give_back` on a task of its own until the database takes it,
-/// backing off from 100 ms to 5 s, for at most `for_at_most` (what it gives
-/// back expires by itself by then). For returning a claim after a failure,
-/// when the database may be what failed: a claim left behind would turn
-/// every retry away for minutes.
-pub(crate) fn keep_giving_back<F, Fut>(what: &'static str, for_at_most: Duration, mut give_back: F)
-where
-    F: FnMut() -> Fut + Send + 'static,
-    Fut: Future<Output = StoreResult<()>> + Send,
-{
-    tokio::spawn(async move {
-        let mut wait = Duration::from_millis(100);
-        let started = Instant::now();
-        while let Err(err) = give_back().await {
-            if started.elapsed() > for_at_most {
-                tracing::warn!(%err, what, "could not be given back; it expires by itself");
-                return;
-            }
-            tokio::time::sleep(wait).await;
-            wait = (wait * 2).min(Duration::from_secs(5));
-        }
-    });
 }

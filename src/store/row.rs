@@ -1,43 +1,13 @@
 //! A `conversations` row and its mapping to the policy's state.
 
-use chrono::{DateTime, Utc};
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 use sqlx::types::Json;
 
-use super::audits::Critical;
 use super::{StoreError, count_of};
-use crate::domain::{ConversationId, TenantId};
 use crate::policy::prepare::Planned;
 use crate::policy::{CacheLifeSetting, Conversation, ModelCall, PendingDecision};
-
-/// A conversation as stored: the policy's state plus what the service keeps
-/// beside it.
-#[derive(Debug, Clone)]
-pub(crate) struct StoredConversation {
-    pub tenant: TenantId,
-    pub conversation_id: ConversationId,
-    pub state: Conversation,
-    /// The anchor summary and the seq of the compaction that wrote it.
-    pub summary: Option<(String, i64)>,
-    pub predecessor_id: Option<String>,
-    pub successor_id: Option<String>,
-    pub pending_decision: Option<PendingDecision>,
-    pub last_call: Option<ModelCall>,
-    pub last_event_seq: i64,
-    pub last_turn_seq: i64,
-    /// The seq of its latest compaction attempt.
-    pub last_compaction_seq: i64,
-    /// Stored turns up to this one are behind the latest boundary.
-    pub boundary_turn_seq: i64,
-    /// Turns scored 5, word for word (SPEC §5).
-    pub critical: Vec<Critical>,
-    /// The rolling memory.
-    pub memory: Option<String>,
-    /// The latest preparation planned since the boundary (issue 12).
-    pub planned: Option<Planned>,
-    pub updated_at: DateTime<Utc>,
-}
+use crate::records::StoredConversation;
 
 impl StoredConversation {
     pub(super) fn from_row(row: &PgRow) -> Result<Self, StoreError> {

@@ -11,6 +11,7 @@ use sqlx::{Connection, PgConnection, Row};
 
 use super::StoreResult;
 use super::events::EventKind;
+use super::lease::free;
 use crate::domain::{ConversationId, TenantId};
 
 /// A turn a worker has claimed for scoring.
@@ -37,18 +38,18 @@ pub(crate) async fn claim(
     abandoned_after: Duration,
     reads_chars: usize,
 ) -> StoreResult<Vec<ClaimedTurn>> {
-    let rows = sqlx::query(
+    let rows = sqlx::query(concat!(
         "UPDATE turns t SET score_claimed_at = now()
            FROM (SELECT tenant, conversation_id, seq FROM turns
-                  WHERE score IS NULL AND NOT score_failed
-                    AND (score_claimed_at IS NULL OR score_claimed_at < now() - $2::interval)
-                  ORDER BY at
+                  WHERE score IS NULL AND NOT score_failed AND ",
+        free!("score_claimed_at", "2"),
+        " ORDER BY at
                   LIMIT $1
                   FOR UPDATE SKIP LOCKED) picked
           WHERE (t.tenant, t.conversation_id, t.seq) = (picked.tenant, picked.conversation_id, picked.seq)
          RETURNING t.tenant, t.conversation_id, t.seq, left(t.user_text, $3) AS user_text,
-                   left(t.assistant_text, $3) AS assistant_text, t.score_claimed_at",
-    )
+                   left(t.assistant_text, $3) AS assistant_text, t.score_claimed_at"
+    ))
     .bind(limit)
     .bind(abandoned_after)
     .bind(i32::try_from(reads_chars).unwrap_or(i32::MAX))

@@ -109,6 +109,7 @@ pub fn test_settings() -> Settings {
         database_wait: Duration::from_secs(10),
         summaries: Default::default(),
         daily_token_budget: None,
+        leases: compactd::config::Leases::default(),
         allowed_hosts: compactd::config::AllowedHosts::default(),
         background: None,
     }

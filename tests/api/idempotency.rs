@@ -1,9 +1,12 @@
+use std::time::Duration;
+
+use compactd::config::{Leases, Settings};
 use compactd::domain::TenantId;
 use compactd::http::idempotency::fingerprint;
 use compactd::store::idempotency::{self, Claim, ClaimToken};
 use serde_json::json;
 
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn, spawn_app, test_settings};
 
 #[tokio::test]
 async fn a_retry_with_the_same_key_replays_the_first_answer_and_changes_nothing() {
@@ -99,6 +102,7 @@ async fn a_retry_while_the_first_is_in_flight_is_409() {
         "busy-key",
         fingerprint,
         token,
+        Leases::default().request,
     )
     .await
     .unwrap();
@@ -125,31 +129,44 @@ async fn a_retry_while_the_first_is_in_flight_is_409() {
 }
 
 #[tokio::test]
-async fn an_abandoned_claim_is_taken_over() {
-    let app = spawn_app().await;
-    idempotency::begin(
-        &mut app.pool.acquire().await.unwrap(),
-        &TenantId::open(),
-        "stale",
-        b"dead process",
-        ClaimToken::new(),
-    )
-    .await
-    .unwrap();
-    sqlx::query("UPDATE idempotency_keys SET created_at = now() - interval '11 minutes'")
-        .execute(&app.pool)
+async fn a_claim_unanswered_past_the_configured_lease_is_taken_over() {
+    let app = spawn(Settings {
+        leases: Leases {
+            request: Duration::from_secs(90),
+            ..Leases::default()
+        },
+        ..test_settings()
+    })
+    .await;
+    let body = json!({"conversation_id": "c1", "used": 5});
+    // The same request, claimed by a process that may have died.
+    let fingerprint = &fingerprint("POST /usage", body.to_string().as_bytes());
+    for (key, age) in [("dead", 91), ("alive", 89)] {
+        idempotency::begin(
+            &mut app.pool.acquire().await.unwrap(),
+            &TenantId::open(),
+            key,
+            fingerprint,
+            ClaimToken::new(),
+            Leases::default().request,
+        )
         .await
         .unwrap();
+        sqlx::query("UPDATE idempotency_keys SET created_at = now() - make_interval(secs => $2) WHERE key = $1")
+            .bind(key)
+            .bind(f64::from(age))
+            .execute(&app.pool)
+            .await
+            .unwrap();
+    }
+    let send = |key: &'static str| app.post("/usage").header("Idempotency-Key", key).json(&body).send();
 
-    let response = app
-        .post("/usage")
-        .header("Idempotency-Key", "stale")
-        .json(&json!({"conversation_id": "c1", "used": 5}))
-        .send()
-        .await
-        .unwrap();
-
-    assert_eq!(response.status(), 200);
+    assert_eq!(send("dead").await.unwrap().status(), 200, "its holder is gone");
+    assert_eq!(
+        send("alive").await.unwrap().status(),
+        409,
+        "its holder may still answer"
+    );
 }
 
 #[tokio::test]

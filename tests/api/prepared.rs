@@ -549,9 +549,7 @@ async fn a_preparation_slower_than_a_summary_may_take_is_dropped_not_taken_again
     // worker that waited on would see its preparation claimed and asked again.
     settings.timeouts.summarize = Duration::from_secs(1);
     settings.daily_token_budget = Some(1_000_000);
-    if let Some(background) = settings.background.as_mut() {
-        background.abandoned_after = Duration::from_secs(2);
-    }
+    settings.leases.worker = Duration::from_secs(2);
     let app = spawn(settings).await;
 
     grow_past_the_point(&app, "c").await;

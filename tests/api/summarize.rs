@@ -390,6 +390,35 @@ async fn a_conversation_being_compacted_refuses_a_second_compaction() {
 }
 
 #[tokio::test]
+async fn a_compaction_claimed_past_the_configured_lease_is_taken_over() {
+    let app = crate::helpers::spawn(compactd::config::Settings {
+        leases: compactd::config::Leases {
+            request: Duration::from_secs(90),
+            ..compactd::config::Leases::default()
+        },
+        ..crate::helpers::test_settings()
+    })
+    .await;
+    for (id, age) in [("dead", 91), ("alive", 89)] {
+        with_turns(&app, id, &[("a", "b")]).await;
+        sqlx::query(
+            "UPDATE conversations SET compacting_since = now() - make_interval(secs => $2) WHERE conversation_id = $1",
+        )
+        .bind(id)
+        .bind(f64::from(age))
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    }
+
+    let (dead, _) = app.post_json("/summarize", &json!({"conversation_id": "dead"})).await;
+    let (alive, _) = app.post_json("/summarize", &json!({"conversation_id": "alive"})).await;
+
+    assert_eq!(dead, 200, "its holder is gone");
+    assert_eq!(alive, 409, "its holder may still be writing");
+}
+
+#[tokio::test]
 async fn sent_no_messages_a_compaction_starts_from_the_context_the_agent_last_reported() {
     let app = spawn_app().await;
     let turn = |n: u32| json!({"conversation_id": "r", "user": format!("step {n}: keep going"), "assistant": "done"});

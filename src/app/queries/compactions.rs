@@ -1,9 +1,10 @@
 //! A conversation's compactions, newest first (SPEC §3
 //! `GET /conversations/{id}/compactions`, MCP `get_compactions`).
 
-use crate::app::{Outcome, Services};
+use crate::app::{AppResult, Services};
 use crate::domain::{ConversationId, TenantId};
-use crate::store::ledger::{self, Recorded};
+use crate::records::Recorded;
+use crate::store::ledger::{self};
 
 /// One page of the ledger's rows, and the seq the next page reads before.
 #[derive(Debug)]
@@ -20,7 +21,7 @@ pub(crate) async fn of_conversation(
     id: &ConversationId,
     before: Option<i64>,
     limit: u32,
-) -> Outcome<CompactionsPage> {
+) -> AppResult<CompactionsPage> {
     let mut conn = services.pool.acquire().await?;
     super::stored(&mut conn, tenant, id).await?;
     let rows = ledger::of_conversation(&mut conn, tenant, id, before, limit.into()).await?;

@@ -5,9 +5,9 @@
 
 use super::turns::MAX_PAGE_BYTES;
 use crate::app::history::Said;
-use crate::app::{Outcome, Services};
+use crate::app::{AppResult, Services};
 use crate::domain::{ConversationId, TenantId};
-use crate::store::audits::Critical as CriticalTurn;
+use crate::records::Critical as CriticalTurn;
 use crate::store::turns;
 
 /// The context, as read and as it is to be sent.
@@ -37,7 +37,7 @@ pub(crate) async fn context(
     tenant: &TenantId,
     id: &ConversationId,
     recent: u32,
-) -> Outcome<Context> {
+) -> AppResult<Context> {
     let mut conn = services.pool.acquire().await?;
     let stored = super::stored(&mut conn, tenant, id).await?;
     let mut newest = turns::recent_live(&mut conn, tenant, id, recent.into()).await?;

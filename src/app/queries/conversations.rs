@@ -3,9 +3,9 @@
 //! picker, and `GET /conversations` for curl; one conversation's state
 //! (`GET /conversations/{id}`) and its events (`…/events`).
 
-use crate::app::{Outcome, Services};
+use crate::app::{AppResult, Services};
 use crate::domain::{ConversationId, TenantId};
-use crate::store::StoredConversation;
+use crate::records::StoredConversation;
 use crate::store::conversations::{self, Listed};
 use crate::store::events::{self, Event};
 
@@ -19,7 +19,7 @@ pub(crate) async fn newest(
     tenant: &TenantId,
     prefix: Option<&ConversationId>,
     limit: u32,
-) -> Outcome<(Vec<Listed>, bool)> {
+) -> AppResult<(Vec<Listed>, bool)> {
     let mut conn = services.pool.acquire().await?;
     let prefix = prefix.map_or("", ConversationId::as_str);
     // One more than asked says whether there are more.
@@ -30,7 +30,7 @@ pub(crate) async fn newest(
 }
 
 /// One conversation as stored.
-pub(crate) async fn one(services: &Services, tenant: &TenantId, id: &ConversationId) -> Outcome<StoredConversation> {
+pub(crate) async fn one(services: &Services, tenant: &TenantId, id: &ConversationId) -> AppResult<StoredConversation> {
     let mut conn = services.pool.acquire().await?;
     super::stored(&mut conn, tenant, id).await
 }
@@ -42,7 +42,7 @@ pub(crate) async fn events(
     id: &ConversationId,
     after: i64,
     limit: u32,
-) -> Outcome<(StoredConversation, Vec<Event>)> {
+) -> AppResult<(StoredConversation, Vec<Event>)> {
     let mut conn = services.pool.acquire().await?;
     let stored = super::stored(&mut conn, tenant, id).await?;
     let page = events::list(&mut conn, tenant, id, after, i64::from(limit)).await?;

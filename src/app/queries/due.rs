@@ -4,10 +4,10 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::app::{Outcome, Services};
+use crate::app::{AppResult, Services};
 use crate::domain::TenantId;
 use crate::policy::{self, Decision, DecisionKind, Moment};
-use crate::store::StoredConversation;
+use crate::records::StoredConversation;
 use crate::store::due::{self, Position};
 
 /// Up to `limit` of the tenant's conversations due at `moment` at `at`,
@@ -20,7 +20,7 @@ pub(crate) async fn due(
     moment: Moment,
     at: DateTime<Utc>,
     limit: u32,
-) -> Outcome<Vec<(StoredConversation, Decision)>> {
+) -> AppResult<Vec<(StoredConversation, Decision)>> {
     let mut conn = services.pool.acquire().await?;
     let policy = &services.policy;
     let mut due_now = Vec::new();

@@ -4,14 +4,15 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::app::Outcome;
+use crate::app::AppResult;
 use crate::app::Services;
 use crate::domain::TenantId;
 use crate::domain::series::Series;
 use crate::policy::keep::{KeepKind, KindFigures};
-use crate::store::ledger::{self, FleetFilter, Recorded};
+use crate::records::{FleetFilter, PreparationStats, Recorded, Stats};
+use crate::store::ledger::{self};
 use crate::store::series::{self, Point};
-use crate::store::stats::{self, PreparationStats, Stats};
+use crate::store::stats::{self};
 use crate::store::{self, keep};
 
 /// Up to `limit` compaction attempts that pass `filter`, newest first.
@@ -20,7 +21,7 @@ pub(crate) async fn compactions(
     tenant: &TenantId,
     filter: &FleetFilter,
     limit: u32,
-) -> Outcome<Vec<Recorded>> {
+) -> AppResult<Vec<Recorded>> {
     let mut transaction = store::begin_fleet_read(&services.pool).await?;
     let rows = ledger::of_fleet(&mut transaction, tenant, filter, limit.into()).await?;
     transaction.commit().await?;
@@ -40,7 +41,7 @@ pub(crate) async fn statistics(
     tenant: &TenantId,
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
-) -> Outcome<Figures> {
+) -> AppResult<Figures> {
     let mut transaction = store::begin_fleet_read(&services.pool).await?;
     let stats = stats::read(&mut transaction, tenant, since, until).await?;
     let keep = keep::figures_between(&mut transaction, tenant, since, until).await?;
@@ -54,7 +55,7 @@ pub(crate) async fn statistics(
 }
 
 /// Compactions per bucket of `span`, per trigger.
-pub(crate) async fn series(services: &Services, tenant: &TenantId, span: &Series) -> Outcome<Vec<Point>> {
+pub(crate) async fn series(services: &Services, tenant: &TenantId, span: &Series) -> AppResult<Vec<Point>> {
     let mut transaction = store::begin_fleet_read(&services.pool).await?;
     let points = series::read(&mut transaction, tenant, span).await?;
     transaction.commit().await?;

@@ -4,7 +4,7 @@
 //! each with whether the current summary holds it word for word.
 
 use crate::app::keep_set;
-use crate::app::{Outcome, Services};
+use crate::app::{AppResult, Services};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::{KeepItem, KeepKind, Presence};
 
@@ -33,7 +33,7 @@ pub(crate) async fn keep_set(
     tenant: &TenantId,
     id: &ConversationId,
     asked: Asked,
-) -> Outcome<KeepPage> {
+) -> AppResult<KeepPage> {
     let mut conn = services.pool.acquire().await?;
     let stored = super::stored(&mut conn, tenant, id).await?;
     let current = keep_set::current(&mut conn, tenant, id, &services.summaries.harness).await?;

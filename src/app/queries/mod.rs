@@ -12,13 +12,13 @@ pub(crate) mod turns;
 
 use sqlx::PgConnection;
 
-use crate::app::{Outcome, Refusal};
+use crate::app::{AppResult, Refusal};
 use crate::domain::{ConversationId, TenantId};
-use crate::store::StoredConversation;
+use crate::records::StoredConversation;
 
 /// The conversation, or the one refusal every read gives for a conversation
 /// the tenant does not have.
-async fn stored(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> Outcome<StoredConversation> {
+async fn stored(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> AppResult<StoredConversation> {
     crate::store::conversations::find(conn, tenant, id)
         .await?
         .ok_or_else(|| Refusal::no_conversation(id))

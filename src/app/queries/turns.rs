@@ -3,7 +3,7 @@
 //! search, bounded in bytes; and one turn, whole.
 
 use crate::app::history::{self, Page, Said};
-use crate::app::{Outcome, Refusal, Services};
+use crate::app::{AppResult, Refusal, Services};
 use crate::domain::{ConversationId, TenantId};
 use crate::store::turns;
 
@@ -22,7 +22,7 @@ pub(crate) struct Asked {
 }
 
 /// A page of turns, newest (or best) first, within [`MAX_PAGE_BYTES`].
-pub(crate) async fn page(services: &Services, tenant: &TenantId, id: &ConversationId, asked: Asked) -> Outcome<Page> {
+pub(crate) async fn page(services: &Services, tenant: &TenantId, id: &ConversationId, asked: Asked) -> AppResult<Page> {
     let mut conn = services.pool.acquire().await?;
     let stored = super::stored(&mut conn, tenant, id).await?;
     let limit = i64::from(asked.limit);
@@ -53,7 +53,7 @@ pub(crate) async fn page(services: &Services, tenant: &TenantId, id: &Conversati
 }
 
 /// One stored turn, its texts whole.
-pub(crate) async fn one(services: &Services, tenant: &TenantId, id: &ConversationId, seq: i64) -> Outcome<Said> {
+pub(crate) async fn one(services: &Services, tenant: &TenantId, id: &ConversationId, seq: i64) -> AppResult<Said> {
     let mut conn = services.pool.acquire().await?;
     let stored = super::stored(&mut conn, tenant, id).await?;
     let Some(turn) = turns::one(&mut conn, tenant, id, seq).await? else {

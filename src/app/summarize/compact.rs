@@ -6,24 +6,24 @@ use std::time::Instant;
 use sqlx::PgConnection;
 
 use super::{Drafted, Overflow, Request, Summarized, gather, record, write};
-use crate::app::claim::{CLAIM_ABANDONED_AFTER, ClaimGuard};
-use crate::app::{Outcome, Ready, Refusal, Services, UseCase};
-use crate::store::StoreError;
+use crate::app::{AppResult, Draft, Refusal, Services, UseCase};
+use crate::domain::{ConversationId, TenantId};
 use crate::store::compactions::{self, Unclaimed};
+use crate::store::{StoreError, lease};
 
 impl UseCase for Request {
-    type Ready = Drafted;
+    type Draft = Drafted;
 
     /// The conversation is claimed while its summary is written.
     const RUN_TO_COMPLETION: bool = true;
 
     /// Claims the conversation and writes its summary. No connection is
     /// held while the summary is written; a refusal gives the claim back.
-    async fn prepare(self, services: &Services) -> Outcome<Drafted> {
+    async fn draft(self, services: &Services) -> AppResult<Drafted> {
         let started = Instant::now();
         let (stored, since) = {
             let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
-            match compactions::claim(&mut conn, &self.tenant, &self.id, CLAIM_ABANDONED_AFTER).await? {
+            match compactions::claim(&mut conn, &self.tenant, &self.id, services.leases.request).await? {
                 Ok(claimed) => claimed,
                 Err(Unclaimed::Missing) => {
                     return Err(Refusal::NotFound(format!(
@@ -38,7 +38,7 @@ impl UseCase for Request {
                 }
             }
         };
-        let claim = ClaimGuard::new(&services.pool, self.tenant.clone(), self.id.clone(), since);
+        let claim = held(services, self.tenant.clone(), self.id.clone(), since);
         let drafted = async {
             let mut request = self;
             let gathered = gather::gather(services, &mut request, &stored).await?;
@@ -57,10 +57,30 @@ impl UseCase for Request {
     }
 }
 
-impl Ready for Drafted {
+/// The conversation's lease, taken at `since`: unless the compaction it was
+/// taken for is recorded (which ends it), it goes back, or the conversation
+/// would answer "busy" until the lease lapses. A lease given back late never
+/// frees one taken since.
+fn held(
+    services: &Services,
+    tenant: TenantId,
+    id: ConversationId,
+    since: chrono::DateTime<chrono::Utc>,
+) -> lease::Held {
+    let pool = services.pool.clone();
+    lease::Held::new("a compaction's claim", services.leases.request, move || {
+        let (pool, tenant, id) = (pool.clone(), tenant.clone(), id.clone());
+        async move {
+            let mut conn = pool.acquire().await?;
+            compactions::release(&mut conn, &tenant, &id, since).await
+        }
+    })
+}
+
+impl Draft for Drafted {
     type Answer = Summarized;
 
-    async fn apply(self, services: &Services, conn: &mut PgConnection) -> Outcome<Summarized> {
+    async fn apply(self, services: &Services, conn: &mut PgConnection) -> AppResult<Summarized> {
         // Spent is spent, whatever becomes of the ledger row.
         let attempt = &self.attempt;
         let spent = (attempt.upstream_input_tokens, attempt.upstream_output_tokens);
@@ -88,7 +108,7 @@ impl Ready for Drafted {
         })
     }
 
-    fn take_claim(&mut self) -> Option<ClaimGuard> {
+    fn take_lease(&mut self) -> Option<lease::Held> {
         self.claim.take()
     }
 }

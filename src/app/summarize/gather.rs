@@ -8,10 +8,11 @@ use sqlx::Connection;
 use super::Request;
 use crate::app::Services;
 use crate::app::transcript::Gathered as Transcript;
+use crate::records::StoredConversation;
 use crate::store::keep::{self, StoredKeep};
 use crate::store::prepared::{self, Ready};
 use crate::store::turns::{self, Turn};
-use crate::store::{StoreResult, StoredConversation, events};
+use crate::store::{StoreResult, events};
 
 /// What a compaction starts from.
 pub(super) struct Gathered {

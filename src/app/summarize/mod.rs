@@ -16,15 +16,14 @@ mod write;
 use chrono::{DateTime, Utc};
 
 use crate::app::budget::Reservation;
-use crate::app::claim::ClaimGuard;
 use crate::app::keep_set::{Observation, TakenIn};
 use crate::domain::{ConversationId, HarnessName, TenantId};
 use crate::policy::CompactionTrigger;
 use crate::policy::prepare::Reason;
 use crate::policy::transcript::Message;
-use crate::store::StoredConversation;
+use crate::records::{Recorded, StoredConversation};
 use crate::store::compactions::Attempt;
-use crate::store::ledger::Recorded;
+use crate::store::lease;
 
 /// Why no model wrote a summary.
 pub(crate) const NO_UPSTREAM: &str = "no upstream LLM is configured";
@@ -60,7 +59,7 @@ pub(crate) struct Drafted {
     /// The window's size when known, for the overflow check.
     size: u64,
     /// Given back unless the attempt is recorded.
-    claim: Option<ClaimGuard>,
+    claim: Option<lease::Held>,
     /// What the transcript said, for the keep set when the attempt succeeds.
     observations: Vec<Observation>,
     /// What became of a summary prepared ahead, once the attempt succeeds.

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use super::Ahead;
 use crate::policy::CompactionTrigger;
 use crate::policy::prepare::Reason;
-use crate::store::StoredConversation;
+use crate::records::StoredConversation;
 use crate::store::prepared::Ready;
 
 /// The writer chosen.

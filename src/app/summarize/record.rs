@@ -6,11 +6,11 @@ use sqlx::{Connection, PgConnection};
 use super::{Ahead, Drafted};
 use crate::app::prepare::count_wasted;
 use crate::policy::prepare::Reason;
+use crate::records::{Recorded, StoredConversation};
 use crate::store::compactions::{self, Applied, Attempt};
 use crate::store::keep;
-use crate::store::ledger::Recorded;
 use crate::store::prepared::{self, Closing};
-use crate::store::{StoreError, StoreResult, StoredConversation, conversations};
+use crate::store::{StoreError, StoreResult, conversations};
 
 /// Records the attempt and applies it, in a transaction of its own (or a
 /// savepoint of the caller's); the claim ends.

@@ -13,7 +13,7 @@ use super::plan::{self, Plan};
 use super::{Drafted, NO_UPSTREAM, Request};
 use crate::app::budget::{Reservation, summary_estimate};
 use crate::app::keep_set::{self, Observation, TakenIn};
-use crate::app::{Outcome, Refusal, Services};
+use crate::app::{AppResult, Refusal, Services};
 use crate::domain::ConversationId;
 use crate::llm::{LlmError, tokens};
 use crate::policy::cut;
@@ -21,8 +21,9 @@ use crate::policy::keep::{HarnessPatterns, StateAtCut, state_at_cut, summary_max
 use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::{Message, Role};
 use crate::policy::{CompactionTrigger, Writer};
+use crate::records::StoredConversation;
+use crate::store::StoreError;
 use crate::store::compactions::Attempt;
-use crate::store::{StoreError, StoredConversation};
 use crate::summary::Via;
 use crate::summary::summarizer::{self, Draft, PreparedNarrative, Rules};
 
@@ -34,7 +35,7 @@ pub(super) async fn write(
     stored: StoredConversation,
     gathered: Gathered,
     started: Instant,
-) -> Outcome<Drafted> {
+) -> AppResult<Drafted> {
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
     let trigger = plan::trigger(request.trigger, &stored);
     let harness_summary = plan::harness_summary(trigger, request.summary.clone());
@@ -197,7 +198,7 @@ async fn run(
     prior: Option<&str>,
     delta: &[Message],
     rules: Rules<'_>,
-) -> Outcome<(Result<Draft, LlmError>, Option<Reservation>)> {
+) -> AppResult<(Result<Draft, LlmError>, Option<Reservation>)> {
     let written = match planned {
         Plan::CleanSlate(text) => Ok(summarizer::clean_slate(&text, rules.max_tokens).await),
         Plan::Harness(text) => Ok(summarizer::from_harness(&text, rules).await),

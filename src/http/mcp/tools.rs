@@ -9,7 +9,7 @@ use rmcp::{ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::{Deserialize, Serialize};
 
 use super::arguments::{Arguments, schema_of};
-use crate::app::{Outcome, queries};
+use crate::app::{AppResult, queries};
 use crate::auth;
 use crate::domain::{ConversationId, InvalidValue, TenantId};
 use crate::http::AppState;
@@ -203,7 +203,7 @@ fn who(parts: &Parts, conversation_id: String) -> Result<(TenantId, Conversation
 }
 
 /// The read's view as the REST read answers it, or its refusal.
-fn answer<T: Serialize>(read: Outcome<T>) -> Answer {
+fn answer<T: Serialize>(read: AppResult<T>) -> Answer {
     match read {
         Ok(view) => serde_json::to_value(&view)
             .map(CallToolResult::structured)

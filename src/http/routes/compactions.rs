@@ -14,7 +14,7 @@ use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::http::views::ledger::Compaction;
 use crate::policy::Trigger;
-use crate::store::ledger::{self, FleetFilter};
+use crate::records::{FleetFilter, Recorded};
 
 /// The most compactions one page holds.
 pub(crate) const MAX_PAGE: u32 = 500;
@@ -33,7 +33,7 @@ fn page_size(limit: Option<u32>) -> Result<u32, InvalidValue> {
     Ok(limit)
 }
 
-fn views(rows: Vec<ledger::Recorded>) -> Vec<Compaction> {
+fn views(rows: Vec<Recorded>) -> Vec<Compaction> {
     rows.into_iter().map(Compaction::from).collect()
 }
 

@@ -92,15 +92,15 @@ pub(crate) async fn list(
         conversations: listed
             .into_iter()
             .map(|c| ListedConversation {
-                conversation_id: c.conversation_id,
+                conversation_id: c.conversation_id.into_string(),
                 created_at: c.created_at,
                 last_turn_at: c.last_turn_at,
                 turn_count: c.last_turn_seq,
                 compactions: c.compactions,
                 used: c.used,
                 size: c.size,
-                predecessor_id: c.predecessor_id,
-                successor_id: c.successor_id,
+                predecessor_id: c.predecessor_id.map(ConversationId::into_string),
+                successor_id: c.successor_id.map(ConversationId::into_string),
             })
             .collect(),
         truncated,

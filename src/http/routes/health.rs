@@ -10,7 +10,6 @@ use utoipa::ToSchema;
 
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
-use crate::store;
 
 /// How long readiness waits for the database before saying no.
 const READY_TIMEOUT: Duration = Duration::from_secs(2);
@@ -49,7 +48,7 @@ pub(crate) async fn healthz() -> Json<Health> {
         (status = 503, description = "The database does not answer.", body = Problem, content_type = "application/problem+json"),
     ))]
 pub(crate) async fn readyz(State(app): State<AppState>) -> ApiResult<Json<Health>> {
-    match tokio::time::timeout(READY_TIMEOUT, store::ping(&app.services.pool)).await {
+    match tokio::time::timeout(READY_TIMEOUT, app.services.database_answers()).await {
         Ok(Ok(())) => Ok(Json(Health { status: "ready" })),
         _ => Err(ApiError::Unavailable),
     }

@@ -18,7 +18,7 @@ use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, QueryParams};
 use crate::policy::keep::KeepKind;
 use crate::policy::prepare::Reason;
-use crate::store::stats::PreparationStats;
+use crate::records::PreparationStats;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()

@@ -155,7 +155,7 @@ pub(crate) fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<
         .harness
         .map(|name| HarnessName::parse("harness", name))
         .transpose()?;
-    if trigger == Some(CompactionTrigger::ManualRecovery) && caller.role != domain::Role::Admin {
+    if trigger == Some(CompactionTrigger::ManualRecovery) && caller.role != domain::KeyRole::Admin {
         return Err(ApiError::Forbidden(
             "manual_recovery boundaries take an admin key".to_owned(),
         ));

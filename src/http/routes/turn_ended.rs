@@ -16,7 +16,7 @@ use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody
 use crate::http::idempotency::{self, Render, Reply};
 use crate::http::views::conversation::ConversationState;
 use crate::policy::TurnEnd;
-use crate::store::conversations::TurnText;
+use crate::records::TurnText;
 
 /// The most user messages one turn may report.
 pub(crate) const MAX_USER_MESSAGES: u64 = 1_000_000;

@@ -15,7 +15,7 @@ use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody
 use crate::http::idempotency::{self, Render, Reply};
 use crate::http::views::conversation::ConversationState;
 use crate::policy::{CacheLife, UsageReport};
-use crate::store::StoredConversation;
+use crate::records::StoredConversation;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/usage", post(record_usage))

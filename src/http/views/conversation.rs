@@ -4,8 +4,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::domain::ConversationId;
 use crate::policy::{CacheLife, CacheLifeSetting, ModelCall, PendingDecision, PolicyConfig};
-use crate::store::StoredConversation;
+use crate::records::StoredConversation;
 
 /// A conversation's state (SPEC §1), with its summary, pending decision and lineage.
 #[derive(Debug, Serialize, ToSchema)]
@@ -99,8 +100,8 @@ impl ConversationState {
             summary: stored.summary.map(|(text, seq)| Summary { text, seq }),
             pending_decision: stored.pending_decision,
             last_call: stored.last_call,
-            predecessor_id: stored.predecessor_id,
-            successor_id: stored.successor_id,
+            predecessor_id: stored.predecessor_id.map(ConversationId::into_string),
+            successor_id: stored.successor_id.map(ConversationId::into_string),
             event_count: stored.last_event_seq,
             turn_count: stored.last_turn_seq,
             updated_at: stored.updated_at,

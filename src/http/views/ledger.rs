@@ -7,10 +7,11 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use crate::domain::HarnessName;
 use crate::policy::Trigger;
 use crate::policy::Writer;
 use crate::policy::keep::{KeepFigures, KindFigures};
-use crate::store::ledger::Recorded;
+use crate::records::Recorded;
 
 /// One compaction attempt, successful or not.
 #[derive(Debug, Serialize, ToSchema)]
@@ -133,7 +134,7 @@ impl From<Recorded> for Compaction {
             summarizer: row.summarizer,
             id: row.id,
             seq: row.seq,
-            conversation_id: row.conversation_id,
+            conversation_id: row.conversation_id.into_string(),
             at: row.at,
             by_host: row.by_host,
             idle: row.idle,
@@ -156,7 +157,7 @@ impl From<Recorded> for Compaction {
             keep: row.keep.as_ref().map(KeepCounts::from),
             prepared: row.prepared_age_ms.is_some(),
             prepared_age_ms: row.prepared_age_ms,
-            harness: row.harness,
+            harness: row.harness.map(HarnessName::into_string),
             upstream_calls: row.upstream_calls,
             fallback: row.fallback,
             recorded_at: row.recorded_at,

@@ -1,0 +1,14 @@
+//! What the store keeps, as plain values: the rows the use cases read and
+//! answer (a conversation, a ledger row, a turn's text, the fleet's
+//! figures). No SQL here: the store fills them, the use cases pass them
+//! on, and the edge renders them, without any of those naming the others.
+
+mod conversation;
+mod ledger;
+mod stats;
+mod turn;
+
+pub(crate) use conversation::{Critical, StoredConversation};
+pub(crate) use ledger::{FleetFilter, Recorded};
+pub(crate) use stats::{PreparationStats, Stats, TriggerStats};
+pub(crate) use turn::TurnText;
