@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
-use super::{AppResult, Draft, Services, ready_as_it_comes};
+use super::{AppResult, Services, Staged, staged_as_it_comes};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::{self, Decision, DecisionKind, Moment, PendingDecision, Trigger};
 use crate::records::StoredConversation;
@@ -29,9 +29,9 @@ pub(crate) struct Decided {
     pub stored: Option<StoredConversation>,
 }
 
-ready_as_it_comes!(Decide);
+staged_as_it_comes!(Decide);
 
-impl Draft for Decide {
+impl Staged for Decide {
     type Answer = Decided;
 
     async fn apply(self, services: &Services, conn: &mut PgConnection) -> AppResult<Decided> {

@@ -6,12 +6,13 @@
 use chrono::{DateTime, Utc};
 use sqlx::{Connection, PgConnection};
 
-use super::{AppResult, Draft, Refusal, Services, UseCase, keep_set};
+use super::{AppResult, Refusal, Services, Staged, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::Writer;
 use crate::policy::handoff::{Handoff, Request};
 use crate::policy::keep::narrative::narrative_of;
-use crate::policy::keep::{Parts, summary_max_tokens};
+use crate::policy::keep::{KeepSet, Parts, summary_max_tokens};
+use crate::records::StoredConversation;
 use crate::store::handoffs::{self, NotRolled};
 use crate::store::prepared::{self, Closing};
 use crate::store::turns::{self, Said};
@@ -63,7 +64,7 @@ pub(crate) struct Rendered {
 }
 
 #[derive(Debug)]
-pub(crate) enum HandoffDraft {
+pub(crate) enum HandoffStaged {
     Decline {
         tenant: TenantId,
         id: ConversationId,
@@ -73,11 +74,11 @@ pub(crate) enum HandoffDraft {
 }
 
 impl UseCase for HandoffCommand {
-    type Draft = HandoffDraft;
+    type Staged = HandoffStaged;
 
-    async fn draft(self, services: &Services) -> AppResult<HandoffDraft> {
+    async fn stage(self, services: &Services) -> AppResult<HandoffStaged> {
         let (tenant, id, successor, at, mut handoff) = match self {
-            Self::Decline { tenant, id, at } => return Ok(HandoffDraft::Decline { tenant, id, at }),
+            Self::Decline { tenant, id, at } => return Ok(HandoffStaged::Decline { tenant, id, at }),
             Self::RollOver {
                 tenant,
                 id,
@@ -113,7 +114,7 @@ impl UseCase for HandoffCommand {
         if handoff.bookmark.is_none() && stored.last_turn_seq > 0 {
             handoff.bookmark = Some(stored.last_turn_seq.to_string());
         }
-        Ok(HandoffDraft::RollOver(Box::new(Rendered {
+        Ok(HandoffStaged::RollOver(Box::new(Rendered {
             tenant,
             id,
             successor,
@@ -123,110 +124,132 @@ impl UseCase for HandoffCommand {
     }
 }
 
-impl Draft for HandoffDraft {
+impl Staged for HandoffStaged {
     type Answer = HandedOff;
 
     async fn apply(self, services: &Services, conn: &mut PgConnection) -> AppResult<HandedOff> {
         match self {
-            Self::Decline { tenant, id, at } => {
-                // Lock, the policy's transition, write: like a compaction.
-                let mut tx = conn.begin().await?;
-                let stored = conversations::lock(&mut tx, &tenant, &id)
-                    .await?
-                    .ok_or_else(|| Refusal::no_conversation(&id))?;
-                let mut state = stored.state;
-                state.rollover_declined();
-                handoffs::decline(&mut tx, &tenant, &id, at, &state).await?;
-                tx.commit().await?;
-                Ok(HandedOff::Declined)
-            }
-            Self::RollOver(rendered) => {
-                let Rendered {
-                    tenant,
-                    id,
-                    successor,
-                    at,
-                    mut handoff,
-                } = *rendered;
-                let mut tx = conn.begin().await?;
-                let Some(stored) = conversations::lock(&mut tx, &tenant, &id).await? else {
-                    return Err(Refusal::no_conversation(&id));
-                };
-                // A second handoff answers the first: the lineage does not fork
-                // unless the caller names another successor.
-                if let Some(existing) = stored.successor_id.clone()
-                    && successor.as_ref().is_none_or(|asked| *asked == existing)
-                    && let Some(text) = handoffs::recorded(&mut tx, &tenant, &id, existing.as_str())
-                        .await?
-                        .and_then(|recorded| recorded.text)
-                {
-                    let successor = existing;
-                    tx.commit().await?;
-                    return Ok(HandedOff::RolledOver { text, successor });
-                }
-                let successor = match successor {
-                    Some(successor) => successor,
-                    None => ConversationId::parse("successor_id", uuid::Uuid::new_v4().to_string())
-                        .map_err(|err| StoreError::Corrupt(format!("a new successor id: {err}")))?,
-                };
-                // The keep set, with every turn stored since the last boundary
-                // read, is what the summary section carries and the successor inherits.
-                let current = keep_set::current(&mut tx, &tenant, &id, &services.summaries.harness).await?;
-                crate::store::keep::save(&mut tx, &tenant, &id, &current.set, current.turns_read).await?;
-                let shape = match &stored.summary {
-                    Some((_, seq)) => ledger::writer_of(&mut tx, &tenant, &id, *seq)
-                        .await?
-                        .unwrap_or(Writer::Llm)
-                        .shape(),
-                    None => Writer::Llm.shape(),
-                };
-                let anchor = stored
-                    .summary
-                    .as_ref()
-                    .map(|(text, _)| narrative_of(text))
-                    .unwrap_or("");
-                let budget = summary_max_tokens(services.summaries.max_tokens, stored.state.size);
-                // What the handoff quotes in its other sections is not repeated.
-                let beside = Handoff {
-                    summary: None,
-                    ..handoff.clone()
-                }
-                .render();
-                let parts = Parts {
-                    beside: &beside,
-                    ..Parts::of(anchor, shape, id.as_str())
-                };
-                let (summary, _) = finish(parts, &current.set, budget);
-                handoff.summary = Some(summary);
-                let text = handoff.render();
-                let rolled = handoffs::roll_over(
-                    &mut tx,
-                    &tenant,
-                    &id,
-                    &successor,
-                    at,
-                    &text,
-                    handoff.bookmark.as_deref(),
-                )
-                .await?;
-                match rolled {
-                    Ok(_) => {
-                        crate::store::keep::inherit(&mut tx, &tenant, &id, &successor).await?;
-                        // The predecessor will not be compacted: what was prepared for it is wasted.
-                        let wasted = prepared::close(&mut tx, &tenant, &id, Closing::ROLLED_OVER).await?;
-                        tx.commit().await?;
-                        for reason in wasted {
-                            count_wasted(reason, 1);
-                        }
-                        Ok(HandedOff::RolledOver { text, successor })
-                    }
-                    Err(NotRolled::Missing) => Err(Refusal::no_conversation(&id)),
-                    Err(NotRolled::SuccessorTaken) => Err(Refusal::Conflict(format!(
-                        "conversation {:?} already exists and does not continue this one",
-                        successor.as_str()
-                    ))),
-                }
-            }
+            Self::Decline { tenant, id, at } => decline(conn, &tenant, &id, at).await,
+            Self::RollOver(rendered) => roll_over(services, conn, *rendered).await,
         }
     }
+}
+
+/// Lock, the policy's transition, write: like a compaction.
+async fn decline(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    at: DateTime<Utc>,
+) -> AppResult<HandedOff> {
+    let mut tx = conn.begin().await?;
+    let stored = conversations::lock(&mut tx, tenant, id)
+        .await?
+        .ok_or_else(|| Refusal::no_conversation(id))?;
+    let mut state = stored.state;
+    state.rollover_declined();
+    handoffs::decline(&mut tx, tenant, id, at, &state).await?;
+    tx.commit().await?;
+    Ok(HandedOff::Declined)
+}
+
+async fn roll_over(services: &Services, conn: &mut PgConnection, rendered: Rendered) -> AppResult<HandedOff> {
+    let Rendered {
+        tenant,
+        id,
+        successor,
+        at,
+        mut handoff,
+    } = rendered;
+    let mut tx = conn.begin().await?;
+    let Some(stored) = conversations::lock(&mut tx, &tenant, &id).await? else {
+        return Err(Refusal::no_conversation(&id));
+    };
+    // A second handoff answers the first: the lineage does not fork
+    // unless the caller names another successor.
+    if let Some(existing) = stored.successor_id.clone()
+        && successor.as_ref().is_none_or(|asked| *asked == existing)
+        && let Some(text) = handoffs::recorded(&mut tx, &tenant, &id, existing.as_str())
+            .await?
+            .and_then(|recorded| recorded.text)
+    {
+        let successor = existing;
+        tx.commit().await?;
+        return Ok(HandedOff::RolledOver { text, successor });
+    }
+    let successor = match successor {
+        Some(successor) => successor,
+        None => ConversationId::parse("successor_id", uuid::Uuid::new_v4().to_string())
+            .map_err(|err| StoreError::Corrupt(format!("a new successor id: {err}")))?,
+    };
+    // The keep set, with every turn stored since the last boundary
+    // read, is what the summary section carries and the successor inherits.
+    let current = keep_set::current(&mut tx, &tenant, &id, &services.summaries.harness).await?;
+    crate::store::keep::save(&mut tx, &tenant, &id, &current.set, current.turns_read).await?;
+    handoff.summary = Some(summary_section(services, &mut tx, &stored, &current.set, &handoff).await?);
+    let text = handoff.render();
+    let rolled = handoffs::roll_over(
+        &mut tx,
+        &tenant,
+        &id,
+        &successor,
+        at,
+        &text,
+        handoff.bookmark.as_deref(),
+    )
+    .await?;
+    match rolled {
+        Ok(_) => {
+            crate::store::keep::inherit(&mut tx, &tenant, &id, &successor).await?;
+            // The predecessor will not be compacted: what was prepared for it is wasted.
+            let wasted = prepared::close(&mut tx, &tenant, &id, Closing::ROLLED_OVER).await?;
+            tx.commit().await?;
+            for reason in wasted {
+                count_wasted(reason, 1);
+            }
+            Ok(HandedOff::RolledOver { text, successor })
+        }
+        Err(NotRolled::Missing) => Err(Refusal::no_conversation(&id)),
+        Err(NotRolled::SuccessorTaken) => Err(Refusal::Conflict(format!(
+            "conversation {:?} already exists and does not continue this one",
+            successor.as_str()
+        ))),
+    }
+}
+
+/// The handoff's summary section: the anchor's narrative in its writer's
+/// shape, with the keep set, within the summary budget, repeating nothing
+/// the handoff's other sections quote.
+async fn summary_section(
+    services: &Services,
+    tx: &mut PgConnection,
+    stored: &StoredConversation,
+    keep: &KeepSet,
+    handoff: &Handoff,
+) -> AppResult<String> {
+    let (tenant, id) = (&stored.tenant, &stored.conversation_id);
+    let shape = match &stored.summary {
+        Some((_, seq)) => ledger::writer_of(tx, tenant, id, *seq)
+            .await?
+            .unwrap_or(Writer::Llm)
+            .shape(),
+        None => Writer::Llm.shape(),
+    };
+    let anchor = stored
+        .summary
+        .as_ref()
+        .map(|(text, _)| narrative_of(text))
+        .unwrap_or("");
+    let budget = summary_max_tokens(services.summaries.max_tokens, stored.state.size);
+    let beside = Handoff {
+        summary: None,
+        ..handoff.clone()
+    }
+    .render();
+    let parts = Parts {
+        beside: &beside,
+        ..Parts::of(anchor, shape, id.as_str())
+    };
+    let (summary, _) = finish(parts, keep, budget);
+    Ok(summary)
 }

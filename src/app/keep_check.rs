@@ -4,7 +4,7 @@
 
 use sqlx::PgConnection;
 
-use crate::app::{AppResult, Draft, Refusal, Services, UseCase, keep_set};
+use crate::app::{AppResult, Refusal, Services, Staged, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::{KeepFigures, Parts, Shape, StateAtCut, least_room, summary_max_tokens};
 use crate::store::conversations;
@@ -71,9 +71,9 @@ async fn check(services: &Services, check: Check) -> AppResult<Checked> {
 }
 
 impl UseCase for Check {
-    type Draft = Done;
+    type Staged = Done;
 
-    async fn draft(self, services: &Services) -> AppResult<Done> {
+    async fn stage(self, services: &Services) -> AppResult<Done> {
         check(services, self).await.map(Done)
     }
 }
@@ -81,7 +81,7 @@ impl UseCase for Check {
 /// A check writes nothing: its answer is ready once it is made.
 pub(crate) struct Done(Checked);
 
-impl Draft for Done {
+impl Staged for Done {
     type Answer = Checked;
 
     async fn apply(self, _: &Services, _: &mut PgConnection) -> AppResult<Checked> {

@@ -33,4 +33,4 @@ mod use_case;
 
 pub(crate) use budget::Budget;
 pub(crate) use services::{AppResult, Refusal, Services};
-pub(crate) use use_case::{Alone, Answer, Beside, Draft, UseCase, perform, ready_as_it_comes};
+pub(crate) use use_case::{Alone, Answer, Beside, Staged, UseCase, perform, staged_as_it_comes};

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use sqlx::{Connection, PgConnection};
 
 use super::Services;
-use super::budget::summary_estimate;
+use super::budget::{Reservation, summary_estimate};
 use super::keep_set::{self, Observation, TakenIn};
 use super::transcript::messages_of;
 use crate::domain::{ConversationId, TenantId};
@@ -101,34 +101,15 @@ async fn write(services: &Services, claimed: &Claimed, within: Duration) -> Stor
     let Some(model) = services.summary_model.as_ref() else {
         return dropped(services, claimed, Reason::Upstream).await;
     };
-    let (stored, messages, stored_keep, unread) = {
-        let mut conn = services.pool.acquire().await?;
-        let stored = conversations::find(&mut conn, &claimed.tenant, &claimed.conversation_id).await?;
-        let Some(stored) = stored.filter(|stored| still_stands(stored, claimed)) else {
-            return dropped_on(&mut conn, claimed, Reason::CompactedFirst).await;
-        };
-        let since = turns::since(
-            &mut conn,
-            &claimed.tenant,
-            &claimed.conversation_id,
-            claimed.boundary_turn_seq,
-        )
-        .await?;
-        let covered: Vec<_> = since
-            .into_iter()
-            .filter(|turn| turn.seq <= claimed.through_turn_seq)
-            .collect();
-        let stored_keep = keep::load(&mut conn, &claimed.tenant, &claimed.conversation_id).await?;
-        let (messages, _) = messages_of(&covered);
-        let unread: Vec<_> = covered
-            .into_iter()
-            .filter(|turn| turn.seq > stored_keep.turns_read)
-            .collect();
-        (stored, messages, stored_keep, unread)
-    };
-    if messages.is_empty() {
+    let Some(Gathered {
+        stored,
+        messages,
+        stored_keep,
+        unread,
+    }) = gather(services, claimed).await?
+    else {
         return dropped(services, claimed, Reason::CompactedFirst).await;
-    }
+    };
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
     let harness = services.summaries.harness.clone();
     let (observations, counts, messages) = read(
@@ -152,67 +133,22 @@ async fn write(services: &Services, claimed: &Claimed, within: Duration) -> Stor
         state: &state,
         conversation: claimed.conversation_id.as_str(),
     };
-    // The upstream is asked only with what its call may take held first.
-    let estimate = summary_estimate(rules.transcript_tokens, rules.max_tokens);
-    let reserved = {
-        let mut conn = services.pool.acquire().await?;
-        services.budget.reserve(&mut conn, &claimed.tenant, estimate).await?
-    };
-    let reserved = match reserved {
-        Ok(reserved) => reserved,
-        Err(spent) => {
-            tracing::debug!(preparation = claimed.seq, reason = spent.reason(), "not prepared");
-            return dropped(services, claimed, Reason::Budget).await;
-        }
-    };
-    let writing = summarizer::write(Via::Upstream(model), prior.as_deref(), &messages, rules);
-    let Ok(written) = tokio::time::timeout_at(deadline, writing).await else {
-        // The call may have been answered, and billed, as it was given up:
-        // it is charged its estimate, and the hold is given back.
-        services.true_up(&claimed.tenant, reserved, (None, None), 1).await;
-        metrics::counter!("compactd_abandoned_work_total", "work" => "preparation").increment(1);
-        tracing::warn!(
-            preparation = claimed.seq,
-            ?within,
-            "a summary took too long to prepare: dropped"
-        );
-        return dropped(services, claimed, Reason::Upstream).await;
-    };
-    let draft = match written {
-        // What the model's context cannot hold is not prepared: the
-        // compaction writes it then, extractively, and says why.
-        Ok(draft) if draft.fallback.is_some() => {
-            let calls = u64::from(draft.upstream_calls);
-            let spent = (draft.upstream_input_tokens, draft.upstream_output_tokens);
-            services.true_up(&claimed.tenant, reserved, spent, calls).await;
-            let refused = LlmError::ContextLength(ContextRefusal::default());
-            return failed(services, claimed, model, &refused).await;
-        }
-        Ok(draft) => draft,
-        Err(error) => {
-            services.true_up(&claimed.tenant, reserved, (None, None), 0).await;
-            return failed(services, claimed, model, &error).await;
-        }
+    let asked = ask(
+        services,
+        claimed,
+        model,
+        prior.as_deref(),
+        &messages,
+        rules,
+        (deadline, within),
+    )
+    .await?;
+    let (draft, reserved) = match asked {
+        Ok(asked) => asked,
+        Err(outcome) => return Ok(outcome),
     };
     let calls = u64::from(draft.upstream_calls);
-    let written = Written {
-        covered: Covered {
-            boundary_turn: claimed.boundary_turn_seq,
-            anchor_seq: claimed.anchor_seq,
-            messages: messages.len(),
-            fingerprint: counts.fingerprint,
-        },
-        message_tokens: counts.messages,
-        anchor_tokens: counts.anchor,
-        narrative: draft.narrative,
-        summary: draft.text,
-        model: draft.model,
-        prompt_version: PROMPT_VERSION,
-        upstream_input_tokens: draft.upstream_input_tokens,
-        upstream_output_tokens: draft.upstream_output_tokens,
-        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        keep: draft.figures,
-    };
+    let written = written_of(claimed, counts, draft, messages.len(), started);
     for (direction, spent) in [
         ("input", written.upstream_input_tokens),
         ("output", written.upstream_output_tokens),
@@ -228,6 +164,137 @@ async fn write(services: &Services, claimed: &Claimed, within: Duration) -> Stor
         record(&mut conn, claimed, &written, (&taken, &observations)).await
     })
     .await
+}
+
+/// Asks the upstream for the summary, with what its call may take held
+/// first, and gives up at the deadline; `Err`: what became of the
+/// preparation instead (a refusal is charged what it spent).
+async fn ask(
+    services: &Services,
+    claimed: &Claimed,
+    model: &UpstreamModel,
+    prior: Option<&str>,
+    messages: &[Message],
+    rules: Rules<'_>,
+    (deadline, within): (tokio::time::Instant, Duration),
+) -> StoreResult<Result<(summarizer::Draft, Reservation), Outcome>> {
+    // The upstream is asked only with what its call may take held first.
+    let estimate = summary_estimate(rules.transcript_tokens, rules.max_tokens);
+    let reserved = {
+        let mut conn = services.pool.acquire().await?;
+        services.budget.reserve(&mut conn, &claimed.tenant, estimate).await?
+    };
+    let reserved = match reserved {
+        Ok(reserved) => reserved,
+        Err(spent) => {
+            tracing::debug!(preparation = claimed.seq, reason = spent.reason(), "not prepared");
+            return dropped(services, claimed, Reason::Budget).await.map(Err);
+        }
+    };
+    let writing = summarizer::write(Via::Upstream(model), prior, messages, rules);
+    let Ok(written) = tokio::time::timeout_at(deadline, writing).await else {
+        // The call may have been answered, and billed, as it was given up:
+        // it is charged its estimate, and the hold is given back.
+        services.true_up(&claimed.tenant, reserved, (None, None), 1).await;
+        metrics::counter!("compactd_abandoned_work_total", "work" => "preparation").increment(1);
+        tracing::warn!(
+            preparation = claimed.seq,
+            ?within,
+            "a summary took too long to prepare: dropped"
+        );
+        return dropped(services, claimed, Reason::Upstream).await.map(Err);
+    };
+    let draft = match written {
+        // What the model's context cannot hold is not prepared: the
+        // compaction writes it then, extractively, and says why.
+        Ok(draft) if draft.fallback.is_some() => {
+            let calls = u64::from(draft.upstream_calls);
+            let spent = (draft.upstream_input_tokens, draft.upstream_output_tokens);
+            services.true_up(&claimed.tenant, reserved, spent, calls).await;
+            let refused = LlmError::ContextLength(ContextRefusal::default());
+            return failed(services, claimed, model, &refused).await.map(Err);
+        }
+        Ok(draft) => draft,
+        Err(error) => {
+            services.true_up(&claimed.tenant, reserved, (None, None), 0).await;
+            return failed(services, claimed, model, &error).await.map(Err);
+        }
+    };
+    Ok(Ok((draft, reserved)))
+}
+
+/// What a preparation summarizes, read in one go.
+struct Gathered {
+    stored: StoredConversation,
+    /// The turns it covers, as messages.
+    messages: Vec<Message>,
+    stored_keep: keep::StoredKeep,
+    /// The turns it covers that the keep set has not read yet.
+    unread: Vec<turns::Turn>,
+}
+
+/// Reads what the preparation covers; `None` when there is nothing (left)
+/// to prepare: a compaction moved the conversation on, or no turn is covered.
+async fn gather(services: &Services, claimed: &Claimed) -> StoreResult<Option<Gathered>> {
+    let mut conn = services.pool.acquire().await?;
+    let stored = conversations::find(&mut conn, &claimed.tenant, &claimed.conversation_id).await?;
+    let Some(stored) = stored.filter(|stored| still_stands(stored, claimed)) else {
+        return Ok(None);
+    };
+    let since = turns::since(
+        &mut conn,
+        &claimed.tenant,
+        &claimed.conversation_id,
+        claimed.boundary_turn_seq,
+    )
+    .await?;
+    let covered: Vec<_> = since
+        .into_iter()
+        .filter(|turn| turn.seq <= claimed.through_turn_seq)
+        .collect();
+    let stored_keep = keep::load(&mut conn, &claimed.tenant, &claimed.conversation_id).await?;
+    let (messages, _) = messages_of(&covered);
+    if messages.is_empty() {
+        return Ok(None);
+    }
+    let unread: Vec<_> = covered
+        .into_iter()
+        .filter(|turn| turn.seq > stored_keep.turns_read)
+        .collect();
+    Ok(Some(Gathered {
+        stored,
+        messages,
+        stored_keep,
+        unread,
+    }))
+}
+
+/// What the worker keeps of the summary it was written.
+fn written_of(
+    claimed: &Claimed,
+    counts: Counts,
+    draft: summarizer::Draft,
+    messages: usize,
+    started: Instant,
+) -> Written {
+    Written {
+        covered: Covered {
+            boundary_turn: claimed.boundary_turn_seq,
+            anchor_seq: claimed.anchor_seq,
+            messages,
+            fingerprint: counts.fingerprint,
+        },
+        message_tokens: counts.messages,
+        anchor_tokens: counts.anchor,
+        narrative: draft.narrative,
+        summary: draft.text,
+        model: draft.model,
+        prompt_version: PROMPT_VERSION,
+        upstream_input_tokens: draft.upstream_input_tokens,
+        upstream_output_tokens: draft.upstream_output_tokens,
+        duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        keep: draft.figures,
+    }
 }
 
 /// The conversation still stands where the preparation was planned: no

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
-use super::{AppResult, Draft, Services, ready_as_it_comes};
+use super::{AppResult, Services, Staged, staged_as_it_comes};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::TurnEnd;
 use crate::records::{StoredConversation, TurnText};
@@ -27,9 +27,9 @@ pub(crate) struct TurnEnded {
     pub turn_id: Option<i64>,
 }
 
-ready_as_it_comes!(EndTurn);
+staged_as_it_comes!(EndTurn);
 
-impl Draft for EndTurn {
+impl Staged for EndTurn {
     type Answer = TurnEnded;
 
     async fn apply(self, _: &Services, conn: &mut PgConnection) -> AppResult<TurnEnded> {

@@ -6,7 +6,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::{Connection, PgConnection};
 
-use super::{AppResult, Draft, Services, ready_as_it_comes};
+use super::{AppResult, Services, Staged, staged_as_it_comes};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::UsageReport;
 use crate::policy::prepare::{self, StoredTurns};
@@ -22,9 +22,9 @@ pub(crate) struct RecordUsage {
     pub at: DateTime<Utc>,
 }
 
-ready_as_it_comes!(RecordUsage);
+staged_as_it_comes!(RecordUsage);
 
-impl Draft for RecordUsage {
+impl Staged for RecordUsage {
     type Answer = StoredConversation;
 
     async fn apply(self, services: &Services, conn: &mut PgConnection) -> AppResult<StoredConversation> {

@@ -9,21 +9,21 @@ use sqlx::{Connection, PgConnection};
 use super::services::{AppResult, Refusal, Services};
 use crate::store::lease;
 
-/// A use case that writes. Its slow part ([`UseCase::draft`]) runs with no
-/// transaction open; its writes ([`Draft::apply`]) in the one transaction
+/// A use case that writes. Its slow part ([`UseCase::stage`]) runs with no
+/// transaction open; its writes ([`Staged::apply`]) in the one transaction
 /// the caller opens and commits.
 pub(crate) trait UseCase: Send + 'static {
-    type Draft: Draft;
+    type Staged: Staged;
 
     /// It claims something that must be given back (a conversation being
     /// compacted): it runs to the end even when its caller goes away.
     const RUN_TO_COMPLETION: bool = false;
 
-    fn draft(self, services: &Services) -> impl Future<Output = AppResult<Self::Draft>> + Send;
+    fn stage(self, services: &Services) -> impl Future<Output = AppResult<Self::Staged>> + Send;
 }
 
-/// What a use case's slow part made: its writes, still to apply.
-pub(crate) trait Draft: Send + 'static {
+/// What a use case's slow part staged: its writes, still to apply.
+pub(crate) trait Staged: Send + 'static {
     type Answer: Send;
 
     fn apply<'a>(
@@ -32,14 +32,14 @@ pub(crate) trait Draft: Send + 'static {
         conn: &'a mut PgConnection,
     ) -> impl Future<Output = AppResult<Self::Answer>> + Send + 'a;
 
-    /// What `draft` claimed: it goes back unless the writes commit.
+    /// What `stage` claimed: it goes back unless the writes commit.
     fn take_lease(&mut self) -> Option<lease::Held> {
         None
     }
 }
 
 /// What a use case's answer is.
-pub(crate) type Answer<U> = <<U as UseCase>::Draft as Draft>::Answer;
+pub(crate) type Answer<U> = <<U as UseCase>::Staged as Staged>::Answer;
 
 /// What the caller writes beside a use case's writes, in its transaction
 /// (the answer an Idempotency-Key keeps), and how the answer leaves.
@@ -83,18 +83,18 @@ where
     U: UseCase,
     B: Beside<Answer<U>>,
 {
-    let mut draft = use_case.draft(services).await?;
-    let claim = draft.take_lease();
+    let mut staged = use_case.stage(services).await?;
+    let claim = staged.take_lease();
     let written = async {
         let mut conn = services.pool.acquire().await.map_err(Refusal::from)?;
         if beside.in_transaction() {
             let mut tx = conn.begin().await.map_err(Refusal::from)?;
-            let answer = draft.apply(services, &mut tx).await?;
+            let answer = staged.apply(services, &mut tx).await?;
             let output = beside.write(answer, &mut tx).await?;
             tx.commit().await.map_err(Refusal::from)?;
             Ok(output)
         } else {
-            let answer = draft.apply(services, &mut conn).await?;
+            let answer = staged.apply(services, &mut conn).await?;
             beside.write(answer, &mut conn).await
         }
     }
@@ -106,15 +106,15 @@ where
 }
 
 /// A use case whose slow part is nothing: it is ready as it comes.
-macro_rules! ready_as_it_comes {
+macro_rules! staged_as_it_comes {
     ($command:ty) => {
         impl $crate::app::UseCase for $command {
-            type Draft = Self;
+            type Staged = Self;
 
-            async fn draft(self, _: &$crate::app::Services) -> $crate::app::AppResult<Self> {
+            async fn stage(self, _: &$crate::app::Services) -> $crate::app::AppResult<Self> {
                 Ok(self)
             }
         }
     };
 }
-pub(crate) use ready_as_it_comes;
+pub(crate) use staged_as_it_comes;

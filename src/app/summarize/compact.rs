@@ -6,20 +6,20 @@ use std::time::Instant;
 use sqlx::PgConnection;
 
 use super::{Drafted, Overflow, Request, Summarized, gather, record, write};
-use crate::app::{AppResult, Draft, Refusal, Services, UseCase};
+use crate::app::{AppResult, Refusal, Services, Staged, UseCase};
 use crate::domain::{ConversationId, TenantId};
 use crate::store::compactions::{self, Unclaimed};
 use crate::store::{StoreError, lease};
 
 impl UseCase for Request {
-    type Draft = Drafted;
+    type Staged = Drafted;
 
     /// The conversation is claimed while its summary is written.
     const RUN_TO_COMPLETION: bool = true;
 
     /// Claims the conversation and writes its summary. No connection is
     /// held while the summary is written; a refusal gives the claim back.
-    async fn draft(self, services: &Services) -> AppResult<Drafted> {
+    async fn stage(self, services: &Services) -> AppResult<Drafted> {
         let started = Instant::now();
         let (stored, since) = {
             let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
@@ -77,7 +77,7 @@ fn held(
     })
 }
 
-impl Draft for Drafted {
+impl Staged for Drafted {
     type Answer = Summarized;
 
     async fn apply(self, services: &Services, conn: &mut PgConnection) -> AppResult<Summarized> {
