@@ -38,13 +38,23 @@ pub(crate) async fn claim(
     tenant: TenantId,
     key: String,
     fingerprint: &[u8],
+    conversation: Option<&str>,
 ) -> AppResult<KeyClaim> {
     let token = ClaimToken::new();
     // Held from before the claim is sent: a claim that committed with its
     // answer lost on the way is given back by its token.
     let guard = held(services, tenant.clone(), key.clone(), token);
     let mut conn = services.pool.acquire().await?;
-    let claim = idempotency::begin(&mut conn, &tenant, &key, fingerprint, token, services.leases.request).await?;
+    let claim = idempotency::begin(
+        &mut conn,
+        &tenant,
+        &key,
+        fingerprint,
+        token,
+        services.leases.request,
+        conversation,
+    )
+    .await?;
     let answer = match claim {
         Claim::Fresh => {
             return Ok(KeyClaim::Fresh(KeyLease {

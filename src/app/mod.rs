@@ -13,6 +13,7 @@
 pub(crate) mod audit;
 pub(crate) mod budget;
 pub(crate) mod decide;
+pub(crate) mod delete;
 pub(crate) mod handoff;
 pub(crate) mod history;
 pub(crate) mod idempotency;

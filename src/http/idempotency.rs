@@ -74,9 +74,14 @@ where
     // From the claim on, everything runs to the end even if the client gives
     // up: a claimed key must be answered or given back, so its retry finds
     // the answer instead of a claim nobody holds.
-    let (app, tenant, fingerprint) = (app.clone(), caller.tenant.clone(), fingerprint(route, body));
+    let (app, tenant) = (app.clone(), caller.tenant.clone());
+    let Fingerprinted {
+        fingerprint,
+        conversation,
+    } = fingerprinted(route, body);
     to_completion(async move {
-        match idempotency::claim(&app.services, tenant, key, &fingerprint).await? {
+        let claimed = idempotency::claim(&app.services, tenant, key, &fingerprint, conversation.as_deref()).await?;
+        match claimed {
             KeyClaim::InFlight => Err(ApiError::IdempotencyKeyInFlight),
             KeyClaim::Mismatch => Err(ApiError::IdempotencyKeyReused),
             KeyClaim::Replay { status, body } => {
@@ -138,14 +143,33 @@ async fn to_completion<T: Send + 'static>(work: impl Future<Output = ApiResult<T
 /// SHA-256 of the route and the body's JSON with object keys sorted, so the
 /// same request spelled with other whitespace or key order is the same.
 pub fn fingerprint(route: &str, body: &[u8]) -> Vec<u8> {
-    let canonical = serde_json::from_slice::<Value>(body)
+    fingerprinted(route, body).fingerprint
+}
+
+/// A request's fingerprint, and the conversation it names (its key's
+/// answer goes when that conversation is deleted).
+struct Fingerprinted {
+    fingerprint: Vec<u8>,
+    conversation: Option<String>,
+}
+
+fn fingerprinted(route: &str, body: &[u8]) -> Fingerprinted {
+    let parsed = serde_json::from_slice::<Value>(body);
+    let conversation = parsed
+        .as_ref()
+        .ok()
+        .and_then(|value| value.get("conversation_id")?.as_str().map(str::to_owned));
+    let canonical = parsed
         .map(|value| canonical_json(&value))
         .unwrap_or_else(|_| String::from_utf8_lossy(body).into_owned());
     let mut hasher = Sha256::new();
     hasher.update(route.as_bytes());
     hasher.update([0]);
     hasher.update(canonical.as_bytes());
-    hasher.finalize().to_vec()
+    Fingerprinted {
+        fingerprint: hasher.finalize().to_vec(),
+        conversation,
+    }
 }
 
 fn canonical_json(value: &Value) -> String {

@@ -35,6 +35,7 @@ use crate::http::AppState;
         crate::http::routes::conversations::list,
         crate::http::routes::conversations::show,
         crate::http::routes::conversations::list_events,
+        crate::http::routes::deletion::delete_conversation,
         crate::http::routes::health::healthz,
         crate::http::routes::health::readyz,
         openapi_json,
@@ -90,7 +91,12 @@ impl Modify for Guarded {
             if PUBLIC.contains(&path.as_str()) {
                 continue;
             }
-            for (operation, writes) in [(&mut item.get, false), (&mut item.post, true)] {
+            // A DELETE has no body; its 403 is its own.
+            for (operation, writes) in [
+                (&mut item.get, false),
+                (&mut item.post, true),
+                (&mut item.delete, false),
+            ] {
                 let Some(operation) = operation else { continue };
                 operation.security = Some(vec![SecurityRequirement::new("api_key", Vec::<String>::new())]);
                 let responses = &mut operation.responses.responses;

@@ -67,15 +67,16 @@ pub async fn begin(
     fingerprint: &[u8],
     token: ClaimToken,
     lapsed_after: Duration,
+    conversation: Option<&str>,
 ) -> StoreResult<Claim> {
     // The key's row is its lease, stamped `created_at`; an answer kept past
     // its retention is forgotten like an abandoned claim.
     let claimed = sqlx::query(concat!(
-        "INSERT INTO idempotency_keys AS k (tenant, key, fingerprint, status, body, claim)
-         VALUES ($1, $2, $3, NULL, NULL, $6)
+        "INSERT INTO idempotency_keys AS k (tenant, key, fingerprint, status, body, claim, conversation_id)
+         VALUES ($1, $2, $3, NULL, NULL, $6, $7)
          ON CONFLICT (tenant, key) DO UPDATE
             SET fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL, created_at = now(),
-                claim = EXCLUDED.claim
+                claim = EXCLUDED.claim, conversation_id = EXCLUDED.conversation_id
           WHERE ",
         lapsed!("k.created_at", "4"),
         " OR (k.status IS NULL AND ",
@@ -88,6 +89,7 @@ pub async fn begin(
     .bind(RETENTION)
     .bind(lapsed_after)
     .bind(token.as_bytes())
+    .bind(conversation)
     .fetch_optional(&mut *conn)
     .await?;
     if claimed.is_some() {

@@ -126,7 +126,7 @@ pub(crate) async fn of_fleet(
 ) -> StoreResult<Vec<Recorded>> {
     let rows = sqlx::query(
         "SELECT * FROM compactions
-          WHERE tenant = $1
+          WHERE tenant = $1 AND deleted_at IS NULL
             AND ($2::text IS NULL OR trigger = $2)
             AND ($3::boolean IS NULL OR success = $3)
             AND ($4::timestamptz IS NULL OR at >= $4)

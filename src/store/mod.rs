@@ -12,6 +12,7 @@ pub(crate) mod audits;
 pub(crate) mod budget;
 pub(crate) mod compactions;
 pub(crate) mod conversations;
+pub(crate) mod deletions;
 pub(crate) mod due;
 mod error;
 pub(crate) mod events;

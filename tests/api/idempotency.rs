@@ -103,6 +103,7 @@ async fn a_retry_while_the_first_is_in_flight_is_409() {
         fingerprint,
         token,
         Leases::default().request,
+        Some("c1"),
     )
     .await
     .unwrap();
@@ -149,6 +150,7 @@ async fn a_claim_unanswered_past_the_configured_lease_is_taken_over() {
             fingerprint,
             ClaimToken::new(),
             Leases::default().request,
+            Some("c1"),
         )
         .await
         .unwrap();

@@ -14,6 +14,7 @@ mod context_size;
 mod conversations;
 mod dashboard;
 mod decide;
+mod deletion;
 mod due;
 mod faults;
 mod handoff;

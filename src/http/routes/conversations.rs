@@ -21,7 +21,10 @@ pub(crate) const MAX_EVENTS_PAGE: u32 = 1_000;
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/conversations", get(list))
-        .route("/conversations/{id}", get(show))
+        .route(
+            "/conversations/{id}",
+            get(show).delete(super::deletion::delete_conversation),
+        )
         .route("/conversations/{id}/events", get(list_events))
 }
 

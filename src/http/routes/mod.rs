@@ -5,6 +5,7 @@ pub(crate) mod context;
 pub(crate) mod conversations;
 pub(crate) mod dashboard;
 pub(crate) mod decide;
+pub(crate) mod deletion;
 pub(crate) mod docs;
 pub(crate) mod due;
 pub(crate) mod handoff;

@@ -1,0 +1,232 @@
+//! Deleting conversations (SPEC §3, issue 25): their content goes in the
+//! caller's one transaction, and an audit line says who deleted how much.
+//!
+//! What /stats counts stays, without content, under a tombstone: a ledger
+//! row keeps its counts, trigger and tokens (its summary and error go), and
+//! a compact or rollover decision, a rollover and a declined rollover keep
+//! only their kind. The tombstone is `DEL` (U+007F) then `deleted` and a
+//! random UUID: every conversation id a caller can send is refused for a
+//! control character (`domain::ConversationId`), so no conversation read can
+//! ever reach these rows, and no row names what is gone.
+//!
+//! Lock order: the conversations' rows first, in id order (as every writer,
+//! `races.rs`), then their turns, keep items and the rest.
+
+use sha2::{Digest, Sha256};
+use sqlx::{PgConnection, Row};
+
+use super::StoreResult;
+use super::events::EventKind;
+use crate::domain::{ConversationId, TenantId};
+
+/// How a deletion was asked for, as its audit line says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DeletionKind {
+    /// One conversation.
+    Conversation,
+    /// A conversation with its predecessors and successors.
+    Lineage,
+}
+
+impl DeletionKind {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Conversation => "conversation",
+            Self::Lineage => "lineage",
+        }
+    }
+}
+
+/// How much a deletion took away.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Erased {
+    pub conversations: u64,
+    pub turns: u64,
+    pub events: u64,
+    pub keep_items: u64,
+    pub preparations: u64,
+    pub idempotency_keys: u64,
+    /// Ledger rows kept without their content.
+    pub compactions: u64,
+}
+
+/// The SHA-256 an audit line keeps of a conversation id.
+pub(crate) fn id_hash(id: &str) -> Vec<u8> {
+    Sha256::digest(id.as_bytes()).to_vec()
+}
+
+/// The conversation and every conversation linked to it by a handoff, in
+/// either direction and however far, that the tenant has; locked, in id
+/// order. Empty when the tenant has no such conversation.
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn lock_lineage(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+) -> StoreResult<Vec<String>> {
+    // UNION (not UNION ALL) stops at a conversation already reached, so a
+    // cycle of links ends.
+    let rows = sqlx::query(
+        "WITH RECURSIVE lineage(id) AS (
+             SELECT conversation_id FROM conversations WHERE tenant = $1 AND conversation_id = $2
+             UNION
+             SELECT linked FROM conversations c JOIN lineage l ON c.tenant = $1 AND c.conversation_id = l.id
+                  CROSS JOIN LATERAL unnest(ARRAY[c.predecessor_id, c.successor_id]) AS linked
+              WHERE linked IS NOT NULL)
+         SELECT conversation_id FROM conversations
+          WHERE tenant = $1 AND conversation_id IN (SELECT id FROM lineage)
+          ORDER BY conversation_id FOR UPDATE",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.iter().map(|row| row.try_get(0)).collect::<sqlx::Result<_>>()?)
+}
+
+/// The conversation alone, locked; empty when the tenant has no such one.
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn lock_one(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+) -> StoreResult<Vec<String>> {
+    let rows =
+        sqlx::query("SELECT conversation_id FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
+            .bind(tenant.as_str())
+            .bind(id.as_str())
+            .fetch_all(&mut *conn)
+            .await?;
+    Ok(rows.iter().map(|row| row.try_get(0)).collect::<sqlx::Result<_>>()?)
+}
+
+/// Deletes the content of the (locked) conversations `ids`, and every
+/// reference other rows of the tenant make to them.
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn erase(conn: &mut PgConnection, tenant: &TenantId, ids: &[String]) -> StoreResult<Erased> {
+    let mut erased = Erased::default();
+    let mut run = async |sql: &str| -> StoreResult<u64> {
+        let done = sqlx::query(sql)
+            .bind(tenant.as_str())
+            .bind(ids)
+            .execute(&mut *conn)
+            .await?;
+        Ok(done.rows_affected())
+    };
+    erased.turns = run("DELETE FROM turns WHERE tenant = $1 AND conversation_id = ANY($2)").await?;
+    erased.keep_items = run("DELETE FROM keep_items WHERE tenant = $1 AND conversation_id = ANY($2)").await?;
+    erased.preparations = run("DELETE FROM preparations WHERE tenant = $1 AND conversation_id = ANY($2)").await?;
+    erased.idempotency_keys = run(
+        // A request still running keeps its claim (it holds no content):
+        // what it does, it does to the conversation anew.
+        "DELETE FROM idempotency_keys WHERE tenant = $1 AND conversation_id = ANY($2) AND status IS NOT NULL",
+    )
+    .await?;
+    erased.events = run(&format!(
+        "DELETE FROM events WHERE tenant = $1 AND conversation_id = ANY($2) AND NOT ({COUNTED})"
+    ))
+    .await?;
+    erased.events += run(&format!(
+        "WITH tomb AS ({TOMBS})
+         UPDATE events e SET conversation_id = tomb.id, payload = {COUNTED_PAYLOAD}
+           FROM tomb WHERE e.tenant = $1 AND e.conversation_id = tomb.gone"
+    ))
+    .await?;
+    erased.compactions = run(&format!(
+        "WITH tomb AS ({TOMBS})
+         UPDATE compactions c SET conversation_id = tomb.id, summary = NULL, error = NULL, deleted_at = now()
+           FROM tomb WHERE c.tenant = $1 AND c.conversation_id = tomb.gone"
+    ))
+    .await?;
+    // What the conversations left behind name them no more.
+    run("UPDATE conversations SET predecessor_id = NULL WHERE tenant = $1 AND predecessor_id = ANY($2)").await?;
+    run("UPDATE conversations SET successor_id = NULL WHERE tenant = $1 AND successor_id = ANY($2)").await?;
+    run(&format!(
+        "UPDATE events SET payload = payload - 'predecessor_id' - 'successor_id'
+          WHERE tenant = $1 AND kind = '{handoff}'
+            AND (payload->>'predecessor_id' = ANY($2) OR payload->>'successor_id' = ANY($2))",
+        handoff = EventKind::Handoff
+    ))
+    .await?;
+    run(
+        "UPDATE keep_items SET first_seen = jsonb_set(first_seen, '{conversation_id}', '\"\"')
+          WHERE tenant = $1 AND first_seen->>'conversation_id' = ANY($2)",
+    )
+    .await?;
+    run(
+        "UPDATE keep_items SET last_seen = jsonb_set(last_seen, '{conversation_id}', '\"\"')
+          WHERE tenant = $1 AND last_seen->>'conversation_id' = ANY($2)",
+    )
+    .await?;
+    erased.conversations = run("DELETE FROM conversations WHERE tenant = $1 AND conversation_id = ANY($2)").await?;
+    Ok(erased)
+}
+
+/// A tombstone for each id of `$2`.
+const TOMBS: &str = "SELECT gone, chr(127) || 'deleted ' || gen_random_uuid() AS id FROM unnest($2::text[]) AS gone";
+
+/// The events /stats counts: compact and rollover decisions, rollovers and
+/// declined rollovers (the partial indexes of the baseline migration).
+const COUNTED: &str = "(kind = 'decision' AND payload->>'decision' IN ('compact', 'rollover'))
+     OR (kind = 'handoff' AND payload->>'role' = 'predecessor')
+     OR kind = 'rollover_declined'";
+
+/// What such an event keeps: what /stats reads of it.
+const COUNTED_PAYLOAD: &str = "CASE kind WHEN 'decision' THEN jsonb_build_object('decision', payload->'decision')
+                                        WHEN 'handoff' THEN jsonb_build_object('role', payload->'role')
+                                        ELSE '{}'::jsonb END";
+
+/// Writes a deletion's audit line.
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn record(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    kind: DeletionKind,
+    key_id: Option<&str>,
+    ids: &[String],
+    erased: &Erased,
+) -> StoreResult<()> {
+    let hashes: Vec<Vec<u8>> = ids.iter().map(|id| id_hash(id)).collect();
+    let counts = [
+        erased.conversations,
+        erased.turns,
+        erased.events,
+        erased.keep_items,
+        erased.preparations,
+        erased.idempotency_keys,
+        erased.compactions,
+    ]
+    .map(super::db_count);
+    sqlx::query(
+        "INSERT INTO deletions (tenant, kind, key_id, conversation_hashes, conversations, turns, events, keep_items,
+                                preparations, idempotency_keys, compactions)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+    )
+    .bind(tenant.as_str())
+    .bind(kind.as_str())
+    .bind(key_id)
+    .bind(hashes)
+    .bind(counts[0])
+    .bind(counts[1])
+    .bind(counts[2])
+    .bind(counts[3])
+    .bind(counts[4])
+    .bind(counts[5])
+    .bind(counts[6])
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Whether the tenant deleted a conversation with this id before.
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn was_deleted(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<bool> {
+    let found: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM deletions WHERE tenant = $1 AND conversation_hashes @> ARRAY[$2::bytea])",
+    )
+    .bind(tenant.as_str())
+    .bind(id_hash(id.as_str()))
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(found)
+}
