@@ -36,6 +36,7 @@ use crate::http::AppState;
         crate::http::routes::conversations::show,
         crate::http::routes::conversations::list_events,
         crate::http::routes::deletion::delete_conversation,
+        crate::http::routes::export::export_conversation,
         crate::http::routes::health::healthz,
         crate::http::routes::health::readyz,
         openapi_json,

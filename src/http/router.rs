@@ -15,8 +15,8 @@ use crate::http::middleware::deadline::DeadlineLayer;
 use crate::http::middleware::{headers, hosts, observe};
 use crate::http::openapi;
 use crate::http::routes::{
-    compactions, context, conversations, dashboard, decide, docs, due, handoff, health, keep, keep_check, metrics,
-    stats, summarize, turn_ended, turns, usage,
+    compactions, context, conversations, dashboard, decide, docs, due, export, handoff, health, keep, keep_check,
+    metrics, stats, summarize, turn_ended, turns, usage,
 };
 use crate::http::state::AppState;
 
@@ -29,6 +29,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(decide::router())
         .merge(due::router())
         .merge(conversations::router())
+        .merge(export::router())
         .merge(handoff::router())
         .merge(compactions::router())
         .merge(turns::router())

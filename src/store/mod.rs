@@ -16,6 +16,7 @@ pub(crate) mod deletions;
 pub(crate) mod due;
 mod error;
 pub(crate) mod events;
+pub(crate) mod export;
 pub(crate) mod handoffs;
 pub mod idempotency;
 pub(crate) mod keep;

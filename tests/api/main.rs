@@ -16,6 +16,7 @@ mod dashboard;
 mod decide;
 mod deletion;
 mod due;
+mod export;
 mod faults;
 mod handoff;
 mod health;

@@ -6,6 +6,7 @@ pub(crate) mod compactions;
 pub(crate) mod context;
 pub(crate) mod conversations;
 pub(crate) mod due;
+pub(crate) mod export;
 pub(crate) mod fleet;
 pub(crate) mod keep;
 pub(crate) mod turns;

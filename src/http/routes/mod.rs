@@ -8,6 +8,7 @@ pub(crate) mod decide;
 pub(crate) mod deletion;
 pub(crate) mod docs;
 pub(crate) mod due;
+pub(crate) mod export;
 pub(crate) mod handoff;
 pub(crate) mod health;
 pub(crate) mod keep;

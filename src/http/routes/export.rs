@@ -1,0 +1,101 @@
+//! GET /conversations/{id}/export (SPEC §3, issue 25): everything stored
+//! about a conversation as one JSON document, streamed as it is read.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use http_body::Frame;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::app::queries::export::{self, Chunks};
+use crate::http::AppState;
+use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::http::extract::{Caller, ConversationIdParam, ConversationPath};
+
+pub(crate) fn router() -> Router<AppState> {
+    Router::new().route("/conversations/{id}/export", get(export_conversation))
+}
+
+/// The export's shape: each row as Postgres stores it (every column, by its
+/// name), so nothing stored is left out and later columns appear as added.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct ConversationExport {
+    /// `compactd-export/1`.
+    pub format: String,
+    pub tenant: String,
+    pub conversation_id: String,
+    pub exported_at: chrono::DateTime<chrono::Utc>,
+    /// Its row: the state, summary, memory, critical turns, lineage.
+    pub conversation: serde_json::Map<String, serde_json::Value>,
+    /// Every stored turn, oldest first, its texts whole.
+    pub turns: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// Its event log, oldest first.
+    pub events: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// Its ledger rows, with the summaries they wrote.
+    pub compactions: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// The summaries prepared ahead for it.
+    pub preparations: Vec<serde_json::Map<String, serde_json::Value>>,
+    /// Its keep set.
+    pub keep_items: Vec<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// Export a conversation
+///
+/// Everything stored about it, as one JSON document read from one snapshot:
+/// its row, every turn (texts whole), its events, ledger rows with their
+/// summaries, preparations and keep set — what a user asks for before
+/// deleting. Streamed as it is read, so a long conversation takes no more
+/// memory than a few turns; a document cut off mid-way (the database failed)
+/// is not valid JSON, never a whole-looking one.
+#[utoipa::path(
+    get,
+    path = "/conversations/{id}/export",
+    tag = "conversations",
+    operation_id = "export_conversation",
+    params(ConversationIdParam),
+    responses(
+        (status = 200, description = "The document.", body = ConversationExport),
+        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        (status = 422, description = "The id is invalid.", body = Problem, content_type = "application/problem+json"),
+    )
+)]
+pub(crate) async fn export_conversation(
+    State(app): State<AppState>,
+    caller: Caller,
+    ConversationPath(id): ConversationPath,
+) -> ApiResult<Response> {
+    let chunks = export::export(&app.services, caller.tenant.clone(), id.clone()).await?;
+    let mut response = Body::new(Streamed(chunks)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    let file = format!("attachment; filename=\"{}.json\"", export::file_name(&id));
+    if let Ok(value) = HeaderValue::from_str(&file) {
+        headers.insert(header::CONTENT_DISPOSITION, value);
+    }
+    Ok(response)
+}
+
+/// The document's chunks as a response body.
+struct Streamed(Chunks);
+
+impl http_body::Body for Streamed {
+    type Data = Bytes;
+    type Error = ApiError;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, ApiError>>> {
+        self.0.poll_recv(cx).map(|chunk| {
+            chunk.map(|chunk| {
+                chunk
+                    .map(|bytes| Frame::data(Bytes::from(bytes)))
+                    .map_err(ApiError::from)
+            })
+        })
+    }
+}
