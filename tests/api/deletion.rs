@@ -7,7 +7,15 @@ use serde_json::{Value, json};
 use sqlx::PgPool;
 
 use crate::auth::key;
-use crate::helpers::{TestApp, read, spawn_app};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+use crate::helpers::{TestApp, read, spawn_app, spawn_app_with_upstream};
+use crate::llm_client::openai_answer;
 
 /// What the deleted conversation said: found nowhere afterwards.
 const SECRET: &str = "PLUM-7781-SECRET";
@@ -340,4 +348,50 @@ async fn only_the_tenants_agent_and_admin_keys_delete_and_bad_input_changes_noth
             .await
             .unwrap();
     assert_eq!(line, ("acme".into(), Some(admin_id), "conversation".into(), 1));
+}
+
+#[tokio::test]
+async fn a_summary_written_while_its_conversation_is_deleted_is_not_recorded() {
+    let upstream = MockServer::start().await;
+    let asked = Arc::new(Notify::new());
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(SaysWhenAsked(asked.clone()))
+        .mount(&upstream)
+        .await;
+    let app = spawn_app_with_upstream(&upstream.uri(), Duration::from_secs(20)).await;
+    a_full_conversation(&app, "racing").await;
+    let turn =
+        json!({"conversation_id": "racing", "user": format!("Now test src/{SECRET}.rs."), "assistant": "Tested."});
+    app.report("/turn-ended", turn).await;
+    let summarizing = tokio::spawn({
+        let request = app.post("/summarize").json(&json!({"conversation_id": "racing"}));
+        async move { read(request.send().await.unwrap()).await }
+    });
+    // The conversation is claimed and its summary is being written.
+    asked.notified().await;
+
+    let (deleted, _) = delete(&app, "/conversations/racing").await;
+    let (summarized, problem) = summarizing.await.unwrap();
+
+    assert_eq!(deleted, 200);
+    assert_eq!(summarized, 404, "{problem}");
+    assert!(problem["detail"].as_str().unwrap().contains("deleted"), "{problem}");
+    let named: Vec<String> = every_row(&app.pool)
+        .await
+        .into_iter()
+        .filter(|row| row.contains("racing") || row.contains(SECRET))
+        .collect();
+    assert!(named.is_empty(), "{named:#?}");
+}
+
+/// An upstream that says when it is asked, and answers two seconds later.
+struct SaysWhenAsked(Arc<Notify>);
+
+impl Respond for SaysWhenAsked {
+    fn respond(&self, _: &Request) -> ResponseTemplate {
+        self.0.notify_one();
+        ResponseTemplate::new(200)
+            .set_body_json(openai_answer(&format!("We fixed src/{SECRET}.rs.")))
+            .set_delay(Duration::from_secs(2))
+    }
 }

@@ -86,7 +86,12 @@ impl Staged for Drafted {
         let spent = (attempt.upstream_input_tokens, attempt.upstream_output_tokens);
         let calls = u64::from(attempt.upstream_calls.unwrap_or(0));
         services.true_up(&self.tenant, self.reserved, spent, calls).await;
-        let (recorded, stored) = record::record(conn, &self).await?;
+        let Some((recorded, stored)) = record::record(conn, &self).await? else {
+            return Err(Refusal::NotFound(format!(
+                "conversation {:?} was deleted while its summary was written",
+                self.id.as_str()
+            )));
+        };
         let success = recorded.success;
         let overflow = (success && self.size > 0 && recorded.tokens_after > self.size).then(|| Overflow {
             tokens_used: recorded.tokens_after,

@@ -10,16 +10,20 @@ use crate::records::{Recorded, StoredConversation};
 use crate::store::compactions::{self, Applied, Attempt};
 use crate::store::keep;
 use crate::store::prepared::{self, Closing};
-use crate::store::{StoreError, StoreResult, conversations};
+use crate::store::{StoreResult, conversations};
 
 /// Records the attempt and applies it, in a transaction of its own (or a
-/// savepoint of the caller's); the claim ends.
-pub(super) async fn record(conn: &mut PgConnection, prepared: &Drafted) -> StoreResult<(Recorded, StoredConversation)> {
+/// savepoint of the caller's); the claim ends. `None`: the conversation was
+/// deleted while its summary was written, and nothing is recorded.
+pub(super) async fn record(
+    conn: &mut PgConnection,
+    prepared: &Drafted,
+) -> StoreResult<Option<(Recorded, StoredConversation)>> {
     let mut tx = conn.begin().await?;
     let attempt = &prepared.attempt;
-    let locked = conversations::lock(&mut tx, &prepared.tenant, &prepared.id)
-        .await?
-        .ok_or_else(|| StoreError::Corrupt("the conversation claimed for a compaction is gone".to_owned()))?;
+    let Some(locked) = conversations::lock(&mut tx, &prepared.tenant, &prepared.id).await? else {
+        return Ok(None);
+    };
     let applied = applied(&locked, attempt);
     let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, attempt, &applied).await?;
     if attempt.outcome.is_ok() {
@@ -40,7 +44,7 @@ pub(super) async fn record(conn: &mut PgConnection, prepared: &Drafted) -> Store
     }
     count(attempt);
     tx.commit().await?;
-    Ok(recorded)
+    Ok(Some(recorded))
 }
 
 /// What the attempt leaves the conversation with (SPEC §2): on success it
