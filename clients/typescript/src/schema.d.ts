@@ -56,7 +56,18 @@ export interface paths {
         get: operations["get_conversation"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a conversation
+         * @description Its turns, keep set, preparations, events, the answers kept for its
+         *     Idempotency-Keys and the text of its ledger rows go, in one transaction,
+         *     with an audit line that records who deleted how much and none of the
+         *     content. The ledger keeps its rows' counts, trigger and tokens, naming no
+         *     conversation, so the fleet's figures stay right; /stats's decisions and
+         *     rollovers the same. Conversations it handed off to or from stay, no
+         *     longer linked to it, unless `lineage=true` deletes them too. Asked again,
+         *     it answers `already_deleted`. Agent and admin keys only.
+         */
+        delete: operations["delete_conversation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -108,6 +119,31 @@ export interface paths {
          * @description Oldest first, from `after`.
          */
         get: operations["list_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/conversations/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a conversation
+         * @description Everything stored about it, as one JSON document read from one snapshot:
+         *     its row, every turn (texts whole), its events, ledger rows with their
+         *     summaries, preparations and keep set — what a user asks for before
+         *     deleting. Streamed as it is read, so a long conversation takes no more
+         *     memory than a few turns; a document cut off mid-way (the database failed)
+         *     is not valid JSON, never a whole-looking one.
+         */
+        get: operations["export_conversation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -574,6 +610,42 @@ export interface components {
              */
             next_before_seq?: number | null;
         };
+        /**
+         * @description The export's shape: each row as Postgres stores it (every column, by its
+         *     name), so nothing stored is left out and later columns appear as added.
+         */
+        ConversationExport: {
+            /** @description `compactd-export/1`. */
+            format: string;
+            tenant: string;
+            conversation_id: string;
+            /** Format: date-time */
+            exported_at: string;
+            /** @description Its row: the state, summary, memory, critical turns, lineage. */
+            conversation: {
+                [key: string]: unknown;
+            };
+            /** @description Every stored turn, oldest first, its texts whole. */
+            turns: {
+                [key: string]: unknown;
+            }[];
+            /** @description Its event log, oldest first. */
+            events: {
+                [key: string]: unknown;
+            }[];
+            /** @description Its ledger rows, with the summaries they wrote. */
+            compactions: {
+                [key: string]: unknown;
+            }[];
+            /** @description The summaries prepared ahead for it. */
+            preparations: {
+                [key: string]: unknown;
+            }[];
+            /** @description Its keep set. */
+            keep_items: {
+                [key: string]: unknown;
+            }[];
+        };
         ConversationList: {
             /** @description Newest first. */
             conversations: components["schemas"]["ListedConversation"][];
@@ -695,6 +767,45 @@ export interface components {
          * @enum {string}
          */
         DecisionKind: "keep" | "compact" | "rollover";
+        /** @description What a deletion took away. */
+        DeletedCounts: {
+            /** Format: int64 */
+            conversations: number;
+            /** Format: int64 */
+            turns: number;
+            /**
+             * Format: int64
+             * @description Its log's events (those /stats counts stay, content-free and
+             *     attached to no conversation).
+             */
+            events: number;
+            /** Format: int64 */
+            keep_items: number;
+            /** Format: int64 */
+            preparations: number;
+            /**
+             * Format: int64
+             * @description Answers kept for Idempotency-Keys of requests about it.
+             */
+            idempotency_keys: number;
+            /**
+             * Format: int64
+             * @description Ledger rows kept without their summary, error or conversation id, so
+             *     the fleet's figures stay right.
+             */
+            ledger_rows_emptied: number;
+        };
+        /** @description A deletion's answer. */
+        Deletion: {
+            /**
+             * @description The conversations deleted (with `lineage`, the whole lineage), in id
+             *     order; empty when an earlier request deleted it.
+             */
+            deleted_ids: string[];
+            deleted: components["schemas"]["DeletedCounts"];
+            /** @description An earlier request deleted it: nothing was left to delete. */
+            already_deleted: boolean;
+        };
         DueConversation: {
             conversation_id: string;
             decision: components["schemas"]["DecisionKind"];
@@ -1650,6 +1761,89 @@ export interface operations {
             };
         };
     };
+    delete_conversation: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Also delete every conversation linked to it by handoffs, its
+                 *     predecessors and successors however far (default false).
+                 */
+                lineage?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description The conversation's id (percent-encoded). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted, now or before. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Deletion"];
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A reader key may not delete. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such conversation for this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The id or a parameter is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This key sends too fast; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the request ran out of time; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     list_conversation_compactions: {
         parameters: {
             query?: {
@@ -1839,6 +2033,74 @@ export interface operations {
                 };
             };
             /** @description The id or a parameter is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This key sends too fast; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the request ran out of time; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    export_conversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The conversation's id (percent-encoded). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversationExport"];
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such conversation for this tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The id is invalid. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -8,6 +8,13 @@ from .compaction import Compaction
 from .compaction_trigger import CompactionTrigger
 from .context import Context
 from .conversation_compactions import ConversationCompactions
+from .conversation_export import ConversationExport
+from .conversation_export_compactions_item import ConversationExportCompactionsItem
+from .conversation_export_conversation import ConversationExportConversation
+from .conversation_export_events_item import ConversationExportEventsItem
+from .conversation_export_keep_items_item import ConversationExportKeepItemsItem
+from .conversation_export_preparations_item import ConversationExportPreparationsItem
+from .conversation_export_turns_item import ConversationExportTurnsItem
 from .conversation_list import ConversationList
 from .conversation_state import ConversationState
 from .critical_turn import CriticalTurn
@@ -15,6 +22,8 @@ from .decide_request import DecideRequest
 from .decide_response import DecideResponse
 from .decision_count import DecisionCount
 from .decision_kind import DecisionKind
+from .deleted_counts import DeletedCounts
+from .deletion import Deletion
 from .due_conversation import DueConversation
 from .due_response import DueResponse
 from .event_view import EventView
@@ -76,6 +85,13 @@ __all__ = (
     "CompactionTrigger",
     "Context",
     "ConversationCompactions",
+    "ConversationExport",
+    "ConversationExportCompactionsItem",
+    "ConversationExportConversation",
+    "ConversationExportEventsItem",
+    "ConversationExportKeepItemsItem",
+    "ConversationExportPreparationsItem",
+    "ConversationExportTurnsItem",
     "ConversationList",
     "ConversationState",
     "CriticalTurn",
@@ -83,6 +99,8 @@ __all__ = (
     "DecideResponse",
     "DecisionCount",
     "DecisionKind",
+    "DeletedCounts",
+    "Deletion",
     "DueConversation",
     "DueResponse",
     "EventsPage",
