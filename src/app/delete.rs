@@ -67,11 +67,7 @@ fn kind_of(command: &DeleteConversation) -> DeletionKind {
 
 async fn delete_in(tx: &mut sqlx::PgConnection, command: &DeleteConversation) -> StoreResult<Option<Deleted>> {
     let (tenant, id) = (&command.tenant, &command.conversation_id);
-    let locked = if command.lineage {
-        deletions::lock_lineage(tx, tenant, id).await?
-    } else {
-        deletions::lock_one(tx, tenant, id).await?
-    };
+    let locked = deletions::lock(tx, tenant, id, command.lineage).await?;
     if locked.is_empty() {
         let done_before = deletions::was_deleted(tx, tenant, id).await?;
         return Ok(done_before.then(|| Deleted {

@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
-use super::events::EventKind;
+use super::events::{self, EventKind};
 use crate::domain::{ConversationId, TenantId};
 
 /// How a deletion was asked for, as its audit line says.
@@ -55,14 +55,15 @@ pub(crate) fn id_hash(id: &str) -> Vec<u8> {
     Sha256::digest(id.as_bytes()).to_vec()
 }
 
-/// The conversation and every conversation linked to it by a handoff, in
-/// either direction and however far, that the tenant has; locked, in id
-/// order. Empty when the tenant has no such conversation.
+/// The conversation and, with `lineage`, every conversation linked to it
+/// by a handoff, in either direction and however far, that the tenant has;
+/// locked, in id order. Empty when the tenant has no such conversation.
 #[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn lock_lineage(
+pub(crate) async fn lock(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
+    lineage: bool,
 ) -> StoreResult<Vec<String>> {
     // UNION (not UNION ALL) stops at a conversation already reached, so a
     // cycle of links ends.
@@ -72,31 +73,16 @@ pub(crate) async fn lock_lineage(
              UNION
              SELECT linked FROM conversations c JOIN lineage l ON c.tenant = $1 AND c.conversation_id = l.id
                   CROSS JOIN LATERAL unnest(ARRAY[c.predecessor_id, c.successor_id]) AS linked
-              WHERE linked IS NOT NULL)
+              WHERE $3 AND linked IS NOT NULL)
          SELECT conversation_id FROM conversations
           WHERE tenant = $1 AND conversation_id IN (SELECT id FROM lineage)
           ORDER BY conversation_id FOR UPDATE",
     )
     .bind(tenant.as_str())
     .bind(id.as_str())
+    .bind(lineage)
     .fetch_all(&mut *conn)
     .await?;
-    Ok(rows.iter().map(|row| row.try_get(0)).collect::<sqlx::Result<_>>()?)
-}
-
-/// The conversation alone, locked; empty when the tenant has no such one.
-#[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn lock_one(
-    conn: &mut PgConnection,
-    tenant: &TenantId,
-    id: &ConversationId,
-) -> StoreResult<Vec<String>> {
-    let rows =
-        sqlx::query("SELECT conversation_id FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
-            .bind(tenant.as_str())
-            .bind(id.as_str())
-            .fetch_all(&mut *conn)
-            .await?;
     Ok(rows.iter().map(|row| row.try_get(0)).collect::<sqlx::Result<_>>()?)
 }
 
@@ -122,14 +108,20 @@ pub(crate) async fn erase(conn: &mut PgConnection, tenant: &TenantId, ids: &[Str
         "DELETE FROM idempotency_keys WHERE tenant = $1 AND conversation_id = ANY($2) AND status IS NOT NULL",
     )
     .await?;
+    let counted: Vec<String> = events::counted()
+        .into_iter()
+        .map(|(_, counted)| format!("({counted})"))
+        .collect();
     erased.events = run(&format!(
-        "DELETE FROM events WHERE tenant = $1 AND conversation_id = ANY($2) AND NOT ({COUNTED})"
+        "DELETE FROM events WHERE tenant = $1 AND conversation_id = ANY($2) AND NOT ({})",
+        counted.join(" OR ")
     ))
     .await?;
     erased.events += run(&format!(
         "WITH tomb AS ({TOMBS})
-         UPDATE events e SET conversation_id = tomb.id, payload = {COUNTED_PAYLOAD}
-           FROM tomb WHERE e.tenant = $1 AND e.conversation_id = tomb.gone"
+         UPDATE events e SET conversation_id = tomb.id, payload = {}
+           FROM tomb WHERE e.tenant = $1 AND e.conversation_id = tomb.gone",
+        events::counted_payload()
     ))
     .await?;
     erased.compactions = run(&format!(
@@ -139,8 +131,11 @@ pub(crate) async fn erase(conn: &mut PgConnection, tenant: &TenantId, ids: &[Str
     ))
     .await?;
     // What the conversations left behind name them no more.
-    run("UPDATE conversations SET predecessor_id = NULL WHERE tenant = $1 AND predecessor_id = ANY($2)").await?;
-    run("UPDATE conversations SET successor_id = NULL WHERE tenant = $1 AND successor_id = ANY($2)").await?;
+    run("UPDATE conversations
+            SET predecessor_id = CASE WHEN predecessor_id = ANY($2) THEN NULL ELSE predecessor_id END,
+                successor_id = CASE WHEN successor_id = ANY($2) THEN NULL ELSE successor_id END
+          WHERE tenant = $1 AND (predecessor_id = ANY($2) OR successor_id = ANY($2))")
+    .await?;
     run(&format!(
         "UPDATE events SET payload = payload - 'predecessor_id' - 'successor_id'
           WHERE tenant = $1 AND kind = '{handoff}'
@@ -148,15 +143,12 @@ pub(crate) async fn erase(conn: &mut PgConnection, tenant: &TenantId, ids: &[Str
         handoff = EventKind::Handoff
     ))
     .await?;
-    run(
-        "UPDATE keep_items SET first_seen = jsonb_set(first_seen, '{conversation_id}', '\"\"')
-          WHERE tenant = $1 AND first_seen->>'conversation_id' = ANY($2)",
-    )
-    .await?;
-    run(
-        "UPDATE keep_items SET last_seen = jsonb_set(last_seen, '{conversation_id}', '\"\"')
-          WHERE tenant = $1 AND last_seen->>'conversation_id' = ANY($2)",
-    )
+    run("UPDATE keep_items
+            SET first_seen = CASE WHEN first_seen->>'conversation_id' = ANY($2)
+                                  THEN jsonb_set(first_seen, '{conversation_id}', '\"\"') ELSE first_seen END,
+                last_seen = CASE WHEN last_seen->>'conversation_id' = ANY($2)
+                                 THEN jsonb_set(last_seen, '{conversation_id}', '\"\"') ELSE last_seen END
+          WHERE tenant = $1 AND (first_seen->>'conversation_id' = ANY($2) OR last_seen->>'conversation_id' = ANY($2))")
     .await?;
     erased.conversations = run("DELETE FROM conversations WHERE tenant = $1 AND conversation_id = ANY($2)").await?;
     Ok(erased)
@@ -164,17 +156,6 @@ pub(crate) async fn erase(conn: &mut PgConnection, tenant: &TenantId, ids: &[Str
 
 /// A tombstone for each id of `$2`.
 const TOMBS: &str = "SELECT gone, chr(127) || 'deleted ' || gen_random_uuid() AS id FROM unnest($2::text[]) AS gone";
-
-/// The events /stats counts: compact and rollover decisions, rollovers and
-/// declined rollovers (the partial indexes of the baseline migration).
-const COUNTED: &str = "(kind = 'decision' AND payload->>'decision' IN ('compact', 'rollover'))
-     OR (kind = 'handoff' AND payload->>'role' = 'predecessor')
-     OR kind = 'rollover_declined'";
-
-/// What such an event keeps: what /stats reads of it.
-const COUNTED_PAYLOAD: &str = "CASE kind WHEN 'decision' THEN jsonb_build_object('decision', payload->'decision')
-                                        WHEN 'handoff' THEN jsonb_build_object('role', payload->'role')
-                                        ELSE '{}'::jsonb END";
 
 /// Writes a deletion's audit line.
 #[tracing::instrument(level = "debug", skip_all)]

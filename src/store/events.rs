@@ -44,6 +44,44 @@ impl std::fmt::Display for EventKind {
     }
 }
 
+/// The events /stats counts, by the name it counts them under, each with
+/// the predicate of its partial index (baseline migration): /stats counts
+/// with exactly these, and a deleted conversation keeps exactly these,
+/// without content, so the counts stay right.
+pub(crate) fn counted() -> [(&'static str, String); 4] {
+    let (decision, handoff) = (EventKind::Decision, EventKind::Handoff);
+    [
+        (
+            "compact",
+            format!("kind = '{decision}' AND payload->>'decision' = 'compact'"),
+        ),
+        (
+            "rollover",
+            format!("kind = '{decision}' AND payload->>'decision' = 'rollover'"),
+        ),
+        (
+            "rollovers",
+            format!("kind = '{handoff}' AND payload->>'role' = 'predecessor'"),
+        ),
+        (
+            "declined_rollovers",
+            format!("kind = '{}'", EventKind::RolloverDeclined),
+        ),
+    ]
+}
+
+/// What a counted event keeps of its payload once its conversation is
+/// deleted: what /stats reads of it.
+pub(crate) fn counted_payload() -> String {
+    format!(
+        "CASE kind WHEN '{}' THEN jsonb_build_object('decision', payload->'decision')
+                   WHEN '{}' THEN jsonb_build_object('role', payload->'role')
+                   ELSE '{{}}'::jsonb END",
+        EventKind::Decision,
+        EventKind::Handoff
+    )
+}
+
 /// One entry of the log.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Event {

@@ -32,23 +32,22 @@ impl Paged {
     }
 
     fn page_sql(self) -> &'static str {
+        // `- 'search'` leaves out the turns' search vector and is a no-op
+        // on the tables that have none.
+        macro_rules! page_of {
+            ($table:literal) => {
+                concat!(
+                    "SELECT seq, (to_jsonb(t) - 'search')::text FROM ",
+                    $table,
+                    " t WHERE tenant = $1 AND conversation_id = $2 AND seq > $3 ORDER BY seq LIMIT $4"
+                )
+            };
+        }
         match self {
-            Self::Turns => {
-                "SELECT seq, (to_jsonb(t) - 'search')::text FROM turns t
-                  WHERE tenant = $1 AND conversation_id = $2 AND seq > $3 ORDER BY seq LIMIT $4"
-            }
-            Self::Events => {
-                "SELECT seq, to_jsonb(t)::text FROM events t
-                  WHERE tenant = $1 AND conversation_id = $2 AND seq > $3 ORDER BY seq LIMIT $4"
-            }
-            Self::Compactions => {
-                "SELECT seq, to_jsonb(t)::text FROM compactions t
-                  WHERE tenant = $1 AND conversation_id = $2 AND seq > $3 ORDER BY seq LIMIT $4"
-            }
-            Self::Preparations => {
-                "SELECT seq, to_jsonb(t)::text FROM preparations t
-                  WHERE tenant = $1 AND conversation_id = $2 AND seq > $3 ORDER BY seq LIMIT $4"
-            }
+            Self::Turns => page_of!("turns"),
+            Self::Events => page_of!("events"),
+            Self::Compactions => page_of!("compactions"),
+            Self::Preparations => page_of!("preparations"),
         }
     }
 }

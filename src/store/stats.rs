@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
 
-use super::events::EventKind;
+use super::events;
 use super::{StoreResult, count_of};
 use crate::domain::TenantId;
 use crate::policy::CompactionTrigger;
@@ -59,24 +59,18 @@ pub(crate) async fn read(
     .collect::<sqlx::Result<Vec<_>>>()?;
     // Each count is an index-only scan of a partial index of its own
     // (migration 7); the WHERE clauses must match those indexes' predicates.
-    let logged = sqlx::query(&format!(
-        "SELECT (SELECT count(*) FROM events WHERE tenant = $1 AND {in_span}
-                    AND kind = '{decision}' AND payload->>'decision' = 'compact') AS compact,
-                (SELECT count(*) FROM events WHERE tenant = $1 AND {in_span}
-                    AND kind = '{decision}' AND payload->>'decision' = 'rollover') AS rollover,
-                (SELECT count(*) FROM events WHERE tenant = $1 AND {in_span}
-                    AND kind = '{handoff}' AND payload->>'role' = 'predecessor') AS rollovers,
-                (SELECT count(*) FROM events WHERE tenant = $1 AND {in_span}
-                    AND kind = '{declined}') AS declined_rollovers",
-        decision = EventKind::Decision,
-        handoff = EventKind::Handoff,
-        declined = EventKind::RolloverDeclined,
-    ))
-    .bind(tenant.as_str())
-    .bind(since)
-    .bind(until)
-    .fetch_one(&mut *conn)
-    .await?;
+    let counts: Vec<String> = events::counted()
+        .iter()
+        .map(|(name, counted)| {
+            format!("(SELECT count(*) FROM events WHERE tenant = $1 AND {in_span} AND {counted}) AS {name}")
+        })
+        .collect();
+    let logged = sqlx::query(&format!("SELECT {}", counts.join(", ")))
+        .bind(tenant.as_str())
+        .bind(since)
+        .bind(until)
+        .fetch_one(&mut *conn)
+        .await?;
     let mut stats = Stats {
         triggers,
         rollovers: count_of(logged.try_get("rollovers")?),

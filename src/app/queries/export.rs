@@ -126,21 +126,3 @@ async fn write_parts(
 fn json_string(text: &str) -> String {
     serde_json::Value::from(text).to_string()
 }
-
-/// A file name for the document: the id's letters, digits, `-` and `_`
-/// (others become `_`), at most 100 of them.
-pub(crate) fn file_name(id: &ConversationId) -> String {
-    let safe: String = id
-        .as_str()
-        .chars()
-        .take(100)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("compactd-{safe}")
-}

@@ -15,6 +15,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::app::queries::export::{self, Chunks};
+use crate::domain::ConversationId;
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath};
@@ -75,7 +76,7 @@ pub(crate) async fn export_conversation(
     let mut response = Body::new(Streamed(chunks)).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    let file = format!("attachment; filename=\"{}.json\"", export::file_name(&id));
+    let file = format!("attachment; filename=\"{}.json\"", file_name(&id));
     if let Ok(value) = HeaderValue::from_str(&file) {
         headers.insert(header::CONTENT_DISPOSITION, value);
     }
@@ -98,4 +99,22 @@ impl http_body::Body for Streamed {
             })
         })
     }
+}
+
+/// A file name for the document: the id's letters, digits, `-` and `_`
+/// (others become `_`), at most 100 of them.
+fn file_name(id: &ConversationId) -> String {
+    let safe: String = id
+        .as_str()
+        .chars()
+        .take(100)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("compactd-{safe}")
 }
