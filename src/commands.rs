@@ -6,7 +6,8 @@ use private_postgres::PrivatePostgres;
 use sqlx::postgres::PgConnectOptions;
 
 use crate::app::keys;
-use crate::config::{Cli, Command, DatabaseArgs, HookArgs, KeysAction, ReplayArgs, ServeArgs, Settings};
+use crate::app::purge;
+use crate::config::{Cli, Command, DatabaseArgs, HookArgs, KeysAction, ReplayArgs, ServeArgs, Settings, TenantsAction};
 use crate::replay::report::render;
 use crate::replay::{ReplayOptions, Schedule, SessionReport, replay_files, replay_into};
 use crate::startup::{Application, shutdown_signal};
@@ -28,6 +29,7 @@ pub fn run(cli: Cli) -> Result<(), AnyError> {
         Some(Command::Replay(args)) => replay(*args),
         Some(Command::Hook(args)) => hook(&args),
         Some(Command::Keys { action, database }) => with_database(&database, |options| manage_keys(action, options)),
+        Some(Command::Tenants { action, database }) => with_database(&database, |options| on_tenant(action, options)),
         None => serve(cli.serve),
     }
 }
@@ -177,6 +179,29 @@ async fn manage_keys(action: KeysAction, options: PgConnectOptions) -> Result<()
             eprintln!("Revoked key {id}; running services stop accepting it at once.");
         }
     }
+    pool.close().await;
+    Ok(())
+}
+
+async fn on_tenant(action: TenantsAction, options: PgConnectOptions) -> Result<(), AnyError> {
+    let TenantsAction::Purge { tenant } = action;
+    let pool = store::pool(options, 2);
+    store::migrate(&pool).await?;
+    let (purge, asked) = purge::ask_as_operator(&pool, &tenant).await?;
+    eprintln!(
+        "{} purge {} of tenant {tenant}: deleting its conversations {} at a time.",
+        if asked { "Started" } else { "Taking up" },
+        purge.id,
+        purge::BATCH
+    );
+    let done = purge::work(&pool, purge, |now| {
+        eprintln!("  {} conversations, {} turns deleted", now.conversations, now.turns);
+    })
+    .await?;
+    println!(
+        "Purged tenant {tenant}: {} conversations and {} turns deleted in {} batches (purge {}).",
+        done.conversations, done.turns, done.batches, done.id
+    );
     pool.close().await;
     Ok(())
 }

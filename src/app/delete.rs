@@ -42,13 +42,11 @@ pub(crate) async fn delete_conversation(services: &Services, command: &DeleteCon
         return Err(Refusal::no_conversation(&command.conversation_id));
     };
     if !deleted.already {
-        let kind = kind_of(command).as_str();
-        metrics::counter!("compactd_deletions_total", "kind" => kind).increment(1);
-        metrics::counter!("compactd_deleted_conversations_total").increment(deleted.erased.conversations);
+        counted(kind_of(command), &deleted.erased);
         tracing::info!(
             tenant = %command.tenant,
             key = command.key_id.as_deref().unwrap_or("open"),
-            kind,
+            kind = kind_of(command).as_str(),
             conversations = deleted.erased.conversations,
             turns = deleted.erased.turns,
             "conversation data deleted"
@@ -76,19 +74,31 @@ async fn delete_in(tx: &mut sqlx::PgConnection, command: &DeleteConversation) ->
             already: true,
         }));
     }
-    let erased = deletions::erase(tx, tenant, &locked).await?;
-    deletions::record(
-        tx,
-        tenant,
-        kind_of(command),
-        command.key_id.as_deref(),
-        &locked,
-        &erased,
-    )
-    .await?;
+    let erased = erase_and_record(tx, tenant, kind_of(command), command.key_id.as_deref(), &locked).await?;
     Ok(Some(Deleted {
         conversations: locked,
         erased,
         already: false,
     }))
+}
+
+/// Deletes the (locked) conversations `ids` of `tenant` and writes the
+/// audit line that says so, in the caller's transaction.
+pub(crate) async fn erase_and_record(
+    tx: &mut sqlx::PgConnection,
+    tenant: &TenantId,
+    kind: DeletionKind,
+    key_id: Option<&str>,
+    ids: &[String],
+) -> StoreResult<Erased> {
+    let erased = deletions::erase(tx, tenant, ids).await?;
+    deletions::record(tx, tenant, kind, key_id, ids, &erased).await?;
+    Ok(erased)
+}
+
+/// Counts a committed deletion in /metrics.
+pub(crate) fn counted(kind: DeletionKind, erased: &Erased) {
+    let kind = kind.as_str();
+    metrics::counter!("compactd_deletions_total", "kind" => kind).increment(1);
+    metrics::counter!("compactd_deleted_conversations_total", "kind" => kind).increment(erased.conversations);
 }

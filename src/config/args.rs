@@ -56,6 +56,25 @@ pub enum Command {
         #[command(flatten)]
         database: DatabaseArgs,
     },
+    /// Act on a tenant as a whole.
+    Tenants {
+        #[command(subcommand)]
+        action: TenantsAction,
+        #[command(flatten)]
+        database: DatabaseArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TenantsAction {
+    /// Delete every conversation the tenant has (its ledger keeps
+    /// content-free rows), in batches, here and now; an unfinished purge of
+    /// it, asked for through the API, is taken up. Conversations started
+    /// meanwhile stay: revoke its agent keys first.
+    Purge {
+        /// The tenant.
+        tenant: String,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -167,6 +186,11 @@ pub struct ServeArgs {
     /// Seconds between idle sweeps (0: none).
     #[arg(long, env = "COMPACTD_IDLE_SWEEP_SECS", default_value_t = 60)]
     pub idle_sweep_secs: u64,
+    /// Delete conversations nothing has touched for this many days, in the
+    /// background (0: keep them for ever). Their ledger rows stay without content.
+    #[arg(long, env = "COMPACTD_RETENTION_DAYS", default_value_t = 0,
+          value_parser = clap::value_parser!(u64).range(0..=36_500))]
+    pub retention_days: u64,
     /// Seconds after which a worker's claim counts as abandoned and is taken again.
     #[arg(long, env = "COMPACTD_CLAIM_TIMEOUT_SECS", default_value_t = 300,
           value_parser = clap::value_parser!(u64).range(1..=86_400))]

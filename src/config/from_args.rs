@@ -38,6 +38,7 @@ impl TryFrom<&ServeArgs> for Settings {
             daily_token_budget: args.llm.daily_token_budget(),
             background: args.background.then(|| BackgroundSettings {
                 idle_sweep_every: (args.idle_sweep_secs > 0).then(|| Duration::from_secs(args.idle_sweep_secs)),
+                retention: (args.retention_days > 0).then(|| Duration::from_secs(args.retention_days * 86_400)),
                 ..BackgroundSettings::default()
             }),
             leases,

@@ -9,7 +9,7 @@ mod settings;
 
 pub use args::{
     Cli, Command, DatabaseArgs, HookArgs, KeysAction, LlmArgs, LogFormat, ProviderChoice, ReplayArgs, ServeArgs,
-    SummaryArgs,
+    SummaryArgs, TenantsAction,
 };
 pub use from_args::Invalid;
 pub use policy_args::PolicyArgs;

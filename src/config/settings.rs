@@ -264,6 +264,12 @@ pub struct BackgroundSettings {
     pub audit_retry_after: Duration,
     /// How often idle conversations are looked for; `None`: never.
     pub idle_sweep_every: Option<Duration>,
+    /// How often purges to work and conversations past the retention are
+    /// looked for.
+    pub lifecycle_every: Duration,
+    /// Conversations idle this long are deleted (`COMPACTD_RETENTION_DAYS`);
+    /// `None`: kept for ever.
+    pub retention: Option<Duration>,
 }
 
 impl Default for BackgroundSettings {
@@ -274,6 +280,8 @@ impl Default for BackgroundSettings {
             audit: AuditConfig::default(),
             audit_retry_after: Duration::from_secs(60),
             idle_sweep_every: Some(Duration::from_secs(60)),
+            lifecycle_every: Duration::from_secs(5),
+            retention: None,
         }
     }
 }

@@ -37,6 +37,8 @@ use crate::http::AppState;
         crate::http::routes::conversations::list_events,
         crate::http::routes::deletion::delete_conversation,
         crate::http::routes::export::export_conversation,
+        crate::http::routes::purges::ask,
+        crate::http::routes::purges::show,
         crate::http::routes::health::healthz,
         crate::http::routes::health::readyz,
         openapi_json,
@@ -49,6 +51,7 @@ use crate::http::AppState;
         (name = "compactions", description = "Summaries, handoffs and the compaction ledger."),
         (name = "conversations", description = "What the service knows about a conversation."),
         (name = "stats", description = "Fleet figures for dashboards."),
+        (name = "tenant", description = "The caller's tenant as a whole: erasing its data."),
         (name = "operations", description = "Health, metrics and this document."),
     )
 )]
@@ -108,10 +111,13 @@ impl Modify for Guarded {
                     problem("The database is unreachable or the request ran out of time; see Retry-After."),
                 );
                 if writes {
-                    responses.insert(
-                        "403".into(),
-                        problem("A reader key may not write (or a non-admin key asked for manual_recovery)."),
-                    );
+                    // An operation that says its own 403 keeps it.
+                    if !responses.contains_key("403") {
+                        responses.insert(
+                            "403".into(),
+                            problem("A reader key may not write (or a non-admin key asked for manual_recovery)."),
+                        );
+                    }
                     responses.insert("413".into(), problem("The body is larger than the server accepts."));
                     responses.insert("415".into(), problem("The body is not sent as JSON."));
                 }

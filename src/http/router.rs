@@ -16,7 +16,7 @@ use crate::http::middleware::{headers, hosts, observe};
 use crate::http::openapi;
 use crate::http::routes::{
     compactions, context, conversations, dashboard, decide, docs, due, export, handoff, health, keep, keep_check,
-    metrics, stats, summarize, turn_ended, turns, usage,
+    metrics, purges, stats, summarize, turn_ended, turns, usage,
 };
 use crate::http::state::AppState;
 
@@ -37,6 +37,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .merge(keep_check::router())
         .merge(context::router())
         .merge(stats::router())
+        .merge(purges::router())
         .merge(health::router())
         .merge(openapi::router())
         .merge(metrics::router())

@@ -5,10 +5,12 @@
 
 mod conversation;
 mod ledger;
+mod purge;
 mod stats;
 mod turn;
 
 pub(crate) use conversation::{Critical, StoredConversation};
 pub(crate) use ledger::{FleetFilter, Recorded};
-pub(crate) use stats::{PreparationStats, Stats, TriggerStats};
+pub(crate) use purge::Purge;
+pub(crate) use stats::{DeletionStats, PreparationStats, Stats, TriggerStats};
 pub(crate) use turn::TurnText;

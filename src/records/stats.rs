@@ -22,6 +22,18 @@ pub(crate) struct Stats {
     pub decisions: Vec<(String, u64)>,
     pub rollovers: u64,
     pub declined_rollovers: u64,
+    /// The span's deletions by kind, those with any.
+    pub deletions: Vec<DeletionStats>,
+}
+
+/// A span's deletions of one kind (as the audit lines name it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DeletionStats {
+    pub kind: String,
+    /// Audit lines: a request, or a batch of a purge or of retention.
+    pub deletions: u64,
+    pub conversations: u64,
+    pub turns: u64,
 }
 
 /// A span's preparations (by the `at` that planned them).

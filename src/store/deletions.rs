@@ -26,6 +26,10 @@ pub(crate) enum DeletionKind {
     Conversation,
     /// A conversation with its predecessors and successors.
     Lineage,
+    /// A batch of a tenant's purge.
+    Purge,
+    /// A batch of conversations idle past the retention.
+    Retention,
 }
 
 impl DeletionKind {
@@ -33,6 +37,8 @@ impl DeletionKind {
         match self {
             Self::Conversation => "conversation",
             Self::Lineage => "lineage",
+            Self::Purge => "tenant",
+            Self::Retention => "retention",
         }
     }
 }
@@ -157,7 +163,7 @@ pub(crate) async fn erase(conn: &mut PgConnection, tenant: &TenantId, ids: &[Str
 /// A tombstone for each id of `$2`.
 const TOMBS: &str = "SELECT gone, chr(127) || 'deleted ' || gen_random_uuid() AS id FROM unnest($2::text[]) AS gone";
 
-/// Writes a deletion's audit line.
+/// Writes a deletion's audit line, and announces it.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn record(
     conn: &mut PgConnection,
@@ -196,6 +202,17 @@ pub(crate) async fn record(
     .bind(counts[6])
     .execute(&mut *conn)
     .await?;
+    announce(conn, tenant, kind.as_str()).await
+}
+
+/// Says on `compactd_background`, when the transaction commits, that
+/// `tenant` deleted something (`tenant/deleted/what`): what waits for a
+/// deletion done in the background listens there.
+pub(crate) async fn announce(conn: &mut PgConnection, tenant: &TenantId, what: &str) -> StoreResult<()> {
+    sqlx::query("SELECT pg_notify('compactd_background', $1)")
+        .bind(format!("{tenant}/deleted/{what}"))
+        .execute(&mut *conn)
+        .await?;
     Ok(())
 }
 

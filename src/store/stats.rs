@@ -9,7 +9,7 @@ use super::{StoreResult, count_of};
 use crate::domain::TenantId;
 use crate::policy::CompactionTrigger;
 use crate::policy::prepare::Status;
-use crate::records::{PreparationStats, Stats, TriggerStats};
+use crate::records::{DeletionStats, PreparationStats, Stats, TriggerStats};
 
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn read(
@@ -85,7 +85,38 @@ pub(crate) async fn read(
         }
     }
     stats.decisions.sort();
+    stats.deletions = deletions(conn, tenant, since, until, in_span).await?;
     Ok(stats)
+}
+
+/// The audit lines of the span's deletions, by kind.
+async fn deletions(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+    in_span: &str,
+) -> StoreResult<Vec<DeletionStats>> {
+    let rows = sqlx::query(&format!(
+        "SELECT kind, count(*) AS deletions, sum(conversations)::bigint AS conversations, sum(turns)::bigint AS turns
+           FROM deletions WHERE tenant = $1 AND {in_span} GROUP BY kind ORDER BY kind"
+    ))
+    .bind(tenant.as_str())
+    .bind(since)
+    .bind(until)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows
+        .iter()
+        .map(|row| {
+            Ok(DeletionStats {
+                kind: row.try_get("kind")?,
+                deletions: count_of(row.try_get("deletions")?),
+                conversations: count_of(row.try_get("conversations")?),
+                turns: count_of(row.try_get("turns")?),
+            })
+        })
+        .collect::<sqlx::Result<_>>()?)
 }
 
 #[tracing::instrument(level = "debug", skip_all)]

@@ -29,7 +29,23 @@ async fn a_full_conversation(app: &TestApp, id: &str) {
 }
 
 async fn a_conversation_saying(app: &TestApp, id: &str, secret: &str) {
-    app.report(
+    a_conversation_saying_as(app, None, id, secret).await;
+}
+
+/// As [`a_conversation_saying`], with `key` when the service has keys.
+pub(crate) async fn a_conversation_saying_as(app: &TestApp, key: Option<&str>, id: &str, secret: &str) {
+    let post = |path: &str| {
+        let request = app.post(path);
+        match key {
+            Some(key) => request.bearer_auth(key),
+            None => request,
+        }
+    };
+    let report = async |path: &str, body: Value| {
+        let (status, answer) = read(post(path).json(&body).send().await.unwrap()).await;
+        assert_eq!(status, 200, "{path} {body} answered {answer}");
+    };
+    report(
         "/usage",
         json!({"conversation_id": id, "used": 150_000, "size": 200_000}),
     )
@@ -38,19 +54,17 @@ async fn a_conversation_saying(app: &TestApp, id: &str, secret: &str) {
         let turn = json!({"conversation_id": id,
                           "user": format!("Step {n}: fix src/{secret}.rs and never touch prod-{secret}."),
                           "assistant": format!("Fixed src/{secret}.rs, step {n}.")});
-        app.report("/turn-ended", turn).await;
+        report("/turn-ended", turn).await;
     }
-    app.report("/decide", json!({"conversation_id": id})).await;
-    let keyed = app
-        .post("/summarize")
+    report("/decide", json!({"conversation_id": id})).await;
+    let keyed = post("/summarize")
         .header("Idempotency-Key", format!("{id}-summary"))
         .json(&json!({"conversation_id": id, "summary": format!("We fixed src/{secret}.rs."), "trigger": "harness"}))
         .send()
         .await
         .unwrap();
     assert_eq!(keyed.status(), 200);
-    app.report("/usage", json!({"conversation_id": id, "used": 40_000}))
-        .await;
+    report("/usage", json!({"conversation_id": id, "used": 40_000})).await;
 }
 
 async fn delete(app: &TestApp, path: &str) -> (u16, Value) {
@@ -66,7 +80,7 @@ async fn delete(app: &TestApp, path: &str) -> (u16, Value) {
 
 /// Every row of every table and the ledger view, as text (bytea as UTF-8
 /// where it is, so a kept answer's body is read as the text it is).
-async fn every_row(pool: &PgPool) -> Vec<String> {
+pub(crate) async fn every_row(pool: &PgPool) -> Vec<String> {
     let relations: Vec<String> = sqlx::query_scalar(
         "SELECT quote_ident(table_name) FROM information_schema.tables
           WHERE table_schema = current_schema() AND table_name NOT LIKE '\\_sqlx%'",
@@ -155,7 +169,18 @@ async fn a_deleted_conversation_is_readable_nowhere_and_named_by_no_row() {
         let text = body.to_string();
         assert!(!text.contains(doomed) && !text.contains(SECRET), "{fleet_read}: {text}");
     }
-    let (_, stats_after) = app.get_json("/stats").await;
+    let (_, mut stats_after) = app.get_json("/stats").await;
+    let deletions = stats_after.as_object_mut().unwrap().remove("deletions");
+    assert_eq!(
+        deletions,
+        Some(json!([{"kind": "conversation", "deletions": 1, "conversations": 1, "turns": 3}])),
+        "/stats counts the deletion"
+    );
+    let mut stats_before = stats_before;
+    assert_eq!(
+        stats_before.as_object_mut().unwrap().remove("deletions"),
+        Some(json!([]))
+    );
     assert_eq!(stats_after, stats_before, "the fleet's figures stay right");
     let (_, kept) = app.get_json("/conversations/kept/turns").await;
     assert_eq!(

@@ -171,6 +171,10 @@ impl Database {
 
     /// A URL for the binary's `DATABASE_URL`: the test server's, this database.
     pub fn url(&self) -> String {
+        Self::url_of(&self.name)
+    }
+
+    fn url_of(name: &str) -> String {
         let base = admin_url();
         let (head, query) = base.split_once('?').map_or((base.as_str(), ""), |(h, q)| (h, q));
         let server = head.rsplit_once('/').map_or(head, |(server, _)| server);
@@ -179,7 +183,7 @@ impl Database {
         } else {
             format!("?{query}")
         };
-        format!("{server}/{}{query}", self.name)
+        format!("{server}/{name}{query}")
     }
 }
 
@@ -229,6 +233,11 @@ fn drop_database(name: String) {
 }
 
 impl TestApp {
+    /// A URL for the binary's `DATABASE_URL`: the test server's, this app's database.
+    pub fn database_url(&self) -> String {
+        Database::url_of(&self.database)
+    }
+
     pub fn post(&self, path: &str) -> RequestBuilder {
         self.client.post(format!("{}{path}", self.address))
     }

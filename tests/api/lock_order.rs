@@ -24,6 +24,7 @@ fn busy_background() -> Settings {
             },
             audit_retry_after: Duration::from_millis(10),
             idle_sweep_every: None,
+            ..BackgroundSettings::default()
         }),
         ..test_settings()
     }

@@ -31,6 +31,7 @@ mod keep;
 mod keep_check;
 mod langchain;
 mod ledger;
+mod lifecycle;
 mod llm_client;
 mod lock_order;
 mod logs;

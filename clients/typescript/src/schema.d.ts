@@ -429,6 +429,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenants/{tenant}/purges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Purge the tenant
+         * @description Deletes every conversation the caller's tenant has now, as DELETE
+         *     /conversations/{id} deletes one (the ledger keeps content-free rows),
+         *     in batches the background works one short transaction at a time, each
+         *     with an audit line. Conversations started after it was asked for stay:
+         *     revoke the tenant's agent keys first to stop new ones. Answers 202 with
+         *     the new purge, or 200 with one already running. The tenant's admin keys
+         *     only; any other tenant is not found.
+         */
+        post: operations["purge_tenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenants/{tenant}/purges/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow a purge */
+        get: operations["get_purge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/turn-ended": {
         parameters: {
             query?: never;
@@ -805,6 +848,23 @@ export interface components {
             deleted: components["schemas"]["DeletedCounts"];
             /** @description An earlier request deleted it: nothing was left to delete. */
             already_deleted: boolean;
+        };
+        /** @description The span's deletions of one kind, as their audit lines count them. */
+        DeletionCount: {
+            /**
+             * @description `conversation` and `lineage` (DELETE /conversations/{id}), `tenant`
+             *     (a purge's batches) or `retention` (`COMPACTD_RETENTION_DAYS`).
+             */
+            kind: string;
+            /**
+             * Format: int64
+             * @description Audit lines: one per request, or per batch of a purge or of retention.
+             */
+            deletions: number;
+            /** Format: int64 */
+            conversations: number;
+            /** Format: int64 */
+            turns: number;
         };
         DueConversation: {
             conversation_id: string;
@@ -1221,6 +1281,36 @@ export interface components {
             /** @description The request field at fault, for invalid values. */
             field?: string | null;
         };
+        /** @description A tenant's purge. */
+        PurgeView: {
+            /** Format: int64 */
+            id: number;
+            tenant: string;
+            /** Format: date-time */
+            requested_at: string;
+            /** @description `api` or `command line`. */
+            requested_by: string;
+            /**
+             * @description `running` until every conversation the tenant had when it was asked
+             *     for is deleted, then `finished`.
+             * @example running
+             */
+            status: string;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /**
+             * Format: int64
+             * @description Batches deleted so far (one audit line each).
+             */
+            batches: number;
+            /**
+             * Format: int64
+             * @description Conversations deleted so far.
+             */
+            conversations: number;
+            /** Format: int64 */
+            turns: number;
+        };
         QuotedRequest: {
             /**
              * Format: date
@@ -1283,6 +1373,8 @@ export interface components {
             keep: components["schemas"]["KeepRate"][];
             /** @description Summaries prepared ahead, so that compactions need not wait. */
             preparation: components["schemas"]["PreparationFigures"];
+            /** @description Deletions in the span, by kind; none when nothing was deleted. */
+            deletions: components["schemas"]["DeletionCount"][];
         };
         StatsSeries: {
             bucket: components["schemas"]["Bucket"];
@@ -3085,6 +3177,197 @@ export interface operations {
                 };
             };
             /** @description A value is invalid, or the Idempotency-Key was used for another body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This key sends too fast; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the request ran out of time; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    purge_tenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The caller's own tenant, as its key names it.
+                 * @example acme
+                 */
+                tenant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A purge of the tenant is already running. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurgeView"];
+                };
+            };
+            /** @description Asked for; the background works it. */
+            202: {
+                headers: {
+                    /** @description Where it can be followed */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurgeView"];
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Only an admin key may purge. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not sent as JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant's name is invalid. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This key sends too fast; see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the request ran out of time; see Retry-After. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_purge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The caller's own tenant, as its key names it.
+                 * @example acme
+                 */
+                tenant: string;
+                /** @description The purge's id, as its POST answered. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The purge, as far as it has got. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurgeView"];
+                };
+            };
+            /** @description No API key, or not a valid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Only an admin key may follow a purge. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such purge, or not the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant's name or the id is invalid. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -14,6 +14,7 @@ pub(crate) mod health;
 pub(crate) mod keep;
 pub(crate) mod keep_check;
 pub(crate) mod metrics;
+pub(crate) mod purges;
 pub(crate) mod stats;
 pub(crate) mod summarize;
 pub(crate) mod turn_ended;

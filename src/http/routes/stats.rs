@@ -73,6 +73,20 @@ pub(crate) struct Stats {
     pub keep: Vec<KeepRate>,
     /// Summaries prepared ahead, so that compactions need not wait.
     pub preparation: PreparationFigures,
+    /// Deletions in the span, by kind; none when nothing was deleted.
+    pub deletions: Vec<DeletionCount>,
+}
+
+/// The span's deletions of one kind, as their audit lines count them.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct DeletionCount {
+    /// `conversation` and `lineage` (DELETE /conversations/{id}), `tenant`
+    /// (a purge's batches) or `retention` (`COMPACTD_RETENTION_DAYS`).
+    pub kind: String,
+    /// Audit lines: one per request, or per batch of a purge or of retention.
+    pub deletions: u64,
+    pub conversations: u64,
+    pub turns: u64,
 }
 
 /// Summaries prepared ahead (`COMPACTD_PREPARE_AT_PERCENT`): compactions in
@@ -212,6 +226,16 @@ pub(crate) async fn read(
             })
             .collect(),
         preparation: preparation.into(),
+        deletions: read
+            .deletions
+            .into_iter()
+            .map(|d| DeletionCount {
+                kind: d.kind,
+                deletions: d.deletions,
+                conversations: d.conversations,
+                turns: d.turns,
+            })
+            .collect(),
     }))
 }
 

@@ -24,6 +24,7 @@ from .decision_count import DecisionCount
 from .decision_kind import DecisionKind
 from .deleted_counts import DeletedCounts
 from .deletion import Deletion
+from .deletion_count import DeletionCount
 from .due_conversation import DueConversation
 from .due_response import DueResponse
 from .event_view import EventView
@@ -53,6 +54,7 @@ from .pending_decision import PendingDecision
 from .place_view import PlaceView
 from .preparation_figures import PreparationFigures
 from .problem import Problem
+from .purge_view import PurgeView
 from .quoted_request import QuotedRequest
 from .reason import Reason
 from .role import Role
@@ -101,6 +103,7 @@ __all__ = (
     "DecisionKind",
     "DeletedCounts",
     "Deletion",
+    "DeletionCount",
     "DueConversation",
     "DueResponse",
     "EventsPage",
@@ -130,6 +133,7 @@ __all__ = (
     "PlaceView",
     "PreparationFigures",
     "Problem",
+    "PurgeView",
     "QuotedRequest",
     "Reason",
     "Role",

@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.decision_count import DecisionCount
+    from ..models.deletion_count import DeletionCount
     from ..models.keep_rate import KeepRate
     from ..models.preparation_figures import PreparationFigures
     from ..models.trigger_stats import TriggerStats
@@ -31,6 +32,7 @@ class Stats:
         preparation (PreparationFigures): Summaries prepared ahead (`COMPACTD_PREPARE_AT_PERCENT`): compactions in
             the span that merged one, and the preparations the span's usage reports
             planned, by what became of them.
+        deletions (list[DeletionCount]): Deletions in the span, by kind; none when nothing was deleted.
         since (datetime.datetime | None | Unset):
         until (datetime.datetime | None | Unset):
     """
@@ -41,6 +43,7 @@ class Stats:
     declined_rollovers: int
     keep: list[KeepRate]
     preparation: PreparationFigures
+    deletions: list[DeletionCount]
     since: datetime.datetime | None | Unset = UNSET
     until: datetime.datetime | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -66,6 +69,11 @@ class Stats:
             keep.append(keep_item)
 
         preparation = self.preparation.to_dict()
+
+        deletions = []
+        for deletions_item_data in self.deletions:
+            deletions_item = deletions_item_data.to_dict()
+            deletions.append(deletions_item)
 
         since: None | str | Unset
         if isinstance(self.since, Unset):
@@ -93,6 +101,7 @@ class Stats:
                 "declined_rollovers": declined_rollovers,
                 "keep": keep,
                 "preparation": preparation,
+                "deletions": deletions,
             }
         )
         if since is not UNSET:
@@ -105,6 +114,7 @@ class Stats:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.decision_count import DecisionCount  # noqa: PLC0415
+        from ..models.deletion_count import DeletionCount  # noqa: PLC0415
         from ..models.keep_rate import KeepRate  # noqa: PLC0415
         from ..models.preparation_figures import PreparationFigures  # noqa: PLC0415
         from ..models.trigger_stats import TriggerStats  # noqa: PLC0415
@@ -136,6 +146,13 @@ class Stats:
             keep.append(keep_item)
 
         preparation = PreparationFigures.from_dict(d.pop("preparation"))
+
+        deletions = []
+        _deletions = d.pop("deletions")
+        for deletions_item_data in _deletions:
+            deletions_item = DeletionCount.from_dict(deletions_item_data)
+
+            deletions.append(deletions_item)
 
         def _parse_since(data: object) -> datetime.datetime | None | Unset:
             if data is None:
@@ -178,6 +195,7 @@ class Stats:
             declined_rollovers=declined_rollovers,
             keep=keep,
             preparation=preparation,
+            deletions=deletions,
             since=since,
             until=until,
         )

@@ -1,0 +1,195 @@
+//! Tenant purges (issue 25): asked for once, then worked a batch of
+//! conversations at a time, each batch in its own short transaction that
+//! also counts it, by whichever process holds the purge's lease.
+//!
+//! A purge deletes the conversations the tenant had when it was asked for:
+//! one that an agent starts later is not its to delete, so a purge always
+//! ends, however busy the tenant.
+
+use std::time::Duration;
+
+use sqlx::{PgConnection, Row};
+
+use super::StoreResult;
+use super::deletions::Erased;
+use super::lease::free;
+use crate::domain::TenantId;
+use crate::records::Purge;
+
+/// Who asked for a purge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PurgeAsker {
+    /// A tenant's admin key (or anyone, in open mode), through the API.
+    Api,
+    /// An operator, with `compactd tenants purge`.
+    CommandLine,
+}
+
+impl PurgeAsker {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Api => "api",
+            Self::CommandLine => "command line",
+        }
+    }
+}
+
+const COLUMNS: &str = "tenant, id, requested_at, requested_by, key_id, finished_at, batches, conversations, turns";
+
+fn purge_of(row: &sqlx::postgres::PgRow) -> sqlx::Result<Purge> {
+    Ok(Purge {
+        tenant: row.try_get("tenant")?,
+        id: row.try_get("id")?,
+        requested_at: row.try_get("requested_at")?,
+        requested_by: row.try_get("requested_by")?,
+        key_id: row.try_get("key_id")?,
+        finished_at: row.try_get("finished_at")?,
+        batches: super::count_of(row.try_get("batches")?),
+        conversations: super::count_of(row.try_get("conversations")?),
+        turns: super::count_of(row.try_get("turns")?),
+    })
+}
+
+/// Asks for a purge of `tenant`; one already unfinished is answered
+/// instead. `true` with a purge asked for now.
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn ask(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    asker: PurgeAsker,
+    key_id: Option<&str>,
+) -> StoreResult<(Purge, bool)> {
+    // The unfinished one may finish between the two statements: then ask again.
+    loop {
+        let asked = sqlx::query(&format!(
+            "INSERT INTO purges (tenant, requested_by, key_id) VALUES ($1, $2, $3)
+             ON CONFLICT (tenant) WHERE finished_at IS NULL DO NOTHING
+             RETURNING {COLUMNS}"
+        ))
+        .bind(tenant.as_str())
+        .bind(asker.as_str())
+        .bind(key_id)
+        .fetch_optional(&mut *conn)
+        .await?;
+        if let Some(row) = asked {
+            return Ok((purge_of(&row)?, true));
+        }
+        // A statement of its own: its snapshot sees the purge the insert
+        // waited for.
+        let unfinished = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM purges WHERE tenant = $1 AND finished_at IS NULL"
+        ))
+        .bind(tenant.as_str())
+        .fetch_optional(&mut *conn)
+        .await?;
+        if let Some(row) = unfinished {
+            return Ok((purge_of(&row)?, false));
+        }
+    }
+}
+
+/// The tenant's purge `id`.
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn show(conn: &mut PgConnection, tenant: &TenantId, id: i64) -> StoreResult<Option<Purge>> {
+    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM purges WHERE tenant = $1 AND id = $2"))
+        .bind(tenant.as_str())
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?;
+    Ok(row.as_ref().map(purge_of).transpose()?)
+}
+
+/// Leases the oldest unfinished purge nobody works (or whose worker died
+/// `window` ago).
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn claim(conn: &mut PgConnection, window: Duration) -> StoreResult<Option<Purge>> {
+    let row = sqlx::query(&format!(
+        "UPDATE purges SET claimed_at = now()
+          WHERE (tenant, id) = (SELECT tenant, id FROM purges
+                                 WHERE finished_at IS NULL AND {}
+                                 ORDER BY requested_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+         RETURNING {COLUMNS}",
+        free!("claimed_at", "1")
+    ))
+    .bind(window)
+    .fetch_optional(&mut *conn)
+    .await?;
+    Ok(row.as_ref().map(purge_of).transpose()?)
+}
+
+/// Locks the purge's row, and says whether it is still to be worked.
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn lock(conn: &mut PgConnection, purge: &Purge) -> StoreResult<bool> {
+    let unfinished: Option<bool> =
+        sqlx::query_scalar("SELECT finished_at IS NULL FROM purges WHERE tenant = $1 AND id = $2 FOR UPDATE")
+            .bind(&purge.tenant)
+            .bind(purge.id)
+            .fetch_optional(&mut *conn)
+            .await?;
+    Ok(unfinished.unwrap_or(false))
+}
+
+/// Up to `limit` of the conversations the purge is to delete, locked in id
+/// order (as every writer locks them).
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn lock_batch(conn: &mut PgConnection, purge: &Purge, limit: i64) -> StoreResult<Vec<String>> {
+    let ids = sqlx::query_scalar(
+        "SELECT conversation_id FROM conversations WHERE tenant = $1 AND created_at <= $2
+          ORDER BY conversation_id LIMIT $3 FOR UPDATE",
+    )
+    .bind(&purge.tenant)
+    .bind(purge.requested_at)
+    .bind(limit)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(ids)
+}
+
+/// Counts a batch the purge deleted, and renews its lease.
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn count_batch(conn: &mut PgConnection, purge: &Purge, erased: &Erased) -> StoreResult<Purge> {
+    let row = sqlx::query(&format!(
+        "UPDATE purges SET batches = batches + 1, conversations = conversations + $3, turns = turns + $4,
+                           claimed_at = now()
+          WHERE tenant = $1 AND id = $2 RETURNING {COLUMNS}"
+    ))
+    .bind(&purge.tenant)
+    .bind(purge.id)
+    .bind(super::db_count(erased.conversations))
+    .bind(super::db_count(erased.turns))
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(purge_of(&row)?)
+}
+
+/// Ends the purge: the answers kept for the tenant's Idempotency-Keys that
+/// name no conversation go too (those asked for before it).
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn finish(conn: &mut PgConnection, purge: &Purge) -> StoreResult<Purge> {
+    sqlx::query("DELETE FROM idempotency_keys WHERE tenant = $1 AND status IS NOT NULL AND created_at <= $2")
+        .bind(&purge.tenant)
+        .bind(purge.requested_at)
+        .execute(&mut *conn)
+        .await?;
+    let row = sqlx::query(&format!(
+        "UPDATE purges SET finished_at = now(), claimed_at = NULL
+          WHERE tenant = $1 AND id = $2 RETURNING {COLUMNS}"
+    ))
+    .bind(&purge.tenant)
+    .bind(purge.id)
+    .fetch_one(&mut *conn)
+    .await?;
+    super::deletions::announce(conn, &purge.tenant, "purge finished").await?;
+    Ok(purge_of(&row)?)
+}
+
+/// Gives the purge's lease back, so another process may go on with it.
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn give_back(conn: &mut PgConnection, purge: &Purge) -> StoreResult<()> {
+    sqlx::query("UPDATE purges SET claimed_at = NULL WHERE tenant = $1 AND id = $2 AND finished_at IS NULL")
+        .bind(&purge.tenant)
+        .bind(purge.id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}

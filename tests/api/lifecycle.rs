@@ -1,0 +1,293 @@
+//! Purging a tenant and retention (issue 25): the background deletes a
+//! tenant's conversations, or those idle past the retention, in batches,
+//! as DELETE /conversations/{id} deletes one; every batch leaves an audit
+//! line, /stats and /metrics count them, and nothing of the content stays.
+
+use std::time::Duration;
+
+use compactd::config::BackgroundSettings;
+use serde_json::{Value, json};
+
+use crate::auth::key;
+use crate::deletion::{a_conversation_saying_as, every_row};
+use crate::helpers::{TestApp, read, spawn, test_settings, wait_for_count};
+use crate::observability::sample;
+
+const ACME_SECRET: &str = "ACME-SECRET-991";
+const GLOBEX_SECRET: &str = "GLOBEX-KEEPS-55";
+
+/// A service whose background looks for purges and idle conversations
+/// every few milliseconds, deleting those idle for `retention`.
+async fn spawn_with_lifecycle(retention: Option<Duration>) -> TestApp {
+    spawn(compactd::config::Settings {
+        background: Some(BackgroundSettings {
+            lifecycle_every: Duration::from_millis(20),
+            idle_sweep_every: None,
+            retention,
+            ..BackgroundSettings::default()
+        }),
+        ..test_settings()
+    })
+    .await
+}
+
+async fn get_as(app: &TestApp, key: &str, path: &str) -> (u16, Value) {
+    read(app.get(path).bearer_auth(key).send().await.unwrap()).await
+}
+
+async fn purge_as(app: &TestApp, key: &str, tenant: &str) -> (u16, Value, Option<String>) {
+    let response = app
+        .post(&format!("/tenants/{tenant}/purges"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    let location = response
+        .headers()
+        .get("location")
+        .map(|value| value.to_str().unwrap().to_owned());
+    let (status, body) = read(response).await;
+    (status, body, location)
+}
+
+async fn purges_stored(app: &TestApp) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM purges")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn an_admins_purge_deletes_every_conversation_of_its_tenant_in_batches_and_no_others() {
+    let app = spawn_with_lifecycle(None).await;
+    let (admin_id, admin) = key(&app, "acme", "admin").await;
+    let (_, agent) = key(&app, "acme", "agent").await;
+    let (_, reader) = key(&app, "acme", "reader").await;
+    let (_, globex) = key(&app, "globex", "agent").await;
+    let (_, globex_admin) = key(&app, "globex", "admin").await;
+    for n in 0..30 {
+        a_conversation_saying_as(&app, Some(&agent), &format!("acme-{n:02}"), ACME_SECRET).await;
+    }
+    a_conversation_saying_as(&app, Some(&globex), "globex-1", GLOBEX_SECRET).await;
+    let (_, stats_before) = get_as(&app, &reader, "/stats").await;
+
+    let (status, asked, location) = purge_as(&app, &admin, "acme").await;
+
+    assert_eq!(status, 202, "{asked}");
+    assert_eq!(asked["tenant"], "acme");
+    assert_eq!(asked["requested_by"], "api");
+    let location = location.expect("a Location to follow");
+    assert_eq!(location, format!("/tenants/acme/purges/{}", asked["id"]));
+    wait_for_count(
+        &app.pool,
+        "SELECT count(*) FROM purges WHERE finished_at IS NOT NULL",
+        1,
+    )
+    .await;
+    let (status, purge) = get_as(&app, &admin, &location).await;
+    assert_eq!(status, 200, "{purge}");
+    assert_eq!(purge["status"], "finished", "{purge}");
+    assert_eq!(purge["conversations"], 30, "{purge}");
+    assert_eq!(purge["turns"], 90, "{purge}");
+    assert_eq!(purge["batches"], 2, "25 conversations a batch: {purge}");
+    let (status, _) = get_as(&app, &globex_admin, &location).await;
+    assert_eq!(status, 404, "another tenant's purge is not found");
+
+    let (_, listed) = get_as(&app, &agent, "/conversations").await;
+    assert_eq!(listed["conversations"], json!([]), "{listed}");
+    for read in ["/conversations/acme-00", "/conversations/acme-29/turns"] {
+        assert_eq!(get_as(&app, &agent, read).await.0, 404, "{read}");
+    }
+    let named: Vec<String> = every_row(&app.pool)
+        .await
+        .into_iter()
+        .filter(|row| row.contains(ACME_SECRET) || row.contains("acme-0") || row.contains("acme-2"))
+        .collect();
+    assert!(named.is_empty(), "rows still name what is gone: {named:#?}");
+    let (status, kept) = get_as(&app, &globex, "/conversations/globex-1/turns").await;
+    assert_eq!(status, 200, "{kept}");
+    assert_eq!(
+        kept["turns"].as_array().unwrap().len(),
+        3,
+        "another tenant keeps its own"
+    );
+
+    let audit: Vec<(String, Option<String>, i64)> =
+        sqlx::query_as("SELECT kind, key_id, conversations FROM deletions WHERE tenant = 'acme' ORDER BY id")
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        audit,
+        vec![
+            ("tenant".to_owned(), Some(admin_id.clone()), 25),
+            ("tenant".to_owned(), Some(admin_id), 5)
+        ]
+    );
+    let (_, mut stats_after) = get_as(&app, &reader, "/stats").await;
+    assert_eq!(
+        stats_after.as_object_mut().unwrap().remove("deletions"),
+        Some(json!([{"kind": "tenant", "deletions": 2, "conversations": 30, "turns": 90}]))
+    );
+    let mut stats_before = stats_before;
+    stats_before.as_object_mut().unwrap().remove("deletions");
+    assert_eq!(stats_after, stats_before, "the fleet's figures stay right");
+}
+
+#[tokio::test]
+async fn a_purge_deletes_what_the_tenant_had_when_asked_and_the_command_line_takes_it_up() {
+    // No background here: the purge waits for the command line.
+    let app = spawn(test_settings()).await;
+    let (_, admin) = key(&app, "acme", "admin").await;
+    let (_, agent) = key(&app, "acme", "agent").await;
+    for id in ["early-1", "early-2"] {
+        a_conversation_saying_as(&app, Some(&agent), id, ACME_SECRET).await;
+    }
+    let (status, asked, _) = purge_as(&app, &admin, "acme").await;
+    assert_eq!(status, 202, "{asked}");
+    let (status, again, _) = purge_as(&app, &admin, "acme").await;
+    assert_eq!(
+        (status, &again["id"]),
+        (200, &asked["id"]),
+        "asking again answers the running one: {again}"
+    );
+    a_conversation_saying_as(&app, Some(&agent), "started-later", "LATER-77").await;
+
+    let ran = tokio::process::Command::new(env!("CARGO_BIN_EXE_compactd"))
+        .args(["tenants", "purge", "acme"])
+        .env("DATABASE_URL", app.database_url())
+        .env("RUST_LOG", "warn")
+        .output()
+        .await
+        .unwrap();
+
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr),
+    );
+    assert!(ran.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains(&format!("Taking up purge {}", asked["id"])), "{stderr}");
+    assert!(
+        stdout.contains("Purged tenant acme: 2 conversations and 6 turns deleted in 1 batches"),
+        "{stdout}"
+    );
+    let (_, purge) = get_as(&app, &admin, &format!("/tenants/acme/purges/{}", asked["id"])).await;
+    assert_eq!(purge["status"], "finished", "{purge}");
+    assert_eq!(get_as(&app, &agent, "/conversations/early-1").await.0, 404);
+    let (status, later) = get_as(&app, &agent, "/conversations/started-later/turns").await;
+    assert_eq!(
+        status, 200,
+        "a conversation started after the purge was asked for stays: {later}"
+    );
+    assert_eq!(later["turns"].as_array().unwrap().len(), 3);
+    assert!(!every_row(&app.pool).await.iter().any(|row| row.contains(ACME_SECRET)));
+
+    let (status, next, _) = purge_as(&app, &admin, "acme").await;
+    assert_eq!(status, 202, "a finished purge does not stand in for a new one: {next}");
+    assert_ne!(next["id"], asked["id"]);
+}
+
+#[tokio::test]
+async fn only_an_admin_purges_only_its_own_tenant_and_bad_input_changes_nothing() {
+    let app = spawn(test_settings()).await;
+    let (_, admin) = key(&app, "acme", "admin").await;
+    let (_, agent) = key(&app, "acme", "agent").await;
+    let (_, reader) = key(&app, "acme", "reader").await;
+    let (_, globex_admin) = key(&app, "globex", "admin").await;
+    a_conversation_saying_as(&app, Some(&agent), "c", ACME_SECRET).await;
+
+    for (key, tenant, expected) in [
+        (&agent, "acme", 403),
+        (&reader, "acme", 403),
+        (&globex_admin, "acme", 404),
+        (&admin, "globex", 404),
+        (&admin, "no%20such%20tenant", 422),
+        (&admin, &"a".repeat(65), 422),
+    ] {
+        let (status, problem, _) = purge_as(&app, key, tenant).await;
+        assert_eq!(status, expected, "{tenant}: {problem}");
+        assert!(problem["title"].is_string(), "a problem: {problem}");
+    }
+    let unauthenticated = app.post("/tenants/acme/purges").send().await.unwrap();
+    assert_eq!(unauthenticated.status(), 401);
+    for (key, path, expected) in [
+        (&admin, "/tenants/acme/purges/0", 422),
+        (&admin, "/tenants/acme/purges/abc", 422),
+        (&admin, "/tenants/acme/purges/99999999999999999999", 422),
+        (&admin, "/tenants/acme/purges/7", 404),
+        (&globex_admin, "/tenants/acme/purges/7", 404),
+        (&agent, "/tenants/acme/purges/7", 403),
+    ] {
+        let (status, problem) = get_as(&app, key, path).await;
+        assert_eq!(status, expected, "{path}: {problem}");
+    }
+    assert_eq!(purges_stored(&app).await, 0, "nothing was asked for");
+    assert_eq!(get_as(&app, &agent, "/conversations/c").await.0, 200);
+}
+
+#[tokio::test]
+async fn conversations_idle_past_the_retention_are_deleted_by_the_background() {
+    let app = spawn_with_lifecycle(Some(Duration::from_secs(3600))).await;
+    for id in ["old", "old-with-turns-but-a-recent-request", "fresh"] {
+        a_conversation_saying_as(&app, None, id, ACME_SECRET).await;
+    }
+    app.report("/usage", json!({"conversation_id": "old-usage-only", "used": 10}))
+        .await;
+    // Two hours without a turn; the one with a recent request keeps its
+    // `updated_at` (what every request sets).
+    sqlx::query(
+        "UPDATE conversations SET created_at = now() - interval '2 hours',
+                last_turn_at = CASE WHEN last_turn_at IS NOT NULL THEN now() - interval '2 hours' END,
+                updated_at = CASE WHEN conversation_id = 'old-with-turns-but-a-recent-request'
+                                  THEN updated_at ELSE now() - interval '2 hours' END
+          WHERE conversation_id <> 'fresh'",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+
+    wait_for_count(
+        &app.pool,
+        "SELECT coalesce(sum(conversations), 0)::bigint FROM deletions WHERE kind = 'retention'",
+        2,
+    )
+    .await;
+
+    for gone in ["old", "old-usage-only"] {
+        assert_eq!(app.get_json(&format!("/conversations/{gone}")).await.0, 404, "{gone}");
+    }
+    for kept in ["old-with-turns-but-a-recent-request", "fresh"] {
+        assert_eq!(app.get_json(&format!("/conversations/{kept}")).await.0, 200, "{kept}");
+    }
+    let ledger: Vec<bool> = sqlx::query_scalar(
+        "SELECT summary IS NULL AND conversation_id LIKE chr(127) || 'deleted %' FROM compactions
+          WHERE deleted_at IS NOT NULL",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        ledger,
+        vec![true],
+        "the old conversation's ledger row stays, without its content"
+    );
+    let (_, stats) = app.get_json("/stats").await;
+    assert_eq!(
+        stats["deletions"],
+        json!([{"kind": "retention", "deletions": 1, "conversations": 2, "turns": 3}]),
+        "{stats}"
+    );
+    let metrics = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    let retained = sample(
+        &metrics,
+        "compactd_deleted_conversations_total",
+        &[("kind", "retention")],
+    );
+    assert!(retained >= Some(2.0), "{retained:?}");
+    assert!(
+        !every_row(&app.pool)
+            .await
+            .iter()
+            .any(|row| row.contains("old-usage-only"))
+    );
+}
