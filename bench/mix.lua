@@ -5,6 +5,10 @@ local counter = 0
 
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
+-- BENCH_PREFER=return=minimal: the reports answer 204 and no body (RFC 7240).
+if os.getenv("BENCH_PREFER") then
+  wrk.headers["Prefer"] = os.getenv("BENCH_PREFER")
+end
 
 request = function()
   counter = counter + 1

@@ -55,6 +55,20 @@ impl Client {
         self.send(request, route).await
     }
 
+    /// A report whose answer is not read: sent with `Prefer: return=minimal`
+    /// (RFC 7240), so the service writes none.
+    pub(crate) async fn report(&self, route: &str, body: &Value, once: Option<&str>) -> Result<(), CallError> {
+        let mut request = self
+            .http
+            .post(self.url(route))
+            .header("Prefer", "return=minimal")
+            .json(body);
+        if let Some(key) = once {
+            request = request.header("Idempotency-Key", key);
+        }
+        self.send(request, route).await.map(drop)
+    }
+
     fn url(&self, route: &str) -> String {
         format!("{}{route}", self.base)
     }

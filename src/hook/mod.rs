@@ -338,7 +338,7 @@ impl Hook<'_> {
             body["at"] = json!(at);
         }
         let once = once.map(|mark| self.once(mark));
-        self.client.post("/usage", &body, once.as_deref()).await?;
+        self.client.report("/usage", &body, once.as_deref()).await?;
         Ok(())
     }
 
@@ -362,7 +362,7 @@ impl Hook<'_> {
             if let Some(at) = &turn.at {
                 body["at"] = json!(at);
             }
-            self.client.post("/turn-ended", &body, None).await?;
+            self.client.report("/turn-ended", &body, None).await?;
         }
         Ok(())
     }

@@ -14,7 +14,7 @@ use crate::app::idempotency::{self, KeyClaim, KeyLease};
 use crate::app::{self, Answer, Beside, UseCase};
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::extract::{Caller, IdempotencyKey};
+use crate::http::extract::{Caller, IdempotencyKey, ReturnMinimal};
 
 /// A finished JSON answer, as bytes, so a replay can repeat it exactly.
 pub(crate) struct Reply {
@@ -30,10 +30,34 @@ impl Reply {
             body,
         })
     }
+
+    /// The answer to `Prefer: return=minimal` (RFC 7240): no body.
+    fn minimal() -> Self {
+        Self {
+            status: StatusCode::NO_CONTENT,
+            body: Vec::new(),
+        }
+    }
+
+    /// This answer, or none if `minimal` and it succeeded.
+    fn preferring(self, minimal: bool) -> Self {
+        if minimal && self.status.is_success() {
+            Self::minimal()
+        } else {
+            self
+        }
+    }
 }
 
 impl IntoResponse for Reply {
     fn into_response(self) -> Response {
+        if self.status == StatusCode::NO_CONTENT {
+            let mut response = self.status.into_response();
+            response
+                .headers_mut()
+                .insert("preference-applied", HeaderValue::from_static("return=minimal"));
+            return response;
+        }
         let mut response = (self.status, Body::from(self.body)).into_response();
         response
             .headers_mut()
@@ -60,14 +84,45 @@ where
     U: UseCase,
     Answer<U>: Render,
 {
+    run_preferring(app, caller, key, route, body, use_case, ReturnMinimal(false)).await
+}
+
+/// As [`run`], answering 204 with no body when the caller prefers it
+/// (`Prefer: return=minimal`). An answer kept for a key is kept whole, so
+/// a retry that does not prefer it is answered whole.
+pub(crate) async fn run_preferring<U>(
+    app: &AppState,
+    caller: &Caller,
+    key: IdempotencyKey,
+    route: &str,
+    body: &[u8],
+    use_case: U,
+    ReturnMinimal(minimal): ReturnMinimal,
+) -> ApiResult<Response>
+where
+    U: UseCase,
+    Answer<U>: Render,
+{
     let Some(key) = key.0 else {
+        let respond = Respond {
+            app,
+            key: None,
+            minimal,
+        };
         let reply = if U::RUN_TO_COMPLETION {
             // Its own task owns what it needs; the hot path borrows instead.
             let app = app.clone();
-            to_completion(async move { app::perform(&app.services, use_case, Respond { app: &app, key: None }).await })
-                .await?
+            to_completion(async move {
+                let respond = Respond {
+                    app: &app,
+                    key: None,
+                    minimal,
+                };
+                app::perform(&app.services, use_case, respond).await
+            })
+            .await?
         } else {
-            app::perform(&app.services, use_case, Respond { app, key: None }).await?
+            app::perform(&app.services, use_case, respond).await?
         };
         return Ok(reply.into_response());
     };
@@ -86,7 +141,7 @@ where
             KeyClaim::Mismatch => Err(ApiError::IdempotencyKeyReused),
             KeyClaim::Replay { status, body } => {
                 let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-                let mut response = Reply { status, body }.into_response();
+                let mut response = Reply { status, body }.preferring(minimal).into_response();
                 response
                     .headers_mut()
                     .insert("idempotent-replayed", HeaderValue::from_static("true"));
@@ -96,6 +151,7 @@ where
                 let respond = Respond {
                     app: &app,
                     key: Some(&lease),
+                    minimal,
                 };
                 let outcome = app::perform(&app.services, use_case, respond).await;
                 lease.settle(outcome.is_ok()).await;
@@ -110,6 +166,8 @@ where
 struct Respond<'a> {
     app: &'a AppState,
     key: Option<&'a KeyLease>,
+    /// No body wanted (`Prefer: return=minimal`).
+    minimal: bool,
 }
 
 impl<A: Render + Send> Beside<A> for Respond<'_> {
@@ -121,13 +179,19 @@ impl<A: Render + Send> Beside<A> for Respond<'_> {
     }
 
     async fn write(self, answer: A, conn: &mut PgConnection) -> ApiResult<Reply> {
+        let Some(lease) = self.key else {
+            // Nothing to keep: what nobody reads is not rendered.
+            return if self.minimal {
+                Ok(Reply::minimal())
+            } else {
+                answer.render(self.app)
+            };
+        };
         let reply = answer.render(self.app)?;
-        if let Some(lease) = self.key
-            && !lease.keep_answer(conn, reply.status.as_u16(), &reply.body).await?
-        {
+        if !lease.keep_answer(conn, reply.status.as_u16(), &reply.body).await? {
             return Err(ApiError::IdempotencyKeyInFlight);
         }
-        Ok(reply)
+        Ok(reply.preferring(self.minimal))
     }
 }
 

@@ -75,6 +75,7 @@ async fn ai_sdk_calls_are_compacted_and_rolled_over_where_compactd_says() {
         the_model_saw_the_history_compacted_then_rolled_over(seen);
         the_ledger_and_the_lineage_say_so(&client, &service.address, conversation, seen).await;
     }
+    crate::observability::every_report_was_answered_minimal(&service.address).await;
     let logged = service.stop().await;
     assert!(logged.iter().all(|line| !line.contains("panicked")), "{logged:#?}");
 }

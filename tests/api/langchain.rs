@@ -133,6 +133,7 @@ async fn run_the_agent(asynchronously: bool) {
     assert_eq!(after["predecessor_id"], thread);
     assert_eq!(after["turn_count"], 1);
     assert_eq!(after["used"], 4_000);
+    crate::observability::every_report_was_answered_minimal(base).await;
     let logged = service.stop().await;
     assert!(logged.iter().all(|line| !line.contains("panicked")), "{logged:#?}");
 }

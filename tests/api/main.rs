@@ -47,6 +47,7 @@ mod python;
 mod real_model;
 mod replay;
 mod replicas;
+mod return_minimal;
 mod schemathesis;
 mod search;
 mod shapes;

@@ -142,6 +142,25 @@ pub fn sample(metrics: &str, name: &str, labels: &[(&str, &str)]) -> Option<f64>
     })
 }
 
+/// The service at `base` answered every report (`/usage`, `/turn-ended`)
+/// with no body, as `Prefer: return=minimal` asks, and none with one.
+pub async fn every_report_was_answered_minimal(base: &str) {
+    let metrics = reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for route in ["/usage", "/turn-ended"] {
+        let answered = |status| {
+            let labels = [("method", "POST"), ("route", route), ("status", status)];
+            sample(&metrics, "compactd_http_request_duration_seconds_count", &labels)
+        };
+        assert!(answered("204") > Some(0.0), "{route} was reported with return=minimal");
+        assert_eq!(answered("200"), None, "no {route} answer carried the state no one read");
+    }
+}
+
 #[tokio::test]
 async fn metrics_after_a_scripted_run_show_the_counts_it_caused_and_logs_carry_request_ids() {
     let database = Database::create().await;

@@ -31,7 +31,7 @@
  * ```
  */
 import type { LanguageModelMiddleware } from "ai";
-import { answered, type CompactdClient, createCompactdClient, type Schemas } from "./index.js";
+import { answered, type CompactdClient, createCompactdClient, RETURN_MINIMAL, recorded, type Schemas } from "./index.js";
 
 type TransformParams = NonNullable<LanguageModelMiddleware["transformParams"]>;
 type CallOptions = Parameters<TransformParams>[0]["params"];
@@ -271,16 +271,19 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
     const report = contextUsed(usage);
     if (report) {
       lastUsed = report.used;
-      answered(
+      // The state it answers is not read here: no body (`Prefer: return=minimal`).
+      recorded(
         await compactd.POST("/usage", {
+          params: { header: RETURN_MINIMAL },
           body: { ...report, conversation_id: conversation, size: options.window ?? null },
         }),
       );
     }
     if (finish === "tool-calls") return; // the turn goes on
     const user = [...prompt].reverse().find((message) => message.role === "user");
-    answered(
+    recorded(
       await compactd.POST("/turn-ended", {
+        params: { header: RETURN_MINIMAL },
         body: { conversation_id: conversation, user: user ? textOf(user) : null, assistant: reply || null },
       }),
     );

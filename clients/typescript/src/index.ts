@@ -42,6 +42,20 @@ export class CompactdProblem extends Error {
 }
 
 /** The answer's data, or a thrown `CompactdProblem` for an error answer. */
+/**
+ * A report sent with `Prefer: return=minimal`: compactd answers 204 and no
+ * body. Returns when it was recorded; throws a `CompactdProblem` when not.
+ */
+export function recorded(result: { error?: unknown; response: Response }): void {
+  if (result.response.ok) {
+    return;
+  }
+  answered(result);
+}
+
+/** The header that asks for no body in a report's answer (RFC 7240). */
+export const RETURN_MINIMAL = { Prefer: "return=minimal" } as const;
+
 export function answered<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.data !== undefined) {
     return result.data;

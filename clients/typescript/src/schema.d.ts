@@ -3405,6 +3405,13 @@ export interface operations {
                  *     byte, for 24 hours; the same key with another body is a 422.
                  */
                 "Idempotency-Key"?: string | null;
+                /**
+                 * @description `return=minimal` (RFC 7240): answer 204 with no body, for an agent
+                 *     that does not read the state (`Preference-Applied` says it was).
+                 *     Other preferences are ignored.
+                 * @example return=minimal
+                 */
+                Prefer?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -3423,6 +3430,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TurnEndedResponse"];
                 };
+            };
+            /** @description Recorded; no body, as `Prefer: return=minimal` asked (`Preference-Applied: return=minimal`). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The body is not JSON. */
             400: {
@@ -3516,6 +3530,13 @@ export interface operations {
                  *     byte, for 24 hours; the same key with another body is a 422.
                  */
                 "Idempotency-Key"?: string | null;
+                /**
+                 * @description `return=minimal` (RFC 7240): answer 204 with no body, for an agent
+                 *     that does not read the state (`Preference-Applied` says it was).
+                 *     Other preferences are ignored.
+                 * @example return=minimal
+                 */
+                Prefer?: string | null;
             };
             path?: never;
             cookie?: never;
@@ -3534,6 +3555,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ConversationState"];
                 };
+            };
+            /** @description Recorded; no body, as `Prefer: return=minimal` asked (`Preference-Applied: return=minimal`). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The body is not JSON. */
             400: {

@@ -10,4 +10,6 @@ pub(crate) mod whole;
 pub(crate) use body::parse_json;
 pub(crate) use body::{JsonBody, body_rejection, decode_value};
 pub(crate) use caller::{Caller, identify};
-pub(crate) use params::{ConversationIdParam, ConversationPath, IdempotencyKey, IdempotencyKeyParam, QueryParams};
+pub(crate) use params::{
+    ConversationIdParam, ConversationPath, IdempotencyKey, IdempotencyKeyParam, PreferParam, QueryParams, ReturnMinimal,
+};

@@ -95,3 +95,84 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
         Ok(Self(Some(key.to_owned())))
     }
 }
+
+/// The `Prefer` header, as documented for the reports.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)]
+pub(crate) struct PreferParam {
+    /// `return=minimal` (RFC 7240): answer 204 with no body, for an agent
+    /// that does not read the state (`Preference-Applied` says it was).
+    /// Other preferences are ignored.
+    #[param(rename = "Prefer", example = "return=minimal")]
+    prefer: Option<String>,
+}
+
+/// Whether the request prefers no body in its answer: its first `return`
+/// preference (RFC 7240 §4.2) is `minimal`. A preference is a wish, never
+/// an error: one that cannot be read is ignored.
+pub(crate) struct ReturnMinimal(pub bool);
+
+impl<S: Send + Sync> FromRequestParts<S> for ReturnMinimal {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let first_return = parts
+            .headers
+            .get_all("prefer")
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .filter_map(|preference| {
+                // `token [BWS "=" BWS word] *(";" parameter)`: its parameters are not ours.
+                let head = preference.split(';').next().unwrap_or_default();
+                let (name, value) = head.split_once('=').unwrap_or((head, ""));
+                name.trim()
+                    .eq_ignore_ascii_case("return")
+                    .then(|| value.trim().trim_matches('"').to_ascii_lowercase())
+            })
+            .next();
+        Ok(Self(first_return.as_deref() == Some("minimal")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::Request;
+
+    use super::*;
+
+    async fn minimal(prefers: &[&str]) -> bool {
+        let mut request = Request::builder().uri("/usage");
+        for prefer in prefers {
+            request = request.header("prefer", *prefer);
+        }
+        let (mut parts, ()) = request.body(()).unwrap().into_parts();
+        let ReturnMinimal(minimal) = ReturnMinimal::from_request_parts(&mut parts, &()).await.unwrap();
+        minimal
+    }
+
+    #[tokio::test]
+    async fn return_minimal_is_read_as_rfc_7240_writes_it() {
+        for prefers in [
+            &["return=minimal"][..],
+            &["RETURN = Minimal"],
+            &["return=\"minimal\""],
+            &["respond-async, wait=10, return=minimal; foo=bar"],
+            &["handling=lenient", "return=minimal"],
+        ] {
+            assert!(minimal(prefers).await, "{prefers:?}");
+        }
+        for prefers in [
+            &[][..],
+            &["return=representation"],
+            &["return=representation, return=minimal"],
+            &["returns=minimal"],
+            &["minimal"],
+            &["x-return=minimal"],
+            &["wait=5; return=minimal"],
+        ] {
+            assert!(!minimal(prefers).await, "{prefers:?}");
+        }
+    }
+}

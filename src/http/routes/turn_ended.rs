@@ -12,7 +12,7 @@ use crate::domain::text::storable;
 use crate::domain::{At, ConversationId, InvalidValue, TenantId};
 use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
-use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
+use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody, PreferParam, ReturnMinimal};
 use crate::http::idempotency::{self, Render, Reply};
 use crate::http::views::conversation::ConversationState;
 use crate::policy::TurnEnd;
@@ -99,9 +99,10 @@ impl Render for TurnEnded {
     path = "/turn-ended",
     tag = "reports",
     request_body = TurnEndedRequest,
-    params(IdempotencyKeyParam),
+    params(IdempotencyKeyParam, PreferParam),
     responses(
         (status = 200, description = "The stored turn's id and the state after it.", body = TurnEndedResponse),
+        (status = 204, description = "Recorded; no body, as `Prefer: return=minimal` asked (`Preference-Applied: return=minimal`)."),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "A request with this Idempotency-Key is in flight.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
@@ -111,8 +112,9 @@ pub(crate) async fn end_turn(
     State(app): State<AppState>,
     caller: Caller,
     key: IdempotencyKey,
+    minimal: ReturnMinimal,
     body: JsonBody<TurnEndedRequest>,
 ) -> ApiResult<Response> {
     let command = parse(caller.tenant.clone(), body.value)?;
-    idempotency::run(&app, &caller, key, "POST /turn-ended", &body.raw, command).await
+    idempotency::run_preferring(&app, &caller, key, "POST /turn-ended", &body.raw, command, minimal).await
 }

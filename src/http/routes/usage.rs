@@ -11,7 +11,7 @@ use crate::app::usage::RecordUsage;
 use crate::domain::{At, ConversationId, Count, InvalidValue, TenantId};
 use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
-use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
+use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody, PreferParam, ReturnMinimal};
 use crate::http::idempotency::{self, Render, Reply};
 use crate::http::views::conversation::ConversationState;
 use crate::policy::{CacheLife, UsageReport};
@@ -98,9 +98,10 @@ impl Render for StoredConversation {
     path = "/usage",
     tag = "reports",
     request_body = UsageRequest,
-    params(IdempotencyKeyParam),
+    params(IdempotencyKeyParam, PreferParam),
     responses(
         (status = 200, description = "The conversation's state after the report.", body = ConversationState),
+        (status = 204, description = "Recorded; no body, as `Prefer: return=minimal` asked (`Preference-Applied: return=minimal`)."),
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "A request with this Idempotency-Key is in flight.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
@@ -110,8 +111,9 @@ pub(crate) async fn record_usage(
     State(app): State<AppState>,
     caller: Caller,
     key: IdempotencyKey,
+    minimal: ReturnMinimal,
     body: JsonBody<UsageRequest>,
 ) -> ApiResult<Response> {
     let command = parse(caller.tenant.clone(), body.value)?;
-    idempotency::run(&app, &caller, key, "POST /usage", &body.raw, command).await
+    idempotency::run_preferring(&app, &caller, key, "POST /usage", &body.raw, command, minimal).await
 }

@@ -78,6 +78,17 @@ def _ours(message: AnyMessage) -> bool:
     return message.additional_kwargs.get("lc_source") == SOURCE
 
 
+# The state a report answers is not read here: no body (RFC 7240).
+RETURN_MINIMAL = "return=minimal"
+
+
+def _recorded(response: Any) -> None:
+    """A report sent with `Prefer: return=minimal` was recorded (204), or raise."""
+    if response.status_code >= 300:
+        _answered(response.parsed)  # raises, with the problem when there is one
+        raise RuntimeError(f"compactd answered {response.status_code}")
+
+
 def _answered(reply: Any) -> Any:
     if isinstance(reply, Problem):
         raise RuntimeError(f"compactd said {reply.status} {reply.title}: {reply.detail}")
@@ -166,7 +177,7 @@ class CompactdMiddleware(AgentMiddleware[CompactdState]):
             report.cached_read = details["cache_read"]
         if details.get("cache_creation") is not None:
             report.cache_written = details["cache_creation"]
-        _answered(record_usage.sync(client=self.client, body=report))
+        _recorded(record_usage.sync_detailed(client=self.client, body=report, prefer=RETURN_MINIMAL))
         return None
 
     async def aafter_model(self, state: CompactdState, runtime: Any) -> dict[str, Any] | None:
@@ -184,7 +195,7 @@ class CompactdMiddleware(AgentMiddleware[CompactdState]):
             turn.user = _text(user.content)
         if reply is not None:
             turn.assistant = _text(reply.content)
-        _answered(end_turn.sync(client=self.client, body=turn))
+        _recorded(end_turn.sync_detailed(client=self.client, body=turn, prefer=RETURN_MINIMAL))
         decision = _answered(decide.sync(client=self.client, body=DecideRequest(conversation_id=conversation)))
         if decision.decision == DecisionKind.COMPACT:
             return self._compact(conversation, messages)

@@ -1,5 +1,5 @@
 from http import HTTPStatus
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -15,10 +15,14 @@ def _get_kwargs(
     *,
     body: TurnEndedRequest,
     idempotency_key: None | str | Unset = UNSET,
+    prefer: None | str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
     if not isinstance(idempotency_key, Unset):
         headers["Idempotency-Key"] = idempotency_key
+
+    if not isinstance(prefer, Unset):
+        headers["Prefer"] = prefer
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -35,11 +39,15 @@ def _get_kwargs(
 
 def _parse_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Problem | TurnEndedResponse | None:
+) -> Any | Problem | TurnEndedResponse | None:
     if response.status_code == 200:
         response_200 = TurnEndedResponse.from_dict(response.json())
 
         return response_200
+
+    if response.status_code == 204:
+        response_204 = cast(Any, None)
+        return response_204
 
     if response.status_code == 400:
         response_400 = Problem.from_dict(response.json())
@@ -94,7 +102,7 @@ def _parse_response(
 
 def _build_response(
     *, client: AuthenticatedClient | Client, response: httpx.Response
-) -> Response[Problem | TurnEndedResponse]:
+) -> Response[Any | Problem | TurnEndedResponse]:
     return Response(
         status_code=HTTPStatus(response.status_code),
         content=response.content,
@@ -108,7 +116,8 @@ def sync_detailed(
     client: AuthenticatedClient,
     body: TurnEndedRequest,
     idempotency_key: None | str | Unset = UNSET,
-) -> Response[Problem | TurnEndedResponse]:
+    prefer: None | str | Unset = UNSET,
+) -> Response[Any | Problem | TurnEndedResponse]:
     """End a turn
 
      Counts the turn and its user messages, clears the quiet-spell flags, and
@@ -116,6 +125,7 @@ def sync_detailed(
 
     Args:
         idempotency_key (None | str | Unset):
+        prefer (None | str | Unset):
         body (TurnEndedRequest):
 
     Raises:
@@ -123,12 +133,13 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Problem | TurnEndedResponse]
+        Response[Any | Problem | TurnEndedResponse]
     """
 
     kwargs = _get_kwargs(
         body=body,
         idempotency_key=idempotency_key,
+        prefer=prefer,
     )
 
     response = client.get_httpx_client().request(
@@ -143,7 +154,8 @@ def sync(
     client: AuthenticatedClient,
     body: TurnEndedRequest,
     idempotency_key: None | str | Unset = UNSET,
-) -> Problem | TurnEndedResponse | None:
+    prefer: None | str | Unset = UNSET,
+) -> Any | Problem | TurnEndedResponse | None:
     """End a turn
 
      Counts the turn and its user messages, clears the quiet-spell flags, and
@@ -151,6 +163,7 @@ def sync(
 
     Args:
         idempotency_key (None | str | Unset):
+        prefer (None | str | Unset):
         body (TurnEndedRequest):
 
     Raises:
@@ -158,13 +171,14 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Problem | TurnEndedResponse
+        Any | Problem | TurnEndedResponse
     """
 
     return sync_detailed(
         client=client,
         body=body,
         idempotency_key=idempotency_key,
+        prefer=prefer,
     ).parsed
 
 
@@ -173,7 +187,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     body: TurnEndedRequest,
     idempotency_key: None | str | Unset = UNSET,
-) -> Response[Problem | TurnEndedResponse]:
+    prefer: None | str | Unset = UNSET,
+) -> Response[Any | Problem | TurnEndedResponse]:
     """End a turn
 
      Counts the turn and its user messages, clears the quiet-spell flags, and
@@ -181,6 +196,7 @@ async def asyncio_detailed(
 
     Args:
         idempotency_key (None | str | Unset):
+        prefer (None | str | Unset):
         body (TurnEndedRequest):
 
     Raises:
@@ -188,12 +204,13 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[Problem | TurnEndedResponse]
+        Response[Any | Problem | TurnEndedResponse]
     """
 
     kwargs = _get_kwargs(
         body=body,
         idempotency_key=idempotency_key,
+        prefer=prefer,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -206,7 +223,8 @@ async def asyncio(
     client: AuthenticatedClient,
     body: TurnEndedRequest,
     idempotency_key: None | str | Unset = UNSET,
-) -> Problem | TurnEndedResponse | None:
+    prefer: None | str | Unset = UNSET,
+) -> Any | Problem | TurnEndedResponse | None:
     """End a turn
 
      Counts the turn and its user messages, clears the quiet-spell flags, and
@@ -214,6 +232,7 @@ async def asyncio(
 
     Args:
         idempotency_key (None | str | Unset):
+        prefer (None | str | Unset):
         body (TurnEndedRequest):
 
     Raises:
@@ -221,7 +240,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Problem | TurnEndedResponse
+        Any | Problem | TurnEndedResponse
     """
 
     return (
@@ -229,5 +248,6 @@ async def asyncio(
             client=client,
             body=body,
             idempotency_key=idempotency_key,
+            prefer=prefer,
         )
     ).parsed
