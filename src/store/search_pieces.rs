@@ -28,15 +28,15 @@ pub(crate) enum Attempt {
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn write_next(conn: &mut PgConnection) -> StoreResult<Option<Attempt>> {
     let mut tx = conn.begin().await?;
-    let due: Option<(i64, String, String, i64)> = sqlx::query_as(
-        "SELECT id, tenant, conversation_id, seq FROM turn_pieces_due
+    let due: Option<(String, String, i64)> = sqlx::query_as(
+        "SELECT tenant, conversation_id, seq FROM turn_pieces_due
           WHERE attempts < $1
           ORDER BY attempts, id LIMIT 1 FOR UPDATE SKIP LOCKED",
     )
     .bind(MOST_ATTEMPTS)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some((id, tenant, conversation_id, seq)) = due else {
+    let Some((tenant, conversation_id, seq)) = due else {
         return Ok(None);
     };
     // In a savepoint, so a refusal leaves the claim standing to be counted.
@@ -54,18 +54,25 @@ pub(crate) async fn write_next(conn: &mut PgConnection) -> StoreResult<Option<At
     let (attempt, kind) = match written {
         Ok(pieces) => {
             writing.commit().await?;
-            sqlx::query("DELETE FROM turn_pieces_due WHERE id = $1")
-                .bind(id)
+            sqlx::query("DELETE FROM turn_pieces_due WHERE tenant = $1 AND conversation_id = $2 AND seq = $3")
+                .bind(&tenant)
+                .bind(&conversation_id)
+                .bind(seq)
                 .execute(&mut *tx)
                 .await?;
             (Attempt::Written(u64::try_from(pieces).unwrap_or(0)), "search_pieces")
         }
         Err(sqlx::Error::Database(refused)) => {
             writing.rollback().await?;
-            sqlx::query("UPDATE turn_pieces_due SET attempts = attempts + 1 WHERE id = $1")
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(
+                "UPDATE turn_pieces_due SET attempts = attempts + 1
+                  WHERE tenant = $1 AND conversation_id = $2 AND seq = $3",
+            )
+            .bind(&tenant)
+            .bind(&conversation_id)
+            .bind(seq)
+            .execute(&mut *tx)
+            .await?;
             (Attempt::Refused(refused.to_string()), "search_pieces_refused")
         }
         Err(other) => return Err(other.into()),

@@ -15,6 +15,7 @@ mod conversations;
 mod dashboard;
 mod decide;
 mod deletion;
+mod distribution;
 mod due;
 mod export;
 mod faults;
