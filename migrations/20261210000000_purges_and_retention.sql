@@ -27,11 +27,19 @@ CREATE TABLE purges (
 CREATE UNIQUE INDEX purges_one_unfinished ON purges (tenant) WHERE finished_at IS NULL;
 CREATE INDEX purges_to_work ON purges (requested_at) WHERE finished_at IS NULL;
 
--- A conversation's last activity as retention reads it, across tenants:
--- its newest turn, or its start. Indexed on columns other indexes already
--- hold, so the hot path's updates of a conversation stay HOT (updated_at,
--- which every write sets, is checked on the rows this index finds).
-CREATE INDEX conversations_by_activity ON conversations ((coalesce(last_turn_at, created_at)));
+-- When the service stored a conversation, by its own clock (`created_at`
+-- is the caller's `at`, which may run ahead or behind): a purge deletes
+-- the conversations stored before it was asked for.
+ALTER TABLE conversations ADD COLUMN stored_at timestamptz NOT NULL DEFAULT now();
+
+-- The day (UTC) anything last wrote to a conversation, by the service's
+-- clock, for retention to find the idle across tenants. Derived from
+-- `updated_at`, which every write sets; stored and indexed as a day, it
+-- changes once a day at most, so the hot path's updates stay HOT (an index
+-- on `updated_at` itself would cost every update its HOT).
+ALTER TABLE conversations
+    ADD COLUMN active_on date GENERATED ALWAYS AS ((updated_at AT TIME ZONE 'UTC')::date) STORED;
+CREATE INDEX conversations_by_active_day ON conversations (active_on);
 
 -- /stats counts deletions over a span.
 CREATE INDEX deletions_by_time ON deletions (tenant, at);

@@ -80,22 +80,19 @@ pub(crate) async fn work(pool: &PgPool, purge: Purge, mut on_batch: impl FnMut(&
 }
 
 /// Leases the oldest unfinished purge nobody works and works it to its
-/// end; `None` when there is none. Given back when it fails.
-pub(crate) async fn work_next(pool: &PgPool, lease: Duration) -> StoreResult<Option<Purge>> {
+/// end; `false` when there is none. One that fails keeps its lease, so
+/// the others go first and it is taken up again when the lease lapses.
+pub(crate) async fn work_next(pool: &PgPool, lease: Duration) -> StoreResult<bool> {
     let mut conn = pool.acquire().await?;
     let Some(purge) = purges::claim(&mut conn, lease).await? else {
-        return Ok(None);
+        return Ok(false);
     };
     drop(conn);
-    match work(pool, purge.clone(), |_| {}).await {
-        Ok(done) => Ok(Some(done)),
-        Err(err) => {
-            if let Ok(mut conn) = pool.acquire().await {
-                purges::give_back(&mut conn, &purge).await.ok();
-            }
-            Err(err)
-        }
+    let (tenant, id) = (purge.tenant.clone(), purge.id);
+    if let Err(err) = work(pool, purge, |_| {}).await {
+        tracing::warn!(%err, %tenant, purge = id, "a tenant purge failed; it is taken up again when its lease lapses");
     }
+    Ok(true)
 }
 
 async fn batch(pool: &PgPool, purge: &Purge) -> StoreResult<Step> {

@@ -15,11 +15,12 @@ use crate::store::{self, StoreResult, retention};
 /// Conversations a batch deletes.
 pub(crate) const BATCH: i64 = 50;
 
-/// Deletes every conversation idle for `after`; how many it deleted.
-pub(crate) async fn sweep(pool: &PgPool, after: Duration) -> StoreResult<u64> {
+/// Deletes every conversation nothing wrote to for `after` (and none being
+/// compacted, whose claim lapses after `compaction_lease`); how many.
+pub(crate) async fn sweep(pool: &PgPool, after: Duration, compaction_lease: Duration) -> StoreResult<u64> {
     let mut deleted = 0;
     loop {
-        let batch = batch(pool, after).await?;
+        let batch = batch(pool, after, compaction_lease).await?;
         if batch.is_empty() {
             return Ok(deleted);
         }
@@ -33,10 +34,10 @@ pub(crate) async fn sweep(pool: &PgPool, after: Duration) -> StoreResult<u64> {
 }
 
 /// One batch: what it deleted of each tenant.
-async fn batch(pool: &PgPool, after: Duration) -> StoreResult<Vec<(TenantId, Erased)>> {
+async fn batch(pool: &PgPool, after: Duration, compaction_lease: Duration) -> StoreResult<Vec<(TenantId, Erased)>> {
     store::retry_lost_races(|| async {
         let mut tx = pool.begin().await?;
-        let idle = retention::lock_idle(&mut tx, after, BATCH).await?;
+        let idle = retention::lock_idle(&mut tx, after, compaction_lease, BATCH).await?;
         let mut done = Vec::with_capacity(idle.len());
         for (tenant, ids) in idle {
             let erased = erase_and_record(&mut tx, &tenant, DeletionKind::Retention, None, &ids).await?;

@@ -270,6 +270,8 @@ pub struct BackgroundSettings {
     /// Conversations idle this long are deleted (`COMPACTD_RETENTION_DAYS`);
     /// `None`: kept for ever.
     pub retention: Option<Duration>,
+    /// How often conversations past the retention are looked for.
+    pub retention_every: Duration,
 }
 
 impl Default for BackgroundSettings {
@@ -282,6 +284,7 @@ impl Default for BackgroundSettings {
             idle_sweep_every: Some(Duration::from_secs(60)),
             lifecycle_every: Duration::from_secs(5),
             retention: None,
+            retention_every: Duration::from_secs(600),
         }
     }
 }

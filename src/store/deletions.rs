@@ -63,7 +63,8 @@ pub(crate) fn id_hash(id: &str) -> Vec<u8> {
 
 /// The conversation and, with `lineage`, every conversation linked to it
 /// by a handoff, in either direction and however far, that the tenant has;
-/// locked, in id order. Empty when the tenant has no such conversation.
+/// locked with the conversations they link to, in id order. Empty when the
+/// tenant has no such conversation.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn lock(
     conn: &mut PgConnection,
@@ -71,31 +72,30 @@ pub(crate) async fn lock(
     id: &ConversationId,
     lineage: bool,
 ) -> StoreResult<Vec<String>> {
-    // UNION (not UNION ALL) stops at a conversation already reached, so a
-    // cycle of links ends.
-    let rows = sqlx::query(
-        "WITH RECURSIVE lineage(id) AS (
-             SELECT conversation_id FROM conversations WHERE tenant = $1 AND conversation_id = $2
-             UNION
-             SELECT linked FROM conversations c JOIN lineage l ON c.tenant = $1 AND c.conversation_id = l.id
-                  CROSS JOIN LATERAL unnest(ARRAY[c.predecessor_id, c.successor_id]) AS linked
-              WHERE $3 AND linked IS NOT NULL)
-         SELECT conversation_id FROM conversations
-          WHERE tenant = $1 AND conversation_id IN (SELECT id FROM lineage)
-          ORDER BY conversation_id FOR UPDATE",
-    )
-    .bind(tenant.as_str())
-    .bind(id.as_str())
-    .bind(lineage)
-    .fetch_all(&mut *conn)
-    .await?;
-    Ok(rows.iter().map(|row| row.try_get(0)).collect::<sqlx::Result<_>>()?)
+    let doomed = format!("{LINEAGE}, doomed(id) AS (SELECT id FROM lineage WHERE $3 OR id = ($2::text[])[1])");
+    let rows = sqlx::query(&lock_doomed_and_near(&doomed))
+        .bind(tenant.as_str())
+        .bind([id.as_str()])
+        .bind(lineage)
+        .fetch_all(&mut *conn)
+        .await?;
+    doomed_of(&rows)
 }
 
 /// Deletes the content of the (locked) conversations `ids`, and every
-/// reference other rows of the tenant make to them.
+/// reference the rest of their lineage makes to them (links, handoff
+/// events, keep items' places): rows of the conversations linked to them,
+/// however far, found by their keys, never by reading the whole tenant.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn erase(conn: &mut PgConnection, tenant: &TenantId, ids: &[String]) -> StoreResult<Erased> {
+    // Before the links go: what is linked to them now.
+    let lineage: Vec<String> = sqlx::query_scalar(&format!(
+        "WITH RECURSIVE {LINEAGE} SELECT id FROM lineage WHERE NOT id = ANY($2)"
+    ))
+    .bind(tenant.as_str())
+    .bind(ids)
+    .fetch_all(&mut *conn)
+    .await?;
     let mut erased = Erased::default();
     let mut run = async |sql: &str| -> StoreResult<u64> {
         let done = sqlx::query(sql)
@@ -136,28 +136,86 @@ pub(crate) async fn erase(conn: &mut PgConnection, tenant: &TenantId, ids: &[Str
            FROM tomb WHERE c.tenant = $1 AND c.conversation_id = tomb.gone"
     ))
     .await?;
-    // What the conversations left behind name them no more.
-    run("UPDATE conversations
+    erased.conversations = run("DELETE FROM conversations WHERE tenant = $1 AND conversation_id = ANY($2)").await?;
+    if !lineage.is_empty() {
+        forget_in(conn, tenant, ids, &lineage).await?;
+    }
+    Ok(erased)
+}
+
+/// What the rest of the lineage keeps of `ids`, it names them no more.
+async fn forget_in(conn: &mut PgConnection, tenant: &TenantId, ids: &[String], lineage: &[String]) -> StoreResult<()> {
+    let statements = [
+        "UPDATE conversations
             SET predecessor_id = CASE WHEN predecessor_id = ANY($2) THEN NULL ELSE predecessor_id END,
                 successor_id = CASE WHEN successor_id = ANY($2) THEN NULL ELSE successor_id END
-          WHERE tenant = $1 AND (predecessor_id = ANY($2) OR successor_id = ANY($2))")
-    .await?;
-    run(&format!(
-        "UPDATE events SET payload = payload - 'predecessor_id' - 'successor_id'
-          WHERE tenant = $1 AND kind = '{handoff}'
-            AND (payload->>'predecessor_id' = ANY($2) OR payload->>'successor_id' = ANY($2))",
-        handoff = EventKind::Handoff
-    ))
-    .await?;
-    run("UPDATE keep_items
+          WHERE tenant = $1 AND conversation_id = ANY($3) AND (predecessor_id = ANY($2) OR successor_id = ANY($2))"
+            .to_owned(),
+        format!(
+            "UPDATE events SET payload = payload - 'predecessor_id' - 'successor_id'
+              WHERE tenant = $1 AND conversation_id = ANY($3) AND kind = '{handoff}'
+                AND (payload->>'predecessor_id' = ANY($2) OR payload->>'successor_id' = ANY($2))",
+            handoff = EventKind::Handoff
+        ),
+        "UPDATE keep_items
             SET first_seen = CASE WHEN first_seen->>'conversation_id' = ANY($2)
                                   THEN jsonb_set(first_seen, '{conversation_id}', '\"\"') ELSE first_seen END,
                 last_seen = CASE WHEN last_seen->>'conversation_id' = ANY($2)
                                  THEN jsonb_set(last_seen, '{conversation_id}', '\"\"') ELSE last_seen END
-          WHERE tenant = $1 AND (first_seen->>'conversation_id' = ANY($2) OR last_seen->>'conversation_id' = ANY($2))")
-    .await?;
-    erased.conversations = run("DELETE FROM conversations WHERE tenant = $1 AND conversation_id = ANY($2)").await?;
-    Ok(erased)
+          WHERE tenant = $1 AND conversation_id = ANY($3)
+            AND (first_seen->>'conversation_id' = ANY($2) OR last_seen->>'conversation_id' = ANY($2))"
+            .to_owned(),
+    ];
+    for sql in &statements {
+        sqlx::query(sql)
+            .bind(tenant.as_str())
+            .bind(ids)
+            .bind(lineage)
+            .execute(&mut *conn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// `lineage(id)`: the conversations `$2` and every conversation of tenant
+/// `$1` linked to them by handoffs, in either direction and however far
+/// (UNION, not UNION ALL, stops at a conversation already reached, so a
+/// cycle of links ends).
+pub(crate) const LINEAGE: &str = "lineage(id) AS (
+         SELECT unnest($2::text[])
+         UNION
+         SELECT linked FROM conversations c JOIN lineage l ON c.tenant = $1 AND c.conversation_id = l.id
+              CROSS JOIN LATERAL unnest(ARRAY[c.predecessor_id, c.successor_id]) AS linked
+          WHERE linked IS NOT NULL)";
+
+/// `near(id)`: the conversations of tenant `$1` that `doomed(id)` links to.
+pub(crate) const NEAR: &str = "near(id) AS (
+         SELECT linked FROM conversations c JOIN doomed d ON c.tenant = $1 AND c.conversation_id = d.id
+              CROSS JOIN LATERAL unnest(ARRAY[c.predecessor_id, c.successor_id]) AS linked
+          WHERE linked IS NOT NULL)";
+
+/// Locks the conversations `doomed(id)` (defined before it) and those they
+/// link to, together in id order (as every writer locks them, so no
+/// deletion and no writer wait on each other in a cycle); answers the
+/// doomed ones that exist.
+pub(crate) fn lock_doomed_and_near(doomed: &str) -> String {
+    format!(
+        "WITH RECURSIVE {doomed}, {NEAR}
+         SELECT conversation_id, conversation_id IN (SELECT id FROM doomed) AS doomed FROM conversations
+          WHERE tenant = $1 AND (conversation_id IN (SELECT id FROM doomed) OR conversation_id IN (SELECT id FROM near))
+          ORDER BY conversation_id FOR UPDATE"
+    )
+}
+
+/// The doomed ones among the rows [`lock_doomed_and_near`] locked.
+pub(crate) fn doomed_of(rows: &[sqlx::postgres::PgRow]) -> StoreResult<Vec<String>> {
+    let mut doomed = Vec::new();
+    for row in rows {
+        if row.try_get::<bool, _>("doomed")? {
+            doomed.push(row.try_get("conversation_id")?);
+        }
+    }
+    Ok(doomed)
 }
 
 /// A tombstone for each id of `$2`.

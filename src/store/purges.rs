@@ -2,16 +2,16 @@
 //! conversations at a time, each batch in its own short transaction that
 //! also counts it, by whichever process holds the purge's lease.
 //!
-//! A purge deletes the conversations the tenant had when it was asked for:
-//! one that an agent starts later is not its to delete, so a purge always
-//! ends, however busy the tenant.
+//! A purge deletes the conversations the tenant had when it was asked for
+//! (stored before, by the service's clock): one that an agent starts later
+//! is not its to delete, so a purge always ends, however busy the tenant.
 
 use std::time::Duration;
 
 use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
-use super::deletions::Erased;
+use super::deletions::{Erased, doomed_of, lock_doomed_and_near};
 use super::lease::free;
 use crate::domain::TenantId;
 use crate::records::Purge;
@@ -129,20 +129,20 @@ pub(crate) async fn lock(conn: &mut PgConnection, purge: &Purge) -> StoreResult<
     Ok(unfinished.unwrap_or(false))
 }
 
-/// Up to `limit` of the conversations the purge is to delete, locked in id
-/// order (as every writer locks them).
+/// Up to `limit` of the conversations the purge is to delete (those the
+/// service stored before it was asked for), locked in id order with those
+/// they link to, as every writer locks them.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn lock_batch(conn: &mut PgConnection, purge: &Purge, limit: i64) -> StoreResult<Vec<String>> {
-    let ids = sqlx::query_scalar(
-        "SELECT conversation_id FROM conversations WHERE tenant = $1 AND created_at <= $2
-          ORDER BY conversation_id LIMIT $3 FOR UPDATE",
-    )
-    .bind(&purge.tenant)
-    .bind(purge.requested_at)
-    .bind(limit)
-    .fetch_all(&mut *conn)
-    .await?;
-    Ok(ids)
+    let doomed = "doomed(id) AS (SELECT conversation_id FROM conversations WHERE tenant = $1 AND stored_at <= $2
+                                  ORDER BY conversation_id LIMIT $3)";
+    let rows = sqlx::query(&lock_doomed_and_near(doomed))
+        .bind(&purge.tenant)
+        .bind(purge.requested_at)
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await?;
+    doomed_of(&rows)
 }
 
 /// Counts a batch the purge deleted, and renews its lease.
@@ -181,15 +181,4 @@ pub(crate) async fn finish(conn: &mut PgConnection, purge: &Purge) -> StoreResul
     .await?;
     super::deletions::announce(conn, &purge.tenant, "purge finished").await?;
     Ok(purge_of(&row)?)
-}
-
-/// Gives the purge's lease back, so another process may go on with it.
-#[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn give_back(conn: &mut PgConnection, purge: &Purge) -> StoreResult<()> {
-    sqlx::query("UPDATE purges SET claimed_at = NULL WHERE tenant = $1 AND id = $2 AND finished_at IS NULL")
-        .bind(&purge.tenant)
-        .bind(purge.id)
-        .execute(&mut *conn)
-        .await?;
-    Ok(())
 }

@@ -1,43 +1,100 @@
 //! Retention (`COMPACTD_RETENTION_DAYS`, issue 25): the conversations of
-//! every tenant that nothing has touched for that long.
+//! every tenant that nothing has written to for that long.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
+use super::lease::free;
 use crate::domain::TenantId;
 
-/// Up to `limit` conversations idle for `idle_for` (no turn, no request),
-/// oldest activity first, locked, by tenant and in id order. One a request
-/// holds is not idle: it is skipped, not waited for.
+/// Up to `limit` conversations nothing has written to for `idle_for`,
+/// oldest first, locked with the conversations they link to, by tenant and
+/// in id order. Nothing here waits for a lock: a conversation a request
+/// holds is not idle, and one whose linked conversation a request holds
+/// waits for the next sweep. One being compacted (its claim not lapsed
+/// after `compaction_lease`) is not idle either.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn lock_idle(
     conn: &mut PgConnection,
     idle_for: Duration,
+    compaction_lease: Duration,
     limit: i64,
 ) -> StoreResult<BTreeMap<TenantId, Vec<String>>> {
-    // The index on the expression finds the candidates; `updated_at`, which
-    // every write sets, is checked on them (an index of its own would cost
-    // the hot path its HOT updates).
-    let rows = sqlx::query(
-        "SELECT tenant, conversation_id FROM conversations
-          WHERE coalesce(last_turn_at, created_at) < now() - $1::interval AND updated_at < now() - $1::interval
-          ORDER BY coalesce(last_turn_at, created_at) LIMIT $2 FOR UPDATE SKIP LOCKED",
-    )
+    // The day index finds the candidates (updated_at's day, which changes
+    // once a day); updated_at itself, set by every write, decides.
+    let candidates = sqlx::query(&format!(
+        "SELECT tenant, conversation_id, predecessor_id, successor_id FROM conversations
+          WHERE active_on <= ((now() - $1::interval) AT TIME ZONE 'UTC')::date
+            AND updated_at < now() - $1::interval AND {}
+          ORDER BY active_on, tenant, conversation_id LIMIT $2 FOR UPDATE SKIP LOCKED",
+        free!("compacting_since", "3")
+    ))
     .bind(idle_for)
     .bind(limit)
+    .bind(compaction_lease)
     .fetch_all(&mut *conn)
     .await?;
-    let mut idle: BTreeMap<TenantId, Vec<String>> = BTreeMap::new();
-    for row in &rows {
-        idle.entry(row.try_get("tenant")?)
-            .or_default()
-            .push(row.try_get("conversation_id")?);
+    let mut held: BTreeSet<(TenantId, String)> = BTreeSet::new();
+    // (tenant, conversation, a conversation it links to)
+    let mut links: Vec<(TenantId, String, String)> = Vec::new();
+    for row in &candidates {
+        let (tenant, id): (TenantId, String) = (row.try_get("tenant")?, row.try_get("conversation_id")?);
+        let linked: [Option<String>; 2] = [row.try_get("predecessor_id")?, row.try_get("successor_id")?];
+        links.extend(linked.into_iter().flatten().map(|to| (tenant.clone(), id.clone(), to)));
+        held.insert((tenant, id));
     }
-    for ids in idle.values_mut() {
-        ids.sort();
+    let (tenants, ids): (Vec<String>, Vec<String>) = links
+        .iter()
+        .filter(|(tenant, _, to)| !held.contains(&(tenant.clone(), to.clone())))
+        .map(|(tenant, _, to)| (tenant.to_string(), to.clone()))
+        .unzip();
+    let idle_ones = held.clone();
+    if !ids.is_empty() {
+        let near: Vec<(TenantId, String)> = sqlx::query_as(
+            "SELECT tenant, conversation_id FROM conversations
+              WHERE (tenant, conversation_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+              FOR UPDATE SKIP LOCKED",
+        )
+        .bind(&tenants)
+        .bind(&ids)
+        .fetch_all(&mut *conn)
+        .await?;
+        held.extend(near);
+    }
+    // One linked to a conversation a request holds is left for a later
+    // sweep (one linked to a conversation that is gone is not).
+    let unheld: Vec<&(TenantId, String, String)> = links
+        .iter()
+        .filter(|(tenant, _, to)| !held.contains(&(tenant.clone(), to.clone())))
+        .collect();
+    let mut blocked: BTreeSet<(TenantId, String)> = BTreeSet::new();
+    if !unheld.is_empty() {
+        let (tenants, ids): (Vec<String>, Vec<String>) = unheld
+            .iter()
+            .map(|(tenant, _, to)| (tenant.to_string(), to.clone()))
+            .unzip();
+        let busy: BTreeSet<(TenantId, String)> = sqlx::query_as::<_, (TenantId, String)>(
+            "SELECT tenant, conversation_id FROM conversations
+              WHERE (tenant, conversation_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))",
+        )
+        .bind(&tenants)
+        .bind(&ids)
+        .fetch_all(&mut *conn)
+        .await?
+        .into_iter()
+        .collect();
+        blocked = unheld
+            .into_iter()
+            .filter(|(tenant, _, to)| busy.contains(&(tenant.clone(), to.clone())))
+            .map(|(tenant, id, _)| (tenant.clone(), id.clone()))
+            .collect();
+    }
+    let mut idle: BTreeMap<TenantId, Vec<String>> = BTreeMap::new();
+    for (tenant, id) in idle_ones.into_iter().filter(|key| !blocked.contains(key)) {
+        idle.entry(tenant).or_default().push(id);
     }
     Ok(idle)
 }

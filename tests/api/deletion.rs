@@ -132,6 +132,26 @@ async fn a_deleted_conversation_is_readable_nowhere_and_named_by_no_row() {
     assert_eq!(handed["successor_id"], "heir");
     app.report("/turn-ended", json!({"conversation_id": "heir", "user": "carry on"}))
         .await;
+    // Two handoffs on: its keep items (which name where they were first
+    // seen) reach a conversation no link joins to it directly.
+    app.report(
+        "/handoff",
+        json!({"conversation_id": "heir", "successor_id": "grandheir"}),
+    )
+    .await;
+    app.report("/turn-ended", json!({"conversation_id": "grandheir", "user": "and on"}))
+        .await;
+    let named_far: bool = sqlx::query_scalar(
+        "SELECT bool_or(first_seen->>'conversation_id' = $1) FROM keep_items WHERE conversation_id = 'grandheir'",
+    )
+    .bind(doomed)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert!(
+        named_far,
+        "the grandheir's keep set names the doomed conversation before the deletion"
+    );
     let (_, stats_before) = app.get_json("/stats").await;
     assert!(every_row(&app.pool).await.iter().any(|row| row.contains(SECRET)));
 
@@ -203,7 +223,12 @@ async fn a_deleted_conversation_is_readable_nowhere_and_named_by_no_row() {
     let named: Vec<String> = every_row(&app.pool)
         .await
         .into_iter()
-        .filter(|row| row.contains(doomed) || row.contains(SECRET) && !row.starts_with("keep_items: (default,heir,"))
+        .filter(|row| {
+            // What the successors were handed is theirs (their keep sets,
+            // the heir's own handoff text); none of it names the doomed.
+            let successors = row.contains(": (default,heir,") || row.contains(": (default,grandheir,");
+            row.contains(doomed) || row.contains(SECRET) && !successors
+        })
         .collect();
     assert!(named.is_empty(), "rows still name what is gone: {named:#?}");
 }

@@ -24,6 +24,7 @@ async fn spawn_with_lifecycle(retention: Option<Duration>) -> TestApp {
             lifecycle_every: Duration::from_millis(20),
             idle_sweep_every: None,
             retention,
+            retention_every: Duration::from_millis(20),
             ..BackgroundSettings::default()
         }),
         ..test_settings()
@@ -101,7 +102,7 @@ async fn an_admins_purge_deletes_every_conversation_of_its_tenant_in_batches_and
     let named: Vec<String> = every_row(&app.pool)
         .await
         .into_iter()
-        .filter(|row| row.contains(ACME_SECRET) || row.contains("acme-0") || row.contains("acme-2"))
+        .filter(|row| row.contains(ACME_SECRET) || row.contains("acme-"))
         .collect();
     assert!(named.is_empty(), "rows still name what is gone: {named:#?}");
     let (status, kept) = get_as(&app, &globex, "/conversations/globex-1/turns").await;
@@ -143,6 +144,18 @@ async fn a_purge_deletes_what_the_tenant_had_when_asked_and_the_command_line_tak
     for id in ["early-1", "early-2"] {
         a_conversation_saying_as(&app, Some(&agent), id, ACME_SECRET).await;
     }
+    // A caller's clock says nothing about when the service stored it.
+    let reported_ahead = json!({"conversation_id": "early-but-dated-ahead", "used": 10, "at": "2099-01-01T00:00:00Z"});
+    let (status, _) = read(
+        app.post("/usage")
+            .bearer_auth(&agent)
+            .json(&reported_ahead)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200);
     let (status, asked, _) = purge_as(&app, &admin, "acme").await;
     assert_eq!(status, 202, "{asked}");
     let (status, again, _) = purge_as(&app, &admin, "acme").await;
@@ -152,6 +165,18 @@ async fn a_purge_deletes_what_the_tenant_had_when_asked_and_the_command_line_tak
         "asking again answers the running one: {again}"
     );
     a_conversation_saying_as(&app, Some(&agent), "started-later", "LATER-77").await;
+    let reported_behind =
+        json!({"conversation_id": "later-but-dated-behind", "used": 10, "at": "2001-01-01T00:00:00Z"});
+    let (status, _) = read(
+        app.post("/usage")
+            .bearer_auth(&agent)
+            .json(&reported_behind)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 200);
 
     let ran = tokio::process::Command::new(env!("CARGO_BIN_EXE_compactd"))
         .args(["tenants", "purge", "acme"])
@@ -168,12 +193,20 @@ async fn a_purge_deletes_what_the_tenant_had_when_asked_and_the_command_line_tak
     assert!(ran.status.success(), "{stdout}\n{stderr}");
     assert!(stderr.contains(&format!("Taking up purge {}", asked["id"])), "{stderr}");
     assert!(
-        stdout.contains("Purged tenant acme: 2 conversations and 6 turns deleted in 1 batches"),
+        stdout.contains("Purged tenant acme: 3 conversations and 6 turns deleted in 1 batches"),
         "{stdout}"
     );
     let (_, purge) = get_as(&app, &admin, &format!("/tenants/acme/purges/{}", asked["id"])).await;
     assert_eq!(purge["status"], "finished", "{purge}");
     assert_eq!(get_as(&app, &agent, "/conversations/early-1").await.0, 404);
+    assert_eq!(
+        get_as(&app, &agent, "/conversations/early-but-dated-ahead").await.0,
+        404
+    );
+    assert_eq!(
+        get_as(&app, &agent, "/conversations/later-but-dated-behind").await.0,
+        200
+    );
     let (status, later) = get_as(&app, &agent, "/conversations/started-later/turns").await;
     assert_eq!(
         status, 200,
@@ -199,6 +232,7 @@ async fn only_an_admin_purges_only_its_own_tenant_and_bad_input_changes_nothing(
     for (key, tenant, expected) in [
         (&agent, "acme", 403),
         (&reader, "acme", 403),
+        (&agent, "no%20such%20tenant", 403),
         (&globex_admin, "acme", 404),
         (&admin, "globex", 404),
         (&admin, "no%20such%20tenant", 422),
@@ -228,37 +262,58 @@ async fn only_an_admin_purges_only_its_own_tenant_and_bad_input_changes_nothing(
 #[tokio::test]
 async fn conversations_idle_past_the_retention_are_deleted_by_the_background() {
     let app = spawn_with_lifecycle(Some(Duration::from_secs(3600))).await;
-    for id in ["old", "old-with-turns-but-a-recent-request", "fresh"] {
-        a_conversation_saying_as(&app, None, id, ACME_SECRET).await;
+    let secret = |id: &str| format!("SECRET-{}-END", id.to_uppercase());
+    for id in ["old", "old-written-to-since", "old-being-compacted", "fresh"] {
+        a_conversation_saying_as(&app, None, id, &secret(id)).await;
     }
     app.report("/usage", json!({"conversation_id": "old-usage-only", "used": 10}))
         .await;
-    // Two hours without a turn; the one with a recent request keeps its
-    // `updated_at` (what every request sets).
+    // Its caller's clock runs years ahead: retention goes by the service's.
+    app.report(
+        "/usage",
+        json!({"conversation_id": "old-dated-ahead", "used": 10, "at": "2099-01-01T00:00:00Z"}),
+    )
+    .await;
+    // Nothing written for two hours, as far as the service's clock goes;
+    // one of them is being compacted now (its claim is fresh).
     sqlx::query(
-        "UPDATE conversations SET created_at = now() - interval '2 hours',
-                last_turn_at = CASE WHEN last_turn_at IS NOT NULL THEN now() - interval '2 hours' END,
-                updated_at = CASE WHEN conversation_id = 'old-with-turns-but-a-recent-request'
-                                  THEN updated_at ELSE now() - interval '2 hours' END
-          WHERE conversation_id <> 'fresh'",
+        "UPDATE conversations SET updated_at = now() - interval '2 hours',
+                compacting_since = CASE WHEN conversation_id = 'old-being-compacted' THEN now() END
+          WHERE conversation_id NOT IN ('fresh', 'old-written-to-since')",
     )
     .execute(&app.pool)
     .await
     .unwrap();
+    sqlx::query("UPDATE conversations SET updated_at = now() - interval '2 hours' WHERE conversation_id = 'old-written-to-since'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    app.report("/usage", json!({"conversation_id": "old-written-to-since", "used": 20}))
+        .await;
 
     wait_for_count(
         &app.pool,
         "SELECT coalesce(sum(conversations), 0)::bigint FROM deletions WHERE kind = 'retention'",
-        2,
+        3,
     )
     .await;
 
-    for gone in ["old", "old-usage-only"] {
+    for gone in ["old", "old-usage-only", "old-dated-ahead"] {
         assert_eq!(app.get_json(&format!("/conversations/{gone}")).await.0, 404, "{gone}");
     }
-    for kept in ["old-with-turns-but-a-recent-request", "fresh"] {
+    for kept in ["old-written-to-since", "old-being-compacted", "fresh"] {
         assert_eq!(app.get_json(&format!("/conversations/{kept}")).await.0, 200, "{kept}");
     }
+    let rows = every_row(&app.pool).await;
+    let left: Vec<&String> = rows
+        .iter()
+        .filter(|row| row.contains(&secret("old")) || row.contains("old-usage-only") || row.contains("old-dated-ahead"))
+        .collect();
+    assert!(left.is_empty(), "rows still hold what is gone: {left:#?}");
+    assert!(
+        rows.iter().any(|row| row.contains(&secret("fresh"))),
+        "the check sees what stays"
+    );
     let ledger: Vec<bool> = sqlx::query_scalar(
         "SELECT summary IS NULL AND conversation_id LIKE chr(127) || 'deleted %' FROM compactions
           WHERE deleted_at IS NOT NULL",
@@ -272,22 +327,83 @@ async fn conversations_idle_past_the_retention_are_deleted_by_the_background() {
         "the old conversation's ledger row stays, without its content"
     );
     let (_, stats) = app.get_json("/stats").await;
-    assert_eq!(
-        stats["deletions"],
-        json!([{"kind": "retention", "deletions": 1, "conversations": 2, "turns": 3}]),
-        "{stats}"
-    );
+    let retained = &stats["deletions"][0];
+    assert_eq!(retained["kind"], "retention", "{stats}");
+    assert_eq!(retained["conversations"], 3, "{stats}");
+    assert_eq!(retained["turns"], 3, "{stats}");
     let metrics = app.get("/metrics").send().await.unwrap().text().await.unwrap();
-    let retained = sample(
+    let counted = sample(
         &metrics,
         "compactd_deleted_conversations_total",
         &[("kind", "retention")],
     );
-    assert!(retained >= Some(2.0), "{retained:?}");
-    assert!(
-        !every_row(&app.pool)
-            .await
-            .iter()
-            .any(|row| row.contains("old-usage-only"))
-    );
+    assert!(counted >= Some(3.0), "{counted:?}");
+}
+
+#[tokio::test]
+async fn a_purge_beside_agents_still_writing_to_the_tenant_fails_no_request_and_ends() {
+    let app = spawn_with_lifecycle(None).await;
+    let (_, admin) = key(&app, "acme", "admin").await;
+    let (_, agent) = key(&app, "acme", "agent").await;
+    for n in 0..60 {
+        a_conversation_saying_as(&app, Some(&agent), &format!("busy-{n:02}"), ACME_SECRET).await;
+    }
+    // Handoffs link conversations across batches, both ways.
+    for (from, to) in [("busy-03", "busy-41"), ("busy-42", "busy-07"), ("busy-24", "busy-25")] {
+        let (status, body) = read(
+            app.post("/handoff")
+                .bearer_auth(&agent)
+                .json(&json!({"conversation_id": from, "successor_id": to}))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert!(status == 200 || status == 409, "{body}");
+    }
+    let writers: Vec<_> = (0..4)
+        .map(|writer| {
+            let (client, address, agent) = (app.client.clone(), app.address.clone(), agent.clone());
+            tokio::spawn(async move {
+                let mut statuses = Vec::new();
+                for n in 0..60 {
+                    let id = format!("busy-{:02}", (n * 7 + writer * 13) % 60);
+                    let response = client
+                        .post(format!("{address}/turn-ended"))
+                        .bearer_auth(&agent)
+                        .json(&json!({"conversation_id": id, "user": "still here"}))
+                        .send()
+                        .await
+                        .unwrap();
+                    statuses.push(response.status().as_u16());
+                }
+                statuses
+            })
+        })
+        .collect();
+
+    let (status, asked, _) = purge_as(&app, &admin, "acme").await;
+    assert_eq!(status, 202, "{asked}");
+    let mut statuses = Vec::new();
+    for writer in writers {
+        statuses.extend(writer.await.unwrap());
+    }
+    wait_for_count(
+        &app.pool,
+        "SELECT count(*) FROM purges WHERE finished_at IS NOT NULL",
+        1,
+    )
+    .await;
+
+    assert!(statuses.iter().all(|status| *status == 200), "{statuses:?}");
+    let (_, purge) = get_as(&app, &admin, &format!("/tenants/acme/purges/{}", asked["id"])).await;
+    assert_eq!(purge["status"], "finished", "{purge}");
+    let stored_before: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM conversations WHERE tenant = 'acme'
+            AND stored_at <= (SELECT requested_at FROM purges WHERE tenant = 'acme')",
+    )
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(stored_before, 0, "every conversation stored before the purge is gone");
 }

@@ -92,12 +92,10 @@ pub(crate) struct PurgeIdParam {
     id: i64,
 }
 
-/// The path of a purge or of the tenant's purges, parsed: its tenant and,
-/// for one purge, its id.
-pub(crate) struct PurgePath {
-    tenant: TenantId,
-    id: Option<i64>,
-}
+/// The path of a purge or of the tenant's purges: its tenant and, for one
+/// purge, its id, as sent (checked by [`PurgePath::of`], once the caller is
+/// known to be an admin).
+pub(crate) struct PurgePath(HashMap<String, String>);
 
 impl<S: Send + Sync> FromRequestParts<S> for PurgePath {
     type Rejection = ApiError;
@@ -106,8 +104,20 @@ impl<S: Send + Sync> FromRequestParts<S> for PurgePath {
         let Path(raw) = Path::<HashMap<String, String>>::from_request_parts(parts, state)
             .await
             .map_err(|_| InvalidValue::new("tenant", "must be valid percent-encoded UTF-8"))?;
-        let tenant = TenantId::parse("tenant", raw.get("tenant").map_or("", String::as_str))?;
-        let id = match raw.get("id") {
+        Ok(Self(raw))
+    }
+}
+
+impl PurgePath {
+    /// The purge's id (`None` for the tenant's purges), if the caller is an
+    /// admin of the tenant the path names: 403 for another role, 422 for a
+    /// path that cannot be one, 404 for another tenant.
+    fn of(self, caller: &Caller) -> ApiResult<Option<i64>> {
+        if caller.role != KeyRole::Admin {
+            return Err(ApiError::Forbidden("only an admin key may purge its tenant".to_owned()));
+        }
+        let tenant = TenantId::parse("tenant", self.0.get("tenant").map_or("", String::as_str))?;
+        let id = match self.0.get("id") {
             None => None,
             Some(id) => Some(
                 id.parse::<i64>()
@@ -116,23 +126,13 @@ impl<S: Send + Sync> FromRequestParts<S> for PurgePath {
                     .ok_or_else(|| InvalidValue::new("id", "must be a purge's id, a positive whole number"))?,
             ),
         };
-        Ok(Self { tenant, id })
-    }
-}
-
-impl PurgePath {
-    /// The path, if it is the caller's own tenant and the caller its admin.
-    fn of(self, caller: &Caller) -> ApiResult<Option<i64>> {
-        if caller.role != KeyRole::Admin {
-            return Err(ApiError::Forbidden("only an admin key may purge its tenant".to_owned()));
-        }
-        if self.tenant != caller.tenant {
+        if tenant != caller.tenant {
             return Err(ApiError::NotFound(format!(
                 "no tenant {:?} for this key",
-                self.tenant.as_str()
+                tenant.as_str()
             )));
         }
-        Ok(self.id)
+        Ok(id)
     }
 }
 
