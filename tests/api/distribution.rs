@@ -65,8 +65,8 @@ const CROSS_TENANT: [(&str, &str, &str); 12] = [
     ),
     (
         "retention.rs",
-        "SELECT tenant, conversation_id FROM conversations",
-        "finds every tenant's idle conversations",
+        "SELECT tenant, conversation_id",
+        "finds every tenant's idle conversations and locks what they link to",
     ),
     (
         "scoring.rs",

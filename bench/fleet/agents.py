@@ -1,0 +1,106 @@
+"""Agents behind a balancer (bench/fleet): each thread is one agent with its
+own conversation, reporting usage, ending turns and asking what to do, every
+write with an Idempotency-Key. A request that fails (the connection broke, or
+a 5xx) is retried with the same key until it is answered, as a careful agent
+does. Prints what it sent and saw as JSON.
+
+    python3 agents.py URL AGENTS SECONDS OUT.json
+"""
+
+import http.client
+import json
+import sys
+import threading
+import time
+import urllib.parse
+
+URL, AGENTS, SECONDS, OUT = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+HOST = urllib.parse.urlsplit(URL)
+
+lock = threading.Lock()
+totals = {"requests": 0, "answered": 0, "failed_attempts": 0, "retried_requests": 0, "replayed": 0}
+failures = {}
+acknowledged = {}
+
+
+def count(key, n=1):
+    with lock:
+        totals[key] += n
+
+
+def failed(kind):
+    with lock:
+        failures[kind] = failures.get(kind, 0) + 1
+        totals["failed_attempts"] += 1
+
+
+class Agent:
+    def __init__(self, number):
+        self.conversation = f"fleet-agent-{number:03d}"
+        self.connection = None
+
+    def post(self, path, body, key):
+        """Sends until answered 2xx (same key every time); returns the answer."""
+        payload = json.dumps(body)
+        headers = {"content-type": "application/json", "idempotency-key": key}
+        count("requests")
+        tries = 0
+        while True:
+            tries += 1
+            try:
+                if self.connection is None:
+                    self.connection = http.client.HTTPConnection(HOST.hostname, HOST.port, timeout=30)
+                self.connection.request("POST", path, payload, headers)
+                response = self.connection.getresponse()
+                answer = response.read()
+                if response.status < 300:
+                    count("answered")
+                    if tries > 1:
+                        count("retried_requests")
+                    if response.getheader("idempotent-replayed") == "true":
+                        count("replayed")
+                    return json.loads(answer) if answer else None
+                failed(f"status {response.status}")
+                if response.status < 500 and response.status != 409 and response.status != 429:
+                    raise RuntimeError(f"{path} answered {response.status}: {answer[:200]!r}")
+            except (OSError, http.client.HTTPException) as err:
+                failed(type(err).__name__)
+                if self.connection is not None:
+                    self.connection.close()
+                self.connection = None
+            time.sleep(0.05)
+
+    def run(self, until):
+        turn = 0
+        used = 1000
+        while time.monotonic() < until:
+            turn += 1
+            used = used + 1500 if used < 150_000 else 20_000
+            conversation = self.conversation
+            self.post("/usage", {"conversation_id": conversation, "used": used, "size": 200_000},
+                      f"{conversation}-usage-{turn}")
+            self.post("/turn-ended",
+                      {"conversation_id": conversation,
+                       "user": f"Step {turn}: edit src/module_{turn % 17}.rs and keep the parser's identifiers.",
+                       "assistant": f"Edited src/module_{turn % 17}.rs (step {turn})."},
+                      f"{conversation}-turn-{turn}")
+            with lock:
+                acknowledged[conversation] = turn
+            self.post("/decide", {"conversation_id": conversation}, f"{conversation}-decide-{turn}")
+
+
+def main():
+    until = time.monotonic() + SECONDS
+    threads = [threading.Thread(target=Agent(n).run, args=(until,)) for n in range(AGENTS)]
+    started = time.monotonic()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.monotonic() - started
+    with open(OUT, "w") as out:
+        json.dump({"seconds": elapsed, "totals": totals, "failures": failures, "acknowledged": acknowledged}, out)
+    print(json.dumps({"seconds": round(elapsed, 1), **totals, "failures": failures}))
+
+
+main()
