@@ -72,11 +72,16 @@ pub(crate) async fn lock(
     id: &ConversationId,
     lineage: bool,
 ) -> StoreResult<Vec<String>> {
-    let doomed = format!("{LINEAGE}, doomed(id) AS (SELECT id FROM lineage WHERE $3 OR id = ($2::text[])[1])");
+    // The chain is walked only when asked for: a lone deletion locks the
+    // conversation and its neighbours without following every link.
+    let doomed = if lineage {
+        format!("{LINEAGE}, doomed(id) AS (SELECT id FROM lineage)")
+    } else {
+        "doomed(id) AS (SELECT unnest($2::text[]))".to_owned()
+    };
     let rows = sqlx::query(&lock_doomed_and_near(&doomed))
         .bind(tenant.as_str())
         .bind([id.as_str()])
-        .bind(lineage)
         .fetch_all(&mut *conn)
         .await?;
     doomed_of(&rows)
