@@ -98,6 +98,7 @@ async fn main() {
         daily_token_budget: None,
         leases: compactd::config::Leases::default(),
         allowed_hosts: compactd::config::AllowedHosts::default(),
+        database: compactd::config::DatabaseSettings::default(),
         background: None,
     };
     let pool = compactd::store::pool(database.url().parse::<PgConnectOptions>().expect("its own URL"), 16);

@@ -7,7 +7,9 @@ use sqlx::postgres::PgConnectOptions;
 
 use crate::app::keys;
 use crate::app::purge;
-use crate::config::{Cli, Command, DatabaseArgs, HookArgs, KeysAction, ReplayArgs, ServeArgs, Settings, TenantsAction};
+use crate::config::{
+    Cli, Command, DatabaseArgs, HookArgs, KeysAction, Pooler, ReplayArgs, ServeArgs, Settings, TenantsAction,
+};
 use crate::replay::report::render;
 use crate::replay::{ReplayOptions, Schedule, SessionReport, replay_files, replay_into};
 use crate::startup::{Application, shutdown_signal};
@@ -20,16 +22,16 @@ pub fn run(cli: Cli) -> Result<(), AnyError> {
             print!("{}", http::openapi::document());
             Ok(())
         }
-        Some(Command::Migrate(database)) => with_database(&database, |options| async move {
-            store::migrate(&store::pool(options, 1)).await?;
+        Some(Command::Migrate(database)) => with_database(&database, |target| async move {
+            target.migrate().await?;
             tracing::info!("migrations are up to date");
             Ok(())
         }),
         Some(Command::Serve(args)) => serve(*args),
         Some(Command::Replay(args)) => replay(*args),
         Some(Command::Hook(args)) => hook(&args),
-        Some(Command::Keys { action, database }) => with_database(&database, |options| manage_keys(action, options)),
-        Some(Command::Tenants { action, database }) => with_database(&database, |options| on_tenant(action, options)),
+        Some(Command::Keys { action, database }) => with_database(&database, |target| manage_keys(action, target)),
+        Some(Command::Tenants { action, database }) => with_database(&database, |target| on_tenant(action, target)),
         None => serve(cli.serve),
     }
 }
@@ -40,8 +42,8 @@ pub(crate) type AnyError = Box<dyn std::error::Error + Send + Sync>;
 fn serve(args: ServeArgs) -> Result<(), AnyError> {
     let settings = Settings::try_from(&args)?;
     let max_connections = args.max_connections;
-    with_database(&args.database, move |options| async move {
-        let app = Application::build(settings, store::pool(options, max_connections)).await?;
+    with_database(&args.database, move |target| async move {
+        let app = Application::build(settings, store::pool(target.options, max_connections)).await?;
         let shutdown = shutdown_signal();
         // Tests and scripts wait for this line instead of polling.
         println!("compactd listening on http://{}", app.local_addr());
@@ -136,15 +138,15 @@ fn replay(args: ReplayArgs) -> Result<(), AnyError> {
         );
     }
     let files = args.files.clone();
-    with_database(&args.database, move |options_db| async move {
-        let pool = store::pool(options_db, 4);
+    with_database(&args.database, move |target| async move {
+        let pool = store::pool(target.options, 4);
         print(replay_files(&files, settings, pool, options).await?)
     })
 }
 
-async fn manage_keys(action: KeysAction, options: PgConnectOptions) -> Result<(), AnyError> {
-    let pool = store::pool(options, 1);
-    store::migrate(&pool).await?;
+async fn manage_keys(action: KeysAction, target: Target) -> Result<(), AnyError> {
+    target.migrate().await?;
+    let pool = store::pool(target.options, 1);
     match action {
         KeysAction::Create { tenant, role, note } => {
             let (id, key) = keys::create(&pool, &tenant, role.as_str(), note.as_deref()).await?;
@@ -183,10 +185,10 @@ async fn manage_keys(action: KeysAction, options: PgConnectOptions) -> Result<()
     Ok(())
 }
 
-async fn on_tenant(action: TenantsAction, options: PgConnectOptions) -> Result<(), AnyError> {
+async fn on_tenant(action: TenantsAction, target: Target) -> Result<(), AnyError> {
     let TenantsAction::Purge { tenant } = action;
-    let pool = store::pool(options, 2);
-    store::migrate(&pool).await?;
+    target.migrate().await?;
+    let pool = store::pool(target.options, 2);
     let (purge, asked) = purge::ask_as_operator(&pool, &tenant).await?;
     eprintln!(
         "{} purge {} of tenant {tenant}: deleting its conversations {} at a time.",
@@ -206,13 +208,38 @@ async fn on_tenant(action: TenantsAction, options: PgConnectOptions) -> Result<(
     Ok(())
 }
 
+/// Where a command's statements go, and where its migrations go.
+struct Target {
+    options: PgConnectOptions,
+    /// Postgres itself, past a transaction pooler.
+    direct: Option<PgConnectOptions>,
+}
+
+impl Target {
+    /// Brings the schema up to date, straight to Postgres when a pooler
+    /// stands in front (migrations hold a session lock).
+    async fn migrate(&self) -> Result<(), AnyError> {
+        let pool = store::pool(self.direct.clone().unwrap_or_else(|| self.options.clone()), 1);
+        store::migrate(&pool).await?;
+        pool.close().await;
+        Ok(())
+    }
+}
+
 /// Runs `work` against the configured database, or a private one started
 /// here on the main thread and stopped when `work` ends.
 fn with_database<F, Fut>(database: &DatabaseArgs, work: F) -> Result<(), AnyError>
 where
-    F: FnOnce(PgConnectOptions) -> Fut,
+    F: FnOnce(Target) -> Fut,
     Fut: Future<Output = Result<(), AnyError>>,
 {
+    let direct = database
+        .session_url()?
+        .map(str::parse::<PgConnectOptions>)
+        .transpose()?;
+    if database.database_pooler == Pooler::Transaction {
+        store::statements::send_unnamed();
+    }
     let mut private = None;
     let options = match &database.database_url {
         Some(url) => url.parse::<PgConnectOptions>()?,
@@ -224,7 +251,7 @@ where
         }
     };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let result = runtime.block_on(work(options));
+    let result = runtime.block_on(work(Target { options, direct }));
     drop(runtime);
     drop(private);
     result

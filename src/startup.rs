@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use axum::Router;
 use sqlx::PgPool;
+use sqlx::postgres::PgConnectOptions;
 use tokio::net::TcpListener;
 
 use crate::app::{Budget, Services};
@@ -34,6 +35,8 @@ pub enum StartupError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("the upstream LLM client could not be built: {0}")]
     Llm(#[from] LlmError),
+    #[error("COMPACTD_DIRECT_DATABASE_URL is not a Postgres URL: {0}")]
+    DirectUrl(sqlx::Error),
     #[error("the API keys could not be read: {0}")]
     Keys(#[from] StoreError),
 }
@@ -76,7 +79,18 @@ impl Application {
             None => settings.connections,
         };
         wait_for_database(&listener, &pool, settings.database_wait, connections).await?;
-        store::migrate(&pool).await?;
+        let session = match &settings.database.direct_url {
+            Some(url) => Some(url.parse::<PgConnectOptions>().map_err(StartupError::DirectUrl)?),
+            None => None,
+        };
+        match &session {
+            Some(direct) => {
+                let direct = store::pool(direct.clone(), 1);
+                store::migrate(&direct).await?;
+                direct.close().await;
+            }
+            None => store::migrate(&pool).await?,
+        }
         let upstream_slots = settings
             .summarizer
             .as_ref()
@@ -93,7 +107,7 @@ impl Application {
             }
             None => (None, None),
         };
-        let keys = KeyRegistry::load(pool.clone()).await?;
+        let keys = KeyRegistry::load(pool.clone(), session).await?;
         if keys.is_open() {
             tracing::warn!(
                 "NO API KEYS EXIST: compactd runs OPEN, as tenant `default`, and anyone who can reach it can read \

@@ -147,6 +147,7 @@ pub fn settings(upstream: &str, background: Option<compactd::config::BackgroundS
         daily_token_budget: None,
         leases: compactd::config::Leases::default(),
         allowed_hosts: compactd::config::AllowedHosts::default(),
+        database: compactd::config::DatabaseSettings::default(),
         background,
     }
 }

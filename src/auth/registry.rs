@@ -60,6 +60,8 @@ struct Entry {
 
 pub struct KeyRegistry {
     pool: PgPool,
+    /// Where LISTEN goes: a session of its own, past any transaction pooler.
+    listen_on: PgConnectOptions,
     keys: RwLock<Arc<HashMap<String, Entry>>>,
     last_reload: Mutex<Instant>,
     /// Counts re-reads, so a watcher can tell when a change has been taken in.
@@ -69,9 +71,14 @@ pub struct KeyRegistry {
 }
 
 impl KeyRegistry {
-    pub(crate) async fn load(pool: PgPool) -> StoreResult<Arc<Self>> {
+    /// The keys, read from `pool`; changes are listened for on `direct`
+    /// (Postgres itself, when the pool goes through a pooler), else on the
+    /// pool's database.
+    pub(crate) async fn load(pool: PgPool, direct: Option<PgConnectOptions>) -> StoreResult<Arc<Self>> {
+        let listen_on = direct.unwrap_or_else(|| PgConnectOptions::clone(&pool.connect_options()));
         let registry = Arc::new(Self {
             pool,
+            listen_on,
             keys: RwLock::new(Arc::default()),
             last_reload: Mutex::new(Instant::now()),
             generation: watch::Sender::new(0),
@@ -213,7 +220,7 @@ impl KeyRegistry {
             // slot from the requests' pool nor keep that pool from closing.
             let own = PgPoolOptions::new()
                 .max_connections(1)
-                .connect_lazy_with(PgConnectOptions::clone(&self.pool.connect_options()));
+                .connect_lazy_with(self.listen_on.clone());
             let mut listener = PgListener::connect_with(&own).await?;
             listener.listen("compactd_keys").await?;
             Ok::<_, sqlx::Error>(listener)

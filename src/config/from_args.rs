@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use super::args::{LlmArgs, ProviderChoice, ReplayArgs, ServeArgs, SummaryArgs};
 use super::settings::{
-    AllowedHosts, BackgroundSettings, ConnectionLimits, Leases, LlmConfig, Provider, RetryPolicy, Settings,
-    SummaryConfig, Timeouts, Upstream,
+    AllowedHosts, BackgroundSettings, ConnectionLimits, DatabaseSettings, Leases, LlmConfig, Provider, RetryPolicy,
+    Settings, Standby, SummaryConfig, Timeouts, Upstream,
 };
 use crate::policy::PolicyConfig;
 use crate::policy::keep::HarnessPatterns;
@@ -43,6 +43,14 @@ impl TryFrom<&ServeArgs> for Settings {
             }),
             leases,
             allowed_hosts: args.allowed_hosts.clone(),
+            database: DatabaseSettings {
+                direct_url: args.database.session_url()?.map(str::to_owned),
+                standby: args
+                    .standby
+                    .read_database_url
+                    .clone()
+                    .map(|url| Standby::new(url, Duration::from_millis(args.standby.read_max_lag_ms))),
+            },
         })
     }
 }
@@ -111,6 +119,10 @@ impl Settings {
             leases: Leases::default(),
             // A replay's own service is reached on 127.0.0.1 only.
             allowed_hosts: AllowedHosts::default(),
+            database: DatabaseSettings {
+                direct_url: args.database.session_url()?.map(str::to_owned),
+                standby: None,
+            },
         })
     }
 }
@@ -174,7 +186,7 @@ mod tests {
     use clap::Parser;
 
     use super::*;
-    use crate::config::args::{Cli, Command, DatabaseArgs};
+    use crate::config::args::{Cli, Command, DatabaseArgs, Pooler};
     use crate::config::settings::DEFAULT_DAILY_TOKEN_BUDGET;
     use crate::policy::CacheLife;
 
@@ -316,7 +328,57 @@ mod tests {
         let args = DatabaseArgs {
             database_url: Some("postgres://u:secret@h/db".into()),
             data_dir: "d".into(),
+            database_pooler: Pooler::Transaction,
+            direct_database_url: Some("postgres://u:direct-secret@h/db".into()),
         };
         assert!(!format!("{args:?}").contains("secret"));
+        let cli = Cli::try_parse_from([
+            "compactd",
+            "--read-database-url",
+            "postgres://u:standby-secret@h/db",
+            "--direct-database-url",
+            "postgres://u:direct-secret@h/db",
+        ])
+        .unwrap();
+        let settings = Settings::try_from(&cli.serve).unwrap();
+        assert!(!format!("{cli:?}{settings:?}").contains("secret"));
+    }
+
+    #[test]
+    fn a_transaction_pooler_needs_a_direct_url() {
+        let pooled = ["compactd", "--database-pooler", "transaction"];
+        let cli = Cli::try_parse_from(pooled).unwrap();
+        let refused = Settings::try_from(&cli.serve).unwrap_err();
+        assert!(refused.contains("COMPACTD_DIRECT_DATABASE_URL"), "{refused}");
+        let direct =
+            Cli::try_parse_from([&pooled[..], &["--direct-database-url", "postgres://h/db"]].concat()).unwrap();
+        let settings = Settings::try_from(&direct.serve).unwrap();
+        assert_eq!(settings.database.direct_url.as_deref(), Some("postgres://h/db"));
+    }
+
+    #[test]
+    fn a_standby_is_measured_ten_times_within_the_lag_it_may_have() {
+        let cli = Cli::try_parse_from([
+            "compactd",
+            "--read-database-url",
+            "postgres://s/db",
+            "--read-max-lag-ms",
+            "500",
+        ])
+        .unwrap();
+        let standby = Settings::try_from(&cli.serve).unwrap().database.standby.unwrap();
+        assert_eq!(
+            (standby.max_lag, standby.probe_every),
+            (
+                std::time::Duration::from_millis(500),
+                std::time::Duration::from_millis(50)
+            )
+        );
+        let slow = Standby::new("postgres://s/db".into(), std::time::Duration::from_secs(60));
+        assert_eq!(
+            slow.probe_every,
+            std::time::Duration::from_secs(1),
+            "at least once a second"
+        );
     }
 }

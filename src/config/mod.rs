@@ -8,12 +8,12 @@ mod policy_args;
 mod settings;
 
 pub use args::{
-    Cli, Command, DatabaseArgs, HookArgs, KeysAction, LlmArgs, LogFormat, ProviderChoice, ReplayArgs, ServeArgs,
-    SummaryArgs, TenantsAction,
+    Cli, Command, DatabaseArgs, HookArgs, KeysAction, LlmArgs, LogFormat, Pooler, ProviderChoice, ReplayArgs,
+    ServeArgs, StandbyArgs, SummaryArgs, TenantsAction,
 };
 pub use from_args::Invalid;
 pub use policy_args::PolicyArgs;
 pub use settings::{
-    AllowedHosts, BackgroundSettings, ConnectionLimits, DEFAULT_DAILY_TOKEN_BUDGET, DEFAULT_SUMMARY_MAX_TOKENS, Leases,
-    LlmConfig, Provider, RetryPolicy, Settings, SummaryConfig, Timeouts, Upstream,
+    AllowedHosts, BackgroundSettings, ConnectionLimits, DEFAULT_DAILY_TOKEN_BUDGET, DEFAULT_SUMMARY_MAX_TOKENS,
+    DatabaseSettings, Leases, LlmConfig, Provider, RetryPolicy, Settings, Standby, SummaryConfig, Timeouts, Upstream,
 };

@@ -38,6 +38,51 @@ pub struct Settings {
     pub leases: Leases,
     /// The names the service answers to.
     pub allowed_hosts: AllowedHosts,
+    /// Where migrations, LISTEN and the fleet's reads go, when not to the pool's database.
+    pub database: DatabaseSettings,
+}
+
+/// The databases besides the pool's own: Postgres itself past a pooler, and
+/// a streaming standby. URLs, parsed when the service starts.
+#[derive(Clone, Default)]
+pub struct DatabaseSettings {
+    /// Migrations and LISTEN go here instead of the pool's database.
+    pub direct_url: Option<String>,
+    /// The fleet's reads go here while it keeps up.
+    pub standby: Option<Standby>,
+}
+
+/// A streaming standby for the fleet's reads.
+#[derive(Clone)]
+pub struct Standby {
+    pub url: String,
+    /// Past this behind the primary, the fleet's reads go to the primary.
+    pub max_lag: Duration,
+    /// How often the standby's lag is measured.
+    pub probe_every: Duration,
+}
+
+impl Standby {
+    /// A standby `max_lag` may lag, measured ten times within it (at most
+    /// once a second: a lag is only seen to pass `max_lag` that much late).
+    pub fn new(url: String, max_lag: Duration) -> Self {
+        let probe_every = (max_lag / 10).clamp(Duration::from_millis(10), Duration::from_secs(1));
+        Self {
+            url,
+            max_lag,
+            probe_every,
+        }
+    }
+}
+
+/// URLs may carry passwords: never printed.
+impl std::fmt::Debug for DatabaseSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatabaseSettings")
+            .field("direct_url", &self.direct_url.as_ref().map(|_| "[redacted]"))
+            .field("standby", &self.standby.as_ref().map(|s| ("[redacted]", s.max_lag)))
+            .finish()
+    }
 }
 
 /// The names the service answers to besides loopback ones (`localhost`,

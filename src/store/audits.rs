@@ -11,6 +11,7 @@ use super::StoreResult;
 use super::events::EventKind;
 use super::lease::free;
 use super::scoring::append_event;
+use super::statements;
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::audit::{AuditConfig, LiveTurn};
 use crate::records::Critical;
@@ -47,7 +48,7 @@ pub(crate) async fn claim(
     reads_chars: usize,
 ) -> StoreResult<Option<Claimed>> {
     let mut tx = conn.begin().await?;
-    let row = sqlx::query(concat!(
+    let row = statements::query(concat!(
         "UPDATE conversations c SET audit_claimed_at = now()
           WHERE tenant = $1 AND conversation_id = $2 AND ",
         free!("audit_claimed_at", "3"),
@@ -70,7 +71,7 @@ pub(crate) async fn claim(
     let Some(row) = row else { return Ok(None) };
     let critical: serde_json::Value = row.try_get("critical")?;
     let critical = serde_json::from_value(critical).unwrap_or_default();
-    let to_rescore: Vec<i64> = sqlx::query_scalar(concat!(
+    let to_rescore: Vec<i64> = statements::query_scalar(concat!(
         "UPDATE turns SET score_claimed_at = now()
           WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted
             AND ((score IS NULL AND ",
@@ -83,7 +84,7 @@ pub(crate) async fn claim(
     .bind(abandoned_after)
     .fetch_all(&mut *tx)
     .await?;
-    let live = sqlx::query(
+    let live = statements::query(
         "SELECT seq, score, left(user_text, $3) AS user_text, left(assistant_text, $3) AS assistant_text FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted ORDER BY seq",
     )
@@ -133,7 +134,7 @@ pub(crate) async fn finish(conn: &mut PgConnection, claimed: &Claimed, outcome: 
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
     for (seq, score) in &outcome.scores {
-        sqlx::query(
+        statements::query(
             "UPDATE turns SET score = $4, score_source = 'audit', scored_at = now(), score_claimed_at = NULL,
                               score_failed = false
               WHERE tenant = $1 AND conversation_id = $2 AND seq = $3",
@@ -146,7 +147,7 @@ pub(crate) async fn finish(conn: &mut PgConnection, claimed: &Claimed, outcome: 
         .await?;
     }
     release_turns(&mut tx, claimed).await?;
-    sqlx::query("UPDATE turns SET evicted = true WHERE tenant = $1 AND conversation_id = $2 AND seq = ANY($3)")
+    statements::query("UPDATE turns SET evicted = true WHERE tenant = $1 AND conversation_id = $2 AND seq = ANY($3)")
         .bind(&claimed.tenant)
         .bind(&claimed.conversation_id)
         .bind(&outcome.evicted)
@@ -156,7 +157,7 @@ pub(crate) async fn finish(conn: &mut PgConnection, claimed: &Claimed, outcome: 
         Some((text, seq)) => (Some(text.clone()), *seq),
         None => (claimed.memory.clone(), claimed.memory_turn_seq),
     };
-    sqlx::query(
+    statements::query(
         "UPDATE conversations SET critical = $3, memory = $4, memory_turn_seq = $5, audited_turn_seq = $6,
                                   audit_claimed_at = NULL, audit_attempted_at = NULL
           WHERE tenant = $1 AND conversation_id = $2",
@@ -194,7 +195,7 @@ pub(crate) async fn give_up(conn: &mut PgConnection, claimed: &Claimed, reason: 
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
     release_turns(&mut tx, claimed).await?;
-    sqlx::query(
+    statements::query(
         "UPDATE conversations SET audit_claimed_at = NULL, audit_attempted_at = now()
           WHERE tenant = $1 AND conversation_id = $2",
     )
@@ -215,7 +216,7 @@ pub(crate) async fn give_up(conn: &mut PgConnection, claimed: &Claimed, reason: 
 }
 
 async fn release_turns(tx: &mut sqlx::PgConnection, claimed: &Claimed) -> StoreResult<()> {
-    sqlx::query(
+    statements::query(
         "UPDATE turns SET score_claimed_at = NULL WHERE tenant = $1 AND conversation_id = $2 AND seq = ANY($3)",
     )
     .bind(&claimed.tenant)

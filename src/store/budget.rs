@@ -3,6 +3,7 @@
 use chrono::NaiveDate;
 use sqlx::PgConnection;
 
+use super::statements::{self, on};
 use super::{StoreResult, count_of, db_count};
 use crate::domain::TenantId;
 
@@ -10,12 +11,12 @@ use crate::domain::TenantId;
 /// those held for calls running now.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn spent_today(conn: &mut PgConnection, tenant: &TenantId) -> StoreResult<u64> {
-    let spent: Option<i64> = sqlx::query_scalar(
+    let spent: Option<i64> = statements::query_scalar(
         "SELECT input_tokens + output_tokens + reserved_tokens FROM upstream_usage
           WHERE tenant = $1 AND day = (now() AT TIME ZONE 'UTC')::date",
     )
     .bind(tenant.as_str())
-    .fetch_optional(&mut *conn)
+    .fetch_optional(on(&mut *conn))
     .await?;
     Ok(spent.map_or(0, count_of))
 }
@@ -30,7 +31,7 @@ pub(crate) async fn reserve(
     tokens: u64,
     daily: u64,
 ) -> StoreResult<Option<NaiveDate>> {
-    let held: Option<NaiveDate> = sqlx::query_scalar(
+    let held: Option<NaiveDate> = statements::query_scalar(
         "INSERT INTO upstream_usage AS u (tenant, day, reserved_tokens)
          VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2)
          ON CONFLICT (tenant, day) DO UPDATE
@@ -41,7 +42,7 @@ pub(crate) async fn reserve(
     .bind(tenant.as_str())
     .bind(db_count(tokens))
     .bind(db_count(daily))
-    .fetch_optional(&mut *conn)
+    .fetch_optional(on(&mut *conn))
     .await?;
     // A first call of the day is held whatever its size: nothing is spent yet.
     Ok(held)
@@ -58,18 +59,18 @@ pub(crate) async fn settle(
     calls: u64,
 ) -> StoreResult<()> {
     if let Some((day, tokens)) = held {
-        sqlx::query(
+        statements::query(
             "UPDATE upstream_usage SET reserved_tokens = greatest(reserved_tokens - $3, 0)
               WHERE tenant = $1 AND day = $2",
         )
         .bind(tenant.as_str())
         .bind(day)
         .bind(db_count(tokens))
-        .execute(&mut *conn)
+        .execute(on(&mut *conn))
         .await?;
     }
     if calls > 0 || input > 0 || output > 0 {
-        sqlx::query(
+        statements::query(
             "INSERT INTO upstream_usage AS u (tenant, day, input_tokens, output_tokens, calls)
              VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2, $3, $4)
              ON CONFLICT (tenant, day) DO UPDATE
@@ -81,7 +82,7 @@ pub(crate) async fn settle(
         .bind(db_count(input))
         .bind(db_count(output))
         .bind(db_count(calls))
-        .execute(&mut *conn)
+        .execute(on(&mut *conn))
         .await?;
     }
     Ok(())

@@ -12,6 +12,7 @@ use super::events::EventKind;
 use super::lease::free;
 use super::ledger::recorded;
 use super::state::{STATE_COLUMNS, bind_state};
+use super::statements::{self, on};
 use super::{StoreResult, db_count};
 use crate::domain::{ConversationId, HarnessName, TenantId};
 use crate::policy::Writer;
@@ -36,7 +37,7 @@ pub(crate) async fn claim(
     id: &ConversationId,
     stale_after: Duration,
 ) -> StoreResult<Result<(StoredConversation, DateTime<Utc>), Unclaimed>> {
-    let claimed = sqlx::query(concat!(
+    let claimed = statements::query(concat!(
         "UPDATE conversations SET compacting_since = now()
           WHERE tenant = $1 AND conversation_id = $2 AND ",
         free!("compacting_since", "3"),
@@ -45,18 +46,19 @@ pub(crate) async fn claim(
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(stale_after)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(on(&mut *conn))
     .await?;
     if let Some(row) = claimed {
         let since: DateTime<Utc> = row.try_get("compacting_since")?;
         return Ok(Ok((StoredConversation::from_row(&row)?, since)));
     }
-    let exists: bool =
-        sqlx::query_scalar("SELECT EXISTS (SELECT FROM conversations WHERE tenant = $1 AND conversation_id = $2)")
-            .bind(tenant.as_str())
-            .bind(id.as_str())
-            .fetch_one(&mut *conn)
-            .await?;
+    let exists: bool = statements::query_scalar(
+        "SELECT EXISTS (SELECT FROM conversations WHERE tenant = $1 AND conversation_id = $2)",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .fetch_one(on(&mut *conn))
+    .await?;
     Ok(Err(if exists { Unclaimed::Busy } else { Unclaimed::Missing }))
 }
 
@@ -69,14 +71,14 @@ pub(crate) async fn release(
     id: &ConversationId,
     since: DateTime<Utc>,
 ) -> StoreResult<()> {
-    sqlx::query(
+    statements::query(
         "UPDATE conversations SET compacting_since = NULL
           WHERE tenant = $1 AND conversation_id = $2 AND compacting_since = $3",
     )
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(since)
-    .execute(&mut *conn)
+    .execute(on(&mut *conn))
     .await?;
     Ok(())
 }
@@ -186,7 +188,7 @@ async fn write_state(
     applied: &Applied,
 ) -> StoreResult<StoredConversation> {
     let updated = bind_state(
-        sqlx::query(&format!(
+        statements::query(&format!(
             "UPDATE conversations SET ({STATE_COLUMNS}) = ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20),
                     summary = $21, summary_seq = $22, boundary_turn_seq = $23, last_compaction_seq = $24,
                     pending_decision = CASE WHEN $25 THEN NULL ELSE pending_decision END,
@@ -218,7 +220,7 @@ async fn insert(
     seq: i64,
     attempt: &Attempt,
 ) -> StoreResult<Recorded> {
-    let ledger = sqlx::query(
+    let ledger = statements::query(
         "INSERT INTO compactions (tenant, conversation_id, seq, at, trigger, by_host, idle, summarizer, model,
                 tokens_before, tokens_after, tokens_saved, percent_saved, total_messages, user_messages,
                 assistant_messages, tool_messages, kept_from, duration_ms, upstream_input_tokens,
@@ -275,7 +277,7 @@ async fn announce(
     attempt: &Attempt,
     ledger: &Recorded,
 ) -> StoreResult<()> {
-    sqlx::query(&format!(
+    statements::query(&format!(
         "WITH e AS (
            INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
            VALUES ($1, $2, $3, $4, '{}', $5)

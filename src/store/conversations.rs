@@ -10,6 +10,7 @@ use sqlx::PgConnection;
 use sqlx::types::Json;
 
 use super::events::EventKind;
+use super::statements::{self, on};
 use super::transitions::{END_TURN, RECORD_USAGE, bind_fresh};
 use super::{StoreResult, db_count};
 use crate::domain::{ConversationId, TenantId};
@@ -51,7 +52,7 @@ pub(crate) async fn record_usage(
         .bind(config.observe_max_gap)
         .bind(report.context_pressure_tokens.map(db_count))
         .bind(payload)
-        .fetch_one(&mut *conn)
+        .fetch_one(on(&mut *conn))
         .await?;
     StoredConversation::from_row(&row)
 }
@@ -82,7 +83,7 @@ pub(crate) async fn end_turn(
         .bind(text.user)
         .bind(text.assistant)
         .bind(payload)
-        .fetch_one(&mut *conn)
+        .fetch_one(on(&mut *conn))
         .await?;
     let stored = StoredConversation::from_row(&row)?;
     let turn_id = stores_turn.then_some(stored.last_turn_seq);
@@ -96,10 +97,10 @@ pub(crate) async fn find(
     tenant: &TenantId,
     id: &ConversationId,
 ) -> StoreResult<Option<StoredConversation>> {
-    let row = sqlx::query("SELECT * FROM conversations WHERE tenant = $1 AND conversation_id = $2")
+    let row = statements::query("SELECT * FROM conversations WHERE tenant = $1 AND conversation_id = $2")
         .bind(tenant.as_str())
         .bind(id.as_str())
-        .fetch_optional(&mut *conn)
+        .fetch_optional(on(&mut *conn))
         .await?;
     row.as_ref().map(StoredConversation::from_row).transpose()
 }
@@ -111,10 +112,10 @@ pub(crate) async fn lock(
     tenant: &TenantId,
     id: &ConversationId,
 ) -> StoreResult<Option<StoredConversation>> {
-    let row = sqlx::query("SELECT * FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
+    let row = statements::query("SELECT * FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
         .bind(tenant.as_str())
         .bind(id.as_str())
-        .fetch_optional(&mut *conn)
+        .fetch_optional(on(&mut *conn))
         .await?;
     row.as_ref().map(StoredConversation::from_row).transpose()
 }
@@ -147,12 +148,12 @@ pub(crate) async fn record_decision(
     at: DateTime<Utc>,
     decision: &PendingDecision,
 ) -> StoreResult<Option<i64>> {
-    let seq = sqlx::query_scalar(&RECORD_DECISION)
+    let seq = statements::query_scalar(&RECORD_DECISION)
         .bind(tenant.as_str())
         .bind(id.as_str())
         .bind(at)
         .bind(Json(decision))
-        .fetch_optional(&mut *conn)
+        .fetch_optional(on(&mut *conn))
         .await?;
     Ok(seq)
 }
@@ -182,12 +183,12 @@ pub(crate) async fn newest(
 ) -> StoreResult<Vec<Listed>> {
     const COLUMNS: &str = "conversation_id, created_at, last_turn_at, last_turn_seq, compactions, used, size, predecessor_id, successor_id";
     let rows = if prefix.is_empty() {
-        sqlx::query_as::<_, Listed>(&format!(
+        statements::query_as::<Listed>(&format!(
             "SELECT {COLUMNS} FROM conversations WHERE tenant = $1 ORDER BY created_at DESC, conversation_id LIMIT $2"
         ))
         .bind(tenant.as_str())
         .bind(limit)
-        .fetch_all(&mut *conn)
+        .fetch_all(on(&mut *conn))
         .await?
     } else {
         // Every id with the prefix lies in [prefix, past): one index range
@@ -196,7 +197,7 @@ pub(crate) async fn newest(
             Some(past) => ("AND conversation_id COLLATE \"C\" < $3", past),
             None => ("AND $3 = ''", String::new()),
         };
-        sqlx::query_as::<_, Listed>(&format!(
+        statements::query_as::<Listed>(&format!(
             "SELECT {COLUMNS} FROM conversations
              WHERE tenant = $1 AND conversation_id COLLATE \"C\" >= $2 {bound}
              ORDER BY created_at DESC, conversation_id LIMIT $4"
@@ -205,7 +206,7 @@ pub(crate) async fn newest(
         .bind(prefix)
         .bind(past)
         .bind(limit)
-        .fetch_all(&mut *conn)
+        .fetch_all(on(&mut *conn))
         .await?
     };
     Ok(rows)

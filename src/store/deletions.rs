@@ -17,6 +17,7 @@ use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
 use super::events::{self, EventKind};
+use super::statements::{self, on};
 use crate::domain::{ConversationId, TenantId};
 
 /// How a deletion was asked for, as its audit line says.
@@ -79,10 +80,10 @@ pub(crate) async fn lock(
     } else {
         "doomed(id) AS (SELECT unnest($2::text[]))".to_owned()
     };
-    let rows = sqlx::query(&lock_doomed_and_near(&doomed))
+    let rows = statements::query(&lock_doomed_and_near(&doomed))
         .bind(tenant.as_str())
         .bind([id.as_str()])
-        .fetch_all(&mut *conn)
+        .fetch_all(on(&mut *conn))
         .await?;
     doomed_of(&rows)
 }
@@ -94,19 +95,19 @@ pub(crate) async fn lock(
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn erase(conn: &mut PgConnection, tenant: &TenantId, ids: &[String]) -> StoreResult<Erased> {
     // Before the links go: what is linked to them now.
-    let lineage: Vec<String> = sqlx::query_scalar(&format!(
+    let lineage: Vec<String> = statements::query_scalar(&format!(
         "WITH RECURSIVE {LINEAGE} SELECT id FROM lineage WHERE NOT id = ANY($2)"
     ))
     .bind(tenant.as_str())
     .bind(ids)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     let mut erased = Erased::default();
     let mut run = async |sql: &str| -> StoreResult<u64> {
-        let done = sqlx::query(sql)
+        let done = statements::query(sql)
             .bind(tenant.as_str())
             .bind(ids)
-            .execute(&mut *conn)
+            .execute(on(&mut *conn))
             .await?;
         Ok(done.rows_affected())
     };
@@ -172,11 +173,11 @@ async fn forget_in(conn: &mut PgConnection, tenant: &TenantId, ids: &[String], l
             .to_owned(),
     ];
     for sql in &statements {
-        sqlx::query(sql)
+        statements::query(sql)
             .bind(tenant.as_str())
             .bind(ids)
             .bind(lineage)
-            .execute(&mut *conn)
+            .execute(on(&mut *conn))
             .await?;
     }
     Ok(())
@@ -247,7 +248,7 @@ pub(crate) async fn record(
         erased.compactions,
     ]
     .map(super::db_count);
-    sqlx::query(
+    statements::query(
         "INSERT INTO deletions (tenant, kind, key_id, conversation_hashes, conversations, turns, events, keep_items,
                                 preparations, idempotency_keys, compactions)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
@@ -263,7 +264,7 @@ pub(crate) async fn record(
     .bind(counts[4])
     .bind(counts[5])
     .bind(counts[6])
-    .execute(&mut *conn)
+    .execute(on(&mut *conn))
     .await?;
     announce(conn, tenant, kind.as_str()).await
 }
@@ -272,9 +273,9 @@ pub(crate) async fn record(
 /// `tenant` deleted something (`tenant/deleted/what`): what waits for a
 /// deletion done in the background listens there.
 pub(crate) async fn announce(conn: &mut PgConnection, tenant: &TenantId, what: &str) -> StoreResult<()> {
-    sqlx::query("SELECT pg_notify('compactd_background', $1)")
+    statements::query("SELECT pg_notify('compactd_background', $1)")
         .bind(format!("{tenant}/deleted/{what}"))
-        .execute(&mut *conn)
+        .execute(on(&mut *conn))
         .await?;
     Ok(())
 }
@@ -282,12 +283,12 @@ pub(crate) async fn announce(conn: &mut PgConnection, tenant: &TenantId, what: &
 /// Whether the tenant deleted a conversation with this id before.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn was_deleted(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<bool> {
-    let found: bool = sqlx::query_scalar(
+    let found: bool = statements::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM deletions WHERE tenant = $1 AND conversation_hashes @> ARRAY[$2::bytea])",
     )
     .bind(tenant.as_str())
     .bind(id_hash(id.as_str()))
-    .fetch_one(&mut *conn)
+    .fetch_one(on(&mut *conn))
     .await?;
     Ok(found)
 }

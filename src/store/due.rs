@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
+use super::statements::{self, on};
 use super::{StoreResult, db_count};
 use crate::domain::TenantId;
 use crate::policy::{CacheLife, PolicyConfig};
@@ -29,7 +30,7 @@ pub(crate) async fn idle_candidates(
     limit: i64,
 ) -> StoreResult<Vec<StoredConversation>> {
     let hour = CacheLife::OneHour.duration();
-    let rows = sqlx::query(
+    let rows = statements::query(
         "SELECT * FROM conversations
                     WHERE ($1::text IS NULL OR tenant = $1)
             AND last_turn_at > $2 AND last_turn_at <= $3
@@ -47,7 +48,7 @@ pub(crate) async fn idle_candidates(
     .bind(after.map(|p| p.last_turn_at))
     .bind(after.map(|p| p.conversation_id.as_str()))
     .bind(limit)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     rows.iter().map(StoredConversation::from_row).collect()
 }
@@ -63,7 +64,7 @@ pub(crate) async fn next_message_candidates(
     after: Option<&Position>,
     limit: i64,
 ) -> StoreResult<Vec<StoredConversation>> {
-    let rows = sqlx::query(
+    let rows = statements::query(
         "SELECT * FROM conversations
           WHERE tenant = $1
             AND last_turn_at IS NOT NULL AND NOT rollover_declined
@@ -85,7 +86,7 @@ pub(crate) async fn next_message_candidates(
     .bind(after.map(|p| p.last_turn_at))
     .bind(after.map(|p| p.conversation_id.as_str()))
     .bind(limit)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     rows.iter().map(StoredConversation::from_row).collect()
 }

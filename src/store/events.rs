@@ -12,6 +12,7 @@ use serde_json::Value;
 use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
+use super::statements::{self, on};
 use crate::domain::{ConversationId, TenantId};
 
 /// What an entry of the log records: every kind written, named once (the
@@ -103,7 +104,7 @@ pub(crate) async fn list(
     after: i64,
     limit: i64,
 ) -> StoreResult<Vec<Event>> {
-    let rows = sqlx::query(
+    let rows = statements::query(
         "SELECT seq, at, kind, payload, recorded_at FROM events
           WHERE tenant = $1 AND conversation_id = $2 AND seq > $3
           ORDER BY seq LIMIT $4",
@@ -112,7 +113,7 @@ pub(crate) async fn list(
     .bind(id.as_str())
     .bind(after)
     .bind(limit)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     rows.iter()
         .map(|row| {
@@ -135,7 +136,7 @@ pub(crate) async fn used_reported_since_compaction(
     tenant: &TenantId,
     id: &ConversationId,
 ) -> StoreResult<Option<u64>> {
-    let used: Option<i64> = sqlx::query_scalar(&format!(
+    let used: Option<i64> = statements::query_scalar(&format!(
         "SELECT (payload->>'used')::bigint FROM events
           WHERE tenant = $1 AND conversation_id = $2 AND kind = '{usage}'
             AND seq > coalesce((SELECT max(seq) FROM events
@@ -147,7 +148,7 @@ pub(crate) async fn used_reported_since_compaction(
     ))
     .bind(tenant.as_str())
     .bind(id.as_str())
-    .fetch_optional(conn)
+    .fetch_optional(on(conn))
     .await?
     .flatten();
     Ok(used.and_then(|used| u64::try_from(used).ok()).filter(|used| *used > 0))

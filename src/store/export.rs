@@ -7,6 +7,7 @@
 use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
+use super::statements::{self, on};
 use crate::domain::{ConversationId, TenantId};
 
 /// A part of the export holding many rows, read in pages by its `seq`.
@@ -59,12 +60,13 @@ pub(crate) async fn conversation(
     tenant: &TenantId,
     id: &ConversationId,
 ) -> StoreResult<Option<String>> {
-    let row: Option<String> =
-        sqlx::query_scalar("SELECT to_jsonb(c)::text FROM conversations c WHERE tenant = $1 AND conversation_id = $2")
-            .bind(tenant.as_str())
-            .bind(id.as_str())
-            .fetch_optional(&mut *conn)
-            .await?;
+    let row: Option<String> = statements::query_scalar(
+        "SELECT to_jsonb(c)::text FROM conversations c WHERE tenant = $1 AND conversation_id = $2",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .fetch_optional(on(&mut *conn))
+    .await?;
     Ok(row)
 }
 
@@ -78,12 +80,12 @@ pub(crate) async fn page(
     after: i64,
     limit: i64,
 ) -> StoreResult<Vec<(i64, String)>> {
-    let rows = sqlx::query(part.page_sql())
+    let rows = statements::query(part.page_sql())
         .bind(tenant.as_str())
         .bind(id.as_str())
         .bind(after)
         .bind(limit)
-        .fetch_all(&mut *conn)
+        .fetch_all(on(&mut *conn))
         .await?;
     Ok(rows
         .iter()
@@ -98,12 +100,12 @@ pub(crate) async fn keep_items(
     tenant: &TenantId,
     id: &ConversationId,
 ) -> StoreResult<Vec<String>> {
-    let rows: Vec<String> = sqlx::query_scalar(
+    let rows: Vec<String> = statements::query_scalar(
         "SELECT to_jsonb(k)::text FROM keep_items k WHERE tenant = $1 AND conversation_id = $2 ORDER BY first_tick, kind, key",
     )
     .bind(tenant.as_str())
     .bind(id.as_str())
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     Ok(rows)
 }

@@ -8,6 +8,7 @@ use sqlx::{Connection, PgConnection};
 use super::StoreResult;
 use super::events::EventKind;
 use super::state::{STATE_COLUMNS, bind_state};
+use super::statements::{self, on};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::Conversation;
 use crate::records::StoredConversation;
@@ -45,7 +46,7 @@ pub(crate) async fn decline(
         declined = EventKind::RolloverDeclined
     );
     let row = bind_state(
-        sqlx::query(&sql).bind(tenant.as_str()).bind(id.as_str()).bind(at),
+        statements::query(&sql).bind(tenant.as_str()).bind(id.as_str()).bind(at),
         state,
     )
     .fetch_one(&mut *tx)
@@ -66,7 +67,7 @@ pub(crate) async fn roll_over(
     bookmark: Option<&str>,
 ) -> StoreResult<Result<StoredConversation, NotRolled>> {
     let mut tx = conn.begin().await?;
-    let exists = sqlx::query("SELECT 1 FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
+    let exists = statements::query("SELECT 1 FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
         .bind(tenant.as_str())
         .bind(id.as_str())
         .fetch_optional(&mut *tx)
@@ -76,7 +77,7 @@ pub(crate) async fn roll_over(
     }
     let fresh = Conversation::new(at);
     let created = bind_state(
-        sqlx::query(&format!(
+        statements::query(&format!(
             "INSERT INTO conversations (tenant, conversation_id, {STATE_COLUMNS}, predecessor_id, last_event_seq, last_turn_seq)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, 1, 0)
              ON CONFLICT (tenant, conversation_id) DO NOTHING
@@ -90,7 +91,7 @@ pub(crate) async fn roll_over(
     .fetch_optional(&mut *tx)
     .await?;
     if created.is_some() {
-        sqlx::query(&format!(
+        statements::query(&format!(
             "INSERT INTO events (tenant, conversation_id, seq, at, kind, payload) VALUES ($1, $2, 1, $3, '{}', $4)",
             EventKind::Handoff
         ))
@@ -101,17 +102,18 @@ pub(crate) async fn roll_over(
         .execute(&mut *tx)
         .await?;
     } else {
-        let predecessor: Option<String> =
-            sqlx::query_scalar("SELECT predecessor_id FROM conversations WHERE tenant = $1 AND conversation_id = $2")
-                .bind(tenant.as_str())
-                .bind(successor.as_str())
-                .fetch_one(&mut *tx)
-                .await?;
+        let predecessor: Option<String> = statements::query_scalar(
+            "SELECT predecessor_id FROM conversations WHERE tenant = $1 AND conversation_id = $2",
+        )
+        .bind(tenant.as_str())
+        .bind(successor.as_str())
+        .fetch_one(&mut *tx)
+        .await?;
         if predecessor.as_deref() != Some(id.as_str()) {
             return Ok(Err(NotRolled::SuccessorTaken));
         }
     }
-    let row = sqlx::query(&format!(
+    let row = statements::query(&format!(
         "WITH c AS (
            UPDATE conversations SET successor_id = $3, last_event_seq = last_event_seq + 1, updated_at = now()
             WHERE tenant = $1 AND conversation_id = $2
@@ -150,7 +152,7 @@ pub(crate) async fn recorded(
     id: &ConversationId,
     successor: &str,
 ) -> StoreResult<Option<Recorded>> {
-    let row: Option<(Option<String>, Option<String>)> = sqlx::query_as(&format!(
+    let row: Option<(Option<String>, Option<String>)> = statements::query_as(&format!(
         "SELECT payload->>'text', payload->>'bookmark' FROM events
           WHERE tenant = $1 AND conversation_id = $2 AND kind = '{}'
             AND payload->>'role' = 'predecessor' AND payload->>'successor_id' = $3
@@ -160,7 +162,7 @@ pub(crate) async fn recorded(
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(successor)
-    .fetch_optional(conn)
+    .fetch_optional(on(conn))
     .await?;
     Ok(row.map(|(text, bookmark)| Recorded { text, bookmark }))
 }

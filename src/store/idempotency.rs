@@ -19,6 +19,7 @@ use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
 use super::lease::lapsed;
+use super::statements::{self, on};
 use crate::domain::TenantId;
 
 /// How long a key's answer is kept; the spec asks for at least a day.
@@ -71,7 +72,7 @@ pub async fn begin(
 ) -> StoreResult<Claim> {
     // The key's row is its lease, stamped `created_at`; an answer kept past
     // its retention is forgotten like an abandoned claim.
-    let claimed = sqlx::query(concat!(
+    let claimed = statements::query(concat!(
         "INSERT INTO idempotency_keys AS k (tenant, key, fingerprint, status, body, claim, conversation_id)
          VALUES ($1, $2, $3, NULL, NULL, $6, $7)
          ON CONFLICT (tenant, key) DO UPDATE
@@ -90,16 +91,17 @@ pub async fn begin(
     .bind(lapsed_after)
     .bind(token.as_bytes())
     .bind(conversation)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(on(&mut *conn))
     .await?;
     if claimed.is_some() {
         return Ok(Claim::Fresh);
     }
-    let row = sqlx::query("SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = $1 AND key = $2")
-        .bind(tenant.as_str())
-        .bind(key)
-        .fetch_optional(&mut *conn)
-        .await?;
+    let row =
+        statements::query("SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = $1 AND key = $2")
+            .bind(tenant.as_str())
+            .bind(key)
+            .fetch_optional(on(&mut *conn))
+            .await?;
     // Gone between the two statements (abandoned and swept): a retry will claim it.
     let Some(row) = row else { return Ok(Claim::InFlight) };
     let stored: Vec<u8> = row.try_get("fingerprint")?;
@@ -129,7 +131,7 @@ pub(crate) async fn finish(
     status: u16,
     body: &[u8],
 ) -> StoreResult<bool> {
-    let done = sqlx::query(
+    let done = statements::query(
         "UPDATE idempotency_keys SET status = $4, body = $5
           WHERE tenant = $1 AND key = $2 AND claim = $3 AND status IS NULL",
     )
@@ -147,11 +149,11 @@ pub(crate) async fn finish(
 /// request could not tell), so a retry may run at once.
 #[tracing::instrument(level = "debug", skip_all)]
 pub async fn abandon(conn: &mut PgConnection, tenant: &TenantId, key: &str, token: ClaimToken) -> StoreResult<()> {
-    sqlx::query("DELETE FROM idempotency_keys WHERE tenant = $1 AND key = $2 AND claim = $3 AND status IS NULL")
+    statements::query("DELETE FROM idempotency_keys WHERE tenant = $1 AND key = $2 AND claim = $3 AND status IS NULL")
         .bind(tenant.as_str())
         .bind(key)
         .bind(token.as_bytes())
-        .execute(&mut *conn)
+        .execute(on(&mut *conn))
         .await?;
     Ok(())
 }
@@ -159,12 +161,12 @@ pub async fn abandon(conn: &mut PgConnection, tenant: &TenantId, key: &str, toke
 /// Forgets answers past their retention; answers how many.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn sweep(conn: &mut PgConnection) -> StoreResult<u64> {
-    let done = sqlx::query(concat!(
+    let done = statements::query(concat!(
         "DELETE FROM idempotency_keys WHERE ",
         lapsed!("created_at", "1")
     ))
     .bind(RETENTION)
-    .execute(&mut *conn)
+    .execute(on(&mut *conn))
     .await?;
     Ok(done.rows_affected())
 }

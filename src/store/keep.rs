@@ -8,6 +8,7 @@ use sqlx::postgres::PgRow;
 use sqlx::types::Json;
 use sqlx::{PgConnection, Row};
 
+use super::statements::{self, on};
 use super::{StoreResult, count_of, db_count};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::{KeepFigures, KeepItem, KeepKind, KeepSet, KindFigures, Place, Sources};
@@ -32,12 +33,13 @@ pub(crate) struct Marks {
 /// The conversation's keep marks (the default for one that does not exist).
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn marks(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<Marks> {
-    let row =
-        sqlx::query("SELECT keep_turn_seq, keep_clock FROM conversations WHERE tenant = $1 AND conversation_id = $2")
-            .bind(tenant.as_str())
-            .bind(id.as_str())
-            .fetch_optional(&mut *conn)
-            .await?;
+    let row = statements::query(
+        "SELECT keep_turn_seq, keep_clock FROM conversations WHERE tenant = $1 AND conversation_id = $2",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .fetch_optional(on(&mut *conn))
+    .await?;
     Ok(match row {
         Some(row) => Marks {
             turns_read: row.try_get("keep_turn_seq")?,
@@ -75,23 +77,24 @@ fn item(row: &PgRow) -> StoreResult<KeepItem> {
 /// The conversation's keep set (empty for one that has none yet).
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn load(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<StoredKeep> {
-    let marks =
-        sqlx::query("SELECT keep_turn_seq, keep_clock FROM conversations WHERE tenant = $1 AND conversation_id = $2")
-            .bind(tenant.as_str())
-            .bind(id.as_str())
-            .fetch_optional(&mut *conn)
-            .await?;
+    let marks = statements::query(
+        "SELECT keep_turn_seq, keep_clock FROM conversations WHERE tenant = $1 AND conversation_id = $2",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .fetch_optional(on(&mut *conn))
+    .await?;
     let Some(marks) = marks else {
         return Ok(StoredKeep::default());
     };
-    let rows = sqlx::query(
+    let rows = statements::query(
         "SELECT kind, text, source, sources, first_seen, last_seen, first_tick, last_tick, times_seen
            FROM keep_items WHERE tenant = $1 AND conversation_id = $2
           ORDER BY first_tick, kind, key",
     )
     .bind(tenant.as_str())
     .bind(id.as_str())
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     let items = rows.iter().map(item).collect::<StoreResult<Vec<_>>>()?;
     let clock: i64 = marks.try_get("keep_clock")?;
@@ -119,7 +122,7 @@ pub(crate) async fn save(
             .iter()
             .map(|(kind, text)| (kind.as_str(), key(*kind, text)))
             .unzip();
-        sqlx::query(
+        statements::query(
             "DELETE FROM keep_items WHERE tenant = $1 AND conversation_id = $2
                 AND (kind, key) IN (SELECT * FROM UNNEST($3::text[], $4::bytea[]))",
         )
@@ -127,14 +130,14 @@ pub(crate) async fn save(
         .bind(id.as_str())
         .bind(&kinds)
         .bind(&keys)
-        .execute(&mut *conn)
+        .execute(on(&mut *conn))
         .await?;
     }
     let changed: Vec<&KeepItem> = set.changed().collect();
     if !changed.is_empty() {
         let column = |f: &dyn Fn(&KeepItem) -> String| changed.iter().map(|i| f(i)).collect::<Vec<String>>();
         let ticks = |f: &dyn Fn(&KeepItem) -> u64| changed.iter().map(|i| db_count(f(i))).collect::<Vec<i64>>();
-        sqlx::query(
+        statements::query(
             "INSERT INTO keep_items (tenant, conversation_id, kind, key, text, source, sources, first_seen, last_seen,
                                      first_tick, last_tick, times_seen)
              SELECT $1, $2, * FROM UNNEST($3::text[], $4::bytea[], $5::text[], $6::text[], $7::smallint[], $8::jsonb[],
@@ -161,10 +164,10 @@ pub(crate) async fn save(
         .bind(ticks(&|i| i.first_tick))
         .bind(ticks(&|i| i.last_tick))
         .bind(ticks(&|i| i.times_seen))
-        .execute(&mut *conn)
+        .execute(on(&mut *conn))
         .await?;
     }
-    sqlx::query(
+    statements::query(
         "UPDATE conversations SET keep_turn_seq = GREATEST(keep_turn_seq, $3), keep_clock = GREATEST(keep_clock, $4)
           WHERE tenant = $1 AND conversation_id = $2",
     )
@@ -172,7 +175,7 @@ pub(crate) async fn save(
     .bind(id.as_str())
     .bind(turns_read)
     .bind(db_count(set.clock()))
-    .execute(&mut *conn)
+    .execute(on(&mut *conn))
     .await?;
     Ok(())
 }
@@ -191,7 +194,7 @@ pub(crate) async fn tally(
     let hour = at.duration_trunc(TimeDelta::hours(1)).unwrap_or(at);
     let column =
         |f: &dyn Fn(&KindFigures) -> u64| figures.by_kind.values().map(|k| db_count(f(k))).collect::<Vec<i64>>();
-    sqlx::query(
+    statements::query(
         "INSERT INTO keep_hourly (tenant, hour, kind, checked, present, appended, parked, invented)
          SELECT $1, $2, * FROM UNNEST($3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[])
          ON CONFLICT (tenant, hour, kind) DO UPDATE SET
@@ -207,7 +210,7 @@ pub(crate) async fn tally(
     .bind(column(&|k| k.appended))
     .bind(column(&|k| k.parked))
     .bind(column(&|k| k.invented))
-    .execute(&mut *conn)
+    .execute(on(&mut *conn))
     .await?;
     Ok(())
 }
@@ -249,7 +252,7 @@ pub(crate) async fn figures_between(
         }
     }
     edges.resize(2, (None, None));
-    let rows = sqlx::query(
+    let rows = statements::query(
         "SELECT kind, sum(checked)::bigint AS checked, sum(present)::bigint AS present,
                 sum(appended)::bigint AS appended, sum(parked)::bigint AS parked,
                 sum(invented)::bigint AS invented
@@ -271,7 +274,7 @@ pub(crate) async fn figures_between(
     .bind(edges[0].1)
     .bind(edges[1].0)
     .bind(edges[1].1)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     let mut figures = Vec::new();
     for row in &rows {
@@ -303,7 +306,7 @@ pub(crate) async fn inherit(
     predecessor: &ConversationId,
     successor: &ConversationId,
 ) -> StoreResult<()> {
-    sqlx::query(
+    statements::query(
         "INSERT INTO keep_items (tenant, conversation_id, kind, key, text, source, sources, first_seen, last_seen,
                                  first_tick, last_tick, times_seen)
          SELECT tenant, $3, kind, key, text, source, sources, first_seen, last_seen, first_tick, last_tick, times_seen
@@ -313,9 +316,9 @@ pub(crate) async fn inherit(
     .bind(tenant.as_str())
     .bind(predecessor.as_str())
     .bind(successor.as_str())
-    .execute(&mut *conn)
+    .execute(on(&mut *conn))
     .await?;
-    sqlx::query(
+    statements::query(
         "UPDATE conversations SET keep_clock = GREATEST(keep_clock,
                 (SELECT keep_clock FROM conversations WHERE tenant = $1 AND conversation_id = $2))
           WHERE tenant = $1 AND conversation_id = $3",
@@ -323,7 +326,7 @@ pub(crate) async fn inherit(
     .bind(tenant.as_str())
     .bind(predecessor.as_str())
     .bind(successor.as_str())
-    .execute(&mut *conn)
+    .execute(on(&mut *conn))
     .await?;
     Ok(())
 }

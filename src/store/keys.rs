@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
+use super::statements::{self, on};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct StoredKey {
@@ -25,13 +26,13 @@ pub(crate) async fn insert(
     secret_hash: &[u8],
     note: Option<&str>,
 ) -> StoreResult<()> {
-    sqlx::query("INSERT INTO api_keys (id, tenant, role, secret_hash, note) VALUES ($1, $2, $3, $4, $5)")
+    statements::query("INSERT INTO api_keys (id, tenant, role, secret_hash, note) VALUES ($1, $2, $3, $4, $5)")
         .bind(id)
         .bind(tenant)
         .bind(role)
         .bind(secret_hash)
         .bind(note)
-        .execute(&mut *conn)
+        .execute(on(&mut *conn))
         .await?;
     Ok(())
 }
@@ -39,8 +40,8 @@ pub(crate) async fn insert(
 /// Every key, revoked ones too, oldest first.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn all(conn: &mut PgConnection) -> StoreResult<Vec<StoredKey>> {
-    let rows = sqlx::query("SELECT * FROM api_keys ORDER BY created_at, id")
-        .fetch_all(&mut *conn)
+    let rows = statements::query("SELECT * FROM api_keys ORDER BY created_at, id")
+        .fetch_all(on(&mut *conn))
         .await?;
     rows.iter()
         .map(|row| {
@@ -60,9 +61,9 @@ pub(crate) async fn all(conn: &mut PgConnection) -> StoreResult<Vec<StoredKey>> 
 /// Revokes a key; `false` when there is no such key or it was revoked already.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn revoke(conn: &mut PgConnection, id: &str) -> StoreResult<bool> {
-    let done = sqlx::query("UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL")
+    let done = statements::query("UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL")
         .bind(id)
-        .execute(&mut *conn)
+        .execute(on(&mut *conn))
         .await?;
     Ok(done.rows_affected() == 1)
 }

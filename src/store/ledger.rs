@@ -4,6 +4,7 @@
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
 
+use super::statements::{self, on};
 use super::{StoreResult, count_of};
 use crate::domain::{ConversationId, HarnessName, TenantId};
 use crate::policy::Trigger;
@@ -81,16 +82,14 @@ pub(crate) async fn writer_of(
     id: &ConversationId,
     seq: i64,
 ) -> StoreResult<Option<Writer>> {
-    Ok(
-        sqlx::query_scalar(
-            "SELECT summarizer FROM compactions WHERE tenant = $1 AND conversation_id = $2 AND seq = $3",
-        )
-        .bind(tenant.as_str())
-        .bind(id.as_str())
-        .bind(seq)
-        .fetch_optional(&mut *conn)
-        .await?,
+    Ok(statements::query_scalar(
+        "SELECT summarizer FROM compactions WHERE tenant = $1 AND conversation_id = $2 AND seq = $3",
     )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(seq)
+    .fetch_optional(on(&mut *conn))
+    .await?)
 }
 
 /// A conversation's attempts, newest first, before `before_seq`.
@@ -102,7 +101,7 @@ pub(crate) async fn of_conversation(
     before_seq: Option<i64>,
     limit: i64,
 ) -> StoreResult<Vec<Recorded>> {
-    let rows = sqlx::query(
+    let rows = statements::query(
         "SELECT * FROM compactions WHERE tenant = $1 AND conversation_id = $2 AND seq < COALESCE($3, 9223372036854775807)
           ORDER BY seq DESC LIMIT $4",
     )
@@ -110,7 +109,7 @@ pub(crate) async fn of_conversation(
     .bind(id.as_str())
     .bind(before_seq)
     .bind(limit)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     Ok(rows.iter().map(recorded).collect::<sqlx::Result<_>>()?)
 }
@@ -124,7 +123,7 @@ pub(crate) async fn of_fleet(
     filter: &FleetFilter,
     limit: i64,
 ) -> StoreResult<Vec<Recorded>> {
-    let rows = sqlx::query(
+    let rows = statements::query(
         "SELECT * FROM compactions
           WHERE tenant = $1 AND deleted_at IS NULL
             AND ($2::text IS NULL OR trigger = $2)
@@ -144,7 +143,7 @@ pub(crate) async fn of_fleet(
     .bind(filter.before.map(|cursor| cursor.id))
     .bind(limit)
     .bind(filter.harness.as_ref().map(HarnessName::as_str))
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     Ok(rows.iter().map(recorded).collect::<sqlx::Result<_>>()?)
 }

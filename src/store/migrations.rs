@@ -14,6 +14,7 @@
 use sqlx::migrate::{MigrateError, Migrator};
 use sqlx::{Connection, Executor, PgConnection, PgPool};
 
+use super::statements::{self, on};
 use crate::domain::text::hex;
 
 /// The schema's migrations, embedded: the binary carries its schema.
@@ -131,7 +132,7 @@ pub async fn create_role_once(conn: &mut PgConnection, name: &str) -> Result<(),
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
         "a role name of lower-case letters, digits and underscores, not {name:?}"
     );
-    sqlx::query(&format!(
+    statements::query(&format!(
         "DO $$
          BEGIN
              IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{name}')
@@ -142,7 +143,7 @@ pub async fn create_role_once(conn: &mut PgConnection, name: &str) -> Result<(),
              NULL;
          END $$"
     ))
-    .execute(&mut *conn)
+    .execute(on(&mut *conn))
     .await?;
     Ok(())
 }
@@ -153,18 +154,18 @@ pub async fn create_role_once(conn: &mut PgConnection, name: &str) -> Result<(),
 /// record of them replaced by the baseline's.
 async fn adopt_legacy(conn: &mut PgConnection) -> Result<(), MigrateError> {
     let mut tx = conn.begin().await?;
-    sqlx::query("SELECT pg_advisory_xact_lock($1)")
+    statements::query("SELECT pg_advisory_xact_lock($1)")
         .bind(ADOPTION_LOCK)
         .execute(&mut *tx)
         .await?;
-    let recorded: bool = sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
+    let recorded: bool = statements::query_scalar("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
         .fetch_one(&mut *tx)
         .await?;
     if !recorded {
         return Ok(());
     }
     let applied: Vec<(i64, Vec<u8>)> =
-        sqlx::query_as("SELECT version, checksum FROM _sqlx_migrations WHERE success ORDER BY version")
+        statements::query_as("SELECT version, checksum FROM _sqlx_migrations WHERE success ORDER BY version")
             .fetch_all(&mut *tx)
             .await?;
     let legacy = applied.iter().any(|(version, _)| LEGACY_VERSIONS.contains(version));
@@ -194,12 +195,12 @@ async fn adopt_legacy(conn: &mut PgConnection) -> Result<(), MigrateError> {
         .find(|migration| migration.version == BASELINE)
         .map(|migration| (migration.description.to_string(), migration.checksum.to_vec()))
         .unwrap_or_default();
-    sqlx::query("DELETE FROM _sqlx_migrations WHERE version BETWEEN $1 AND $2")
+    statements::query("DELETE FROM _sqlx_migrations WHERE version BETWEEN $1 AND $2")
         .bind(LEGACY_VERSIONS.start())
         .bind(LEGACY_VERSIONS.end())
         .execute(&mut *tx)
         .await?;
-    sqlx::query(
+    statements::query(
         "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
          VALUES ($1, $2, true, $3, 0)",
     )

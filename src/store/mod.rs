@@ -36,6 +36,7 @@ pub(crate) mod scoring;
 pub(crate) mod search_pieces;
 pub(crate) mod series;
 mod state;
+pub mod statements;
 pub(crate) mod stats;
 mod transitions;
 pub(crate) mod turns;

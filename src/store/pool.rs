@@ -7,6 +7,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{Connection, PgPool, Postgres, Transaction};
 
 use super::error::{StoreResult, idle_through_a_loss};
+use super::statements;
 
 /// How long a request waits for a connection: past it the database is down or
 /// overloaded, and the caller gets a fast 503 rather than a hang.
@@ -31,7 +32,20 @@ pub fn pool(options: PgConnectOptions, max_connections: u32) -> PgPool {
                 Ok(conn.ping().await.is_ok())
             })
         })
-        .connect_lazy_with(options.options([("plan_cache_mode", "force_generic_plan")]))
+        .connect_lazy_with(for_this_process(options))
+}
+
+/// The session's settings: generic plans for the hot path's named
+/// statements. Behind a transaction pooler, nothing but what pgbouncer
+/// tracks itself may be sent at startup (it refuses `options` and
+/// `extra_float_digits` unless told to ignore them), and unnamed statements
+/// are planned for their values anyway.
+fn for_this_process(options: PgConnectOptions) -> PgConnectOptions {
+    if statements::unnamed() {
+        options.extra_float_digits(None).statement_cache_capacity(0)
+    } else {
+        options.options([("plan_cache_mode", "force_generic_plan")])
+    }
 }
 
 /// A read-only transaction whose statements are planned for the values they
@@ -44,7 +58,7 @@ pub(crate) async fn begin_fleet_read(pool: &PgPool) -> StoreResult<Transaction<'
     let mut transaction = pool.begin().await?;
     // Sorts for percentiles stay in memory; compiling a plan (JIT) costs more
     // than these queries gain from it.
-    sqlx::query(
+    statements::query(
         "SELECT set_config('transaction_read_only', 'on', true),
                 set_config('plan_cache_mode', 'force_custom_plan', true),
                 set_config('work_mem', '32MB', true), set_config('jit', 'off', true)",
@@ -57,6 +71,6 @@ pub(crate) async fn begin_fleet_read(pool: &PgPool) -> StoreResult<Transaction<'
 /// Whether the database answers.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn ping(pool: &PgPool) -> StoreResult<()> {
-    sqlx::query("SELECT 1").execute(pool).await?;
+    statements::query("SELECT 1").execute(pool).await?;
     Ok(())
 }

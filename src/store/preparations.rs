@@ -14,6 +14,7 @@ use super::compactions::keep_json;
 use super::events::EventKind;
 use super::lease::free;
 use super::scoring::append_event;
+use super::statements::{self, on};
 use super::{StoreResult, db_count};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::KeepFigures;
@@ -31,7 +32,7 @@ pub(crate) async fn plan(
     stored: &StoredConversation,
     at: DateTime<Utc>,
 ) -> StoreResult<Option<i64>> {
-    let seq = sqlx::query_scalar(
+    let seq = statements::query_scalar(
         "WITH c AS (
            UPDATE conversations
               SET prepare_turn_seq = last_turn_seq, prepare_used = used,
@@ -62,7 +63,7 @@ pub(crate) async fn plan(
     .bind(stored.last_turn_seq)
     .bind(db_count(stored.state.used))
     .bind(at)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(on(&mut *conn))
     .await?;
     Ok(seq)
 }
@@ -93,7 +94,7 @@ pub(crate) async fn claim(
     only: Option<(&TenantId, &ConversationId)>,
 ) -> StoreResult<Vec<Claimed>> {
     let (tenant, id) = only.unzip();
-    let rows = sqlx::query(concat!(
+    let rows = statements::query(concat!(
         "UPDATE preparations p SET claimed_at = now()
            FROM (SELECT tenant, conversation_id, seq FROM preparations
                   WHERE status = 'planned' AND ",
@@ -110,7 +111,7 @@ pub(crate) async fn claim(
     .bind(abandoned_after)
     .bind(tenant)
     .bind(id)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     rows.iter()
         .map(|row| {
@@ -132,8 +133,8 @@ pub(crate) async fn claim(
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn waiting(conn: &mut PgConnection) -> StoreResult<i64> {
     Ok(
-        sqlx::query_scalar("SELECT count(*) FROM preparations WHERE status = 'planned'")
-            .fetch_one(&mut *conn)
+        statements::query_scalar("SELECT count(*) FROM preparations WHERE status = 'planned'")
+            .fetch_one(on(&mut *conn))
             .await?,
     )
 }
@@ -150,7 +151,7 @@ pub(crate) fn skipped_reason(reason: Reason) -> String {
 pub(crate) async fn drop_claimed(conn: &mut PgConnection, claimed: &Claimed, reason: Reason) -> StoreResult<bool> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
-    let done = sqlx::query(
+    let done = statements::query(
         "UPDATE preparations SET status = 'dropped', reason = $4, claimed_at = NULL, closed_at = now()
           WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND status = 'planned' AND claimed_at = $5",
     )
@@ -212,7 +213,7 @@ pub(crate) enum Kept {
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn record_written(tx: &mut PgConnection, claimed: &Claimed, written: &Written) -> StoreResult<Kept> {
     let bind = |sql| {
-        sqlx::query(sql)
+        statements::query(sql)
             .bind(&claimed.tenant)
             .bind(&claimed.conversation_id)
             .bind(claimed.seq)

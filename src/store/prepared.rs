@@ -10,6 +10,7 @@ use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
 
 use super::lease::lapsed;
+use super::statements::{self, on};
 use super::{StoreError, StoreResult, count_of};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::prepare::{Covered, Reason, Status};
@@ -55,7 +56,7 @@ pub(crate) async fn ready(
     tenant: &TenantId,
     id: &ConversationId,
 ) -> StoreResult<Option<Ready>> {
-    let row = sqlx::query(
+    let row = statements::query(
         "SELECT seq, planned_at, boundary_turn_seq, anchor_seq, messages, fingerprint, message_tokens,
                 anchor_tokens, narrative, model
            FROM preparations WHERE tenant = $1 AND conversation_id = $2 AND status = 'ready'
@@ -63,7 +64,7 @@ pub(crate) async fn ready(
     )
     .bind(tenant)
     .bind(id)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(on(&mut *conn))
     .await?;
     row.as_ref().map(ready_of).transpose()
 }
@@ -109,7 +110,7 @@ pub(crate) async fn close(
     closing: Closing,
 ) -> StoreResult<Vec<Reason>> {
     let (used, by) = closing.used.unzip();
-    let rows = sqlx::query(
+    let rows = statements::query(
         "UPDATE preparations
             SET status = CASE WHEN seq = $3 THEN 'used' WHEN status = 'ready' THEN 'wasted' ELSE 'dropped' END,
                 reason = CASE WHEN seq = $3 THEN NULL WHEN status = 'ready' THEN $5 ELSE $6 END,
@@ -142,7 +143,7 @@ pub(crate) async fn close(
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn expire(conn: &mut PgConnection, left_for: Duration) -> StoreResult<u64> {
     // A written preparation is a lease nobody took up: it lapses as one.
-    let expired: i64 = sqlx::query_scalar(concat!(
+    let expired: i64 = statements::query_scalar(concat!(
         "WITH expired AS (
            UPDATE preparations SET status = 'wasted', reason = 'expired', closed_at = now()
             WHERE status = 'ready' AND ",
@@ -156,7 +157,7 @@ pub(crate) async fn expire(conn: &mut PgConnection, left_for: Duration) -> Store
          SELECT count(*) FROM told"
     ))
     .bind(left_for)
-    .fetch_one(&mut *conn)
+    .fetch_one(on(&mut *conn))
     .await?;
     Ok(count_of(expired))
 }

@@ -13,6 +13,7 @@ use sqlx::{PgConnection, Row};
 use super::StoreResult;
 use super::deletions::{Erased, doomed_of, lock_doomed_and_near};
 use super::lease::free;
+use super::statements::{self, on};
 use crate::domain::TenantId;
 use crate::records::Purge;
 
@@ -61,7 +62,7 @@ pub(crate) async fn ask(
 ) -> StoreResult<(Purge, bool)> {
     // The unfinished one may finish between the two statements: then ask again.
     loop {
-        let asked = sqlx::query(&format!(
+        let asked = statements::query(&format!(
             "INSERT INTO purges (tenant, requested_by, key_id) VALUES ($1, $2, $3)
              ON CONFLICT (tenant) WHERE finished_at IS NULL DO NOTHING
              RETURNING {COLUMNS}"
@@ -69,18 +70,18 @@ pub(crate) async fn ask(
         .bind(tenant.as_str())
         .bind(asker.as_str())
         .bind(key_id)
-        .fetch_optional(&mut *conn)
+        .fetch_optional(on(&mut *conn))
         .await?;
         if let Some(row) = asked {
             return Ok((purge_of(&row)?, true));
         }
         // A statement of its own: its snapshot sees the purge the insert
         // waited for.
-        let unfinished = sqlx::query(&format!(
+        let unfinished = statements::query(&format!(
             "SELECT {COLUMNS} FROM purges WHERE tenant = $1 AND finished_at IS NULL"
         ))
         .bind(tenant.as_str())
-        .fetch_optional(&mut *conn)
+        .fetch_optional(on(&mut *conn))
         .await?;
         if let Some(row) = unfinished {
             return Ok((purge_of(&row)?, false));
@@ -91,10 +92,10 @@ pub(crate) async fn ask(
 /// The tenant's purge `id`.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn show(conn: &mut PgConnection, tenant: &TenantId, id: i64) -> StoreResult<Option<Purge>> {
-    let row = sqlx::query(&format!("SELECT {COLUMNS} FROM purges WHERE tenant = $1 AND id = $2"))
+    let row = statements::query(&format!("SELECT {COLUMNS} FROM purges WHERE tenant = $1 AND id = $2"))
         .bind(tenant.as_str())
         .bind(id)
-        .fetch_optional(&mut *conn)
+        .fetch_optional(on(&mut *conn))
         .await?;
     Ok(row.as_ref().map(purge_of).transpose()?)
 }
@@ -103,7 +104,7 @@ pub(crate) async fn show(conn: &mut PgConnection, tenant: &TenantId, id: i64) ->
 /// `window` ago).
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn claim(conn: &mut PgConnection, window: Duration) -> StoreResult<Option<Purge>> {
-    let row = sqlx::query(&format!(
+    let row = statements::query(&format!(
         "UPDATE purges SET claimed_at = now()
           WHERE (tenant, id) = (SELECT tenant, id FROM purges
                                  WHERE finished_at IS NULL AND {}
@@ -112,7 +113,7 @@ pub(crate) async fn claim(conn: &mut PgConnection, window: Duration) -> StoreRes
         free!("claimed_at", "1")
     ))
     .bind(window)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(on(&mut *conn))
     .await?;
     Ok(row.as_ref().map(purge_of).transpose()?)
 }
@@ -121,10 +122,10 @@ pub(crate) async fn claim(conn: &mut PgConnection, window: Duration) -> StoreRes
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn lock(conn: &mut PgConnection, purge: &Purge) -> StoreResult<bool> {
     let unfinished: Option<bool> =
-        sqlx::query_scalar("SELECT finished_at IS NULL FROM purges WHERE tenant = $1 AND id = $2 FOR UPDATE")
+        statements::query_scalar("SELECT finished_at IS NULL FROM purges WHERE tenant = $1 AND id = $2 FOR UPDATE")
             .bind(&purge.tenant)
             .bind(purge.id)
-            .fetch_optional(&mut *conn)
+            .fetch_optional(on(&mut *conn))
             .await?;
     Ok(unfinished.unwrap_or(false))
 }
@@ -136,11 +137,11 @@ pub(crate) async fn lock(conn: &mut PgConnection, purge: &Purge) -> StoreResult<
 pub(crate) async fn lock_batch(conn: &mut PgConnection, purge: &Purge, limit: i64) -> StoreResult<Vec<String>> {
     let doomed = "doomed(id) AS (SELECT conversation_id FROM conversations WHERE tenant = $1 AND stored_at <= $2
                                   ORDER BY conversation_id LIMIT $3)";
-    let rows = sqlx::query(&lock_doomed_and_near(doomed))
+    let rows = statements::query(&lock_doomed_and_near(doomed))
         .bind(&purge.tenant)
         .bind(purge.requested_at)
         .bind(limit)
-        .fetch_all(&mut *conn)
+        .fetch_all(on(&mut *conn))
         .await?;
     doomed_of(&rows)
 }
@@ -148,7 +149,7 @@ pub(crate) async fn lock_batch(conn: &mut PgConnection, purge: &Purge, limit: i6
 /// Counts a batch the purge deleted, and renews its lease.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn count_batch(conn: &mut PgConnection, purge: &Purge, erased: &Erased) -> StoreResult<Purge> {
-    let row = sqlx::query(&format!(
+    let row = statements::query(&format!(
         "UPDATE purges SET batches = batches + 1, conversations = conversations + $3, turns = turns + $4,
                            claimed_at = now()
           WHERE tenant = $1 AND id = $2 RETURNING {COLUMNS}"
@@ -157,7 +158,7 @@ pub(crate) async fn count_batch(conn: &mut PgConnection, purge: &Purge, erased: 
     .bind(purge.id)
     .bind(super::db_count(erased.conversations))
     .bind(super::db_count(erased.turns))
-    .fetch_one(&mut *conn)
+    .fetch_one(on(&mut *conn))
     .await?;
     Ok(purge_of(&row)?)
 }
@@ -166,18 +167,18 @@ pub(crate) async fn count_batch(conn: &mut PgConnection, purge: &Purge, erased: 
 /// name no conversation go too (those asked for before it).
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn finish(conn: &mut PgConnection, purge: &Purge) -> StoreResult<Purge> {
-    sqlx::query("DELETE FROM idempotency_keys WHERE tenant = $1 AND status IS NOT NULL AND created_at <= $2")
+    statements::query("DELETE FROM idempotency_keys WHERE tenant = $1 AND status IS NOT NULL AND created_at <= $2")
         .bind(&purge.tenant)
         .bind(purge.requested_at)
-        .execute(&mut *conn)
+        .execute(on(&mut *conn))
         .await?;
-    let row = sqlx::query(&format!(
+    let row = statements::query(&format!(
         "UPDATE purges SET finished_at = now(), claimed_at = NULL
           WHERE tenant = $1 AND id = $2 RETURNING {COLUMNS}"
     ))
     .bind(&purge.tenant)
     .bind(purge.id)
-    .fetch_one(&mut *conn)
+    .fetch_one(on(&mut *conn))
     .await?;
     super::deletions::announce(conn, &purge.tenant, "purge finished").await?;
     Ok(purge_of(&row)?)

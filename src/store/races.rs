@@ -4,6 +4,7 @@
 use std::future::Future;
 
 use super::error::StoreResult;
+use super::statements::{self, on};
 use crate::domain::{ConversationId, TenantId};
 
 /// Takes the conversation's row lock, first, in a transaction that will also
@@ -16,10 +17,10 @@ pub(crate) async fn lock_conversation_first(
     tenant: &TenantId,
     conversation_id: &ConversationId,
 ) -> StoreResult<()> {
-    sqlx::query("SELECT 1 FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR NO KEY UPDATE")
+    statements::query("SELECT 1 FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR NO KEY UPDATE")
         .bind(tenant)
         .bind(conversation_id)
-        .execute(&mut *conn)
+        .execute(on(&mut *conn))
         .await?;
     Ok(())
 }

@@ -8,6 +8,7 @@ use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
 use super::lease::free;
+use super::statements::{self, on};
 use crate::domain::TenantId;
 
 /// Up to `limit` conversations nothing has written to for `idle_for`,
@@ -25,7 +26,7 @@ pub(crate) async fn lock_idle(
 ) -> StoreResult<BTreeMap<TenantId, Vec<String>>> {
     // The day index finds the candidates (updated_at's day, which changes
     // once a day); updated_at itself, set by every write, decides.
-    let candidates = sqlx::query(&format!(
+    let candidates = statements::query(&format!(
         "SELECT tenant, conversation_id, predecessor_id, successor_id FROM conversations
           WHERE active_on <= ((now() - $1::interval) AT TIME ZONE 'UTC')::date
             AND updated_at < now() - $1::interval AND {}
@@ -35,7 +36,7 @@ pub(crate) async fn lock_idle(
     .bind(idle_for)
     .bind(limit)
     .bind(compaction_lease)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     let mut held: BTreeSet<(TenantId, String)> = BTreeSet::new();
     // (tenant, conversation, a conversation it links to)
@@ -53,14 +54,14 @@ pub(crate) async fn lock_idle(
         .unzip();
     let idle_ones = held.clone();
     if !ids.is_empty() {
-        let near: Vec<(TenantId, String)> = sqlx::query_as(
+        let near: Vec<(TenantId, String)> = statements::query_as(
             "SELECT tenant, conversation_id FROM conversations
               WHERE (tenant, conversation_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
               FOR UPDATE SKIP LOCKED",
         )
         .bind(&tenants)
         .bind(&ids)
-        .fetch_all(&mut *conn)
+        .fetch_all(on(&mut *conn))
         .await?;
         held.extend(near);
     }
@@ -76,13 +77,13 @@ pub(crate) async fn lock_idle(
             .iter()
             .map(|(tenant, _, to)| (tenant.to_string(), to.clone()))
             .unzip();
-        let busy: BTreeSet<(TenantId, String)> = sqlx::query_as::<_, (TenantId, String)>(
+        let busy: BTreeSet<(TenantId, String)> = statements::query_as::<(TenantId, String)>(
             "SELECT tenant, conversation_id FROM conversations
               WHERE (tenant, conversation_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))",
         )
         .bind(&tenants)
         .bind(&ids)
-        .fetch_all(&mut *conn)
+        .fetch_all(on(&mut *conn))
         .await?
         .into_iter()
         .collect();

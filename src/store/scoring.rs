@@ -12,6 +12,7 @@ use sqlx::{Connection, PgConnection, Row};
 use super::StoreResult;
 use super::events::EventKind;
 use super::lease::free;
+use super::statements::{self, on};
 use crate::domain::{ConversationId, TenantId};
 
 /// A turn a worker has claimed for scoring.
@@ -38,7 +39,7 @@ pub(crate) async fn claim(
     abandoned_after: Duration,
     reads_chars: usize,
 ) -> StoreResult<Vec<ClaimedTurn>> {
-    let rows = sqlx::query(concat!(
+    let rows = statements::query(concat!(
         "UPDATE turns t SET score_claimed_at = now()
            FROM (SELECT tenant, conversation_id, seq FROM turns
                   WHERE score IS NULL AND NOT score_failed AND ",
@@ -53,7 +54,7 @@ pub(crate) async fn claim(
     .bind(limit)
     .bind(abandoned_after)
     .bind(i32::try_from(reads_chars).unwrap_or(i32::MAX))
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     rows.iter()
         .map(|row| {
@@ -73,8 +74,8 @@ pub(crate) async fn claim(
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn waiting(conn: &mut PgConnection) -> StoreResult<i64> {
     Ok(
-        sqlx::query_scalar("SELECT count(*) FROM turns WHERE score IS NULL AND NOT score_failed")
-            .fetch_one(&mut *conn)
+        statements::query_scalar("SELECT count(*) FROM turns WHERE score IS NULL AND NOT score_failed")
+            .fetch_one(on(&mut *conn))
             .await?,
     )
 }
@@ -89,7 +90,7 @@ pub(crate) async fn append_event(
     kind: EventKind,
     payload: serde_json::Value,
 ) -> StoreResult<()> {
-    sqlx::query(
+    statements::query(
         "WITH c AS (
            UPDATE conversations SET last_event_seq = last_event_seq + 1
             WHERE tenant = $1 AND conversation_id = $2
@@ -106,7 +107,7 @@ pub(crate) async fn append_event(
     .bind(conversation_id)
     .bind(kind.as_str())
     .bind(&payload)
-    .execute(&mut *conn)
+    .execute(on(&mut *conn))
     .await?;
     Ok(())
 }
@@ -117,7 +118,7 @@ pub(crate) async fn append_event(
 pub(crate) async fn record(conn: &mut PgConnection, turn: &ClaimedTurn, score: u8, source: &str) -> StoreResult<bool> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &turn.tenant, &turn.conversation_id).await?;
-    let done = sqlx::query(
+    let done = statements::query(
         "UPDATE turns SET score = $4, score_source = $5, scored_at = now(), score_claimed_at = NULL
           WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL",
     )
@@ -141,7 +142,7 @@ pub(crate) async fn record(conn: &mut PgConnection, turn: &ClaimedTurn, score: u
 /// next round takes it instead of waiting for the claim to lapse.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn release(conn: &mut PgConnection, turn: &ClaimedTurn) -> StoreResult<()> {
-    sqlx::query(
+    statements::query(
         "UPDATE turns SET score_claimed_at = NULL
           WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL AND score_claimed_at = $4",
     )
@@ -149,7 +150,7 @@ pub(crate) async fn release(conn: &mut PgConnection, turn: &ClaimedTurn) -> Stor
     .bind(&turn.conversation_id)
     .bind(turn.seq)
     .bind(turn.claimed_at)
-    .execute(&mut *conn)
+    .execute(on(&mut *conn))
     .await?;
     Ok(())
 }
@@ -164,7 +165,7 @@ pub(crate) async fn record_failure(
 ) -> StoreResult<()> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &turn.tenant, &turn.conversation_id).await?;
-    let done = sqlx::query(
+    let done = statements::query(
         "UPDATE turns SET score_failed = true, score_claimed_at = NULL
           WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL",
     )

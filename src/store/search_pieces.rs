@@ -4,6 +4,7 @@
 use sqlx::{Connection, PgConnection};
 
 use super::StoreResult;
+use super::statements::{self, on};
 
 /// Tries at writing one turn's pieces before it is left to the substring
 /// search for good.
@@ -28,7 +29,7 @@ pub(crate) enum Attempt {
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn write_next(conn: &mut PgConnection) -> StoreResult<Option<Attempt>> {
     let mut tx = conn.begin().await?;
-    let due: Option<(String, String, i64)> = sqlx::query_as(
+    let due: Option<(String, String, i64)> = statements::query_as(
         "SELECT tenant, conversation_id, seq FROM turn_pieces_due
           WHERE attempts < $1
           ORDER BY attempts, id LIMIT 1 FOR UPDATE SKIP LOCKED",
@@ -41,7 +42,7 @@ pub(crate) async fn write_next(conn: &mut PgConnection) -> StoreResult<Option<At
     };
     // In a savepoint, so a refusal leaves the claim standing to be counted.
     let mut writing = tx.begin().await?;
-    let written: sqlx::Result<i32> = sqlx::query_scalar(
+    let written: sqlx::Result<i32> = statements::query_scalar(
         "SELECT compactd_write_turn_pieces(tenant, conversation_id, seq,
                                            coalesce(user_text, '') || ' ' || coalesce(assistant_text, ''))
            FROM turns WHERE tenant = $1 AND conversation_id = $2 AND seq = $3",
@@ -54,7 +55,7 @@ pub(crate) async fn write_next(conn: &mut PgConnection) -> StoreResult<Option<At
     let (attempt, kind) = match written {
         Ok(pieces) => {
             writing.commit().await?;
-            sqlx::query("DELETE FROM turn_pieces_due WHERE tenant = $1 AND conversation_id = $2 AND seq = $3")
+            statements::query("DELETE FROM turn_pieces_due WHERE tenant = $1 AND conversation_id = $2 AND seq = $3")
                 .bind(&tenant)
                 .bind(&conversation_id)
                 .bind(seq)
@@ -64,7 +65,7 @@ pub(crate) async fn write_next(conn: &mut PgConnection) -> StoreResult<Option<At
         }
         Err(sqlx::Error::Database(refused)) => {
             writing.rollback().await?;
-            sqlx::query(
+            statements::query(
                 "UPDATE turn_pieces_due SET attempts = attempts + 1
                   WHERE tenant = $1 AND conversation_id = $2 AND seq = $3",
             )
@@ -77,7 +78,7 @@ pub(crate) async fn write_next(conn: &mut PgConnection) -> StoreResult<Option<At
         }
         Err(other) => return Err(other.into()),
     };
-    sqlx::query("SELECT pg_notify('compactd_background', $1)")
+    statements::query("SELECT pg_notify('compactd_background', $1)")
         .bind(format!("{tenant}/{conversation_id}/{kind}"))
         .execute(&mut *tx)
         .await?;
@@ -89,9 +90,9 @@ pub(crate) async fn write_next(conn: &mut PgConnection) -> StoreResult<Option<At
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn due(conn: &mut PgConnection) -> StoreResult<i64> {
     Ok(
-        sqlx::query_scalar("SELECT count(*) FROM turn_pieces_due WHERE attempts < $1")
+        statements::query_scalar("SELECT count(*) FROM turn_pieces_due WHERE attempts < $1")
             .bind(MOST_ATTEMPTS)
-            .fetch_one(&mut *conn)
+            .fetch_one(on(&mut *conn))
             .await?,
     )
 }

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
 
+use super::statements::{self, on};
 use super::{StoreResult, count_of};
 use crate::domain::TenantId;
 use crate::domain::series::Series;
@@ -24,7 +25,7 @@ pub(crate) async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Se
     // Bucket by bucket, each an index-only range scan grouped by trigger: one
     // GROUP BY over the whole span sorts every row of it first (the planner
     // cannot tell how few buckets there are), twice as slow at a million rows.
-    let rows = sqlx::query(
+    let rows = statements::query(
         "SELECT $2 + make_interval(secs => n * $4) AS start, s.*
            FROM generate_series(0::bigint, $5::bigint - 1) AS n
           CROSS JOIN LATERAL (
@@ -44,7 +45,7 @@ pub(crate) async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Se
     .bind(series.until)
     .bind(series.bucket.seconds() as f64)
     .bind(series.buckets())
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     rows.iter()
         .map(|row| {

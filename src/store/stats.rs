@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
 
 use super::events;
+use super::statements::{self, on};
 use super::{StoreResult, count_of};
 use crate::domain::TenantId;
 use crate::policy::CompactionTrigger;
@@ -22,7 +23,7 @@ pub(crate) async fn read(
     // One trigger at a time, each an index-only range scan of its own: grouping
     // the whole span instead sorts every row of it by trigger first, three
     // times slower at a million rows (bench/dashboard_reads).
-    let triggers = sqlx::query(&format!(
+    let triggers = statements::query(&format!(
         "SELECT t.trigger, s.* FROM unnest($4::text[]) AS t(trigger) CROSS JOIN LATERAL (
              SELECT count(*) AS count,
                     count(*) FILTER (WHERE success) AS successes,
@@ -41,7 +42,7 @@ pub(crate) async fn read(
     .bind(since)
     .bind(until)
     .bind(CompactionTrigger::names().collect::<Vec<_>>())
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?
     .iter()
     .map(|row| {
@@ -65,11 +66,11 @@ pub(crate) async fn read(
             format!("(SELECT count(*) FROM events WHERE tenant = $1 AND {in_span} AND {counted}) AS {name}")
         })
         .collect();
-    let logged = sqlx::query(&format!("SELECT {}", counts.join(", ")))
+    let logged = statements::query(&format!("SELECT {}", counts.join(", ")))
         .bind(tenant.as_str())
         .bind(since)
         .bind(until)
-        .fetch_one(&mut *conn)
+        .fetch_one(on(&mut *conn))
         .await?;
     let mut stats = Stats {
         triggers,
@@ -97,14 +98,14 @@ async fn deletions(
     until: Option<DateTime<Utc>>,
     in_span: &str,
 ) -> StoreResult<Vec<DeletionStats>> {
-    let rows = sqlx::query(&format!(
+    let rows = statements::query(&format!(
         "SELECT kind, count(*) AS deletions, sum(conversations)::bigint AS conversations, sum(turns)::bigint AS turns
            FROM deletions WHERE tenant = $1 AND {in_span} GROUP BY kind ORDER BY kind"
     ))
     .bind(tenant.as_str())
     .bind(since)
     .bind(until)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     Ok(rows
         .iter()
@@ -133,7 +134,7 @@ pub(crate) async fn preparations(
     let by_status: Vec<String> = Status::names()
         .map(|status| format!("count(*) FILTER (WHERE status = '{status}') AS {status}"))
         .collect();
-    let row = sqlx::query(&format!(
+    let row = statements::query(&format!(
         "SELECT count(*) AS all_planned, {},
                 LEAST(coalesce(sum(upstream_input_tokens), 0), 9223372036854775807)::bigint AS input,
                 LEAST(coalesce(sum(upstream_output_tokens), 0), 9223372036854775807)::bigint AS output,
@@ -146,9 +147,9 @@ pub(crate) async fn preparations(
     .bind(tenant)
     .bind(since)
     .bind(until)
-    .fetch_one(&mut *conn)
+    .fetch_one(on(&mut *conn))
     .await?;
-    let reasons = sqlx::query(&format!(
+    let reasons = statements::query(&format!(
         "SELECT reason, count(*) AS count FROM preparations
           WHERE tenant = $1 AND {} AND status = 'wasted' AND reason IS NOT NULL
           GROUP BY reason ORDER BY count DESC, reason",
@@ -157,7 +158,7 @@ pub(crate) async fn preparations(
     .bind(tenant)
     .bind(since)
     .bind(until)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
     Ok(PreparationStats {

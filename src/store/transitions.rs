@@ -20,6 +20,7 @@ use sqlx::types::Json;
 
 use super::events::EventKind;
 use super::state::{STATE_COLUMNS, bind_state};
+use super::statements;
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::{Conversation, ModelCall};
 
@@ -42,7 +43,7 @@ pub(super) fn bind_fresh<'q>(
     last_call: Option<Json<ModelCall>>,
     first_turn: bool,
 ) -> Query<'q, Postgres, PgArguments> {
-    bind_state(sqlx::query(sql).bind(tenant.as_str()).bind(id.as_str()), state)
+    bind_state(statements::query(sql).bind(tenant.as_str()).bind(id.as_str()), state)
         .bind(last_call)
         .bind(1_i64)
         .bind(i64::from(first_turn))

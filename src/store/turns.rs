@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use sqlx::postgres::PgRow;
 use sqlx::{Connection, PgConnection, Row};
 
+use super::statements::{self, on};
 use super::{StoreResult, count_of};
 use crate::domain::{ConversationId, TenantId};
 
@@ -87,13 +88,13 @@ pub(crate) async fn since(
     id: &ConversationId,
     boundary: i64,
 ) -> StoreResult<Vec<Turn>> {
-    let rows = sqlx::query(&format!(
+    let rows = statements::query(&format!(
         "SELECT {COLUMNS} FROM turns WHERE tenant = $1 AND conversation_id = $2 AND seq > $3 ORDER BY seq"
     ))
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(boundary)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
 }
@@ -107,7 +108,7 @@ pub(crate) async fn back_from(
     from: Option<i64>,
     limit: i64,
 ) -> StoreResult<Vec<Turn>> {
-    let rows = sqlx::query(&format!(
+    let rows = statements::query(&format!(
         "SELECT {} FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($3, 9223372036854775807)
           ORDER BY seq DESC LIMIT $4",
@@ -117,7 +118,7 @@ pub(crate) async fn back_from(
     .bind(id.as_str())
     .bind(from)
     .bind(limit)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
 }
@@ -130,13 +131,13 @@ pub(crate) async fn one(
     id: &ConversationId,
     seq: i64,
 ) -> StoreResult<Option<Turn>> {
-    let row = sqlx::query(&format!(
+    let row = statements::query(&format!(
         "SELECT {COLUMNS} FROM turns WHERE tenant = $1 AND conversation_id = $2 AND seq = $3"
     ))
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(seq)
-    .fetch_optional(&mut *conn)
+    .fetch_optional(on(&mut *conn))
     .await?;
     Ok(row.as_ref().map(turn).transpose()?)
 }
@@ -154,14 +155,14 @@ pub(crate) async fn latest_with(
         Said::User => "user_text IS NOT NULL AND btrim(user_text) <> ''",
         Said::Assistant => "assistant_text IS NOT NULL AND btrim(assistant_text) <> ''",
     };
-    let rows = sqlx::query(&format!(
+    let rows = statements::query(&format!(
         "SELECT {COLUMNS} FROM turns WHERE tenant = $1 AND conversation_id = $2 AND {present}
           ORDER BY seq DESC LIMIT $3"
     ))
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(limit)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
 }
@@ -192,10 +193,10 @@ pub(crate) async fn search(
 ) -> StoreResult<Vec<Turn>> {
     // Planned for the words searched: the pool's generic plan reads every turn.
     let mut tx = conn.begin().await?;
-    sqlx::query("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
+    statements::query("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
         .execute(&mut *tx)
         .await?;
-    let rows = sqlx::query(&format!(
+    let rows = statements::query(&format!(
         "SELECT {} FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($4, 9223372036854775807)
             AND (search @@ websearch_to_tsquery('simple', $3)
@@ -242,7 +243,7 @@ pub(crate) async fn recent_live(
     id: &ConversationId,
     limit: i64,
 ) -> StoreResult<Vec<Turn>> {
-    let rows = sqlx::query(&format!(
+    let rows = statements::query(&format!(
         "SELECT {} FROM (
            SELECT * FROM turns WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted ORDER BY seq DESC LIMIT $3
          ) newest ORDER BY seq",
@@ -251,7 +252,7 @@ pub(crate) async fn recent_live(
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(limit)
-    .fetch_all(&mut *conn)
+    .fetch_all(on(&mut *conn))
     .await?;
     Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
 }

@@ -111,6 +111,7 @@ pub fn test_settings() -> Settings {
         daily_token_budget: None,
         leases: compactd::config::Leases::default(),
         allowed_hosts: compactd::config::AllowedHosts::default(),
+        database: compactd::config::DatabaseSettings::default(),
         background: None,
     }
 }

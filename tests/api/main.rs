@@ -41,6 +41,7 @@ mod migrations;
 mod observability;
 mod openapi;
 mod outages;
+mod pooler;
 mod prepared;
 mod private_postgres;
 mod proxy;

@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use crate::app::{AppResult, Refusal, Services};
 use crate::domain::{ConversationId, TenantId};
 use crate::store::export::{self, Paged};
+use crate::store::statements;
 
 /// The document's format, named in it so a reader can tell later ones.
 pub(crate) const FORMAT: &str = "compactd-export/1";
@@ -36,7 +37,7 @@ pub(crate) async fn export(services: &Services, tenant: TenantId, id: Conversati
     // task of its own that reads at the reader's pace (and rolls back when
     // the reader goes away).
     let mut tx = services.pool.begin().await?;
-    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+    statements::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         .execute(&mut *tx)
         .await?;
     let Some(row) = export::conversation(&mut tx, &tenant, &id).await? else {

@@ -46,6 +46,16 @@ impl UseCase for Request {
         };
         match drafted.await {
             Ok(mut prepared) => {
+                // Spent is spent, whatever becomes of the ledger row. Trued
+                // up here, before the connection that records it is taken:
+                // a second connection taken while holding one is how a
+                // pool runs dry under load (each holder waits for another).
+                let attempt = &prepared.attempt;
+                let spent = (attempt.upstream_input_tokens, attempt.upstream_output_tokens);
+                let calls = u64::from(attempt.upstream_calls.unwrap_or(0));
+                services
+                    .true_up(&prepared.tenant, prepared.reserved, spent, calls)
+                    .await;
                 prepared.claim = Some(claim);
                 Ok(prepared)
             }
@@ -80,12 +90,7 @@ fn held(
 impl Staged for Drafted {
     type Answer = Summarized;
 
-    async fn apply(self, services: &Services, conn: &mut PgConnection) -> AppResult<Summarized> {
-        // Spent is spent, whatever becomes of the ledger row.
-        let attempt = &self.attempt;
-        let spent = (attempt.upstream_input_tokens, attempt.upstream_output_tokens);
-        let calls = u64::from(attempt.upstream_calls.unwrap_or(0));
-        services.true_up(&self.tenant, self.reserved, spent, calls).await;
+    async fn apply(self, _: &Services, conn: &mut PgConnection) -> AppResult<Summarized> {
         let Some((recorded, stored)) = record::record(conn, &self).await? else {
             return Err(Refusal::NotFound(format!(
                 "conversation {:?} was deleted while its summary was written",

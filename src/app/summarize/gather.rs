@@ -11,6 +11,7 @@ use crate::app::transcript::Gathered as Transcript;
 use crate::records::StoredConversation;
 use crate::store::keep::{self, StoredKeep};
 use crate::store::prepared::{self, Ready};
+use crate::store::statements;
 use crate::store::turns::{self, Turn};
 use crate::store::{StoreResult, events};
 
@@ -42,7 +43,7 @@ pub(super) async fn gather(
 ) -> StoreResult<Gathered> {
     let mut conn = services.pool.acquire().await?;
     let mut tx = conn.begin().await?;
-    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+    statements::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         .execute(&mut *tx)
         .await?;
     let (tenant, id) = (&request.tenant, &request.id);
