@@ -20,7 +20,11 @@ use crate::http::{self, AppState};
 use crate::llm::{LlmClient, LlmError, UpstreamModel, tokens};
 use crate::serve;
 use crate::store;
-use crate::store::StoreError;
+use crate::store::{FleetReads, StoreError};
+
+/// The least and most a probe of the standby may take (its lag allowed, within
+/// these): one that takes longer finds it lost.
+const PROBE_PATIENCE: (Duration, Duration) = (Duration::from_millis(200), Duration::from_secs(2));
 
 /// How often expired idempotency keys are swept.
 const SWEEP_EVERY: Duration = Duration::from_secs(15 * 60);
@@ -37,6 +41,8 @@ pub enum StartupError {
     Llm(#[from] LlmError),
     #[error("COMPACTD_DIRECT_DATABASE_URL is not a Postgres URL: {0}")]
     DirectUrl(sqlx::Error),
+    #[error("COMPACTD_READ_DATABASE_URL is not a Postgres URL: {0}")]
+    StandbyUrl(sqlx::Error),
     #[error("the API keys could not be read: {0}")]
     Keys(#[from] StoreError),
 }
@@ -53,6 +59,8 @@ pub struct Application {
     connections: ConnectionLimits,
     /// Follows key changes from startup on; stopped with the service.
     key_follower: tokio::task::JoinHandle<()>,
+    /// How often the standby is measured, and how long each try may take.
+    standby_probe: Option<(Duration, Duration)>,
 }
 
 impl Application {
@@ -119,8 +127,27 @@ impl Application {
         crate::telemetry::metrics();
         // The tokenizer's vocabulary loads once, now, not in the first request.
         tokio::task::spawn_blocking(tokens::warm_up);
+        let (reads, standby_probe) = match &settings.database.standby {
+            Some(standby) => {
+                let options = standby
+                    .url
+                    .parse::<PgConnectOptions>()
+                    .map_err(StartupError::StandbyUrl)?;
+                let standby_pool = store::pool(options, pool.options().get_max_connections());
+                let reads = FleetReads::with_standby(pool.clone(), standby_pool, standby.max_lag);
+                (
+                    reads,
+                    Some((
+                        standby.probe_every,
+                        standby.max_lag.clamp(PROBE_PATIENCE.0, PROBE_PATIENCE.1),
+                    )),
+                )
+            }
+            None => (FleetReads::primary_only(pool.clone()), None),
+        };
         let services = Services {
             pool: pool.clone(),
+            reads,
             policy: Arc::new(settings.policy),
             summary_model,
             summaries: settings.summaries.clone(),
@@ -159,6 +186,7 @@ impl Application {
             services,
             connections,
             key_follower,
+            standby_probe,
         })
     }
 
@@ -190,6 +218,13 @@ impl Application {
             tokio::spawn(crate::telemetry::keep_metrics_bounded()),
         ];
         background.extend(self.workers.map(Workers::spawn).unwrap_or_default());
+        if let Some((every, patience)) = self.standby_probe {
+            background.push(tokio::spawn(measure_the_standby(
+                self.services.reads.clone(),
+                every,
+                patience,
+            )));
+        }
         let served = serve::serve(&self.listener, self.router, self.connections, shutdown).await;
         for task in background {
             task.abort();
@@ -242,6 +277,16 @@ async fn wait_for_database(
         tracing::info!("the database answers; starting");
     }
     answered
+}
+
+/// Measures the standby's lag for as long as the service runs.
+async fn measure_the_standby(reads: FleetReads, every: Duration, patience: Duration) {
+    let mut every = tokio::time::interval(every);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        reads.probe(patience).await;
+    }
 }
 
 async fn sweep_idempotency_keys(pool: PgPool) {

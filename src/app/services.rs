@@ -16,6 +16,8 @@ use crate::store::{self, StoreError};
 #[derive(Clone)]
 pub(crate) struct Services {
     pub pool: PgPool,
+    /// Where the fleet's reads go: a standby while it keeps up, else `pool`.
+    pub reads: store::FleetReads,
     pub policy: Arc<PolicyConfig>,
     /// Who writes summaries; `None`: the extractive summarizer.
     pub summary_model: Option<UpstreamModel>,

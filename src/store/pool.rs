@@ -1,5 +1,6 @@
 //! The connection pool, the embedded migrations, and what is about the pool
-//! itself: the readiness ping and the fleet read's own transaction.
+//! itself: the readiness ping and the fleet read's own transaction (begun
+//! on the database `standby` chooses).
 
 use std::time::Duration;
 
@@ -54,7 +55,7 @@ fn for_this_process(options: PgConnectOptions) -> PgConnectOptions {
 /// without knowing them scans the whole ledger: ten times slower at a few
 /// million rows (bench/dashboard_reads).
 #[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn begin_fleet_read(pool: &PgPool) -> StoreResult<Transaction<'static, Postgres>> {
+pub(super) async fn begin_fleet_read_on(pool: &PgPool) -> StoreResult<Transaction<'static, Postgres>> {
     let mut transaction = pool.begin().await?;
     // Sorts for percentiles stay in memory; compiling a plan (JIT) costs more
     // than these queries gain from it.

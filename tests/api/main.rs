@@ -53,6 +53,7 @@ mod return_minimal;
 mod schemathesis;
 mod search;
 mod shapes;
+mod standby;
 mod state_at_cut;
 mod summarize;
 #[path = "../../bench/synthetic/mod.rs"]

@@ -957,6 +957,7 @@ export interface components {
         Health: {
             /** @example ok */
             status: string;
+            standby?: null | components["schemas"]["StandbyHealth"];
         };
         KeepCheckRequest: {
             /** @description The summary to check (the one the harness wrote), at most 262,144 characters. */
@@ -1351,6 +1352,30 @@ export interface components {
          * @enum {string}
          */
         Source: "user" | "assistant" | "tool_call" | "tool_result";
+        /** @description The standby as last measured. */
+        StandbyHealth: {
+            /**
+             * @description `following` (within the lag allowed: the fleet's reads go to it),
+             *     `lagging`, `lost` (it does not answer, or is no standby), or
+             *     `starting` (not measured yet).
+             * @example following
+             */
+            state: string;
+            /**
+             * @description Where the fleet's reads go now: `standby` or `primary`.
+             * @example standby
+             */
+            reads_on: string;
+            /**
+             * Format: int64
+             * @description How long ago the primary had written what the standby still lacks
+             *     (0: it has everything), at the last measure.
+             * @example 12
+             */
+            lag_ms?: number | null;
+            /** @description Why it is lost. */
+            trouble?: string | null;
+        };
         Stats: {
             /** Format: date-time */
             since?: string | null;
@@ -2934,7 +2959,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The database answers. */
+            /** @description The database answers; with a standby, what was last measured of it. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -152,6 +152,58 @@ impl PrivatePostgres {
         Ok(server)
     }
 
+    /// A streaming hot standby of this server in `data_dir`: copied with
+    /// `pg_basebackup` on first use (which also tells it where its primary
+    /// is), then started like any private Postgres. It answers reads and
+    /// replays what the primary writes, a moment behind.
+    pub fn start_standby(&self, data_dir: &Path) -> Result<Self, PrivatePostgresError> {
+        fs::create_dir_all(data_dir).map_err(io_error(format!("creating {}", data_dir.display())))?;
+        let data_dir = data_dir
+            .canonicalize()
+            .map_err(io_error("resolving the standby's folder"))?;
+        let cluster = data_dir.join("pgdata");
+        if !cluster.join("PG_VERSION").exists() {
+            let run_as = choose_run_as();
+            let scratch = data_dir.join("pgdata.initializing");
+            if scratch.exists() {
+                fs::remove_dir_all(&scratch).map_err(io_error("removing an interrupted copy"))?;
+            }
+            let password_file = data_dir.join("superuser-password");
+            fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .open(&password_file)
+                .and_then(|mut file| io::Write::write_all(&mut file, self.password.as_bytes()))
+                .map_err(io_error(format!("writing {}", password_file.display())))?;
+            if let RunAs::Runuser = run_as {
+                chown_to_postgres(&data_dir)?;
+            }
+            let basebackup = find_binary("pg_basebackup")?;
+            let output = command_as(&run_as, &basebackup)
+                .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", SUPERUSER, "-D"])
+                .arg(&scratch)
+                // -R: standby.signal, and the primary's address and password
+                // in postgresql.auto.conf.
+                .args(["-R", "-X", "stream", "--checkpoint=fast", "--no-sync"])
+                .env("PGPASSWORD", &self.password)
+                .stdin(Stdio::null())
+                .output()
+                .map_err(io_error(format!("running {}", basebackup.display())))?;
+            if !output.status.success() {
+                return Err(PrivatePostgresError::Failed(format!(
+                    "pg_basebackup failed ({}): {}{}",
+                    output.status,
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                )));
+            }
+            fs::rename(&scratch, &cluster).map_err(io_error("moving the standby's copy into place"))?;
+        }
+        Self::start_on(&data_dir, None)
+    }
+
     pub fn port(&self) -> u16 {
         self.port
     }
@@ -180,7 +232,7 @@ impl PrivatePostgres {
             }
             // Postgres writes its status as the pid file's eighth line.
             let ready = fs::read_to_string(&pid_file)
-                .map(|text| text.lines().nth(7).is_some_and(|status| status.trim() == "ready"))
+                .map(|text| text.lines().nth(7).is_some_and(answers))
                 .unwrap_or(false);
             if ready {
                 return Ok(());
@@ -395,9 +447,15 @@ fn live_server_port(cluster: &Path) -> Option<u16> {
     let text = fs::read_to_string(cluster.join("postmaster.pid")).ok()?;
     let pid = text.lines().next()?.trim().parse::<i32>().ok()?;
     let alive = alive(pid);
-    let ready = text.lines().nth(7).is_some_and(|status| status.trim() == "ready");
+    let ready = text.lines().nth(7).is_some_and(answers);
     let port = text.lines().nth(3)?.trim().parse().ok()?;
     (alive && ready).then_some(port)
+}
+
+/// Whether a pid file's status line says the server takes connections: a
+/// primary says `ready`, a hot standby `standby`.
+fn answers(status: &str) -> bool {
+    matches!(status.trim(), "ready" | "standby")
 }
 
 /// A pid file left by a server that died (a crash, a kill) still says

@@ -20,10 +20,12 @@ pub(crate) async fn newest(
     prefix: Option<&ConversationId>,
     limit: u32,
 ) -> AppResult<(Vec<Listed>, bool)> {
-    let mut conn = services.pool.acquire().await?;
+    // A fleet read (the dashboard's list): on the standby while it keeps up.
+    let mut conn = services.reads.begin().await?;
     let prefix = prefix.map_or("", ConversationId::as_str);
     // One more than asked says whether there are more.
     let mut listed = conversations::newest(&mut conn, tenant, prefix, i64::from(limit) + 1).await?;
+    conn.commit().await?;
     let more = listed.len() > limit as usize;
     listed.truncate(limit as usize);
     Ok((listed, more))

@@ -21,7 +21,8 @@ pub(crate) async fn due(
     at: DateTime<Utc>,
     limit: u32,
 ) -> AppResult<Vec<(StoredConversation, Decision)>> {
-    let mut conn = services.pool.acquire().await?;
+    // A fleet read: on the standby while it keeps up.
+    let mut conn = services.reads.begin().await?;
     let policy = &services.policy;
     let mut due_now = Vec::new();
     let mut after: Option<Position> = None;
@@ -53,5 +54,6 @@ pub(crate) async fn due(
             break;
         }
     }
+    conn.commit().await?;
     Ok(due_now)
 }

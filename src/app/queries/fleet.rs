@@ -1,6 +1,7 @@
 //! The fleet's reads (SPEC §3 `GET /compactions`, `/stats`, `/stats/series`):
 //! a tenant's figures across its conversations, each read in one
-//! transaction planned for the values it is given (`store::begin_fleet_read`).
+//! transaction planned for the values it is given, on the standby while it
+//! keeps up (`store::FleetReads`).
 
 use chrono::{DateTime, Utc};
 
@@ -10,10 +11,10 @@ use crate::domain::TenantId;
 use crate::domain::series::Series;
 use crate::policy::keep::{KeepKind, KindFigures};
 use crate::records::{FleetFilter, PreparationStats, Recorded, Stats};
+use crate::store::keep;
 use crate::store::ledger::{self};
 use crate::store::series::{self, Point};
 use crate::store::stats::{self};
-use crate::store::{self, keep};
 
 /// Up to `limit` compaction attempts that pass `filter`, newest first.
 pub(crate) async fn compactions(
@@ -22,7 +23,7 @@ pub(crate) async fn compactions(
     filter: &FleetFilter,
     limit: u32,
 ) -> AppResult<Vec<Recorded>> {
-    let mut transaction = store::begin_fleet_read(&services.pool).await?;
+    let mut transaction = services.reads.begin().await?;
     let rows = ledger::of_fleet(&mut transaction, tenant, filter, limit.into()).await?;
     transaction.commit().await?;
     Ok(rows)
@@ -42,7 +43,7 @@ pub(crate) async fn statistics(
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
 ) -> AppResult<Figures> {
-    let mut transaction = store::begin_fleet_read(&services.pool).await?;
+    let mut transaction = services.reads.begin().await?;
     let stats = stats::read(&mut transaction, tenant, since, until).await?;
     let keep = keep::figures_between(&mut transaction, tenant, since, until).await?;
     let preparation = stats::preparations(&mut transaction, tenant, since, until).await?;
@@ -56,7 +57,7 @@ pub(crate) async fn statistics(
 
 /// Compactions per bucket of `span`, per trigger.
 pub(crate) async fn series(services: &Services, tenant: &TenantId, span: &Series) -> AppResult<Vec<Point>> {
-    let mut transaction = store::begin_fleet_read(&services.pool).await?;
+    let mut transaction = services.reads.begin().await?;
     let points = series::read(&mut transaction, tenant, span).await?;
     transaction.commit().await?;
     Ok(points)

@@ -1,4 +1,5 @@
-//! GET /healthz (the process is up) and GET /readyz (the database answers).
+//! GET /healthz (the process is up) and GET /readyz (the database answers,
+//! and what was last measured of the standby).
 
 use std::time::Duration;
 
@@ -10,6 +11,7 @@ use utoipa::ToSchema;
 
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
+use crate::store::{StandbyReport, StandbyState};
 
 /// How long readiness waits for the database before saying no.
 const READY_TIMEOUT: Duration = Duration::from_secs(2);
@@ -32,24 +34,66 @@ pub(crate) fn router() -> Router<AppState> {
 pub(crate) struct Health {
     #[schema(example = "ok")]
     pub status: &'static str,
+    /// The streaming standby the fleet's reads go to (`COMPACTD_READ_DATABASE_URL`);
+    /// absent without one. A lagging or lost standby leaves the service ready:
+    /// its reads go to the primary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub standby: Option<StandbyHealth>,
+}
+
+/// The standby as last measured.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct StandbyHealth {
+    /// `following` (within the lag allowed: the fleet's reads go to it),
+    /// `lagging`, `lost` (it does not answer, or is no standby), or
+    /// `starting` (not measured yet).
+    #[schema(example = "following")]
+    pub state: &'static str,
+    /// Where the fleet's reads go now: `standby` or `primary`.
+    #[schema(example = "standby")]
+    pub reads_on: &'static str,
+    /// How long ago the primary had written what the standby still lacks
+    /// (0: it has everything), at the last measure.
+    #[schema(example = 12)]
+    pub lag_ms: Option<u64>,
+    /// Why it is lost.
+    pub trouble: Option<String>,
+}
+
+impl From<StandbyReport> for StandbyHealth {
+    fn from(report: StandbyReport) -> Self {
+        let following = report.state == StandbyState::Following;
+        Self {
+            state: report.state.as_str(),
+            reads_on: if following { "standby" } else { "primary" },
+            lag_ms: report.lag.map(|lag| u64::try_from(lag.as_millis()).unwrap_or(u64::MAX)),
+            trouble: report.trouble,
+        }
+    }
 }
 
 /// Liveness
 #[utoipa::path(get, path = "/healthz", tag = "operations",
     responses((status = 200, description = "The process is up.", body = Health)))]
 pub(crate) async fn healthz() -> Json<Health> {
-    Json(Health { status: "ok" })
+    Json(Health {
+        status: "ok",
+        standby: None,
+    })
 }
 
 /// Readiness
 #[utoipa::path(get, path = "/readyz", tag = "operations",
     responses(
-        (status = 200, description = "The database answers.", body = Health),
+        (status = 200, description = "The database answers; with a standby, what was last measured of it.", body = Health),
         (status = 503, description = "The database does not answer.", body = Problem, content_type = "application/problem+json"),
     ))]
 pub(crate) async fn readyz(State(app): State<AppState>) -> ApiResult<Json<Health>> {
     match tokio::time::timeout(READY_TIMEOUT, app.services.database_answers()).await {
-        Ok(Ok(())) => Ok(Json(Health { status: "ready" })),
+        Ok(Ok(())) => Ok(Json(Health {
+            status: "ready",
+            standby: app.services.reads.standby().map(StandbyHealth::from),
+        })),
         _ => Err(ApiError::Unavailable),
     }
 }

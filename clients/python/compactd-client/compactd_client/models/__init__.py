@@ -60,6 +60,7 @@ from .reason import Reason
 from .role import Role
 from .series_point import SeriesPoint
 from .source import Source
+from .standby_health import StandbyHealth
 from .stats import Stats
 from .stats_series import StatsSeries
 from .summarize_request import SummarizeRequest
@@ -139,6 +140,7 @@ __all__ = (
     "Role",
     "SeriesPoint",
     "Source",
+    "StandbyHealth",
     "Stats",
     "StatsSeries",
     "SummarizeRequest",
