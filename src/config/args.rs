@@ -170,7 +170,7 @@ impl DatabaseArgs {
 #[derive(Clone, Args)]
 pub struct StandbyArgs {
     /// A streaming standby of DATABASE_URL's Postgres: the fleet's reads
-    /// (/compactions, /stats, /stats/series, /due, the conversation list)
+    /// (/compactions, /stats, /stats/series, the conversation list)
     /// go there; a caller's reads of its own conversation stay on the primary.
     #[arg(long, env = "COMPACTD_READ_DATABASE_URL")]
     pub read_database_url: Option<String>,

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
-use sqlx::{Connection, PgPool, Postgres, Transaction};
+use sqlx::{Connection, Executor, PgPool, Postgres, Transaction};
 
 use super::error::{StoreResult, idle_through_a_loss};
 use super::statements;
@@ -72,6 +72,8 @@ pub(super) async fn begin_fleet_read_on(pool: &PgPool) -> StoreResult<Transactio
 /// Whether the database answers.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn ping(pool: &PgPool) -> StoreResult<()> {
-    statements::query("SELECT 1").execute(pool).await?;
+    // Text, not a statement: one message, which a transaction pooler cannot
+    // split across server connections as it can a statement's two.
+    pool.execute("SELECT 1").await?;
     Ok(())
 }

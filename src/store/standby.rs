@@ -24,6 +24,11 @@ use super::statements::{self, on};
 /// for long keeps the oldest (its lag) and sheds the ones after it.
 const MOST_SAMPLES: usize = 4096;
 
+/// How long a fleet read may take on the standby before the primary is
+/// asked instead (a standby that stopped answering must not hold a
+/// dashboard's request for as long as a request may run).
+const READ_PATIENCE: Duration = Duration::from_secs(5);
+
 /// The standby as last measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StandbyState {
@@ -58,11 +63,24 @@ pub struct StandbyReport {
     pub trouble: Option<String>,
 }
 
+/// A lag measured, and whether it can be trusted to be all of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Lag {
+    pub behind: Duration,
+    /// The standby has been seen with all the primary had at the first
+    /// probe: before that, it may lack writes older than any probe, and
+    /// `behind` is only the least it lags (a standby hours behind looks a
+    /// moment behind to a service that has just started).
+    pub whole: bool,
+}
+
 /// Turns probes into a lag: pure, so it is tested without a standby.
 #[derive(Debug, Default)]
 pub(crate) struct LagMeter {
     /// (when, where the primary's WAL ended then), oldest first.
     samples: VecDeque<(Instant, u64)>,
+    /// Whether the standby was seen with all the primary had at the first probe.
+    whole: bool,
 }
 
 impl LagMeter {
@@ -75,13 +93,20 @@ impl LagMeter {
     }
 
     /// The standby has replayed up to `replayed`: how far behind it is at `now`.
-    pub(crate) fn standby_at(&mut self, now: Instant, replayed: u64) -> Duration {
+    pub(crate) fn standby_at(&mut self, now: Instant, replayed: u64) -> Lag {
         while self.samples.front().is_some_and(|&(_, lsn)| lsn <= replayed) {
             self.samples.pop_front();
+            // Every sample it passes was taken after the first, or is it.
+            self.whole = true;
         }
-        self.samples
+        let behind = self
+            .samples
             .front()
-            .map_or(Duration::ZERO, |&(since, _)| now.saturating_duration_since(since))
+            .map_or(Duration::ZERO, |&(since, _)| now.saturating_duration_since(since));
+        Lag {
+            behind,
+            whole: self.whole,
+        }
     }
 }
 
@@ -96,6 +121,8 @@ pub(crate) struct FleetReads {
 struct Standby {
     pool: PgPool,
     max_lag: Duration,
+    /// How long a read on it may take before it is given to the primary.
+    patience: Duration,
     meter: Mutex<LagMeter>,
     report: Mutex<StandbyReport>,
 }
@@ -111,6 +138,7 @@ impl FleetReads {
         let standby = Standby {
             pool: standby,
             max_lag,
+            patience: READ_PATIENCE,
             meter: Mutex::default(),
             report: Mutex::new(StandbyReport {
                 state: StandbyState::Starting,
@@ -137,20 +165,58 @@ impl FleetReads {
             .filter(|standby| lock(&standby.report).state == StandbyState::Following)
     }
 
-    /// A fleet read's transaction, on the standby while it follows; one that
-    /// cannot be begun there marks it lost and begins on the primary.
-    pub(crate) async fn begin(&self) -> StoreResult<Transaction<'static, Postgres>> {
-        if let Some(standby) = self.chosen() {
-            match begin_fleet_read_on(&standby.pool).await {
-                Ok(transaction) => {
-                    metrics::counter!("compactd_fleet_reads_total", "database" => "standby").increment(1);
-                    return Ok(transaction);
-                }
-                Err(err) => standby.lost(&err.to_string()),
+    /// A fleet read's transaction on the standby, while it follows; one that
+    /// cannot be begun there marks it lost (`None`: read the primary).
+    pub(crate) async fn begin_on_standby(&self) -> Option<Transaction<'static, Postgres>> {
+        let standby = self.chosen()?;
+        match tokio::time::timeout(standby.patience, begin_fleet_read_on(&standby.pool)).await {
+            Ok(Ok(transaction)) => Some(transaction),
+            Ok(Err(err)) => {
+                standby.lost(&err.to_string());
+                None
+            }
+            Err(_) => {
+                standby.lost(&format!("a read could not begin within {:?}", standby.patience));
+                None
             }
         }
+    }
+
+    /// A fleet read's transaction on the primary.
+    pub(crate) async fn begin_on_primary(&self) -> StoreResult<Transaction<'static, Postgres>> {
         metrics::counter!("compactd_fleet_reads_total", "database" => "primary").increment(1);
         begin_fleet_read_on(&self.primary).await
+    }
+
+    /// How long a read on the standby may take.
+    pub(crate) fn patience(&self) -> Duration {
+        self.standby.as_ref().map_or(READ_PATIENCE, |standby| standby.patience)
+    }
+
+    /// What became of a read on the standby: `Some` is the caller's answer
+    /// (its value, or an error of the read's own, the same on the primary);
+    /// `None`: the standby could not answer, is marked lost, and the read
+    /// goes to the primary.
+    pub(crate) fn on_standby<T>(
+        &self,
+        ran: Result<StoreResult<T>, tokio::time::error::Elapsed>,
+    ) -> Option<StoreResult<T>> {
+        let standby = self.standby.as_deref()?;
+        match ran {
+            Ok(Ok(value)) => {
+                metrics::counter!("compactd_fleet_reads_total", "database" => "standby").increment(1);
+                Some(Ok(value))
+            }
+            Ok(Err(err)) if !err.is_unavailable() => Some(Err(err)),
+            Ok(Err(err)) => {
+                standby.lost(&err.to_string());
+                None
+            }
+            Err(_) => {
+                standby.lost(&format!("a read took longer than {:?}", standby.patience));
+                None
+            }
+        }
     }
 
     /// Measures the standby once: where the primary's WAL ends, then how far
@@ -177,11 +243,13 @@ impl FleetReads {
 }
 
 impl Standby {
-    fn measured(&self, lag: Duration) {
-        let state = if lag <= self.max_lag {
+    fn measured(&self, Lag { behind: lag, whole }: Lag) {
+        let state = if lag > self.max_lag {
+            StandbyState::Lagging
+        } else if whole {
             StandbyState::Following
         } else {
-            StandbyState::Lagging
+            StandbyState::Starting
         };
         let mut report = lock(&self.report);
         if report.state != state {
@@ -244,6 +312,38 @@ async fn replayed(standby: &PgPool) -> StoreResult<Option<u64>> {
     Ok(replayed.map(|lsn| u64::try_from(lsn).unwrap_or_default()))
 }
 
+/// Evaluates `$read` (a `StoreResult`, with `$tx` the `&mut PgConnection`
+/// it reads on) in a fleet read's transaction: on the standby while it
+/// follows, within its patience, else, or when the standby could not
+/// answer, on the primary (`FleetReads::on_standby`). A macro, not a
+/// function taking a closure: a future borrowing the closure's arguments
+/// is not provably `Send` to the router.
+macro_rules! fleet_read {
+    ($reads:expr, |$tx:ident| $read:expr) => {
+        async {
+            let reads: &$crate::store::FleetReads = &$reads;
+            if let Some(mut transaction) = reads.begin_on_standby().await {
+                let ran = tokio::time::timeout(reads.patience(), async {
+                    let $tx: &mut sqlx::PgConnection = &mut transaction;
+                    let value = $read?;
+                    transaction.commit().await?;
+                    Ok::<_, $crate::store::StoreError>(value)
+                })
+                .await;
+                if let Some(answer) = reads.on_standby(ran) {
+                    return answer;
+                }
+            }
+            let mut transaction = reads.begin_on_primary().await?;
+            let $tx: &mut sqlx::PgConnection = &mut transaction;
+            let value = $read?;
+            transaction.commit().await?;
+            Ok::<_, $crate::store::StoreError>(value)
+        }
+    };
+}
+pub(crate) use fleet_read;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,8 +355,12 @@ mod tests {
         let start = Instant::now();
         let mut meter = LagMeter::default();
         meter.primary_at(start, 100);
-        assert_eq!(meter.standby_at(start + SECOND, 100), Duration::ZERO);
-        assert_eq!(meter.standby_at(start + SECOND, 150), Duration::ZERO, "past the sample");
+        assert_eq!(meter.standby_at(start + SECOND, 100), whole(Duration::ZERO));
+        assert_eq!(
+            meter.standby_at(start + SECOND, 150),
+            whole(Duration::ZERO),
+            "past the sample"
+        );
     }
 
     #[test]
@@ -265,7 +369,7 @@ mod tests {
         let mut meter = LagMeter::default();
         for second in 0..60 {
             meter.primary_at(start + SECOND * second, 500);
-            assert_eq!(meter.standby_at(start + SECOND * second, 500), Duration::ZERO);
+            assert_eq!(meter.standby_at(start + SECOND * second, 500), whole(Duration::ZERO));
         }
     }
 
@@ -274,20 +378,24 @@ mod tests {
         let start = Instant::now();
         let mut meter = LagMeter::default();
         meter.primary_at(start, 100);
-        assert_eq!(meter.standby_at(start, 100), Duration::ZERO);
+        assert_eq!(meter.standby_at(start, 100), whole(Duration::ZERO));
         // The standby stops at 100 while the primary goes on.
         meter.primary_at(start + SECOND, 200);
         meter.primary_at(start + SECOND * 2, 300);
         meter.primary_at(start + SECOND * 3, 300);
-        assert_eq!(meter.standby_at(start + SECOND * 3, 100), SECOND * 2);
+        assert_eq!(meter.standby_at(start + SECOND * 3, 100), whole(SECOND * 2));
         assert_eq!(
             meter.standby_at(start + SECOND * 4, 100),
-            SECOND * 3,
+            whole(SECOND * 3),
             "it grows while stopped"
         );
         // Replaying part of it: the oldest write still lacked is younger.
-        assert_eq!(meter.standby_at(start + SECOND * 4, 200), SECOND * 2);
-        assert_eq!(meter.standby_at(start + SECOND * 4, 300), Duration::ZERO, "caught up");
+        assert_eq!(meter.standby_at(start + SECOND * 4, 200), whole(SECOND * 2));
+        assert_eq!(
+            meter.standby_at(start + SECOND * 4, 300),
+            whole(Duration::ZERO),
+            "caught up"
+        );
     }
 
     #[test]
@@ -299,6 +407,24 @@ mod tests {
         }
         assert_eq!(meter.samples.len(), MOST_SAMPLES);
         let now = start + Duration::from_secs(60);
-        assert_eq!(meter.standby_at(now, 0), Duration::from_secs(60));
+        assert_eq!(meter.standby_at(now, 0).behind, Duration::from_secs(60));
+    }
+
+    #[test]
+    fn a_standby_behind_the_first_probe_is_not_trusted_until_it_passes_it() {
+        let start = Instant::now();
+        let mut meter = LagMeter::default();
+        // Hours behind when the service starts: the first probe cannot tell.
+        meter.primary_at(start, 1_000_000);
+        let first = meter.standby_at(start + Duration::from_millis(5), 10);
+        assert_eq!((first.behind, first.whole), (Duration::from_millis(5), false));
+        meter.primary_at(start + SECOND, 1_000_100);
+        assert!(!meter.standby_at(start + SECOND, 999_999).whole);
+        // Past the first probe's position: nothing older can be missing.
+        assert_eq!(meter.standby_at(start + SECOND, 1_000_000), whole(Duration::ZERO));
+    }
+
+    fn whole(behind: Duration) -> Lag {
+        Lag { behind, whole: true }
     }
 }

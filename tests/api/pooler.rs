@@ -163,6 +163,9 @@ async fn agent_at_work(client: reqwest::Client, base: String, key: String, agent
             .send();
         let (status, answer) = read(sent.await.unwrap()).await;
         answers.push((path.to_owned(), status, answer));
+        // Readiness pings the database through the pooler too, under the load.
+        let (status, ready) = read(client.get(format!("{base}/readyz")).send().await.unwrap()).await;
+        answers.push(("/readyz".to_owned(), status, ready));
     }
     let shown = client
         .get(format!("{base}/conversations/{id}"))

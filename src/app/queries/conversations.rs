@@ -8,6 +8,7 @@ use crate::domain::{ConversationId, TenantId};
 use crate::records::StoredConversation;
 use crate::store::conversations::{self, Listed};
 use crate::store::events::{self, Event};
+use crate::store::fleet_read;
 
 /// The most conversations one answer lists.
 pub(crate) const MAX_LISTED: u32 = 100;
@@ -21,11 +22,16 @@ pub(crate) async fn newest(
     limit: u32,
 ) -> AppResult<(Vec<Listed>, bool)> {
     // A fleet read (the dashboard's list): on the standby while it keeps up.
-    let mut conn = services.reads.begin().await?;
     let prefix = prefix.map_or("", ConversationId::as_str);
     // One more than asked says whether there are more.
-    let mut listed = conversations::newest(&mut conn, tenant, prefix, i64::from(limit) + 1).await?;
-    conn.commit().await?;
+    let mut listed = fleet_read!(services.reads, |tx| conversations::newest(
+        tx,
+        tenant,
+        prefix,
+        i64::from(limit) + 1
+    )
+    .await)
+    .await?;
     let more = listed.len() > limit as usize;
     listed.truncate(limit as usize);
     Ok((listed, more))

@@ -21,8 +21,9 @@ pub(crate) async fn due(
     at: DateTime<Utc>,
     limit: u32,
 ) -> AppResult<Vec<(StoredConversation, Decision)>> {
-    // A fleet read: on the standby while it keeps up.
-    let mut conn = services.reads.begin().await?;
+    // On the primary, though tenant-wide: a poller compacts what this lists,
+    // and a standby's moment-old answer would list what it just compacted.
+    let mut conn = services.pool.acquire().await?;
     let policy = &services.policy;
     let mut due_now = Vec::new();
     let mut after: Option<Position> = None;
@@ -54,6 +55,5 @@ pub(crate) async fn due(
             break;
         }
     }
-    conn.commit().await?;
     Ok(due_now)
 }

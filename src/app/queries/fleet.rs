@@ -11,10 +11,10 @@ use crate::domain::TenantId;
 use crate::domain::series::Series;
 use crate::policy::keep::{KeepKind, KindFigures};
 use crate::records::{FleetFilter, PreparationStats, Recorded, Stats};
-use crate::store::keep;
 use crate::store::ledger::{self};
 use crate::store::series::{self, Point};
 use crate::store::stats::{self};
+use crate::store::{StoreError, fleet_read, keep};
 
 /// Up to `limit` compaction attempts that pass `filter`, newest first.
 pub(crate) async fn compactions(
@@ -23,9 +23,9 @@ pub(crate) async fn compactions(
     filter: &FleetFilter,
     limit: u32,
 ) -> AppResult<Vec<Recorded>> {
-    let mut transaction = services.reads.begin().await?;
-    let rows = ledger::of_fleet(&mut transaction, tenant, filter, limit.into()).await?;
-    transaction.commit().await?;
+    let rows = fleet_read!(services.reads, |tx| ledger::of_fleet(tx, tenant, filter, limit.into())
+        .await)
+    .await?;
     Ok(rows)
 }
 
@@ -43,22 +43,19 @@ pub(crate) async fn statistics(
     since: Option<DateTime<Utc>>,
     until: Option<DateTime<Utc>>,
 ) -> AppResult<Figures> {
-    let mut transaction = services.reads.begin().await?;
-    let stats = stats::read(&mut transaction, tenant, since, until).await?;
-    let keep = keep::figures_between(&mut transaction, tenant, since, until).await?;
-    let preparation = stats::preparations(&mut transaction, tenant, since, until).await?;
-    transaction.commit().await?;
-    Ok(Figures {
-        stats,
-        keep,
-        preparation,
+    let figures = fleet_read!(services.reads, |tx| {
+        Ok::<_, StoreError>(Figures {
+            stats: stats::read(tx, tenant, since, until).await?,
+            keep: keep::figures_between(tx, tenant, since, until).await?,
+            preparation: stats::preparations(tx, tenant, since, until).await?,
+        })
     })
+    .await?;
+    Ok(figures)
 }
 
 /// Compactions per bucket of `span`, per trigger.
 pub(crate) async fn series(services: &Services, tenant: &TenantId, span: &Series) -> AppResult<Vec<Point>> {
-    let mut transaction = services.reads.begin().await?;
-    let points = series::read(&mut transaction, tenant, span).await?;
-    transaction.commit().await?;
+    let points = fleet_read!(services.reads, |tx| series::read(tx, tenant, span).await).await?;
     Ok(points)
 }
