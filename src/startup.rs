@@ -20,6 +20,7 @@ use crate::http::{self, AppState};
 use crate::llm::{LlmClient, LlmError, UpstreamModel, tokens};
 use crate::serve;
 use crate::store;
+use crate::store::processes::{self, ProcessId};
 use crate::store::{FleetReads, StoreError};
 
 /// The least and most a probe of the standby may take (its lag allowed, within
@@ -123,6 +124,9 @@ impl Application {
             );
         }
         let key_follower = keys.clone().follow_changes().await;
+        // Alive before the first claim it takes.
+        let process = ProcessId::new();
+        processes::beat(&mut *pool.acquire().await.map_err(StoreError::from)?, process).await?;
         // Recording starts before the first request.
         crate::telemetry::metrics();
         // The tokenizer's vocabulary loads once, now, not in the first request.
@@ -156,6 +160,7 @@ impl Application {
                 daily: settings.daily_token_budget,
             },
             leases: settings.leases,
+            process,
         };
         let workers = settings.background.map(|background| Workers {
             services: services.clone(),
@@ -214,6 +219,7 @@ impl Application {
     pub async fn run_until(self, shutdown: impl Future<Output = ()> + Send + 'static) -> io::Result<()> {
         let mut background = vec![
             self.key_follower,
+            tokio::spawn(beat(self.pool.clone(), self.services.process)),
             tokio::spawn(sweep_idempotency_keys(self.pool.clone())),
             tokio::spawn(crate::telemetry::keep_metrics_bounded()),
         ];
@@ -228,6 +234,14 @@ impl Application {
         let served = serve::serve(&self.listener, self.router, self.connections, shutdown).await;
         for task in background {
             task.abort();
+        }
+        // Whatever it held is answered or given back: its claims are free now.
+        let left = async {
+            let mut conn = self.pool.acquire().await?;
+            processes::leave(&mut conn, self.services.process).await
+        };
+        if let Err(err) = left.await {
+            tracing::warn!(%err, "could not say this process stopped; its claims free themselves in seconds");
         }
         self.pool.close().await;
         served
@@ -289,12 +303,31 @@ async fn measure_the_standby(reads: FleetReads, every: Duration, patience: Durat
     }
 }
 
+/// Says this process is alive, for as long as it runs; a beat that fails
+/// is tried again at the next (its claims may be taken over meanwhile,
+/// which its own answers then find).
+async fn beat(pool: PgPool, process: ProcessId) {
+    let mut every = tokio::time::interval(processes::HEARTBEAT);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let beaten = async {
+            let mut conn = pool.acquire().await?;
+            processes::beat(&mut conn, process).await
+        };
+        if let Err(err) = beaten.await {
+            tracing::warn!(%err, "could not say this process is alive");
+        }
+    }
+}
+
 async fn sweep_idempotency_keys(pool: PgPool) {
     let mut every = tokio::time::interval(SWEEP_EVERY);
     loop {
         every.tick().await;
         let swept = async {
             let mut conn = pool.acquire().await?;
+            processes::forget_the_long_dead(&mut conn).await?;
             store::idempotency::sweep(&mut conn).await
         };
         match swept.await {

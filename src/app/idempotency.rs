@@ -51,7 +51,7 @@ pub(crate) async fn claim(
         &key,
         fingerprint,
         token,
-        services.leases.request,
+        (services.leases.request, services.process),
         conversation,
     )
     .await?;

@@ -9,6 +9,7 @@ use crate::config::{Leases, SummaryConfig};
 use crate::domain::{ConversationId, TenantId};
 use crate::llm::UpstreamModel;
 use crate::policy::PolicyConfig;
+use crate::store::processes::ProcessId;
 use crate::store::{self, StoreError};
 
 /// What the use cases share: the database, the policy, the upstreams and
@@ -29,6 +30,8 @@ pub(crate) struct Services {
     pub budget: Budget,
     /// How long each kind of claim lasts before it counts as abandoned.
     pub leases: Leases,
+    /// This process, as the holder of the request claims it takes.
+    pub process: ProcessId,
 }
 
 /// Why a use case did not do what it was asked.

@@ -11,6 +11,7 @@ use sqlx::{PgConnection, Row};
 use super::events::EventKind;
 use super::lease::free;
 use super::ledger::recorded;
+use super::processes::{ProcessId, SILENT_AFTER, holder_gone};
 use super::state::{STATE_COLUMNS, bind_state};
 use super::statements::{self, on};
 use super::{StoreResult, db_count};
@@ -28,24 +29,29 @@ pub(crate) enum Unclaimed {
     Busy,
 }
 
-/// Claims the conversation for one summary; a claim older than `stale_after`
-/// was abandoned (its process died) and is taken over.
+/// Claims the conversation for `holder`'s summary; a claim older than
+/// `stale_after`, or whose holder has gone silent, was abandoned (its
+/// process died) and is taken over.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn claim(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
-    stale_after: Duration,
+    (stale_after, holder): (Duration, ProcessId),
 ) -> StoreResult<Result<(StoredConversation, DateTime<Utc>), Unclaimed>> {
     let claimed = statements::query(concat!(
-        "UPDATE conversations SET compacting_since = now()
-          WHERE tenant = $1 AND conversation_id = $2 AND ",
+        "UPDATE conversations SET compacting_since = now(), compacting_by = $4::uuid
+          WHERE tenant = $1 AND conversation_id = $2 AND (",
         free!("compacting_since", "3"),
-        " RETURNING *"
+        " OR ",
+        holder_gone!("compacting_by", "5"),
+        ") RETURNING *"
     ))
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(stale_after)
+    .bind(holder.as_text())
+    .bind(SILENT_AFTER)
     .fetch_optional(on(&mut *conn))
     .await?;
     if let Some(row) = claimed {

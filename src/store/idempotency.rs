@@ -19,6 +19,7 @@ use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
 use super::lease::lapsed;
+use super::processes::{ProcessId, SILENT_AFTER, holder_gone};
 use super::statements::{self, on};
 use crate::domain::TenantId;
 
@@ -58,8 +59,9 @@ pub enum Claim {
     InFlight,
 }
 
-/// Claims `key` for a request with `fingerprint`, or says why not; a claim
-/// with no answer after `lapsed_after` was abandoned and is taken over.
+/// Claims `key` for `holder`'s request with `fingerprint`, or says why not;
+/// a claim with no answer after `lapsed_after`, or whose holder has gone
+/// silent, was abandoned and is taken over.
 #[tracing::instrument(level = "debug", skip_all)]
 pub async fn begin(
     conn: &mut PgConnection,
@@ -67,22 +69,24 @@ pub async fn begin(
     key: &str,
     fingerprint: &[u8],
     token: ClaimToken,
-    lapsed_after: Duration,
+    (lapsed_after, holder): (Duration, ProcessId),
     conversation: Option<&str>,
 ) -> StoreResult<Claim> {
     // The key's row is its lease, stamped `created_at`; an answer kept past
     // its retention is forgotten like an abandoned claim.
     let claimed = statements::query(concat!(
-        "INSERT INTO idempotency_keys AS k (tenant, key, fingerprint, status, body, claim, conversation_id)
-         VALUES ($1, $2, $3, NULL, NULL, $6, $7)
+        "INSERT INTO idempotency_keys AS k (tenant, key, fingerprint, status, body, claim, conversation_id, holder)
+         VALUES ($1, $2, $3, NULL, NULL, $6, $7, $8::uuid)
          ON CONFLICT (tenant, key) DO UPDATE
             SET fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL, created_at = now(),
-                claim = EXCLUDED.claim, conversation_id = EXCLUDED.conversation_id
+                claim = EXCLUDED.claim, conversation_id = EXCLUDED.conversation_id, holder = EXCLUDED.holder
           WHERE ",
         lapsed!("k.created_at", "4"),
-        " OR (k.status IS NULL AND ",
+        " OR (k.status IS NULL AND (",
         lapsed!("k.created_at", "5"),
-        ") RETURNING 1"
+        " OR ",
+        holder_gone!("k.holder", "9"),
+        ")) RETURNING 1"
     ))
     .bind(tenant.as_str())
     .bind(key)
@@ -91,6 +95,8 @@ pub async fn begin(
     .bind(lapsed_after)
     .bind(token.as_bytes())
     .bind(conversation)
+    .bind(holder.as_text())
+    .bind(SILENT_AFTER)
     .fetch_optional(on(&mut *conn))
     .await?;
     if claimed.is_some() {

@@ -28,6 +28,7 @@ mod names;
 mod pool;
 pub(crate) mod preparations;
 pub(crate) mod prepared;
+pub mod processes;
 pub(crate) mod purges;
 mod races;
 pub(crate) mod retention;

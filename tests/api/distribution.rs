@@ -13,7 +13,7 @@ use crate::helpers::Database;
 
 /// Tables copied whole to every shard: small, read by every tenant's
 /// requests, and not of any one tenant.
-const REFERENCE_TABLES: [&str; 1] = ["api_keys"];
+const REFERENCE_TABLES: [&str; 2] = ["api_keys", "processes"];
 
 /// Tables distributed by `tenant`, co-located (a tenant's rows of each on
 /// the same shard, so joins and foreign keys between them stay local).
@@ -37,7 +37,22 @@ const DISTRIBUTED_TABLES: [&str; 13] = [
 /// claims across tenants (each would be a multi-shard statement, or a claim
 /// per shard) and the queues' depths for /metrics. `(file, the statement's
 /// start, why)`.
-const CROSS_TENANT: [(&str, &str, &str); 12] = [
+const CROSS_TENANT: [(&str, &str, &str); 15] = [
+    (
+        "processes.rs",
+        "INSERT INTO processes",
+        "a service process says it is alive (a reference table: of no tenant)",
+    ),
+    (
+        "processes.rs",
+        "DELETE FROM processes WHERE id",
+        "a service process says it stopped",
+    ),
+    (
+        "processes.rs",
+        "DELETE FROM processes WHERE seen_at",
+        "forgets processes long dead",
+    ),
     (
         "idempotency.rs",
         "DELETE FROM idempotency_keys WHERE",

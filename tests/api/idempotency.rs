@@ -4,6 +4,7 @@ use compactd::config::{Leases, Settings};
 use compactd::domain::TenantId;
 use compactd::http::idempotency::fingerprint;
 use compactd::store::idempotency::{self, Claim, ClaimToken};
+use compactd::store::processes::{self, ProcessId};
 use serde_json::json;
 
 use crate::helpers::{spawn, spawn_app, test_settings};
@@ -96,13 +97,14 @@ async fn a_retry_while_the_first_is_in_flight_is_409() {
     // The same request holds the key: it claimed it and has not answered yet.
     let fingerprint = &fingerprint("POST /usage", body.to_string().as_bytes());
     let token = ClaimToken::new();
+    let holder = a_live_process(&app).await;
     let claim = idempotency::begin(
         &mut app.pool.acquire().await.unwrap(),
         &TenantId::open(),
         "busy-key",
         fingerprint,
         token,
-        Leases::default().request,
+        (Leases::default().request, holder),
         Some("c1"),
     )
     .await
@@ -142,6 +144,7 @@ async fn a_claim_unanswered_past_the_configured_lease_is_taken_over() {
     let body = json!({"conversation_id": "c1", "used": 5});
     // The same request, claimed by a process that may have died.
     let fingerprint = &fingerprint("POST /usage", body.to_string().as_bytes());
+    let holder = a_live_process(&app).await;
     for (key, age) in [("dead", 91), ("alive", 89)] {
         idempotency::begin(
             &mut app.pool.acquire().await.unwrap(),
@@ -149,7 +152,7 @@ async fn a_claim_unanswered_past_the_configured_lease_is_taken_over() {
             key,
             fingerprint,
             ClaimToken::new(),
-            Leases::default().request,
+            (Leases::default().request, holder),
             Some("c1"),
         )
         .await
@@ -166,6 +169,51 @@ async fn a_claim_unanswered_past_the_configured_lease_is_taken_over() {
     assert_eq!(send("dead").await.unwrap().status(), 200, "its holder is gone");
     assert_eq!(
         send("alive").await.unwrap().status(),
+        409,
+        "its holder may still answer"
+    );
+}
+
+/// A process that says it is alive, as a running replica does.
+async fn a_live_process(app: &crate::helpers::TestApp) -> ProcessId {
+    let process = ProcessId::new();
+    processes::beat(&mut app.pool.acquire().await.unwrap(), process)
+        .await
+        .unwrap();
+    process
+}
+
+#[tokio::test]
+async fn a_claim_whose_holder_fell_silent_is_taken_over_at_once_and_a_live_holders_is_not() {
+    let app = spawn_app().await;
+    let body = json!({"conversation_id": "c1", "used": 5});
+    let fingerprint = &fingerprint("POST /usage", body.to_string().as_bytes());
+    let (silent, beating) = (a_live_process(&app).await, a_live_process(&app).await);
+    for (key, holder) in [("silent", silent), ("beating", beating)] {
+        idempotency::begin(
+            &mut app.pool.acquire().await.unwrap(),
+            &TenantId::open(),
+            key,
+            fingerprint,
+            ClaimToken::new(),
+            (Leases::default().request, holder),
+            Some("c1"),
+        )
+        .await
+        .unwrap();
+    }
+    // Its last beat is older than a holder may be silent (5 s), though its
+    // claim is seconds old, far inside the lease (11 minutes).
+    sqlx::query("UPDATE processes SET seen_at = now() - interval '6 seconds' WHERE id = $1::uuid")
+        .bind(silent.to_string())
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let send = |key: &'static str| app.post("/usage").header("Idempotency-Key", key).json(&body).send();
+
+    assert_eq!(send("silent").await.unwrap().status(), 200, "its holder is dead");
+    assert_eq!(
+        send("beating").await.unwrap().status(),
         409,
         "its holder may still answer"
     );

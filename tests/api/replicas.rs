@@ -207,3 +207,94 @@ async fn a_worker_killed_mid_claim_loses_no_turn() {
         "every turn the dead worker held was taken again and scored"
     );
 }
+
+/// A replica killed while it writes a keyed summary held the key and the
+/// conversation; its heartbeat stops with it, so a retry of the same request
+/// on another replica takes both over within seconds — not when the claims'
+/// lease lapses (`COMPACTD_REQUEST_CLAIM_TIMEOUT_SECS`, 11 minutes) — and
+/// the summary is recorded once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_keyed_summary_a_killed_replica_was_writing_is_taken_over_by_a_retry_within_seconds() {
+    let database = Database::create().await;
+    let stalled = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(600)))
+        .mount(&stalled)
+        .await;
+    let (url, base) = (database.url(), format!("{}/v1", stalled.uri()));
+    let quiet = [
+        ("COMPACTD_BACKGROUND", "false"),
+        ("RUST_LOG", "warn"),
+        ("DATABASE_URL", url.as_str()),
+    ];
+    let mut writing = quiet.to_vec();
+    writing.extend([
+        ("COMPACTD_LLM_PROVIDER", "openai"),
+        ("COMPACTD_LLM_BASE_URL", base.as_str()),
+        ("COMPACTD_SUMMARY_MODEL", "summary-model"),
+        ("COMPACTD_SUMMARY_MODEL_CONTEXT_TOKENS", "8192"),
+        ("COMPACTD_LLM_DEADLINE_SECS", "600"),
+        ("COMPACTD_CLAIM_TIMEOUT_SECS", "700"),
+        ("COMPACTD_REQUEST_CLAIM_TIMEOUT_SECS", "700"),
+    ]);
+    let doomed = binary::start(&writing, &[]).await;
+    let client = reqwest::Client::new();
+    for n in 0..3 {
+        let turn = json!({"conversation_id": "c", "user": format!("Step {n}: fix OPS-{n}."), "assistant": "done"});
+        let response = client
+            .post(format!("{}/turn-ended", doomed.address))
+            .json(&turn)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+    }
+    let summarize = |address: &str| {
+        client
+            .post(format!("{address}/summarize"))
+            .header("idempotency-key", "summary-once")
+            .json(&json!({"conversation_id": "c"}))
+            .send()
+    };
+    let in_flight = tokio::spawn(summarize(&doomed.address));
+    // Once the upstream is asked, the key and the conversation are claimed.
+    let asked = tokio::time::Instant::now();
+    while stalled
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .all(|r| r.method != wiremock::http::Method::POST)
+    {
+        assert!(
+            asked.elapsed() < std::time::Duration::from_secs(30),
+            "the summary never reached the upstream"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    doomed.kill().await;
+    assert!(in_flight.await.unwrap().is_err(), "the request died with its replica");
+
+    let survivor = binary::start(&quiet, &[]).await;
+    let retried = tokio::time::Instant::now();
+    let (status, body) = loop {
+        let (status, body) = crate::helpers::read(summarize(&survivor.address).await.unwrap()).await;
+        if status != 409 {
+            break (status, body);
+        }
+        assert!(
+            retried.elapsed() < std::time::Duration::from_secs(60),
+            "still held by the dead replica: {body}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(status, 200, "{body}");
+    let recorded: i64 = sqlx::query_scalar("SELECT count(*) FROM compactions WHERE conversation_id = 'c'")
+        .fetch_one(&database.pool)
+        .await
+        .unwrap();
+    assert_eq!(recorded, 1, "the summary is recorded once");
+    let (again, replayed) = crate::helpers::read(summarize(&survivor.address).await.unwrap()).await;
+    assert_eq!((again, &replayed), (200, &body), "the key answers the same again");
+    survivor.stop().await;
+}

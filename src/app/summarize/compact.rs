@@ -23,7 +23,14 @@ impl UseCase for Request {
         let started = Instant::now();
         let (stored, since) = {
             let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
-            match compactions::claim(&mut conn, &self.tenant, &self.id, services.leases.request).await? {
+            match compactions::claim(
+                &mut conn,
+                &self.tenant,
+                &self.id,
+                (services.leases.request, services.process),
+            )
+            .await?
+            {
                 Ok(claimed) => claimed,
                 Err(Unclaimed::Missing) => {
                     return Err(Refusal::NotFound(format!(
