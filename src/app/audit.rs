@@ -50,7 +50,7 @@ pub(crate) async fn run_if_due(
             tenant,
             conversation_id,
             &settings.config,
-            settings.abandoned_after,
+            (settings.abandoned_after, services.process),
             settings.retry_after,
             score::READS_CHARS,
         )

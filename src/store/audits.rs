@@ -10,6 +10,7 @@ use sqlx::{Connection, PgConnection, Row};
 use super::StoreResult;
 use super::events::EventKind;
 use super::lease::free;
+use super::processes::{ProcessId, SILENT_AFTER, holder_gone};
 use super::scoring::append_event;
 use super::statements;
 use crate::domain::{ConversationId, TenantId};
@@ -43,17 +44,19 @@ pub(crate) async fn claim(
     tenant: &TenantId,
     conversation_id: &ConversationId,
     config: &AuditConfig,
-    abandoned_after: Duration,
+    (abandoned_after, holder): (Duration, ProcessId),
     retry_after: Duration,
     reads_chars: usize,
 ) -> StoreResult<Option<Claimed>> {
     let mut tx = conn.begin().await?;
     let row = statements::query(concat!(
-        "UPDATE conversations c SET audit_claimed_at = now()
-          WHERE tenant = $1 AND conversation_id = $2 AND ",
+        "UPDATE conversations c SET audit_claimed_at = now(), audit_claimed_by = $7::uuid
+          WHERE tenant = $1 AND conversation_id = $2 AND (",
         free!("audit_claimed_at", "3"),
+        " OR ",
+        holder_gone!("audit_claimed_by", "8"),
         // A failed audit waits before it is tried again, as a lapsed lease.
-        " AND ",
+        ") AND ",
         free!("audit_attempted_at", "4"),
         " AND (last_turn_seq - audited_turn_seq >= $5
                  OR (SELECT count(*) FROM turns t
@@ -66,22 +69,28 @@ pub(crate) async fn claim(
     .bind(retry_after)
     .bind(i64::try_from(config.every_new_turns).unwrap_or(i64::MAX))
     .bind(i64::try_from(config.live_turns).unwrap_or(i64::MAX))
+    .bind(holder.as_text())
+    .bind(SILENT_AFTER)
     .fetch_optional(&mut *tx)
     .await?;
     let Some(row) = row else { return Ok(None) };
     let critical: serde_json::Value = row.try_get("critical")?;
     let critical = serde_json::from_value(critical).unwrap_or_default();
     let to_rescore: Vec<i64> = statements::query_scalar(concat!(
-        "UPDATE turns SET score_claimed_at = now()
+        "UPDATE turns SET score_claimed_at = now(), score_claimed_by = $4::uuid
           WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted
-            AND ((score IS NULL AND ",
+            AND ((score IS NULL AND (",
         free!("score_claimed_at", "3"),
-        ") OR (score <= 2 AND score_source <> 'audit'))
+        " OR ",
+        holder_gone!("score_claimed_by", "5"),
+        ")) OR (score <= 2 AND score_source <> 'audit'))
          RETURNING seq"
     ))
     .bind(tenant)
     .bind(conversation_id)
     .bind(abandoned_after)
+    .bind(holder.as_text())
+    .bind(SILENT_AFTER)
     .fetch_all(&mut *tx)
     .await?;
     let live = statements::query(

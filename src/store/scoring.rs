@@ -12,6 +12,7 @@ use sqlx::{Connection, PgConnection, Row};
 use super::StoreResult;
 use super::events::EventKind;
 use super::lease::free;
+use super::processes::{ProcessId, SILENT_AFTER, holder_gone};
 use super::statements::{self, on};
 use crate::domain::{ConversationId, TenantId};
 
@@ -28,23 +29,27 @@ pub(crate) struct ClaimedTurn {
     pub claimed_at: DateTime<Utc>,
 }
 
-/// Claims up to `limit` unscored turns, oldest first, skipping those another
-/// worker holds; a claim older than `abandoned_after` is taken again. Each
+/// Claims up to `limit` unscored turns for `holder`, oldest first, skipping
+/// those another worker holds; a claim older than `abandoned_after`, or
+/// whose holder has gone silent, is taken again (a score is recorded once
+/// whoever finishes first). Each
 /// side's text comes cut at `reads_chars` characters (what a score reads),
 /// so a paste of megabytes is never carried to the worker whole.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn claim(
     conn: &mut PgConnection,
     limit: i64,
-    abandoned_after: Duration,
+    (abandoned_after, holder): (Duration, ProcessId),
     reads_chars: usize,
 ) -> StoreResult<Vec<ClaimedTurn>> {
     let rows = statements::query(concat!(
-        "UPDATE turns t SET score_claimed_at = now()
+        "UPDATE turns t SET score_claimed_at = now(), score_claimed_by = $4::uuid
            FROM (SELECT tenant, conversation_id, seq FROM turns
-                  WHERE score IS NULL AND NOT score_failed AND ",
+                  WHERE score IS NULL AND NOT score_failed AND (",
         free!("score_claimed_at", "2"),
-        " ORDER BY at
+        " OR ",
+        holder_gone!("score_claimed_by", "5"),
+        ") ORDER BY at
                   LIMIT $1
                   FOR UPDATE SKIP LOCKED) picked
           WHERE (t.tenant, t.conversation_id, t.seq) = (picked.tenant, picked.conversation_id, picked.seq)
@@ -54,6 +59,8 @@ pub(crate) async fn claim(
     .bind(limit)
     .bind(abandoned_after)
     .bind(i32::try_from(reads_chars).unwrap_or(i32::MAX))
+    .bind(holder.as_text())
+    .bind(SILENT_AFTER)
     .fetch_all(on(&mut *conn))
     .await?;
     rows.iter()
