@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use sqlx::PgPool;
 use sqlx::postgres::PgConnectOptions;
+use sqlx::{Connection, PgPool};
 use tokio::net::TcpListener;
 
 use crate::app::{Budget, Services};
@@ -235,7 +235,9 @@ impl Application {
         for task in background {
             task.abort();
         }
-        // Whatever it held is answered or given back: its claims are free now.
+        // Its claims are free now rather than after its silence: what a
+        // request still finishing here would record is refused once another
+        // has taken its claim (each final write checks the claim).
         let left = async {
             let mut conn = self.pool.acquire().await?;
             processes::leave(&mut conn, self.services.process).await
@@ -303,20 +305,30 @@ async fn measure_the_standby(reads: FleetReads, every: Duration, patience: Durat
     }
 }
 
-/// Says this process is alive, for as long as it runs; a beat that fails
-/// is tried again at the next (its claims may be taken over meanwhile,
-/// which its own answers then find).
+/// Says this process is alive, for as long as it runs, on a connection of
+/// its own: a pool busy with requests must not make it look dead. A beat
+/// that fails is tried again at the next, on a new connection (its claims
+/// may be taken over meanwhile, which its own final writes then find).
 async fn beat(pool: PgPool, process: ProcessId) {
     let mut every = tokio::time::interval(processes::HEARTBEAT);
     every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let options = PgConnectOptions::clone(&pool.connect_options());
+    let mut own: Option<sqlx::PgConnection> = None;
     loop {
         every.tick().await;
         let beaten = async {
-            let mut conn = pool.acquire().await?;
-            processes::beat(&mut conn, process).await
+            let conn = match own.as_mut() {
+                Some(conn) => conn,
+                None => own.insert(sqlx::PgConnection::connect_with(&options).await?),
+            };
+            processes::beat(conn, process).await
         };
-        if let Err(err) = beaten.await {
+        if let Err(err) = tokio::time::timeout(processes::HEARTBEAT * 2, beaten)
+            .await
+            .unwrap_or_else(|_| Err(StoreError::from(sqlx::Error::PoolTimedOut)))
+        {
             tracing::warn!(%err, "could not say this process is alive");
+            own = None;
         }
     }
 }

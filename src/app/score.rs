@@ -20,7 +20,13 @@ pub(crate) async fn claim(services: &Services, batch: i64) -> StoreResult<Vec<Cl
     if let Ok(waiting) = scoring::waiting(&mut conn).await {
         metrics::gauge!("compactd_background_queue_depth", "work" => "scoring").set(waiting as f64);
     }
-    scoring::claim(&mut conn, batch, (services.leases.worker, services.process), score::READS_CHARS).await
+    scoring::claim(
+        &mut conn,
+        batch,
+        (services.leases.worker, services.process),
+        score::READS_CHARS,
+    )
+    .await
 }
 
 /// Scores one claimed turn and records it; a score that cannot be recorded

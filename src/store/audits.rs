@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use serde_json::json;
 use sqlx::{Connection, PgConnection, Row};
 
@@ -22,6 +23,9 @@ use crate::records::Critical;
 pub(crate) struct Claimed {
     pub tenant: TenantId,
     pub conversation_id: ConversationId,
+    /// When it was claimed, the conversation's and its turns' claims alike
+    /// (one transaction's `now()`): what says the claims are still its own.
+    pub claimed_at: DateTime<Utc>,
     /// The newest turn now: the audit covers up to it.
     pub last_turn_seq: i64,
     pub critical: Vec<Critical>,
@@ -61,7 +65,7 @@ pub(crate) async fn claim(
         " AND (last_turn_seq - audited_turn_seq >= $5
                  OR (SELECT count(*) FROM turns t
                       WHERE t.tenant = c.tenant AND t.conversation_id = c.conversation_id AND NOT t.evicted) > $6)
-         RETURNING last_turn_seq, critical, memory, memory_turn_seq"
+         RETURNING last_turn_seq, critical, memory, memory_turn_seq, audit_claimed_at"
     ))
     .bind(tenant)
     .bind(conversation_id)
@@ -118,6 +122,7 @@ pub(crate) async fn claim(
     Ok(Some(Claimed {
         tenant: tenant.to_owned(),
         conversation_id: conversation_id.to_owned(),
+        claimed_at: row.try_get("audit_claimed_at")?,
         last_turn_seq: row.try_get("last_turn_seq")?,
         critical,
         memory: row.try_get("memory")?,
@@ -142,6 +147,9 @@ pub(crate) struct Outcome {
 pub(crate) async fn finish(conn: &mut PgConnection, claimed: &Claimed, outcome: &Outcome) -> StoreResult<()> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
+    if !still_ours(&mut tx, claimed).await? {
+        return Ok(());
+    }
     for (seq, score) in &outcome.scores {
         statements::query(
             "UPDATE turns SET score = $4, score_source = 'audit', scored_at = now(), score_claimed_at = NULL,
@@ -203,6 +211,9 @@ pub(crate) async fn finish(conn: &mut PgConnection, claimed: &Claimed, outcome: 
 pub(crate) async fn give_up(conn: &mut PgConnection, claimed: &Claimed, reason: &str, detail: &str) -> StoreResult<()> {
     let mut tx = conn.begin().await?;
     super::lock_conversation_first(&mut tx, &claimed.tenant, &claimed.conversation_id).await?;
+    if !still_ours(&mut tx, claimed).await? {
+        return Ok(());
+    }
     release_turns(&mut tx, claimed).await?;
     statements::query(
         "UPDATE conversations SET audit_claimed_at = NULL, audit_attempted_at = now()
@@ -224,13 +235,33 @@ pub(crate) async fn give_up(conn: &mut PgConnection, claimed: &Claimed, reason: 
     Ok(())
 }
 
+/// Whether the audit's claim is still its own (with the conversation's row
+/// locked): one taken over while its holder was silent is another's, whose
+/// audit alone applies; this one ends without a trace.
+async fn still_ours(tx: &mut sqlx::PgConnection, claimed: &Claimed) -> StoreResult<bool> {
+    let ours: Option<bool> = statements::query_scalar(
+        "SELECT audit_claimed_at IS NOT DISTINCT FROM $3 FROM conversations WHERE tenant = $1 AND conversation_id = $2",
+    )
+    .bind(&claimed.tenant)
+    .bind(&claimed.conversation_id)
+    .bind(claimed.claimed_at)
+    .fetch_optional(&mut *tx)
+    .await?;
+    if ours != Some(true) {
+        tracing::debug!("an audit's claim was taken over: its outcome is dropped");
+    }
+    Ok(ours == Some(true))
+}
+
 async fn release_turns(tx: &mut sqlx::PgConnection, claimed: &Claimed) -> StoreResult<()> {
     statements::query(
-        "UPDATE turns SET score_claimed_at = NULL WHERE tenant = $1 AND conversation_id = $2 AND seq = ANY($3)",
+        "UPDATE turns SET score_claimed_at = NULL
+          WHERE tenant = $1 AND conversation_id = $2 AND seq = ANY($3) AND score_claimed_at = $4",
     )
     .bind(&claimed.tenant)
     .bind(&claimed.conversation_id)
     .bind(&claimed.to_rescore)
+    .bind(claimed.claimed_at)
     .execute(&mut *tx)
     .await?;
     Ok(())

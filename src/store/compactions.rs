@@ -68,6 +68,24 @@ pub(crate) async fn claim(
     Ok(Err(if exists { Unclaimed::Busy } else { Unclaimed::Missing }))
 }
 
+/// When the conversation was claimed for the compaction running now; `None`
+/// when none is (read under the caller's lock on the row, it stays so).
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn claimed_since(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+) -> StoreResult<Option<DateTime<Utc>>> {
+    let since: Option<Option<DateTime<Utc>>> = statements::query_scalar(
+        "SELECT compacting_since FROM conversations WHERE tenant = $1 AND conversation_id = $2",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .fetch_optional(on(&mut *conn))
+    .await?;
+    Ok(since.flatten())
+}
+
 /// Gives the claim made at `since` back without recording anything; a claim
 /// made since (this one was taken over) is left alone.
 #[tracing::instrument(level = "debug", skip_all)]

@@ -3,8 +3,11 @@
 //! [`SILENT_AFTER`] is taken over by the next retry ([`holder_gone!`]) instead
 //! of waiting out its lease (`COMPACTD_REQUEST_CLAIM_TIMEOUT_SECS`): a replica
 //! killed mid-request holds its keys and conversations for seconds, not
-//! minutes. Taking over a claim whose holder is only slow is safe: the
-//! holder's answer is kept only while its claim is still its own.
+//! minutes. Taking over a claim whose holder is only slow (a database it
+//! could not reach for that long) is safe: each holder's final write checks
+//! that the claim is still its own — an Idempotency-Key's token, a
+//! compaction's `compacting_since`, a score's `score_claimed_at`, an audit's
+//! `audit_claimed_at` — and drops its work otherwise.
 
 use std::time::Duration;
 
@@ -16,8 +19,9 @@ use super::statements::{self, on};
 /// How often a process says it is alive.
 pub const HEARTBEAT: Duration = Duration::from_secs(1);
 
-/// A process silent this long is taken for dead (five beats missed).
-pub const SILENT_AFTER: Duration = Duration::from_secs(5);
+/// A process silent this long is taken for dead (ten beats missed; each
+/// beat goes on a connection of its own, so a busy pool never silences it).
+pub const SILENT_AFTER: Duration = Duration::from_secs(10);
 
 /// A dead process's row is forgotten after this.
 const FORGOTTEN_AFTER: Duration = Duration::from_secs(24 * 60 * 60);

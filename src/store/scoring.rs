@@ -174,11 +174,14 @@ pub(crate) async fn record_failure(
     super::lock_conversation_first(&mut tx, &turn.tenant, &turn.conversation_id).await?;
     let done = statements::query(
         "UPDATE turns SET score_failed = true, score_claimed_at = NULL
-          WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL",
+          WHERE tenant = $1 AND conversation_id = $2 AND seq = $3 AND score IS NULL AND score_claimed_at = $4",
     )
     .bind(&turn.tenant)
     .bind(&turn.conversation_id)
     .bind(turn.seq)
+    // Only while the claim is still this worker's: one taken over (its
+    // holder fell silent) is another's to score.
+    .bind(turn.claimed_at)
     .execute(&mut *tx)
     .await?;
     if done.rows_affected() == 1 {

@@ -84,6 +84,22 @@ impl Service {
 }
 
 impl Service {
+    /// SIGSTOP: the process is alive but does nothing, as one stalled (or
+    /// cut off from its database) is.
+    pub fn pause(&self) {
+        self.signal(Signal::SIGSTOP);
+    }
+
+    /// SIGCONT: a paused process goes on where it stopped.
+    pub fn resume(&self) {
+        self.signal(Signal::SIGCONT);
+    }
+
+    fn signal(&self, signal: Signal) {
+        let pid = self.child.id().expect("still running") as i32;
+        kill(Pid::from_raw(pid), signal).expect("our own child takes signals");
+    }
+
     /// SIGKILL: the process dies mid-work, as in a crash.
     pub async fn kill(mut self) {
         self.child.kill().await.expect("the process is killed");

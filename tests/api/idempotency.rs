@@ -174,12 +174,23 @@ async fn a_claim_unanswered_past_the_configured_lease_is_taken_over() {
     );
 }
 
-/// A process that says it is alive, as a running replica does.
+/// A process that says it is alive, and keeps saying so for the rest of
+/// the test, as a running replica does.
 async fn a_live_process(app: &crate::helpers::TestApp) -> ProcessId {
     let process = ProcessId::new();
     processes::beat(&mut app.pool.acquire().await.unwrap(), process)
         .await
         .unwrap();
+    let pool = app.pool.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(processes::HEARTBEAT);
+        loop {
+            every.tick().await;
+            if let Ok(mut conn) = pool.acquire().await {
+                let _ = processes::beat(&mut conn, process).await;
+            }
+        }
+    });
     process
 }
 
@@ -188,7 +199,15 @@ async fn a_claim_whose_holder_fell_silent_is_taken_over_at_once_and_a_live_holde
     let app = spawn_app().await;
     let body = json!({"conversation_id": "c1", "used": 5});
     let fingerprint = &fingerprint("POST /usage", body.to_string().as_bytes());
-    let (silent, beating) = (a_live_process(&app).await, a_live_process(&app).await);
+    // One stopped beating longer ago than a holder may be silent (10 s),
+    // though its claim is only seconds old, far inside the lease (11 minutes).
+    let silent = ProcessId::new();
+    sqlx::query("INSERT INTO processes (id, seen_at) VALUES ($1::uuid, now() - interval '11 seconds')")
+        .bind(silent.to_string())
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let beating = a_live_process(&app).await;
     for (key, holder) in [("silent", silent), ("beating", beating)] {
         idempotency::begin(
             &mut app.pool.acquire().await.unwrap(),
@@ -202,13 +221,6 @@ async fn a_claim_whose_holder_fell_silent_is_taken_over_at_once_and_a_live_holde
         .await
         .unwrap();
     }
-    // Its last beat is older than a holder may be silent (5 s), though its
-    // claim is seconds old, far inside the lease (11 minutes).
-    sqlx::query("UPDATE processes SET seen_at = now() - interval '6 seconds' WHERE id = $1::uuid")
-        .bind(silent.to_string())
-        .execute(&app.pool)
-        .await
-        .unwrap();
     let send = |key: &'static str| app.post("/usage").header("Idempotency-Key", key).json(&body).send();
 
     assert_eq!(send("silent").await.unwrap().status(), 200, "its holder is dead");

@@ -298,3 +298,98 @@ async fn a_keyed_summary_a_killed_replica_was_writing_is_taken_over_by_a_retry_w
     assert_eq!((again, &replayed), (200, &body), "the key answers the same again");
     survivor.stop().await;
 }
+
+/// A replica that stalls (SIGSTOP) while it writes a summary without a key
+/// looks dead once silent 10 s: another request takes the compaction over
+/// and records it. When the stalled one wakes and its upstream answers, its
+/// own record is refused (the claim is no longer its own): one compaction,
+/// not two.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stalled_replicas_compaction_taken_over_is_recorded_once() {
+    let database = Database::create().await;
+    let slow = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(openai_answer("- the slow summary"))
+                .set_delay(std::time::Duration::from_secs(20)),
+        )
+        .mount(&slow)
+        .await;
+    let (url, base) = (database.url(), format!("{}/v1", slow.uri()));
+    let quiet = [
+        ("COMPACTD_BACKGROUND", "false"),
+        ("RUST_LOG", "warn"),
+        ("DATABASE_URL", url.as_str()),
+    ];
+    let mut writing = quiet.to_vec();
+    writing.extend([
+        ("COMPACTD_LLM_PROVIDER", "openai"),
+        ("COMPACTD_LLM_BASE_URL", base.as_str()),
+        ("COMPACTD_SUMMARY_MODEL", "summary-model"),
+        ("COMPACTD_SUMMARY_MODEL_CONTEXT_TOKENS", "8192"),
+        ("COMPACTD_LLM_DEADLINE_SECS", "600"),
+        ("COMPACTD_CLAIM_TIMEOUT_SECS", "700"),
+        ("COMPACTD_REQUEST_CLAIM_TIMEOUT_SECS", "700"),
+    ]);
+    let stalling = binary::start(&writing, &[]).await;
+    let client = reqwest::Client::new();
+    for n in 0..3 {
+        let turn = json!({"conversation_id": "c", "user": format!("Step {n}: fix OPS-{n}."), "assistant": "done"});
+        let response = client
+            .post(format!("{}/turn-ended", stalling.address))
+            .json(&turn)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+    }
+    let summarize = |address: &str| {
+        client
+            .post(format!("{address}/summarize"))
+            .json(&json!({"conversation_id": "c"}))
+            .send()
+    };
+    let first = tokio::spawn(summarize(&stalling.address));
+    let asked = tokio::time::Instant::now();
+    while slow
+        .received_requests()
+        .await
+        .unwrap_or_default()
+        .iter()
+        .all(|r| r.method != wiremock::http::Method::POST)
+    {
+        assert!(
+            asked.elapsed() < std::time::Duration::from_secs(30),
+            "the summary never reached the upstream"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    stalling.pause();
+
+    let survivor = binary::start(&quiet, &[]).await;
+    let retried = tokio::time::Instant::now();
+    let (status, body) = loop {
+        let (status, body) = crate::helpers::read(summarize(&survivor.address).await.unwrap()).await;
+        if status != 409 {
+            break (status, body);
+        }
+        assert!(
+            retried.elapsed() < std::time::Duration::from_secs(60),
+            "still held by the stalled replica: {body}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(status, 200, "{body}");
+    stalling.resume();
+    let (late, refusal) = crate::helpers::read(first.await.unwrap().unwrap()).await;
+
+    assert_eq!(late, 409, "the stalled request's summary is not recorded: {refusal}");
+    let recorded: i64 = sqlx::query_scalar("SELECT count(*) FROM compactions WHERE conversation_id = 'c'")
+        .fetch_one(&database.pool)
+        .await
+        .unwrap();
+    assert_eq!(recorded, 1, "one compaction, the survivor's");
+    survivor.stop().await;
+    stalling.stop().await;
+}

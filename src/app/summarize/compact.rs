@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use sqlx::PgConnection;
 
+use super::record::NotRecorded;
 use super::{Drafted, Overflow, Request, Summarized, gather, record, write};
 use crate::app::{AppResult, Refusal, Services, Staged, UseCase};
 use crate::domain::{ConversationId, TenantId};
@@ -64,6 +65,7 @@ impl UseCase for Request {
                     .true_up(&prepared.tenant, prepared.reserved, spent, calls)
                     .await;
                 prepared.claim = Some(claim);
+                prepared.claimed_since = Some(since);
                 Ok(prepared)
             }
             Err(refusal) => {
@@ -98,11 +100,21 @@ impl Staged for Drafted {
     type Answer = Summarized;
 
     async fn apply(self, _: &Services, conn: &mut PgConnection) -> AppResult<Summarized> {
-        let Some((recorded, stored)) = record::record(conn, &self).await? else {
-            return Err(Refusal::NotFound(format!(
-                "conversation {:?} was deleted while its summary was written",
-                self.id.as_str()
-            )));
+        let (recorded, stored) = match record::record(conn, &self).await? {
+            Ok(recorded) => recorded,
+            Err(NotRecorded::Deleted) => {
+                return Err(Refusal::NotFound(format!(
+                    "conversation {:?} was deleted while its summary was written",
+                    self.id.as_str()
+                )));
+            }
+            Err(NotRecorded::TakenOver) => {
+                return Err(Refusal::Conflict(
+                    "another request took this compaction over while this one could not reach the database; \
+                     its summary is the one recorded"
+                        .to_owned(),
+                ));
+            }
         };
         let success = recorded.success;
         let overflow = (success && self.size > 0 && recorded.tokens_after > self.size).then(|| Overflow {

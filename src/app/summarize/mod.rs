@@ -60,6 +60,10 @@ pub(crate) struct Drafted {
     size: u64,
     /// Given back unless the attempt is recorded.
     claim: Option<lease::Held>,
+    /// When the conversation was claimed for it: recorded only while the
+    /// claim is still this one (taken over while its process was silent,
+    /// it is another request's to record).
+    claimed_since: Option<chrono::DateTime<chrono::Utc>>,
     /// What the transcript said, for the keep set when the attempt succeeds.
     observations: Vec<Observation>,
     /// What became of a summary prepared ahead, once the attempt succeeds.

@@ -12,18 +12,33 @@ use crate::store::keep;
 use crate::store::prepared::{self, Closing};
 use crate::store::{StoreResult, conversations};
 
+/// Why an attempt was not recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum NotRecorded {
+    /// The conversation was deleted while its summary was written.
+    Deleted,
+    /// Its claim was taken over (its process fell silent): the request that
+    /// took it records its own.
+    TakenOver,
+}
+
 /// Records the attempt and applies it, in a transaction of its own (or a
-/// savepoint of the caller's); the claim ends. `None`: the conversation was
-/// deleted while its summary was written, and nothing is recorded.
+/// savepoint of the caller's); the claim ends. Nothing is recorded when the
+/// conversation is gone or the claim is no longer this attempt's.
 pub(super) async fn record(
     conn: &mut PgConnection,
     prepared: &Drafted,
-) -> StoreResult<Option<(Recorded, StoredConversation)>> {
+) -> StoreResult<Result<(Recorded, StoredConversation), NotRecorded>> {
     let mut tx = conn.begin().await?;
     let attempt = &prepared.attempt;
     let Some(locked) = conversations::lock(&mut tx, &prepared.tenant, &prepared.id).await? else {
-        return Ok(None);
+        return Ok(Err(NotRecorded::Deleted));
     };
+    if let Some(since) = prepared.claimed_since
+        && compactions::claimed_since(&mut tx, &prepared.tenant, &prepared.id).await? != Some(since)
+    {
+        return Ok(Err(NotRecorded::TakenOver));
+    }
     let applied = applied(&locked, attempt);
     let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, attempt, &applied).await?;
     if attempt.outcome.is_ok() {
@@ -44,7 +59,7 @@ pub(super) async fn record(
     }
     count(attempt);
     tx.commit().await?;
-    Ok(Some(recorded))
+    Ok(Ok(recorded))
 }
 
 /// What the attempt leaves the conversation with (SPEC §2): on success it

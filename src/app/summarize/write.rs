@@ -104,6 +104,7 @@ pub(super) async fn write(
         prior,
         size: stored.state.size,
         claim: None,
+        claimed_since: None,
         observations: read.observations,
         reserved: reserved.unwrap_or_default(),
     })
