@@ -71,6 +71,11 @@ pub(crate) type AppResult<T> = Result<T, Refusal>;
 /// The gate as the background workers meet it: best effort, since a score
 /// or an audit without the model has its heuristic.
 impl Services {
+    /// The standby the fleet's reads go to, as last measured; `None` without one.
+    pub(crate) fn standby(&self) -> Option<crate::records::StandbyReport> {
+        self.reads.standby()
+    }
+
     /// Whether the database answers (readiness).
     pub(crate) async fn database_answers(&self) -> AppResult<()> {
         Ok(store::ping(&self.pool).await?)

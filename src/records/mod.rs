@@ -6,11 +6,13 @@
 mod conversation;
 mod ledger;
 mod purge;
+mod standby;
 mod stats;
 mod turn;
 
 pub(crate) use conversation::{Critical, StoredConversation};
 pub(crate) use ledger::{FleetFilter, Recorded};
 pub(crate) use purge::Purge;
+pub(crate) use standby::{StandbyReport, StandbyState};
 pub(crate) use stats::{DeletionStats, PreparationStats, Stats, TriggerStats};
 pub(crate) use turn::TurnText;

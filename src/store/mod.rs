@@ -50,4 +50,3 @@ pub(crate) use pool::ping;
 pub use pool::pool;
 pub(crate) use races::{lock_conversation_first, retry_lost_races};
 pub(crate) use standby::{FleetReads, fleet_read};
-pub use standby::{StandbyReport, StandbyState};

@@ -19,6 +19,7 @@ use sqlx::{PgPool, Postgres, Transaction};
 use super::StoreResult;
 use super::pool::begin_fleet_read_on;
 use super::statements::{self, on};
+use crate::records::{StandbyReport, StandbyState};
 
 /// Primary positions kept while the standby is behind them: a standby paused
 /// for long keeps the oldest (its lag) and sheds the ones after it.
@@ -28,40 +29,6 @@ const MOST_SAMPLES: usize = 4096;
 /// asked instead (a standby that stopped answering must not hold a
 /// dashboard's request for as long as a request may run).
 const READ_PATIENCE: Duration = Duration::from_secs(5);
-
-/// The standby as last measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StandbyState {
-    /// Not measured yet: reads go to the primary.
-    Starting,
-    /// Within the lag allowed: the fleet's reads go to it.
-    Following,
-    /// Further behind than allowed: reads go to the primary until it catches up.
-    Lagging,
-    /// It does not answer (or is no longer a standby): reads go to the primary.
-    Lost,
-}
-
-impl StandbyState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Starting => "starting",
-            Self::Following => "following",
-            Self::Lagging => "lagging",
-            Self::Lost => "lost",
-        }
-    }
-}
-
-/// What `/readyz` and `/metrics` say of the standby.
-#[derive(Debug, Clone)]
-pub struct StandbyReport {
-    pub state: StandbyState,
-    /// The last lag measured, when one was.
-    pub lag: Option<Duration>,
-    /// Why it is lost, when it is.
-    pub trouble: Option<String>,
-}
 
 /// A lag measured, and whether it can be trusted to be all of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use utoipa::ToSchema;
 
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
-use crate::store::{StandbyReport, StandbyState};
+use crate::records::{StandbyReport, StandbyState};
 
 /// How long readiness waits for the database before saying no.
 const READY_TIMEOUT: Duration = Duration::from_secs(2);
@@ -92,7 +92,7 @@ pub(crate) async fn readyz(State(app): State<AppState>) -> ApiResult<Json<Health
     match tokio::time::timeout(READY_TIMEOUT, app.services.database_answers()).await {
         Ok(Ok(())) => Ok(Json(Health {
             status: "ready",
-            standby: app.services.reads.standby().map(StandbyHealth::from),
+            standby: app.services.standby().map(StandbyHealth::from),
         })),
         _ => Err(ApiError::Unavailable),
     }
