@@ -219,10 +219,7 @@ impl Target {
     /// Brings the schema up to date, straight to Postgres when a pooler
     /// stands in front (migrations hold a session lock).
     async fn migrate(&self) -> Result<(), AnyError> {
-        let pool = store::pool(self.direct.clone().unwrap_or_else(|| self.options.clone()), 1);
-        store::migrate(&pool).await?;
-        pool.close().await;
-        Ok(())
+        Ok(store::migrate_at(self.direct.clone().unwrap_or_else(|| self.options.clone())).await?)
     }
 }
 

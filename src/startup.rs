@@ -93,11 +93,7 @@ impl Application {
             None => None,
         };
         match &session {
-            Some(direct) => {
-                let direct = store::pool(direct.clone(), 1);
-                store::migrate(&direct).await?;
-                direct.close().await;
-            }
+            Some(direct) => store::migrate_at(direct.clone()).await?,
             None => store::migrate(&pool).await?,
         }
         let upstream_slots = settings

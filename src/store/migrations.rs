@@ -103,6 +103,16 @@ pub async fn migrate(pool: &PgPool) -> Result<(), MigrateError> {
     MIGRATOR.run(pool).await
 }
 
+/// Brings the schema at `options` up to date on a connection of its own,
+/// closed after: Postgres itself, when the service's pool goes through a
+/// transaction pooler (migrations hold a session lock).
+pub async fn migrate_at(options: sqlx::postgres::PgConnectOptions) -> Result<(), MigrateError> {
+    let pool = super::pool(options, 1);
+    let migrated = migrate(&pool).await;
+    pool.close().await;
+    migrated
+}
+
 /// The ledger's read-only role, made before the baseline looks for it.
 /// Roles are cluster-wide: two databases of one cluster migrated at once
 /// (replicas of two deployments, parallel tests on a fresh machine) both

@@ -45,7 +45,7 @@ pub(crate) mod turns;
 
 pub use error::StoreError;
 pub(crate) use error::{StoreResult, count_of, db_count};
-pub use migrations::{create_role_once, migrate};
+pub use migrations::{create_role_once, migrate, migrate_at};
 pub(crate) use pool::ping;
 pub use pool::pool;
 pub(crate) use races::{lock_conversation_first, retry_lost_races};

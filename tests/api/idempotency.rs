@@ -98,17 +98,7 @@ async fn a_retry_while_the_first_is_in_flight_is_409() {
     let fingerprint = &fingerprint("POST /usage", body.to_string().as_bytes());
     let token = ClaimToken::new();
     let holder = a_live_process(&app).await;
-    let claim = idempotency::begin(
-        &mut app.pool.acquire().await.unwrap(),
-        &TenantId::open(),
-        "busy-key",
-        fingerprint,
-        token,
-        (Leases::default().request, holder),
-        Some("c1"),
-    )
-    .await
-    .unwrap();
+    let claim = claim_as(&app, "busy-key", fingerprint, token, holder).await;
     assert_eq!(claim, Claim::Fresh);
 
     let in_flight = send().await.unwrap();
@@ -146,17 +136,7 @@ async fn a_claim_unanswered_past_the_configured_lease_is_taken_over() {
     let fingerprint = &fingerprint("POST /usage", body.to_string().as_bytes());
     let holder = a_live_process(&app).await;
     for (key, age) in [("dead", 91), ("alive", 89)] {
-        idempotency::begin(
-            &mut app.pool.acquire().await.unwrap(),
-            &TenantId::open(),
-            key,
-            fingerprint,
-            ClaimToken::new(),
-            (Leases::default().request, holder),
-            Some("c1"),
-        )
-        .await
-        .unwrap();
+        claim_as(&app, key, fingerprint, ClaimToken::new(), holder).await;
         sqlx::query("UPDATE idempotency_keys SET created_at = now() - make_interval(secs => $2) WHERE key = $1")
             .bind(key)
             .bind(f64::from(age))
@@ -172,6 +152,22 @@ async fn a_claim_unanswered_past_the_configured_lease_is_taken_over() {
         409,
         "its holder may still answer"
     );
+}
+
+/// Claims `key` for the open tenant's request with `fingerprint`, as
+/// `holder`'s request `token`, the way a replica's request does.
+async fn claim_as(
+    app: &crate::helpers::TestApp,
+    key: &str,
+    fingerprint: &[u8],
+    token: ClaimToken,
+    holder: ProcessId,
+) -> Claim {
+    let mut conn = app.pool.acquire().await.unwrap();
+    let lease = (Leases::default().request, holder);
+    idempotency::begin(&mut conn, &TenantId::open(), key, fingerprint, token, lease, Some("c1"))
+        .await
+        .unwrap()
 }
 
 /// A process that says it is alive, and keeps saying so for the rest of
@@ -209,17 +205,7 @@ async fn a_claim_whose_holder_fell_silent_is_taken_over_at_once_and_a_live_holde
         .unwrap();
     let beating = a_live_process(&app).await;
     for (key, holder) in [("silent", silent), ("beating", beating)] {
-        idempotency::begin(
-            &mut app.pool.acquire().await.unwrap(),
-            &TenantId::open(),
-            key,
-            fingerprint,
-            ClaimToken::new(),
-            (Leases::default().request, holder),
-            Some("c1"),
-        )
-        .await
-        .unwrap();
+        claim_as(&app, key, fingerprint, ClaimToken::new(), holder).await;
     }
     let send = |key: &'static str| app.post("/usage").header("Idempotency-Key", key).json(&body).send();
 

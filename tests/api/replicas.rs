@@ -216,39 +216,10 @@ async fn a_worker_killed_mid_claim_loses_no_turn() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_keyed_summary_a_killed_replica_was_writing_is_taken_over_by_a_retry_within_seconds() {
     let database = Database::create().await;
-    let stalled = MockServer::start().await;
-    Mock::given(method("POST"))
-        .respond_with(ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(600)))
-        .mount(&stalled)
-        .await;
-    let (url, base) = (database.url(), format!("{}/v1", stalled.uri()));
-    let quiet = [
-        ("COMPACTD_BACKGROUND", "false"),
-        ("RUST_LOG", "warn"),
-        ("DATABASE_URL", url.as_str()),
-    ];
-    let mut writing = quiet.to_vec();
-    writing.extend([
-        ("COMPACTD_LLM_PROVIDER", "openai"),
-        ("COMPACTD_LLM_BASE_URL", base.as_str()),
-        ("COMPACTD_SUMMARY_MODEL", "summary-model"),
-        ("COMPACTD_SUMMARY_MODEL_CONTEXT_TOKENS", "8192"),
-        ("COMPACTD_LLM_DEADLINE_SECS", "600"),
-        ("COMPACTD_CLAIM_TIMEOUT_SECS", "700"),
-        ("COMPACTD_REQUEST_CLAIM_TIMEOUT_SECS", "700"),
-    ]);
-    let doomed = binary::start(&writing, &[]).await;
+    let stalled = upstream_answering_after(std::time::Duration::from_secs(600)).await;
+    let url = database.url();
+    let writer = a_replica_summarizing_through(&url, &stalled).await;
     let client = reqwest::Client::new();
-    for n in 0..3 {
-        let turn = json!({"conversation_id": "c", "user": format!("Step {n}: fix OPS-{n}."), "assistant": "done"});
-        let response = client
-            .post(format!("{}/turn-ended", doomed.address))
-            .json(&turn)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 200);
-    }
     let summarize = |address: &str| {
         client
             .post(format!("{address}/summarize"))
@@ -256,44 +227,16 @@ async fn a_keyed_summary_a_killed_replica_was_writing_is_taken_over_by_a_retry_w
             .json(&json!({"conversation_id": "c"}))
             .send()
     };
-    let in_flight = tokio::spawn(summarize(&doomed.address));
+    let in_flight = tokio::spawn(summarize(&writer.address));
     // Once the upstream is asked, the key and the conversation are claimed.
-    let asked = tokio::time::Instant::now();
-    while stalled
-        .received_requests()
-        .await
-        .unwrap_or_default()
-        .iter()
-        .all(|r| r.method != wiremock::http::Method::POST)
-    {
-        assert!(
-            asked.elapsed() < std::time::Duration::from_secs(30),
-            "the summary never reached the upstream"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    doomed.kill().await;
+    asked(&stalled).await;
+    writer.kill().await;
     assert!(in_flight.await.unwrap().is_err(), "the request died with its replica");
 
-    let survivor = binary::start(&quiet, &[]).await;
-    let retried = tokio::time::Instant::now();
-    let (status, body) = loop {
-        let (status, body) = crate::helpers::read(summarize(&survivor.address).await.unwrap()).await;
-        if status != 409 {
-            break (status, body);
-        }
-        assert!(
-            retried.elapsed() < std::time::Duration::from_secs(60),
-            "still held by the dead replica: {body}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    };
+    let survivor = binary::start(&quiet(&url), &[]).await;
+    let (status, body) = past_409(|| summarize(&survivor.address)).await;
     assert_eq!(status, 200, "{body}");
-    let recorded: i64 = sqlx::query_scalar("SELECT count(*) FROM compactions WHERE conversation_id = 'c'")
-        .fetch_one(&database.pool)
-        .await
-        .unwrap();
-    assert_eq!(recorded, 1, "the summary is recorded once");
+    assert_eq!(compactions_of_c(&database).await, 1, "the summary is recorded once");
     let (again, replayed) = crate::helpers::read(summarize(&survivor.address).await.unwrap()).await;
     assert_eq!((again, &replayed), (200, &body), "the key answers the same again");
     survivor.stop().await;
@@ -307,22 +250,60 @@ async fn a_keyed_summary_a_killed_replica_was_writing_is_taken_over_by_a_retry_w
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_stalled_replicas_compaction_taken_over_is_recorded_once() {
     let database = Database::create().await;
-    let slow = MockServer::start().await;
+    let slow = upstream_answering_after(std::time::Duration::from_secs(20)).await;
+    let url = database.url();
+    let writer = a_replica_summarizing_through(&url, &slow).await;
+    let client = reqwest::Client::new();
+    let summarize = |address: &str| {
+        client
+            .post(format!("{address}/summarize"))
+            .json(&json!({"conversation_id": "c"}))
+            .send()
+    };
+    let first = tokio::spawn(summarize(&writer.address));
+    asked(&slow).await;
+    writer.pause();
+
+    let survivor = binary::start(&quiet(&url), &[]).await;
+    let (status, body) = past_409(|| summarize(&survivor.address)).await;
+    assert_eq!(status, 200, "{body}");
+    writer.resume();
+    let (late, refusal) = crate::helpers::read(first.await.unwrap().unwrap()).await;
+
+    assert_eq!(late, 409, "the stalled request's summary is not recorded: {refusal}");
+    assert_eq!(compactions_of_c(&database).await, 1, "one compaction, the survivor's");
+    survivor.stop().await;
+    writer.stop().await;
+}
+
+/// A service on `url` and no upstream, its background off.
+fn quiet(url: &str) -> Vec<(&str, &str)> {
+    vec![
+        ("COMPACTD_BACKGROUND", "false"),
+        ("RUST_LOG", "warn"),
+        ("DATABASE_URL", url),
+    ]
+}
+
+/// An upstream that answers every summary, `after` it was asked.
+async fn upstream_answering_after(after: std::time::Duration) -> MockServer {
+    let server = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(
             ResponseTemplate::new(200)
                 .set_body_json(openai_answer("- the slow summary"))
-                .set_delay(std::time::Duration::from_secs(20)),
+                .set_delay(after),
         )
-        .mount(&slow)
+        .mount(&server)
         .await;
-    let (url, base) = (database.url(), format!("{}/v1", slow.uri()));
-    let quiet = [
-        ("COMPACTD_BACKGROUND", "false"),
-        ("RUST_LOG", "warn"),
-        ("DATABASE_URL", url.as_str()),
-    ];
-    let mut writing = quiet.to_vec();
+    server
+}
+
+/// A replica on `url` that writes summaries through `upstream`, with
+/// conversation `c` reported to it in three turns.
+async fn a_replica_summarizing_through(url: &str, upstream: &MockServer) -> binary::Service {
+    let base = format!("{}/v1", upstream.uri());
+    let mut writing = quiet(url);
     writing.extend([
         ("COMPACTD_LLM_PROVIDER", "openai"),
         ("COMPACTD_LLM_BASE_URL", base.as_str()),
@@ -332,27 +313,25 @@ async fn a_stalled_replicas_compaction_taken_over_is_recorded_once() {
         ("COMPACTD_CLAIM_TIMEOUT_SECS", "700"),
         ("COMPACTD_REQUEST_CLAIM_TIMEOUT_SECS", "700"),
     ]);
-    let stalling = binary::start(&writing, &[]).await;
+    let writer = binary::start(&writing, &[]).await;
     let client = reqwest::Client::new();
     for n in 0..3 {
         let turn = json!({"conversation_id": "c", "user": format!("Step {n}: fix OPS-{n}."), "assistant": "done"});
         let response = client
-            .post(format!("{}/turn-ended", stalling.address))
+            .post(format!("{}/turn-ended", writer.address))
             .json(&turn)
             .send()
             .await
             .unwrap();
         assert_eq!(response.status(), 200);
     }
-    let summarize = |address: &str| {
-        client
-            .post(format!("{address}/summarize"))
-            .json(&json!({"conversation_id": "c"}))
-            .send()
-    };
-    let first = tokio::spawn(summarize(&stalling.address));
-    let asked = tokio::time::Instant::now();
-    while slow
+    writer
+}
+
+/// Waits until `upstream` has been asked for a summary.
+async fn asked(upstream: &MockServer) {
+    let since = tokio::time::Instant::now();
+    while upstream
         .received_requests()
         .await
         .unwrap_or_default()
@@ -360,36 +339,37 @@ async fn a_stalled_replicas_compaction_taken_over_is_recorded_once() {
         .all(|r| r.method != wiremock::http::Method::POST)
     {
         assert!(
-            asked.elapsed() < std::time::Duration::from_secs(30),
+            since.elapsed() < std::time::Duration::from_secs(30),
             "the summary never reached the upstream"
         );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    stalling.pause();
+}
 
-    let survivor = binary::start(&quiet, &[]).await;
-    let retried = tokio::time::Instant::now();
-    let (status, body) = loop {
-        let (status, body) = crate::helpers::read(summarize(&survivor.address).await.unwrap()).await;
+/// Sends until the answer is not 409 (a claim another holds), for at most
+/// a minute: far less than the claims' 11-minute lease.
+async fn past_409<F, Fut>(send: F) -> (u16, serde_json::Value)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = reqwest::Result<reqwest::Response>>,
+{
+    let since = tokio::time::Instant::now();
+    loop {
+        let (status, body) = crate::helpers::read(send().await.unwrap()).await;
         if status != 409 {
-            break (status, body);
+            return (status, body);
         }
         assert!(
-            retried.elapsed() < std::time::Duration::from_secs(60),
-            "still held by the stalled replica: {body}"
+            since.elapsed() < std::time::Duration::from_secs(60),
+            "still held by the other replica: {body}"
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    };
-    assert_eq!(status, 200, "{body}");
-    stalling.resume();
-    let (late, refusal) = crate::helpers::read(first.await.unwrap().unwrap()).await;
+    }
+}
 
-    assert_eq!(late, 409, "the stalled request's summary is not recorded: {refusal}");
-    let recorded: i64 = sqlx::query_scalar("SELECT count(*) FROM compactions WHERE conversation_id = 'c'")
+async fn compactions_of_c(database: &Database) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM compactions WHERE conversation_id = 'c'")
         .fetch_one(&database.pool)
         .await
-        .unwrap();
-    assert_eq!(recorded, 1, "one compaction, the survivor's");
-    survivor.stop().await;
-    stalling.stop().await;
+        .unwrap()
 }
