@@ -15,7 +15,7 @@ use super::budget::{Reservation, summary_estimate};
 use super::keep_set::{self, Observation, TakenIn};
 use super::transcript::messages_of;
 use crate::domain::{ConversationId, TenantId};
-use crate::llm::context::ContextRefusal;
+use crate::llm::refusal::ContextRefusal;
 use crate::llm::{LlmError, UpstreamModel, tokens};
 use crate::policy::keep::{state_at_cut, summary_max_tokens};
 use crate::policy::prepare::{self, Covered, Reason};

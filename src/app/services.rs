@@ -76,6 +76,14 @@ impl Services {
         self.reads.standby()
     }
 
+    /// What is known of the summary model's window and what it rests on, as
+    /// Prometheus text; empty without a summary model.
+    pub(crate) fn summary_window_metrics(&self) -> String {
+        self.summary_model
+            .as_ref()
+            .map_or_else(String::new, |model| model.context.exposition())
+    }
+
     /// Whether the database answers (readiness).
     pub(crate) async fn database_answers(&self) -> AppResult<()> {
         Ok(store::ping(&self.pool).await?)

@@ -12,7 +12,6 @@ use reqwest::StatusCode;
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use super::context;
 use super::dialect::Dialect;
 use super::error::{LlmError, excerpt};
 use super::retry::retry_after;
@@ -179,7 +178,7 @@ impl LlmClient {
                 None => {
                     let text = String::from_utf8_lossy(&body);
                     // Never retried as it was: the caller cuts the prompt to fit.
-                    if let Some(refusal) = context::refusal(status.as_u16(), &text) {
+                    if let Some(refusal) = super::refusal::refusal(status.as_u16(), &text) {
                         return Err((LlmError::ContextLength(refusal), None));
                     }
                     let text = excerpt(&text);

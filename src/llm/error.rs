@@ -5,7 +5,7 @@
 //! ledger and the dashboard: a short kind, never the upstream's body (HTML,
 //! stack traces) or its URL. [`LlmError::details`] is for the operator's log.
 
-use super::context::ContextRefusal;
+use super::refusal::ContextRefusal;
 
 /// The most of an upstream error body kept in an error (never a secret of
 /// ours: requests carry the key in a header, not the body).

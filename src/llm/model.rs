@@ -14,8 +14,6 @@ use super::error::LlmError;
 /// never more than a quarter of what is left for the summary's calls.
 const ASKED_WITHIN: Duration = Duration::from_secs(5);
 const SHARE_OF_TIME_LEFT: u32 = 4;
-/// A listing that failed this often is not asked again: refusals teach.
-const TIMES_ASKED: u32 = 3;
 
 /// An upstream and the model asked there: summaries and scores each have
 /// their own.
@@ -37,35 +35,42 @@ impl UpstreamModel {
         }
     }
 
-    /// Asks the upstream's listing for the window, once per process, while the
-    /// window is unknown; an upstream that could not answer is asked again at
-    /// the next summary, three times in all. Done within a quarter of what is
-    /// left before `until` however many summaries ask at once.
+    /// Asks the upstream's listing for the window while the window is
+    /// unknown: one ask at a time, again an hour after it answered (what it
+    /// said is forgotten then), three tries in all when it cannot answer.
+    /// Done within a quarter of what is left before `until` however many
+    /// summaries ask at once.
     pub(crate) async fn learn_window(&self, until: Instant) {
-        let model = self;
-        let context = &model.context;
-        if context.tokens().is_some() || context.listing_failures() >= TIMES_ASKED {
+        let context = &self.context;
+        if context.configured() || context.tokens().is_some() {
             return;
         }
         let timeout = ASKED_WITHIN.min(until.saturating_duration_since(Instant::now()) / SHARE_OF_TIME_LEFT);
-        let ask = context.listing.get_or_try_init(|| async {
-            let window = model.client.listed_window(&model.model, timeout).await?;
-            if let Some(window) = window {
-                tracing::info!(model = %model.model, window, "the upstream's model listing gives the summary model's window");
-                context.listed(window);
-            }
-            Ok::<(), LlmError>(())
-        });
-        // A summary waiting on another's listing waits no longer than its own.
-        let asked = tokio::time::timeout(timeout, ask)
+        // A summary waiting on another's ask waits no longer than its own.
+        let Ok(mut asks) = tokio::time::timeout(timeout, context.listing.lock()).await else {
+            return;
+        };
+        if context.tokens().is_some() || !asks.worth_asking(Instant::now()) {
+            return;
+        }
+        let asked = tokio::time::timeout(timeout, self.client.listed_window(&self.model, timeout))
             .await
             .unwrap_or(Err(LlmError::Deadline { attempts: 1 }));
-        if let Err(error) = asked {
-            context.listing_failed();
-            tracing::debug!(
-                error = error.details(),
-                "the upstream's model listing could not be read"
-            );
+        match asked {
+            Ok(window) => {
+                asks.answered(Instant::now());
+                if let Some(window) = window {
+                    tracing::info!(model = %self.model, window, "the upstream's model listing gives the summary model's window");
+                    context.listed(window);
+                }
+            }
+            Err(error) => {
+                asks.failed(Instant::now());
+                tracing::debug!(
+                    error = error.details(),
+                    "the upstream's model listing could not be read"
+                );
+            }
         }
     }
 }

@@ -27,6 +27,10 @@ pub struct Completion {
     pub model: String,
     pub input_tokens: Option<u64>,
     pub output_tokens: Option<u64>,
+    /// The prompt's tokens the upstream read, those it had cached counted
+    /// in (some count only what they had to evaluate): what a prompt read
+    /// at a fraction of its size is judged by.
+    pub prompt_read: Option<u64>,
 }
 
 /// A URL without its query (and fragment), and the query.
@@ -99,6 +103,7 @@ impl Provider {
     pub fn parse(self, body: &[u8], requested_model: &str) -> Result<Completion, LlmError> {
         let value: Value =
             serde_json::from_slice(body).map_err(|err| LlmError::Malformed(format!("not JSON: {err}")))?;
+        let usage = &value["usage"];
         let (text, input, output) = match self {
             Self::OpenAi => {
                 let choice = value
@@ -106,19 +111,15 @@ impl Provider {
                     .ok_or_else(|| LlmError::Malformed("no choices[0].message".into()))?;
                 (
                     text_of(&choice["content"]),
-                    &value["usage"]["prompt_tokens"],
-                    &value["usage"]["completion_tokens"],
+                    &usage["prompt_tokens"],
+                    &usage["completion_tokens"],
                 )
             }
             Self::Anthropic => {
                 let content = value
                     .get("content")
                     .ok_or_else(|| LlmError::Malformed("no content".into()))?;
-                (
-                    text_of(content),
-                    &value["usage"]["input_tokens"],
-                    &value["usage"]["output_tokens"],
-                )
+                (text_of(content), &usage["input_tokens"], &usage["output_tokens"])
             }
         };
         let text = text.ok_or_else(|| LlmError::Malformed("the content is not text".into()))?;
@@ -130,7 +131,34 @@ impl Provider {
             model: value["model"].as_str().unwrap_or(requested_model).to_owned(),
             input_tokens: input.as_u64(),
             output_tokens: output.as_u64(),
+            prompt_read: self.prompt_read(&value),
         })
+    }
+
+    /// The prompt's tokens read, cached ones added back: Anthropic counts
+    /// cache reads and writes apart from `input_tokens`; OpenAI-compatible
+    /// servers give `cached_tokens` (OpenAI's are part of `prompt_tokens`,
+    /// llama.cpp's and others' may not be) and llama.cpp its `timings`
+    /// (`prompt_n` evaluated, `cache_n` reused). A count added twice only
+    /// makes a prompt look read more whole, never cut.
+    fn prompt_read(self, answer: &Value) -> Option<u64> {
+        let usage = &answer["usage"];
+        let number = |value: &Value| value.as_u64().unwrap_or(0);
+        match self {
+            Self::Anthropic => usage["input_tokens"].as_u64().map(|input| {
+                input + number(&usage["cache_read_input_tokens"]) + number(&usage["cache_creation_input_tokens"])
+            }),
+            Self::OpenAi => {
+                let counted = usage["prompt_tokens"]
+                    .as_u64()
+                    .map(|prompt| prompt + number(&usage["prompt_tokens_details"]["cached_tokens"]));
+                let timings = &answer["timings"];
+                let timed = timings["prompt_n"]
+                    .as_u64()
+                    .map(|evaluated| evaluated + number(&timings["cache_n"]));
+                counted.max(timed)
+            }
+        }
     }
 }
 
@@ -228,12 +256,36 @@ mod tests {
                 text: "Sum.".into(),
                 model: "m-1".into(),
                 input_tokens: Some(12),
-                output_tokens: Some(3)
+                output_tokens: Some(3),
+                prompt_read: Some(12),
             }
         );
         let anthropic = br#"{"content":[{"type":"text","text":"A"},{"type":"text","text":"B"}],"usage":{"input_tokens":5,"output_tokens":2}}"#;
         let completion = Provider::Anthropic.parse(anthropic, "small").unwrap();
         assert_eq!((completion.text.as_str(), completion.model.as_str()), ("AB", "small"));
+    }
+
+    #[test]
+    fn what_the_upstream_had_cached_is_counted_as_read() {
+        let anthropic = br#"{"content":[{"type":"text","text":"S"}],"usage":{"input_tokens":40,"cache_read_input_tokens":9000,"cache_creation_input_tokens":500,"output_tokens":2}}"#;
+        let completion = Provider::Anthropic.parse(anthropic, "m").unwrap();
+        assert_eq!(
+            (completion.input_tokens, completion.prompt_read),
+            (Some(40), Some(9_540))
+        );
+
+        let llama_cpp = br#"{"choices":[{"message":{"content":"S"}}],"usage":{"prompt_tokens":120,"completion_tokens":3},"timings":{"prompt_n":120,"cache_n":7000}}"#;
+        let completion = Provider::OpenAi.parse(llama_cpp, "m").unwrap();
+        assert_eq!(
+            (completion.input_tokens, completion.prompt_read),
+            (Some(120), Some(7_120))
+        );
+
+        let cached = br#"{"choices":[{"message":{"content":"S"}}],"usage":{"prompt_tokens":300,"prompt_tokens_details":{"cached_tokens":6000}}}"#;
+        assert_eq!(Provider::OpenAi.parse(cached, "m").unwrap().prompt_read, Some(6_300));
+
+        let silent = br#"{"choices":[{"message":{"content":"S"}}]}"#;
+        assert_eq!(Provider::OpenAi.parse(silent, "m").unwrap().prompt_read, None);
     }
 
     #[test]

@@ -1,15 +1,16 @@
 //! An upstream narrative that fits the summary model's context (SPEC §3,
 //! *Any context size*): one anchored call when the delta fits, else the
 //! delta folded into the anchor chunk by chunk, in order, each chunk an
-//! anchored call of its own. A refusal of the context (or a prompt the
-//! upstream silently cut) teaches the window, and the prompt is planned
-//! again to fit: never sent again as it was.
+//! anchored call of its own. A refusal of the context (or prompts the
+//! upstream silently cut, the same way twice) teaches the window, and the
+//! prompt is planned again to fit: never sent again as it was.
 
 use std::time::Duration;
 
 use tokio::time::Instant;
 
 use crate::llm::context::ContextWindow;
+use crate::llm::evidence::Reading;
 use crate::llm::{CompletionRequest, LlmError, UpstreamModel, tokens};
 use crate::policy::chunks::{CallRoom, call_room, chunks, output_room};
 use crate::policy::prompt::{system_prompt, user_message};
@@ -311,14 +312,24 @@ impl Call {
         match answered {
             Ok(completion) => {
                 spent.add(completion.input_tokens, completion.output_tokens);
-                if model.context.truncated(sent, completion.input_tokens) {
-                    tracing::info!(
+                match model.context.read(sent, completion.prompt_read) {
+                    Reading::Cut { window } => {
+                        tracing::info!(
+                            model = %request.model,
+                            sent,
+                            read = ?completion.prompt_read,
+                            window,
+                            "the upstream read only part of the prompt, as it read another; planning again in chunks"
+                        );
+                        return Err(Step::Refused);
+                    }
+                    Reading::Suspected => tracing::debug!(
                         model = %request.model,
                         sent,
-                        read = ?completion.input_tokens,
-                        "the upstream read only part of the prompt; planning again in chunks"
-                    );
-                    return Err(Step::Refused);
+                        read = ?completion.prompt_read,
+                        "the upstream answered as having read part of the prompt: a cached prefix, or a cut (believed if another prompt is read the same)"
+                    ),
+                    Reading::Whole => {}
                 }
                 spent.answered_by = completion.model;
                 Ok(clip(&completion.text, MAX_SUMMARY_BYTES))

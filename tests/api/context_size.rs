@@ -213,8 +213,18 @@ impl Respond for Truncating {
     }
 }
 
+/// The `compactd_summary_window_*` lines of the app's `/metrics`.
+async fn window_metrics(app: &TestApp) -> Vec<String> {
+    let metrics = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    metrics
+        .lines()
+        .filter(|line| line.starts_with("compactd_summary_window_"))
+        .map(str::to_owned)
+        .collect()
+}
+
 #[tokio::test]
-async fn a_prompt_the_upstream_read_only_part_of_is_caught_and_sent_in_chunks() {
+async fn prompts_of_different_sizes_read_at_the_same_count_are_believed_cut_and_sent_in_chunks() {
     let server = MockServer::start().await;
     Mock::given(wiremock::matchers::method("POST"))
         .respond_with(Truncating { read: 5_000 })
@@ -222,21 +232,181 @@ async fn a_prompt_the_upstream_read_only_part_of_is_caught_and_sent_in_chunks() 
         .await;
     let app = app_with_window(&server, None).await;
 
-    let answer = summarize(&app, "e", &long_delta()).await;
+    // One prompt read at a fraction of its size is only a suspicion: a
+    // cache or a count of something else could say as much.
+    let first = summarize(&app, "e", &long_delta()).await;
 
     let requests = completions(&server).await;
-    let first = tokens::count(&user_prompt(&requests[0]));
-    assert!(first > 15_000, "the whole delta went first ({first} tokens)");
-    assert!(requests.len() > 2, "then chunks");
-    for request in &requests[1..] {
+    assert_eq!(requests.len(), 1, "its answer stands: {first}");
+    assert!(tokens::count(&user_prompt(&requests[0])) > 15_000);
+    assert_eq!(first["compaction"]["summarizer"], "llm");
+    let metrics = window_metrics(&app).await;
+    assert!(
+        metrics.contains(&"compactd_summary_window_suspected_cuts{model=\"summary-model\"} 1".to_owned()),
+        "{metrics:?}"
+    );
+    assert!(
+        !metrics
+            .iter()
+            .any(|line| line.starts_with("compactd_summary_window_tokens")),
+        "nothing learned: {metrics:?}"
+    );
+
+    // Another prompt, of another size, read at the same count: a cut.
+    let mut longer = long_delta();
+    longer.extend(long_delta().into_iter().take(20));
+    let second = summarize(&app, "e2", &longer).await;
+
+    let requests = completions(&server).await;
+    assert!(tokens::count(&user_prompt(&requests[1])) > 20_000, "sent whole first");
+    assert!(requests.len() > 3, "then in chunks: {} calls", requests.len());
+    for request in &requests[2..] {
+        assert!(prompt_tokens(request) <= 5_000, "each within what it reads");
+    }
+    assert_eq!(second["compaction"]["summarizer"], "llm", "{second}");
+    assert!(
+        second["summary"]
+            .as_str()
+            .unwrap()
+            .contains("Worked through step 19 of"),
+        "the end, not the cut answer: {second}"
+    );
+    let metrics = window_metrics(&app).await;
+    assert!(
+        metrics.contains(&"compactd_summary_window_tokens{model=\"summary-model\",evidence=\"cuts\"} 5000".to_owned()),
+        "{metrics:?}"
+    );
+}
+
+/// Counts only the prompt it had to read, as llama.cpp's `prompt_n` and
+/// Ollama's `prompt_eval_count` do: what a prompt shares with one it was sent
+/// before is cached, and not counted.
+#[derive(Default, Clone)]
+struct CountingOnlyUncached {
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    /// Each prompt's tokens and what was answered as read of them.
+    reads: std::sync::Arc<std::sync::Mutex<Vec<(u64, u64)>>>,
+}
+
+impl CountingOnlyUncached {
+    fn whole_prompt(request: &Request) -> String {
+        let body: Value = serde_json::from_slice(&request.body).unwrap();
+        let messages = body["messages"].as_array().unwrap();
+        messages.iter().map(|m| m["content"].as_str().unwrap_or("")).collect()
+    }
+}
+
+impl Respond for CountingOnlyUncached {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let prompt = Self::whole_prompt(request);
+        let mut seen = self.seen.lock().unwrap();
+        let cached = seen
+            .iter()
+            .map(|earlier| {
+                let shared = earlier.bytes().zip(prompt.bytes()).take_while(|(a, b)| a == b).count();
+                (0..=shared).rev().find(|at| prompt.is_char_boundary(*at)).unwrap_or(0)
+            })
+            .max()
+            .unwrap_or(0);
+        seen.push(prompt.clone());
+        // llama.cpp evaluates the last token of a prompt it holds whole.
+        let read = tokens::count(&prompt[cached..]).max(1);
+        self.reads.lock().unwrap().push((tokens::count(&prompt), read));
+        answer("We kept the retry cap and the billing queue as they were.", read)
+    }
+}
+
+/// A conversation of `steps` steps, each about `words` words long.
+fn conversation(steps: usize, words: usize) -> Vec<Value> {
+    (0..steps)
+        .map(|n| {
+            let role = if n % 2 == 0 { "user" } else { "assistant" };
+            let filler = "the retry queue drains the billing events ".repeat(words / 7 + 1);
+            json!({"role": role, "content": format!("step-{n:03}: {filler}")})
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn an_upstream_that_counts_only_what_it_had_not_cached_writes_every_summary() {
+    let server = MockServer::start().await;
+    listing(&server, 8_192).await;
+    let upstream = CountingOnlyUncached::default();
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(upstream.clone())
+        .mount(&server)
+        .await;
+    let app = app_with_window(&server, None).await;
+    // The second is the first's transcript again (a session replayed, an
+    // agent forked): its whole prompt is cached.
+    let conversations = [
+        ("first", conversation(8, 120)),
+        ("forked", conversation(8, 120)),
+        ("two-messages", conversation(2, 20)),
+        ("fourth", conversation(11, 90)),
+    ];
+
+    for (id, messages) in &conversations {
+        let answer = summarize(&app, id, messages).await;
+        assert_eq!(answer["compaction"]["summarizer"], "llm", "{id}: {answer}");
+        assert_eq!(answer["compaction"]["upstream_calls"], 1, "{id}: {answer}");
+    }
+
+    let reads = upstream.reads.lock().unwrap().clone();
+    assert_eq!(reads.len(), 4);
+    let at_a_fraction = reads
+        .iter()
+        .filter(|(sent, read)| *sent >= 1_024 && read * 2 < *sent)
+        .count();
+    assert!(
+        at_a_fraction >= 1,
+        "the premise: prompts answered as read at under half their size: {reads:?}"
+    );
+    let metrics = window_metrics(&app).await;
+    assert!(
+        metrics
+            .contains(&"compactd_summary_window_tokens{model=\"summary-model\",evidence=\"listing\"} 8192".to_owned()),
+        "what was learned, for which model, from what: {metrics:?}"
+    );
+}
+
+/// Answers every prompt with the same usage, as many fakes and proxies do.
+struct ConstantUsage(u64);
+
+impl Respond for ConstantUsage {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        answer(&ThroughLastStep::text(request), self.0)
+    }
+}
+
+#[tokio::test]
+async fn an_upstream_whose_usage_is_a_constant_writes_every_summary_in_one_call() {
+    let server = MockServer::start().await;
+    Mock::given(wiremock::matchers::method("POST"))
+        .respond_with(ConstantUsage(12))
+        .mount(&server)
+        .await;
+    let app = app_with_window(&server, None).await;
+
+    for (id, steps) in [("k1", 20), ("k2", 40), ("k3", 2), ("k4", 60)] {
+        let delta: Vec<Value> = long_delta().into_iter().take(steps).collect();
+        let answer = summarize(&app, id, &delta).await;
+        assert_eq!(answer["compaction"]["summarizer"], "llm", "{id}: {answer}");
+        assert_eq!(answer["compaction"]["upstream_calls"], 1, "{id}: {answer}");
         assert!(
-            tokens::count(&user_prompt(request)) < 5_000,
-            "each within what it reads"
+            answer["summary"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("Worked through step {} of", steps - 1)),
+            "{id}: {answer}"
         );
     }
+    let metrics = window_metrics(&app).await;
     assert!(
-        answer["summary"].as_str().unwrap().contains("Worked through step 59"),
-        "not the truncated answer: {answer}"
+        !metrics
+            .iter()
+            .any(|line| line.starts_with("compactd_summary_window_tokens")),
+        "nothing learned: {metrics:?}"
     );
 }
 
