@@ -2,9 +2,20 @@
 //! `streamText` calls on the SDK's own mock language model (`ai` 6, from the
 //! TypeScript package's lock file), against the real binary: the caller
 //! sends its whole history every call, and the model is given it compacted,
-//! then rolled over, where compactd says.
+//! then rolled over, where compactd says. It fails open (issue 37): with
+//! compactd down, refusing or silent, the call answers all the same, with
+//! the prompt as it stands.
+//!
+//! [`Driven`] and [`Impostor`] serve `langchain.rs` too.
 
-use serde_json::Value;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use crate::binary;
 use crate::helpers::{Database, encode};
@@ -150,4 +161,385 @@ async fn the_ledger_and_the_lineage_say_so(client: &reqwest::Client, base: &str,
         2,
         "one rollover, told once: {seen}"
     );
+}
+
+/// A client's process driven a call at a time: a line of JSON in on its
+/// stdin, a line of JSON out on its stdout, after a first `{"ready": true}`.
+pub struct Driven {
+    _child: Child,
+    stdin: ChildStdin,
+    stdout: Lines<BufReader<ChildStdout>>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Driven {
+    /// Starts `command` and waits (as long as installing and compiling the
+    /// client takes) until it says it is ready.
+    pub async fn start(mut command: Command) -> Driven {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the driver starts");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let kept = stderr.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut kept = kept.lock().unwrap();
+                kept.push_str(&line);
+                kept.push('\n');
+            }
+        });
+        let mut driven = Driven {
+            stdin: child.stdin.take().unwrap(),
+            stdout: BufReader::new(child.stdout.take().unwrap()).lines(),
+            _child: child,
+            stderr,
+        };
+        let ready = driven.answer(Duration::from_secs(600), "starting").await;
+        assert_eq!(ready["ready"], true, "{ready}");
+        driven
+    }
+
+    /// What the process wrote on stderr so far (its warnings among it).
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// The answer to `call`, which must come within a minute.
+    pub async fn call(&mut self, call: Value) -> Value {
+        let line = format!("{call}\n");
+        if self.stdin.write_all(line.as_bytes()).await.is_err() {
+            panic!("the driver is gone before {call}:\n{}", self.stderr());
+        }
+        self.answer(Duration::from_secs(60), &call.to_string()).await
+    }
+
+    async fn answer(&mut self, within: Duration, what: &str) -> Value {
+        match tokio::time::timeout(within, self.stdout.next_line()).await {
+            Ok(Ok(Some(line))) => {
+                serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line}\n{}", self.stderr()))
+            }
+            Ok(_) => panic!("the driver ended without answering {what}:\n{}", self.stderr()),
+            Err(_) => panic!("no answer to {what} within {within:?}:\n{}", self.stderr()),
+        }
+    }
+}
+
+/// A stand-in for compactd on a port of its own: it reads each request and
+/// answers it with one response, or (silent) takes the connection and never
+/// answers.
+pub struct Impostor {
+    pub address: String,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Impostor {
+    /// Answers every request with `status` (e.g. `401 Unauthorized`), `headers` (lines ending `\r\n`) and `body`.
+    pub async fn answering(status: &str, headers: &str, body: &str) -> Impostor {
+        let response = format!(
+            "HTTP/1.1 {status}\r\n{headers}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        Impostor::start(Some(response)).await
+    }
+
+    /// A problem+json refusal, as compactd words one.
+    pub async fn refusing(status: u16, reason: &str, headers: &str) -> Impostor {
+        let body = json!({"type": "about:blank", "title": reason, "status": status, "detail": "refused"});
+        let headers = format!("content-type: application/problem+json\r\n{headers}");
+        Impostor::answering(&format!("{status} {reason}"), &headers, &body.to_string()).await
+    }
+
+    /// Accepts connections, reads nothing and answers nothing.
+    pub async fn silent() -> Impostor {
+        Impostor::start(None).await
+    }
+
+    async fn start(response: Option<String>) -> Impostor {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = format!("http://{}", listener.local_addr().unwrap());
+        let task = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                match &response {
+                    None => held.push(socket),
+                    Some(response) => {
+                        tokio::spawn(answer(socket, response.clone()));
+                    }
+                }
+            }
+        });
+        Impostor { address, task }
+    }
+}
+
+impl Drop for Impostor {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Reads one request (its head, then as much body as it declares) and answers it.
+async fn answer(mut socket: TcpStream, response: String) {
+    let mut read = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        match socket.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => read.extend_from_slice(&chunk[..n]),
+        }
+        if let Some(at) = read.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&read[..head_end]).to_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length:"))
+        .map_or(0, |n| n.trim().parse().unwrap_or(0));
+    while read.len() < head_end + length {
+        match socket.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => read.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let _ = socket.write_all(response.as_bytes()).await;
+    let _ = socket.shutdown().await;
+}
+
+/// A port nobody listens on (for now).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The refusals and the answers it cannot read that a middleware meets, each
+/// from an impostor of its own.
+pub async fn refusals() -> Vec<(&'static str, Impostor)> {
+    vec![
+        ("401", Impostor::refusing(401, "Unauthorized", "").await),
+        (
+            "429",
+            Impostor::refusing(429, "Too Many Requests", "retry-after: 1\r\n").await,
+        ),
+        (
+            "503",
+            Impostor::refusing(503, "Service Unavailable", "retry-after: 1\r\n").await,
+        ),
+        (
+            "200 with HTML",
+            Impostor::answering("200 OK", "content-type: text/html\r\n", "<html>a proxy's page</html>").await,
+        ),
+    ]
+}
+
+/// `clients/typescript/examples/ai_sdk_fail_open.ts` against `url`, for
+/// `conversation`; compiled under clients/tools.sh's lock, which it lets go
+/// once loaded.
+async fn ai_sdk_driver(url: &str, conversation: &str) -> Driven {
+    let mut command = Command::new("bash");
+    command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "-c",
+            ". clients/tools.sh && cd clients/typescript && npx --no-install tsc \
+             && LOCK_FD=9 exec node dist/examples/ai_sdk_fail_open.js",
+        ])
+        .env("COMPACTD_URL", url)
+        .env("CONVERSATION", conversation);
+    Driven::start(command).await
+}
+
+/// The call answered with the model's reply, having given the model the
+/// caller's whole history (`turns` requests, each answered but the last),
+/// as it stands.
+fn answered_as_it_stands(answer: &Value, request: &str, turns: usize) {
+    assert_eq!(answer["error"], Value::Null, "the call answered: {answer}");
+    assert_eq!(answer["reply"], format!("Answered: {request}"), "{answer}");
+    let prompt = texts(&answer["prompt"]);
+    assert_eq!(
+        prompt.len(),
+        2 * turns,
+        "the system prompt and the whole history: {prompt:?}"
+    );
+    assert!(
+        prompt
+            .iter()
+            .all(|(_, text)| !text.starts_with("Here is a summary") && !text.starts_with("<handoff>")),
+        "{prompt:?}"
+    );
+    assert_eq!(prompt.last().unwrap(), &("user".to_owned(), request.to_owned()));
+}
+
+async fn state(url: &str, conversation: &str) -> Value {
+    let client = reqwest::Client::new();
+    get(&client, format!("{url}/conversations/{}", encode(conversation))).await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ai_sdk_calls_answer_while_compactd_is_down_and_report_again_once_it_is_back() {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let conversation = "ai-sdk-outage-1";
+    let mut driver = ai_sdk_driver(&url, conversation).await;
+    let down = [
+        json!({"request": "Deploy build 4711 to staging.", "fresh": true}),
+        json!({"request": "Now tag it v2.3.1.", "fresh": false}),
+        json!({"request": "Check the CI run.", "fresh": true, "stream": true}),
+        json!({"request": "Any news?", "fresh": false, "stream": true}),
+    ];
+    for (turn, call) in down.iter().enumerate() {
+        let answer = driver.call(call.clone()).await;
+        answered_as_it_stands(&answer, call["request"].as_str().unwrap(), turn + 1);
+        assert_eq!(answer["warnings"], 1, "one outage, logged once:\n{}", driver.stderr());
+    }
+    assert!(driver.stderr().contains("ECONNREFUSED"), "{}", driver.stderr());
+
+    // compactd comes up where it was looked for: the next calls report.
+    let database = Database::create().await;
+    let database_url = database.url();
+    let listen = format!("127.0.0.1:{port}");
+    let service = binary::start(
+        &[
+            ("DATABASE_URL", database_url.as_str()),
+            ("RUST_LOG", "warn"),
+            ("COMPACTD_ADDR", listen.as_str()),
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(service.address, url);
+    let answer = driver.call(json!({"request": "Carry on.", "used": 6_000})).await;
+    answered_as_it_stands(&answer, "Carry on.", 5);
+    let reported = state(&url, conversation).await;
+    assert_eq!(reported["used"], 6_000, "{reported}");
+    assert_eq!(reported["turn_count"], 1, "{reported}");
+    let answer = driver
+        .call(json!({"request": "And the changelog?", "used": 7_000, "fresh": true}))
+        .await;
+    answered_as_it_stands(&answer, "And the changelog?", 6);
+    let reported = state(&url, conversation).await;
+    assert_eq!(reported["used"], 7_000, "{reported}");
+    assert_eq!(reported["turn_count"], 2, "{reported}");
+    assert_eq!(answer["warnings"], 1);
+
+    // Down again: a new outage, logged once more.
+    service.stop().await;
+    for (turn, call) in [
+        json!({"request": "Still there?", "fresh": false}),
+        json!({"request": "Hello?", "fresh": true}),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let answer = driver.call(call.clone()).await;
+        answered_as_it_stands(&answer, call["request"].as_str().unwrap(), 7 + turn);
+        assert_eq!(answer["warnings"], 2, "{}", driver.stderr());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ai_sdk_calls_answer_when_compactd_refuses_them_or_answers_what_they_cannot_read() {
+    let refusals = refusals().await;
+    let mut driver = ai_sdk_driver(&refusals[0].1.address, "ai-sdk-refused-1").await;
+    let mut turns = 0;
+    for (outage, (what, impostor)) in refusals.iter().enumerate() {
+        for call in [
+            json!({"request": format!("Deploy ({what}, fresh)."), "fresh": true}),
+            json!({"request": format!("Deploy ({what}, shared)."), "fresh": false}),
+            json!({"request": format!("Deploy ({what}, streamed)."), "fresh": true, "stream": true}),
+        ] {
+            let mut call = call;
+            call["url"] = json!(impostor.address);
+            turns += 1;
+            let answer = driver.call(call.clone()).await;
+            answered_as_it_stands(&answer, call["request"].as_str().unwrap(), turns);
+            assert_eq!(
+                answer["warnings"],
+                outage + 1,
+                "each compactd's outage logged once:\n{}",
+                driver.stderr()
+            );
+        }
+    }
+    // The model's own failure is the caller's, as without the middleware.
+    for fresh in [true, false] {
+        let failed = driver
+            .call(json!({"request": "Deploy again.", "fails": true, "fresh": fresh}))
+            .await;
+        assert!(
+            failed["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("the model is overloaded")),
+            "{failed}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ai_sdk_calls_outlast_a_compactd_that_never_answers_by_about_its_timeout() {
+    let silent = Impostor::silent().await;
+    let mut driver = ai_sdk_driver(&silent.address, "ai-sdk-silent-1").await;
+    let calls = [
+        json!({"request": "Deploy build 4711.", "fresh": true}),
+        json!({"request": "Now tag it.", "fresh": false}),
+        json!({"request": "Check the CI run.", "fresh": true, "stream": true}),
+    ];
+    for (turn, call) in calls.iter().enumerate() {
+        let answer = driver.call(call.clone()).await;
+        answered_as_it_stands(&answer, call["request"].as_str().unwrap(), turn + 1);
+        // The default timeout is 2 s: well within this.
+        assert!(answer["ms"].as_u64().unwrap() < 15_000, "{answer}");
+        assert_eq!(answer["warnings"], 1, "{}", driver.stderr());
+    }
+    assert!(
+        driver.stderr().contains("no answer within 2000 ms"),
+        "{}",
+        driver.stderr()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn on_rollover_is_told_once_however_many_fresh_instances_follow_the_rollover() {
+    let database = Database::create().await;
+    let url = database.url();
+    let service = binary::start(&[("DATABASE_URL", url.as_str()), ("RUST_LOG", "warn")], &[]).await;
+    let conversation = "ai-sdk-told-once-1";
+    let mut driver = ai_sdk_driver(&service.address, conversation).await;
+    // Past the trigger (three quarters of 20,000): compact; past it still
+    // right after compacting: roll over, which the third call does.
+    for (request, used) in [
+        ("Deploy build 4711 to staging. Never deploy on Fridays.", 16_500),
+        ("Now tag it v2.3.1 and update docs/release.md.", 16_500),
+        ("Thanks, carry on.", 4_000),
+    ] {
+        let answer = driver
+            .call(json!({"request": request, "used": used, "fresh": true}))
+            .await;
+        assert_eq!(answer["reply"], format!("Answered: {request}"), "{answer}");
+    }
+    let rolled = state(&service.address, conversation).await;
+    let successor = rolled["successor_id"].as_str().expect("it rolled over").to_owned();
+    for request in ["And the changelog?", "Publish it.", "Close the ticket."] {
+        let answer = driver
+            .call(json!({"request": request, "used": 4_500, "fresh": true}))
+            .await;
+        assert_eq!(answer["reply"], format!("Answered: {request}"), "{answer}");
+        assert!(texts(&answer["prompt"])[1].1.starts_with("<handoff>\n"), "{answer}");
+        assert_eq!(
+            answer["told"],
+            json!([successor]),
+            "told once, by the instance that rolled over"
+        );
+    }
+    let carried_on = state(&service.address, &successor).await;
+    assert_eq!(carried_on["turn_count"], 4, "{carried_on}");
+    service.stop().await;
 }

@@ -3,10 +3,13 @@
 //! checkpointed thread), against the real binary: a turn that stays, one
 //! that compacts (the older messages replaced by compactd's summary, the
 //! newest kept whole, no tool call split from its result), one that rolls
-//! over (the thread carries on from the handoff, as the successor).
+//! over (the thread carries on from the handoff, as the successor). It
+//! fails open (issue 37): with compactd down, refusing or silent, the agent
+//! answers all the same and its thread stays as it is.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use crate::ai_sdk::{Driven, Impostor, free_port, refusals};
 use crate::binary;
 use crate::helpers::{Database, encode};
 use crate::python;
@@ -136,4 +139,249 @@ async fn run_the_agent(asynchronously: bool) {
     crate::observability::every_report_was_answered_minimal(base).await;
     let logged = service.stop().await;
     assert!(logged.iter().all(|line| !line.contains("panicked")), "{logged:#?}");
+}
+
+/// A LangChain agent with CompactdMiddleware (defaults but the window), on
+/// a fake chat model, driven a request at a time: each line on stdin
+/// (`{"request", "used"?, "url"?, "async"?, "fails"?}`) is a run on THREAD's
+/// checkpointed thread, through an agent of its own for each compactd URL;
+/// each answer a line: the reply (or the error the run raised), how long it
+/// took, the warnings logged so far, the thread's messages.
+const LANGCHAIN_DRIVER: &str = r#"
+import asyncio, json, logging, os, sys, time
+
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from compactd_langchain import CompactdMiddleware
+
+
+class Counted(logging.Handler):
+    count = 0
+
+    def emit(self, record):
+        Counted.count += 1
+        print(self.format(record), file=sys.stderr, flush=True)
+
+
+logging.getLogger("compactd_langchain").addHandler(Counted(logging.WARNING))
+answers = []
+
+
+class Replies:
+    """The answers queued, in order; an exception queued is raised (and the next call answers again)."""
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+class FakeModel(GenericFakeChatModel):
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+model = FakeModel(messages=Replies())
+agents = {}
+
+
+def agent_for(url):
+    if url not in agents:
+        middleware = CompactdMiddleware(url=url, window=20_000)
+        agents[url] = create_agent(model, tools=[], middleware=[middleware], checkpointer=InMemorySaver())
+    return agents[url]
+
+
+def run(call):
+    if call.get("fails"):
+        answers.append(RuntimeError("the model is overloaded"))
+    else:
+        used = call.get("used", 5_000)
+        usage = {"input_tokens": used - 200, "output_tokens": 200, "total_tokens": used}
+        answers.append(AIMessage(content=f"Answered: {call['request']}", usage_metadata=usage))
+    agent = agent_for(call.get("url") or os.environ["COMPACTD_URL"])
+    config = {"configurable": {"thread_id": os.environ["THREAD"]}}
+    request = {"messages": [{"role": "user", "content": call["request"]}]}
+    started = time.monotonic()
+    try:
+        if call.get("async"):
+            state = asyncio.run(agent.ainvoke(request, config))
+        else:
+            state = agent.invoke(request, config)
+    except Exception as err:
+        answers.clear()
+        return {"error": f"{type(err).__name__}: {err}", "warnings": Counted.count}
+    messages = [m.content if isinstance(m.content, str) else str(m.content) for m in state["messages"]]
+    return {
+        "reply": messages[-1],
+        "ms": int((time.monotonic() - started) * 1000),
+        "warnings": Counted.count,
+        "messages": messages,
+        "conversation": state.get("compactd_conversation_id"),
+    }
+
+
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    if line.strip():
+        print(json.dumps(run(json.loads(line))), flush=True)
+"#;
+
+async fn langchain_driver(url: &str, thread: &str) -> Driven {
+    let venv = tokio::task::spawn_blocking(|| python::venv("langchain", &langchain_pins()))
+        .await
+        .unwrap();
+    let manifest = env!("CARGO_MANIFEST_DIR");
+    let mut command = tokio::process::Command::new(venv.join("bin/python"));
+    command
+        .args(["-c", LANGCHAIN_DRIVER])
+        .env(
+            "PYTHONPATH",
+            format!("{manifest}/clients/python/compactd-client:{manifest}/clients/python/compactd-langchain"),
+        )
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("COMPACTD_URL", url)
+        .env("THREAD", thread);
+    Driven::start(command).await
+}
+
+/// The run answered with the model's reply, and the thread holds every
+/// request and reply (`turns` of each) as they were: nothing compacted,
+/// nothing rolled over.
+fn answered_as_it_stands(answer: &Value, request: &str, turns: usize) {
+    assert_eq!(answer["error"], Value::Null, "the agent answered: {answer}");
+    assert_eq!(answer["reply"], format!("Answered: {request}"), "{answer}");
+    let messages = answer["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2 * turns, "the whole thread: {answer}");
+    assert_eq!(messages[messages.len() - 2], request);
+    assert_eq!(answer["conversation"], Value::Null, "no rollover: {answer}");
+}
+
+async fn state(url: &str, conversation: &str) -> Value {
+    get(
+        &reqwest::Client::new(),
+        format!("{url}/conversations/{}", encode(conversation)),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_langchain_agent_answers_while_compactd_is_down_and_reports_again_once_it_is_back() {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let thread = "langchain-outage-1";
+    let mut driver = langchain_driver(&url, thread).await;
+    let down = [
+        json!({"request": "Deploy build 4711 to staging."}),
+        json!({"request": "Now tag it v2.3.1.", "async": true}),
+        json!({"request": "Check the CI run."}),
+    ];
+    for (turn, call) in down.iter().enumerate() {
+        let answer = driver.call(call.clone()).await;
+        answered_as_it_stands(&answer, call["request"].as_str().unwrap(), turn + 1);
+        assert_eq!(answer["warnings"], 1, "one outage, logged once:\n{}", driver.stderr());
+    }
+    assert!(driver.stderr().contains("ConnectError"), "{}", driver.stderr());
+
+    // compactd comes up where it was looked for: the next runs report.
+    let database = Database::create().await;
+    let database_url = database.url();
+    let listen = format!("127.0.0.1:{port}");
+    let service = binary::start(
+        &[
+            ("DATABASE_URL", database_url.as_str()),
+            ("RUST_LOG", "warn"),
+            ("COMPACTD_ADDR", listen.as_str()),
+        ],
+        &[],
+    )
+    .await;
+    assert_eq!(service.address, url);
+    let answer = driver.call(json!({"request": "Carry on.", "used": 6_000})).await;
+    answered_as_it_stands(&answer, "Carry on.", 4);
+    let reported = state(&url, thread).await;
+    assert_eq!(reported["used"], 6_000, "{reported}");
+    assert_eq!(reported["turn_count"], 1, "{reported}");
+    let answer = driver
+        .call(json!({"request": "And the changelog?", "used": 7_000, "async": true}))
+        .await;
+    answered_as_it_stands(&answer, "And the changelog?", 5);
+    let reported = state(&url, thread).await;
+    assert_eq!(reported["used"], 7_000, "{reported}");
+    assert_eq!(reported["turn_count"], 2, "{reported}");
+    assert_eq!(answer["warnings"], 1);
+
+    // Down again: a new outage, logged once more.
+    service.stop().await;
+    for (turn, call) in [
+        json!({"request": "Still there?"}),
+        json!({"request": "Hello?", "async": true}),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let answer = driver.call(call.clone()).await;
+        answered_as_it_stands(&answer, call["request"].as_str().unwrap(), 6 + turn);
+        assert_eq!(answer["warnings"], 2, "{}", driver.stderr());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_langchain_agent_answers_when_compactd_refuses_it_or_answers_what_it_cannot_read() {
+    let refusals = refusals().await;
+    let thread = "langchain-refused-1";
+    let mut driver = langchain_driver(&refusals[0].1.address, thread).await;
+    for (outage, (what, impostor)) in refusals.iter().enumerate() {
+        // An agent of its own for each impostor: a thread of its own too.
+        for (turn, asynchronously) in [false, true].into_iter().enumerate() {
+            let request = format!("Deploy ({what}, run {turn}).");
+            let answer = driver
+                .call(json!({"request": request, "url": impostor.address, "async": asynchronously}))
+                .await;
+            answered_as_it_stands(&answer, &request, turn + 1);
+            assert_eq!(
+                answer["warnings"],
+                outage + 1,
+                "each compactd's outage logged once:\n{}",
+                driver.stderr()
+            );
+        }
+    }
+    // The model's own failure is the agent's, as without the middleware.
+    for asynchronously in [false, true] {
+        let failed = driver
+            .call(json!({"request": "Deploy again.", "fails": true, "async": asynchronously}))
+            .await;
+        assert!(
+            failed["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("the model is overloaded")),
+            "{failed}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_langchain_agent_outlasts_a_compactd_that_never_answers_by_about_its_timeout() {
+    let silent = Impostor::silent().await;
+    let mut driver = langchain_driver(&silent.address, "langchain-silent-1").await;
+    let calls = [
+        json!({"request": "Deploy build 4711."}),
+        json!({"request": "Now tag it.", "async": true}),
+    ];
+    for (turn, call) in calls.iter().enumerate() {
+        let answer = driver.call(call.clone()).await;
+        answered_as_it_stands(&answer, call["request"].as_str().unwrap(), turn + 1);
+        // The default timeout is 2 s, once after the model call and once at the turn's end.
+        assert!(answer["ms"].as_u64().unwrap() < 20_000, "{answer}");
+        assert_eq!(answer["warnings"], 1, "{}", driver.stderr());
+    }
+    assert!(driver.stderr().contains("no answer within 2 s"), "{}", driver.stderr());
 }

@@ -20,6 +20,12 @@
  *   conversation's newest successor, the decision compactd left pending, and
  *   what its compactions and handoff replaced, from compactd itself. A fresh
  *   instance per request compacts and rolls over as a long-lived one does.
+ * - It fails open: compactd down, slower than `timeoutMs` (2 s) or refusing
+ *   (401, 429, 5xx, an answer it cannot read) never fails the model call. It
+ *   logs once (`console.warn`, again only after compactd answered in
+ *   between), the model is given the prompt as it stands (no compaction, no
+ *   rollover), and the next call reads compactd's state afresh and tries
+ *   again. The model's own errors are the caller's, as without it.
  *
  * ```ts
  * import { wrapLanguageModel, generateText } from "ai";
@@ -31,7 +37,15 @@
  * ```
  */
 import type { LanguageModelMiddleware } from "ai";
-import { answered, type CompactdClient, createCompactdClient, RETURN_MINIMAL, recorded, type Schemas } from "./index.js";
+import {
+  answered,
+  type CompactdClient,
+  CompactdProblem,
+  createCompactdClient,
+  RETURN_MINIMAL,
+  recorded,
+  type Schemas,
+} from "./index.js";
 
 type TransformParams = NonNullable<LanguageModelMiddleware["transformParams"]>;
 type CallOptions = Parameters<TransformParams>[0]["params"];
@@ -51,8 +65,13 @@ export interface CompactdMiddlewareOptions {
   window?: number;
   /** About how many tokens of the newest messages a compaction keeps whole (default 2,000). */
   keepRecentTokens?: number;
-  /** Told the successor's id when the conversation rolls over. */
+  /**
+   * Told the successor's id when this middleware rolls the conversation over:
+   * once per rollover, never again by a later instance that finds it.
+   */
   onRollover?: (successorId: string) => void;
+  /** How long a call to compactd may take before the model call goes on without it (default 2,000 ms). */
+  timeoutMs?: number;
   /** Another client (for tests); one is made from `baseUrl` and `apiKey` otherwise. */
   client?: CompactdClient;
 }
@@ -70,6 +89,34 @@ interface Replaced {
 }
 
 const SUMMARY_OPENING = "Here is a summary of the conversation to date:\n\n";
+
+/**
+ * The compactd services (by base URL) whose latest call failed: an outage is
+ * logged once, by whichever instance meets it first, and again only after
+ * compactd answered in between. Shared, so instances made per request do not
+ * log once each.
+ */
+const failing = new Set<string>();
+
+/** What went wrong in a call to compactd, in a few words. */
+function whatFailed(err: unknown, timeoutMs: number): string {
+  if (err instanceof Error) {
+    if (err.name === "TimeoutError" || err.name === "AbortError") return `no answer within ${timeoutMs} ms`;
+    const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
+    if (typeof cause?.code === "string") return `${err.message} (${cause.code})`;
+    if (typeof cause?.message === "string") return `${err.message} (${cause.message})`;
+    return err.message;
+  }
+  return String(err);
+}
+
+/** A decision as compactd words it, or an error for an answer that is not one. */
+function decisionOf(decided: Schemas["DecideResponse"]): "compact" | "rollover" | undefined {
+  const decision: unknown = decided?.decision;
+  if (decision === "keep") return undefined;
+  if (decision === "compact" || decision === "rollover") return decision;
+  throw new Error(`compactd answered /decide with no decision it knows (${JSON.stringify(decision)})`);
+}
 
 function textOf(message: PromptMessage): string {
   if (typeof message.content === "string") return message.content;
@@ -145,71 +192,121 @@ function contextUsed(usage: Usage): Omit<Schemas["UsageRequest"], "conversation_
 
 export function compactdMiddleware(options: CompactdMiddlewareOptions): LanguageModelMiddleware {
   const compactd = options.client ?? createCompactdClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
+  const timeoutMs = options.timeoutMs ?? 2_000;
   let conversation = options.conversationId;
   let pending: "compact" | "rollover" | undefined;
   let replaced: Replaced | undefined;
   let lastUsed: number | undefined;
+  /** compactd's state has been read (and nothing failed since): this instance may act and report. */
   let synced = false;
+  /**
+   * The conversation whose `/handoff` this instance sent and never saw
+   * answered (a timeout, a connection lost): compactd may have rolled it over.
+   */
+  let unanswered: string | undefined;
+
+  /** Every call to compactd gives up after `timeoutMs`. */
+  const bounded = () => ({ signal: AbortSignal.timeout(timeoutMs) });
+
+  /** compactd answered everything asked: an outage, if there was one, is over. */
+  function answeredAgain(): void {
+    failing.delete(options.baseUrl);
+  }
+
+  /**
+   * A call to compactd failed: logged once an outage, and the instance reads
+   * compactd's state afresh on its next call (nothing half-done is kept).
+   */
+  function failedOpen(err: unknown): void {
+    synced = false;
+    if (failing.has(options.baseUrl)) return;
+    failing.add(options.baseUrl);
+    console.warn(
+      `compactd (${options.baseUrl}) failed: ${whatFailed(err, timeoutMs)}. ` +
+        "The model calls go on with their prompts as they are; each tries compactd again. " +
+        "Not logged again until compactd has answered.",
+    );
+  }
 
   async function stateOf(id: string): Promise<Schemas["ConversationState"] | undefined> {
-    const read = await compactd.GET("/conversations/{id}", { params: { path: { id } } });
+    const read = await compactd.GET("/conversations/{id}", { params: { path: { id } }, ...bounded() });
     if (read.response.status === 404) return undefined;
     return answered(read);
   }
 
   /**
-   * What an earlier instance left, read back from compactd (once, before the
-   * first call): the newest conversation of the lineage, the decision still
-   * pending there, and what its handoff and compactions replaced.
+   * What an earlier instance (or this one, before a failure) left, read back
+   * from compactd before the first call: the newest conversation of the
+   * lineage, the decision still pending there, and what its handoff and
+   * compactions replaced. Nothing changes unless all of it was read.
    */
   async function sync(messages: PromptMessage[]): Promise<void> {
     if (synced) return;
-    synced = true;
-    let state = await stateOf(conversation);
+    let current = options.conversationId;
+    let state = await stateOf(current);
     let predecessor: string | undefined;
+    let toldNow = false;
     for (let hops = 0; state?.successor_id && hops < 32; hops++) {
-      predecessor = conversation;
-      conversation = state.successor_id;
-      state = await stateOf(conversation);
+      predecessor = current;
+      // The rollover this instance asked for and never heard back about: it happened.
+      if (predecessor === unanswered) toldNow = true;
+      current = state.successor_id;
+      state = await stateOf(current);
     }
-    if (!state) return;
-    if (predecessor !== undefined) options.onRollover?.(conversation);
-    const left = state.pending_decision?.decision;
-    pending = left === "compact" || left === "rollover" ? left : undefined;
-    lastUsed = state.used > 0 ? state.used : undefined;
-    let since = 0;
-    let front: PromptMessage[] = [];
-    if (predecessor !== undefined) {
-      // A second handoff answers the first's text; the successor began at
-      // the request its first stored turn holds.
-      const started = answered(await compactd.POST("/handoff", { body: { conversation_id: predecessor } }));
-      front = [userMessage(started.text ?? "")];
-      const first = answered(
-        await compactd.GET("/conversations/{id}/turns", { params: { path: { id: conversation }, query: { from: 1, limit: 1 } } }),
-      ).turns.find((turn) => turn.conversation_id === conversation && turn.id === 1);
-      let at = -1;
-      messages.forEach((message, index) => {
-        if (message.role === "user" && first?.user != null && textOf(message) === first.user) at = index;
-      });
-      since = at >= 0 ? at : Math.max(messages.length - 1, 0);
-      replaced = { count: since, fingerprint: JSON.stringify(messages.slice(0, since)), with: front, handoff: true };
+    let found: Replaced | undefined;
+    let left: "compact" | "rollover" | undefined;
+    if (state) {
+      const decision = state.pending_decision?.decision;
+      left = decision === "compact" || decision === "rollover" ? decision : undefined;
+      let since = 0;
+      let front: PromptMessage[] = [];
+      if (predecessor !== undefined) {
+        // A second handoff answers the first's text; the successor began at
+        // the request its first stored turn holds.
+        const started = answered(await compactd.POST("/handoff", { body: { conversation_id: predecessor }, ...bounded() }));
+        front = [userMessage(started.text ?? "")];
+        const first = answered(
+          await compactd.GET("/conversations/{id}/turns", {
+            params: { path: { id: current }, query: { from: 1, limit: 1 } },
+            ...bounded(),
+          }),
+        ).turns.find((turn) => turn.conversation_id === current && turn.id === 1);
+        let at = -1;
+        messages.forEach((message, index) => {
+          if (message.role === "user" && first?.user != null && textOf(message) === first.user) at = index;
+        });
+        since = at >= 0 ? at : Math.max(messages.length - 1, 0);
+        found = { count: since, fingerprint: JSON.stringify(messages.slice(0, since)), with: front, handoff: true };
+      }
+      const ledger = answered(
+        await compactd.GET("/conversations/{id}/compactions", {
+          params: { path: { id: current }, query: { limit: 500 } },
+          ...bounded(),
+        }),
+      );
+      // Oldest first: each took the messages after the one before, and kept its newest.
+      const mine = ledger.compactions.filter((row) => row.success && typeof row.kept_from === "number").reverse();
+      for (const row of mine) {
+        since += replacedOf(messages.slice(since), row.kept_from);
+      }
+      if (mine.length > 0 && state.summary) {
+        found = {
+          count: since,
+          fingerprint: JSON.stringify(messages.slice(0, since)),
+          with: [...front, userMessage(SUMMARY_OPENING + state.summary.text)],
+          handoff: predecessor !== undefined,
+        };
+      }
     }
-    const ledger = answered(
-      await compactd.GET("/conversations/{id}/compactions", { params: { path: { id: conversation }, query: { limit: 500 } } }),
-    );
-    // Oldest first: each took the messages after the one before, and kept its newest.
-    const mine = ledger.compactions.filter((row) => row.success && typeof row.kept_from === "number").reverse();
-    for (const row of mine) {
-      since += replacedOf(messages.slice(since), row.kept_from);
-    }
-    if (mine.length > 0 && state.summary) {
-      replaced = {
-        count: since,
-        fingerprint: JSON.stringify(messages.slice(0, since)),
-        with: [...front, userMessage(SUMMARY_OPENING + state.summary.text)],
-        handoff: predecessor !== undefined,
-      };
-    }
+    conversation = current;
+    pending = left;
+    lastUsed = state && state.used > 0 ? state.used : undefined;
+    replaced = found;
+    unanswered = undefined;
+    synced = true;
+    // A rollover found here was told by the instance that made it; only one
+    // this instance made and never heard answered is still to be told.
+    if (toldNow) options.onRollover?.(conversation);
   }
 
   /** The caller's messages (system ones aside), with what was replaced standing in for it. */
@@ -235,6 +332,7 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
           keep_recent_tokens: options.keepRecentTokens ?? 2_000,
           tokens_before: lastUsed ?? null,
         },
+        ...bounded(),
       }),
     );
     if (!done.success || !done.summary) return; // compactd kept the anchor; nothing changes
@@ -247,23 +345,43 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
     };
   }
 
-  async function rollOver(messages: PromptMessage[]): Promise<void> {
-    const started = answered(await compactd.POST("/handoff", { body: { conversation_id: conversation } }));
+  /** Rolls over; answers the successor, to be told once the prompt is ready. */
+  async function rollOver(messages: PromptMessage[]): Promise<string> {
+    unanswered = conversation;
+    let started: Schemas["HandoffResponse"];
+    try {
+      started = answered(await compactd.POST("/handoff", { body: { conversation_id: conversation }, ...bounded() }));
+    } catch (err) {
+      // Refused in so many words: nothing rolled over.
+      if (err instanceof CompactdProblem) unanswered = undefined;
+      throw err;
+    }
+    unanswered = undefined;
     conversation = started.successor_id ?? conversation;
-    options.onRollover?.(conversation);
     // The new request is the successor's first: everything before it is the handoff.
     const count = Math.max(messages.length - 1, 0);
     replaced = { count, fingerprint: JSON.stringify(messages.slice(0, count)), with: [userMessage(started.text ?? "")], handoff: true };
+    return conversation;
   }
 
   async function transformPrompt(prompt: Prompt): Promise<Prompt> {
     const system = prompt.filter((message) => message.role === "system");
     const messages = prompt.filter((message) => message.role !== "system");
-    await sync(messages);
-    const action = pending;
-    pending = undefined;
-    if (action === "compact") await compact(messages, applied(messages).since);
-    if (action === "rollover") await rollOver(messages);
+    let successor: string | undefined;
+    try {
+      const asked = !synced || pending !== undefined;
+      await sync(messages);
+      const action = pending;
+      if (action === "compact") await compact(messages, applied(messages).since);
+      if (action === "rollover") successor = await rollOver(messages);
+      pending = undefined;
+      if (asked || action) answeredAgain();
+    } catch (err) {
+      // The prompt as it stands: what was replaced before stays replaced, nothing more.
+      failedOpen(err);
+    }
+    // The caller's own code, outside what fails open.
+    if (successor !== undefined) options.onRollover?.(successor);
     return [...system, ...applied(messages).shown];
   }
 
@@ -276,6 +394,7 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
         await compactd.POST("/usage", {
           params: { header: RETURN_MINIMAL },
           body: { ...report, conversation_id: conversation, size: options.window ?? null },
+          ...bounded(),
         }),
       );
     }
@@ -285,10 +404,25 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
       await compactd.POST("/turn-ended", {
         params: { header: RETURN_MINIMAL },
         body: { conversation_id: conversation, user: user ? textOf(user) : null, assistant: reply || null },
+        ...bounded(),
       }),
     );
-    const decided = answered(await compactd.POST("/decide", { body: { conversation_id: conversation } }));
-    pending = decided.decision === "keep" ? undefined : decided.decision;
+    pending = decisionOf(answered(await compactd.POST("/decide", { body: { conversation_id: conversation }, ...bounded() })));
+  }
+
+  /**
+   * After the model answered: report, when compactd's state was read before
+   * the call (else which conversation this is, is not known; the next call
+   * reads it again). A failure is logged, never thrown.
+   */
+  async function reported(prompt: Prompt, usage: Usage, finish: string, reply: string): Promise<void> {
+    if (!synced) return;
+    try {
+      await afterCall(prompt, usage, finish, reply);
+      answeredAgain();
+    } catch (err) {
+      failedOpen(err);
+    }
   }
 
   return {
@@ -299,7 +433,7 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
     async wrapGenerate({ doGenerate, params }) {
       const result = await doGenerate();
       const reply = result.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
-      await afterCall(params.prompt, result.usage, result.finishReason.unified, reply);
+      await reported(params.prompt, result.usage, result.finishReason.unified, reply);
       return result;
     },
     async wrapStream({ doStream, params }) {
@@ -309,7 +443,7 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
         new TransformStream({
           async transform(part, controller) {
             if (part.type === "text-delta") reply += part.delta;
-            if (part.type === "finish") await afterCall(params.prompt, part.usage, part.finishReason.unified, reply);
+            if (part.type === "finish") await reported(params.prompt, part.usage, part.finishReason.unified, reply);
             controller.enqueue(part);
           },
         }),

@@ -15,13 +15,24 @@ replaces it.
 compactd's conversation id is the thread's (`configurable.thread_id`), or
 `conversation_id` when given; after a rollover it is the successor's, kept
 in the state (`compactd_conversation_id`).
+
+It fails open: compactd down, slower than `timeout` (2 s) or refusing (401,
+429, 5xx, an answer it cannot read) never fails the agent. The failure is
+logged once (a warning on the `compactd_langchain` logger, again only after
+compactd answered in between), the thread stays as it is (no compaction, no
+rollover), and the next model call or turn tries again. The model's own
+errors are the agent's, as without the middleware.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import threading
 from typing import Any, NotRequired
+
+import httpx
 
 from langchain.agents.middleware import AgentMiddleware, AgentState
 from langchain_core.messages import (
@@ -54,6 +65,8 @@ from compactd_client.models import (
 #: Marks the messages the middleware wrote (a summary, a handoff), so they
 #: are not sent back to compactd as if the user had said them.
 SOURCE = "compactd"
+
+logger = logging.getLogger("compactd_langchain")
 
 
 class CompactdState(AgentState):
@@ -127,18 +140,50 @@ class CompactdMiddleware(AgentMiddleware[CompactdState]):
         conversation_id: str | None = None,
         window: int | None = None,
         keep_recent_tokens: int = 2_000,
+        timeout: float = 2.0,
         client: AuthenticatedClient | None = None,
     ) -> None:
         """`window`: the model's context window, when compactd should know it
         (its triggers are fractions of it). `keep_recent_tokens`: about how
-        much of the newest messages a compaction keeps whole."""
+        much of the newest messages a compaction keeps whole. `timeout`: the
+        seconds a call to compactd may take before the agent goes on without
+        it. A `client` given is used as it is, with its own timeout."""
         super().__init__()
         # A service without keys runs open and ignores the token.
-        self.client = client or AuthenticatedClient(base_url=url, token=api_key or "open")
+        bounded = httpx.Timeout(timeout)
+        self.client = client or AuthenticatedClient(base_url=url, token=api_key or "open", timeout=bounded)
         self.conversation_id = conversation_id
         self.window = window
         self.keep_recent_tokens = keep_recent_tokens
+        self.timeout = timeout
+        self._url = url if client is None else getattr(client, "_base_url", url)
         self._used: dict[str, int] = {}
+        # An outage is logged once: set at its first failure, cleared when compactd answers.
+        self._failing = False
+        self._failing_lock = threading.Lock()
+
+    # -- failing open -------------------------------------------------------
+
+    def _answered_again(self) -> None:
+        with self._failing_lock:
+            self._failing = False
+
+    def _failed_open(self, err: Exception) -> None:
+        """A call to compactd failed: the agent goes on; logged once an outage."""
+        with self._failing_lock:
+            if self._failing:
+                return
+            self._failing = True
+        if isinstance(err, httpx.TimeoutException):
+            what = f"no answer within {self.timeout:g} s"
+        else:
+            what = f"{type(err).__name__}: {err}"
+        logger.warning(
+            "compactd (%s) failed: %s. The agent goes on with its messages as they are; "
+            "each model call tries compactd again. Not logged again until compactd has answered.",
+            self._url,
+            what,
+        )
 
     # -- which conversation ------------------------------------------------
 
@@ -177,7 +222,12 @@ class CompactdMiddleware(AgentMiddleware[CompactdState]):
             report.cached_read = details["cache_read"]
         if details.get("cache_creation") is not None:
             report.cache_written = details["cache_creation"]
-        _recorded(record_usage.sync_detailed(client=self.client, body=report, prefer=RETURN_MINIMAL))
+        try:
+            _recorded(record_usage.sync_detailed(client=self.client, body=report, prefer=RETURN_MINIMAL))
+        except Exception as err:  # compactd's failure, never the agent's
+            self._failed_open(err)
+            return None
+        self._answered_again()
         return None
 
     async def aafter_model(self, state: CompactdState, runtime: Any) -> dict[str, Any] | None:
@@ -188,6 +238,15 @@ class CompactdMiddleware(AgentMiddleware[CompactdState]):
     def after_agent(self, state: CompactdState, runtime: Any) -> dict[str, Any] | None:
         messages = state["messages"]
         conversation = self._conversation(state)
+        try:
+            update = self._end_turn(conversation, messages)
+        except Exception as err:  # compactd's failure: the thread stays as it is
+            self._failed_open(err)
+            return None
+        self._answered_again()
+        return update
+
+    def _end_turn(self, conversation: str, messages: list[AnyMessage]) -> dict[str, Any] | None:
         user = next((m for m in reversed(messages) if isinstance(m, HumanMessage) and not _ours(m)), None)
         reply = next((m for m in reversed(messages) if isinstance(m, AIMessage) and _text(m.content)), None)
         turn = TurnEndedRequest(conversation_id=conversation)
