@@ -4,11 +4,16 @@
 //! sends its whole history every call, and the model is given it compacted,
 //! then rolled over, where compactd says. It fails open (issue 37): with
 //! compactd down, refusing or silent, the call answers all the same, with
-//! the prompt as it stands.
+//! the prompt as it stands. A summary a model upstream takes seconds to
+//! write is waited for (`/summarize` and `/handoff` have a timeout of their
+//! own), and a rollover the middleware never heard answered is carried on
+//! in its successor.
 //!
-//! [`Driven`] and [`Impostor`] serve `langchain.rs` too.
+//! [`Driven`], [`Impostor`], [`Relay`] and [`compactd_summarizing_slowly`]
+//! serve `langchain.rs` too.
 
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -17,8 +22,12 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
 use crate::binary;
-use crate::helpers::{Database, encode};
+use crate::helpers::{Database, completions, encode};
+use crate::llm_client::openai_answer;
 
 async fn get(client: &reqwest::Client, url: String) -> Value {
     client.get(url).send().await.unwrap().json().await.unwrap()
@@ -285,30 +294,102 @@ impl Drop for Impostor {
 
 /// Reads one request (its head, then as much body as it declares) and answers it.
 async fn answer(mut socket: TcpStream, response: String) {
+    if read_request(&mut socket).await.is_none() {
+        return;
+    }
+    let _ = socket.write_all(response.as_bytes()).await;
+    let _ = socket.shutdown().await;
+}
+
+/// One request off `socket`: its head (up to the blank line) and its body
+/// (as much as it declares); `None` when the connection ends first.
+async fn read_request(socket: &mut TcpStream) -> Option<(String, Vec<u8>)> {
     let mut read = Vec::new();
     let mut chunk = [0u8; 4096];
     let head_end = loop {
         match socket.read(&mut chunk).await {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => return None,
             Ok(n) => read.extend_from_slice(&chunk[..n]),
         }
         if let Some(at) = read.windows(4).position(|w| w == b"\r\n\r\n") {
             break at + 4;
         }
     };
-    let head = String::from_utf8_lossy(&read[..head_end]).to_lowercase();
+    let head = String::from_utf8_lossy(&read[..head_end]).into_owned();
     let length: usize = head
+        .to_lowercase()
         .lines()
         .find_map(|line| line.strip_prefix("content-length:"))
         .map_or(0, |n| n.trim().parse().unwrap_or(0));
     while read.len() < head_end + length {
         match socket.read(&mut chunk).await {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => return None,
             Ok(n) => read.extend_from_slice(&chunk[..n]),
         }
     }
-    let _ = socket.write_all(response.as_bytes()).await;
-    let _ = socket.shutdown().await;
+    Some((head, read[head_end..].to_vec()))
+}
+
+/// compactd at `to`, reached through a relay of its own that loses the
+/// answer to the first request for `lost` (a path): the request reaches
+/// compactd and is done there, its answer never comes back (the connection
+/// closes), as when a timeout or a cut connection ends a call that compactd
+/// carried out. Later ones are answered. One request a connection
+/// (`connection: close` both ways).
+pub struct Relay {
+    pub address: String,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Relay {
+    pub async fn losing_the_first_answer_to(to: &str, lost: &'static str) -> Relay {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = format!("http://{}", listener.local_addr().unwrap());
+        let to = to.trim_start_matches("http://").to_owned();
+        let losing = Arc::new(AtomicBool::new(true));
+        let task = tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                tokio::spawn(relay(socket, to.clone(), lost, losing.clone()));
+            }
+        });
+        Relay { address, task }
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// One request from `client` to compactd at `to`, and its answer back, but
+/// for `lost`'s while `losing`.
+async fn relay(mut client: TcpStream, to: String, lost: &str, losing: Arc<AtomicBool>) {
+    let Some((head, body)) = read_request(&mut client).await else {
+        return;
+    };
+    let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
+    let mut forwarded: String = head
+        .trim_end()
+        .lines()
+        .filter(|line| !line.to_lowercase().starts_with("connection:"))
+        .map(|line| format!("{line}\r\n"))
+        .collect();
+    forwarded.push_str("connection: close\r\n\r\n");
+    let Ok(mut compactd) = TcpStream::connect(&to).await else {
+        return;
+    };
+    let mut sent = forwarded.into_bytes();
+    sent.extend_from_slice(&body);
+    if compactd.write_all(&sent).await.is_err() {
+        return;
+    }
+    let mut answered = Vec::new();
+    let _ = compactd.read_to_end(&mut answered).await;
+    if path != lost || !losing.swap(false, Ordering::SeqCst) {
+        let _ = client.write_all(&answered).await;
+    }
+    let _ = client.shutdown().await;
 }
 
 /// A port nobody listens on (for now).
@@ -541,5 +622,145 @@ async fn on_rollover_is_told_once_however_many_fresh_instances_follow_the_rollov
     }
     let carried_on = state(&service.address, &successor).await;
     assert_eq!(carried_on["turn_count"], 4, "{carried_on}");
+    service.stop().await;
+}
+
+/// compactd on `database`, writing its summaries through a model upstream
+/// (OpenAI-compatible) that answers each call `after` it was asked; nothing
+/// is prepared ahead (no background work), so a compaction waits for it.
+pub async fn compactd_summarizing_slowly(database: &Database, after: Duration) -> (binary::Service, MockServer) {
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(openai_answer("- Build 4711 went to staging. Never deploy on Fridays."))
+                .set_delay(after),
+        )
+        .mount(&upstream)
+        .await;
+    let (url, base) = (database.url(), format!("{}/v1", upstream.uri()));
+    let service = binary::start(
+        &[
+            ("DATABASE_URL", url.as_str()),
+            ("RUST_LOG", "warn"),
+            ("COMPACTD_BACKGROUND", "false"),
+            ("COMPACTD_LLM_PROVIDER", "openai"),
+            ("COMPACTD_LLM_BASE_URL", base.as_str()),
+            ("COMPACTD_SUMMARY_MODEL", "summary-model"),
+            ("COMPACTD_SUMMARY_MODEL_CONTEXT_TOKENS", "8192"),
+        ],
+        &[],
+    )
+    .await;
+    (service, upstream)
+}
+
+/// How long the model upstream takes to write a summary: past the reports'
+/// 2 s timeout, well within the summaries' own.
+pub const SLOW_SUMMARY: Duration = Duration::from_secs(3);
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ai_sdk_compactions_a_model_upstream_takes_seconds_to_write_still_land() {
+    let database = Database::create().await;
+    let (service, upstream) = compactd_summarizing_slowly(&database, SLOW_SUMMARY).await;
+    let conversation = "ai-sdk-slow-summary-1";
+    let mut driver = ai_sdk_driver(&service.address, conversation).await;
+    // Past the trigger (three quarters of 20,000): compactd says `compact`.
+    let rule = "Deploy build 4711 to staging. Never deploy on Fridays. ".repeat(12);
+    let asked = driver
+        .call(json!({"request": rule.trim_end(), "used": 16_500, "fresh": true}))
+        .await;
+    assert_eq!(asked["error"], Value::Null, "{asked}");
+    let request = "Now tag it v2.3.1.";
+    let answer = driver
+        .call(json!({"request": request, "used": 5_000, "fresh": true}))
+        .await;
+
+    assert_eq!(answer["error"], Value::Null, "{answer}");
+    let prompt = texts(&answer["prompt"]);
+    assert!(
+        prompt[1]
+            .1
+            .starts_with("Here is a summary of the conversation to date:"),
+        "the model was given the summary: {prompt:?}\n{}",
+        driver.stderr()
+    );
+    assert_eq!(prompt.last().unwrap().1, request, "{prompt:?}");
+    assert!(
+        answer["ms"].as_u64().unwrap() >= SLOW_SUMMARY.as_millis() as u64,
+        "the call waited for the summary: {answer}"
+    );
+    assert_eq!(answer["warnings"], 0, "nothing failed:\n{}", driver.stderr());
+    let compacted = state(&service.address, conversation).await;
+    assert_eq!(compacted["compactions"], 1, "{compacted}");
+    let client = reqwest::Client::new();
+    let ledger = get(
+        &client,
+        format!("{}/conversations/{}/compactions", service.address, encode(conversation)),
+    )
+    .await;
+    assert_eq!(ledger["compactions"][0]["summarizer"], "llm", "{ledger}");
+    assert!(!completions(&upstream).await.is_empty());
+    service.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ai_sdk_instances_carry_on_in_the_successor_of_a_rollover_they_never_heard_answered() {
+    let database = Database::create().await;
+    let url = database.url();
+    let service = binary::start(&[("DATABASE_URL", url.as_str()), ("RUST_LOG", "warn")], &[]).await;
+    let direct = service.address.clone();
+    let relay = Relay::losing_the_first_answer_to(&service.address, "/handoff").await;
+    let conversation = "ai-sdk-lost-handoff-1";
+    let mut driver = ai_sdk_driver(&direct, conversation).await;
+    // One instance reaches compactd directly and reads its state once, now.
+    let first = driver.call(json!({"request": "Hello.", "used": 5_000})).await;
+    assert_eq!(first["error"], Value::Null, "{first}");
+    // Another, through the relay: past the trigger, compact; past it still
+    // right after compacting, roll over, whose answer is lost.
+    for (request, used) in [
+        ("Deploy build 4711 to staging. Never deploy on Fridays.", 16_500),
+        ("Now tag it v2.3.1 and update docs/release.md.", 16_500),
+    ] {
+        let answer = driver
+            .call(json!({"request": request, "used": used, "url": relay.address}))
+            .await;
+        assert_eq!(answer["error"], Value::Null, "{answer}");
+    }
+    let lost = driver
+        .call(json!({"request": "Thanks, carry on.", "used": 4_000, "url": relay.address}))
+        .await;
+    assert_eq!(lost["error"], Value::Null, "the call answered: {lost}");
+    assert_eq!(lost["warnings"], 1, "{}", driver.stderr());
+    assert_eq!(lost["told"], json!([]), "{lost}");
+    let rolled = state(&direct, conversation).await;
+    let successor = rolled["successor_id"]
+        .as_str()
+        .expect("compactd rolled over")
+        .to_owned();
+
+    // The instance that asked finds the rollover on its next call, and tells it.
+    let found = driver
+        .call(json!({"request": "And the changelog?", "used": 4_000, "url": relay.address}))
+        .await;
+    assert!(texts(&found["prompt"])[1].1.starts_with("<handoff>\n"), "{found}");
+    assert_eq!(found["told"], json!([successor]), "{found}");
+
+    // The first instance still takes the conversation for current: its
+    // report is the old one's, whose `/decide` names the successor; its next
+    // call carries on there.
+    let stale = driver.call(json!({"request": "Publish it.", "used": 4_000})).await;
+    assert_eq!(stale["error"], Value::Null, "{stale}");
+    let carried = driver
+        .call(json!({"request": "Close the ticket.", "used": 4_500}))
+        .await;
+    let prompt = texts(&carried["prompt"]);
+    assert!(prompt[1].1.starts_with("<handoff>\n"), "{prompt:?}");
+    assert_eq!(prompt.last().unwrap().1, "Close the ticket.", "{prompt:?}");
+    assert_eq!(carried["told"], json!([successor]), "told once: {carried}");
+    assert_eq!(carried["warnings"], 1, "{}", driver.stderr());
+    let carried_on = state(&direct, &successor).await;
+    assert_eq!(carried_on["used"], 4_500, "{carried_on}");
+    assert_eq!(carried_on["turn_count"], 2, "{carried_on}");
     service.stop().await;
 }

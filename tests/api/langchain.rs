@@ -5,13 +5,16 @@
 //! newest kept whole, no tool call split from its result), one that rolls
 //! over (the thread carries on from the handoff, as the successor). It
 //! fails open (issue 37): with compactd down, refusing or silent, the agent
-//! answers all the same and its thread stays as it is.
+//! answers all the same and its thread stays as it is. A summary a model
+//! upstream takes seconds to write is waited for (`/summarize` and
+//! `/handoff` have a timeout of their own), and a thread whose rollover's
+//! answer was lost carries on in the successor.
 
 use serde_json::{Value, json};
 
-use crate::ai_sdk::{Driven, Impostor, free_port, refusals};
+use crate::ai_sdk::{Driven, Impostor, Relay, SLOW_SUMMARY, compactd_summarizing_slowly, free_port, refusals};
 use crate::binary;
-use crate::helpers::{Database, encode};
+use crate::helpers::{Database, completions, encode};
 use crate::python;
 
 /// The pins `clients/run-examples` installs too.
@@ -141,8 +144,8 @@ async fn run_the_agent(asynchronously: bool) {
     assert!(logged.iter().all(|line| !line.contains("panicked")), "{logged:#?}");
 }
 
-/// A LangChain agent with CompactdMiddleware (defaults but the window), on
-/// a fake chat model, driven a request at a time: each line on stdin
+/// A LangChain agent with CompactdMiddleware (defaults but the window, and
+/// KEEP_RECENT_TOKENS when set), on a fake chat model, driven a request at a time: each line on stdin
 /// (`{"request", "used"?, "url"?, "async"?, "fails"?}`) is a run on THREAD's
 /// checkpointed thread, through an agent of its own for each compactd URL;
 /// each answer a line: the reply (or the error the run raised), how long it
@@ -194,7 +197,8 @@ agents = {}
 
 def agent_for(url):
     if url not in agents:
-        middleware = CompactdMiddleware(url=url, window=20_000)
+        keep = int(os.environ.get("KEEP_RECENT_TOKENS", "2000"))
+        middleware = CompactdMiddleware(url=url, window=20_000, keep_recent_tokens=keep)
         agents[url] = create_agent(model, tools=[], middleware=[middleware], checkpointer=InMemorySaver())
     return agents[url]
 
@@ -235,6 +239,11 @@ for line in sys.stdin:
 "#;
 
 async fn langchain_driver(url: &str, thread: &str) -> Driven {
+    langchain_driver_with(url, thread, &[]).await
+}
+
+/// [`langchain_driver`] with `env` set too.
+async fn langchain_driver_with(url: &str, thread: &str, env: &[(&str, &str)]) -> Driven {
     let venv = tokio::task::spawn_blocking(|| python::venv("langchain", &langchain_pins()))
         .await
         .unwrap();
@@ -248,7 +257,8 @@ async fn langchain_driver(url: &str, thread: &str) -> Driven {
         )
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("COMPACTD_URL", url)
-        .env("THREAD", thread);
+        .env("THREAD", thread)
+        .envs(env.iter().copied());
     Driven::start(command).await
 }
 
@@ -384,4 +394,97 @@ async fn a_langchain_agent_outlasts_a_compactd_that_never_answers_by_about_its_t
         assert_eq!(answer["warnings"], 1, "{}", driver.stderr());
     }
     assert!(driver.stderr().contains("no answer within 2 s"), "{}", driver.stderr());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_langchain_compaction_a_model_upstream_takes_seconds_to_write_still_lands() {
+    let database = Database::create().await;
+    let (service, upstream) = compactd_summarizing_slowly(&database, SLOW_SUMMARY).await;
+    let thread = "langchain-slow-summary-1";
+    let mut driver = langchain_driver_with(&service.address, thread, &[("KEEP_RECENT_TOKENS", "20")]).await;
+    let request = "Deploy build 4711 to staging. Never deploy on Fridays.";
+    // Past the trigger (three quarters of 20,000): compactd says `compact` at the turn's end.
+    let answer = driver.call(json!({"request": request, "used": 16_500})).await;
+
+    assert_eq!(answer["error"], Value::Null, "{answer}");
+    let messages = answer["messages"].as_array().unwrap();
+    assert!(
+        messages[0]
+            .as_str()
+            .unwrap()
+            .starts_with("Here is a summary of the conversation to date:"),
+        "the thread holds the summary: {answer}\n{}",
+        driver.stderr()
+    );
+    assert_eq!(
+        messages.last().unwrap(),
+        &json!(format!("Answered: {request}")),
+        "{answer}"
+    );
+    assert!(
+        answer["ms"].as_u64().unwrap() >= SLOW_SUMMARY.as_millis() as u64,
+        "the run waited for the summary: {answer}"
+    );
+    assert_eq!(answer["warnings"], 0, "nothing failed:\n{}", driver.stderr());
+    let compacted = state(&service.address, thread).await;
+    assert_eq!(compacted["compactions"], 1, "{compacted}");
+    let ledger = get(
+        &reqwest::Client::new(),
+        format!("{}/conversations/{}/compactions", service.address, encode(thread)),
+    )
+    .await;
+    assert_eq!(ledger["compactions"][0]["summarizer"], "llm", "{ledger}");
+    assert!(!completions(&upstream).await.is_empty());
+    service.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_langchain_thread_carries_on_in_the_successor_of_a_rollover_whose_answer_was_lost() {
+    let database = Database::create().await;
+    let url = database.url();
+    let service = binary::start(&[("DATABASE_URL", url.as_str()), ("RUST_LOG", "warn")], &[]).await;
+    let relay = Relay::losing_the_first_answer_to(&service.address, "/handoff").await;
+    let thread = "langchain-lost-handoff-1";
+    let mut driver = langchain_driver_with(&relay.address, thread, &[("KEEP_RECENT_TOKENS", "20")]).await;
+    // Past the trigger: compact; past it still right after compacting: roll
+    // over, whose answer is lost.
+    let compacted = driver
+        .call(json!({"request": "Deploy build 4711 to staging. Never deploy on Fridays.", "used": 16_500}))
+        .await;
+    assert_eq!(compacted["error"], Value::Null, "{compacted}");
+    let lost = driver
+        .call(json!({"request": "Now tag it v2.3.1.", "used": 19_400}))
+        .await;
+    assert_eq!(lost["error"], Value::Null, "the agent answered: {lost}");
+    assert_eq!(lost["warnings"], 1, "{}", driver.stderr());
+    assert_eq!(lost["conversation"], Value::Null, "{lost}");
+    let rolled = state(&service.address, thread).await;
+    let successor = rolled["successor_id"]
+        .as_str()
+        .expect("compactd rolled over")
+        .to_owned();
+
+    // The next turn reports to the old conversation, whose `/decide` names
+    // the successor: the thread carries on there, from the handoff.
+    let request = "Check the CI run.";
+    let found = driver
+        .call(json!({"request": request, "used": 4_000, "async": true}))
+        .await;
+    assert_eq!(found["error"], Value::Null, "{found}");
+    assert_eq!(found["conversation"], successor, "{found}\n{}", driver.stderr());
+    let messages = found["messages"].as_array().unwrap();
+    assert!(messages[0].as_str().unwrap().starts_with("<handoff>\n"), "{found}");
+    assert_eq!(
+        messages[1..],
+        [json!(request), json!(format!("Answered: {request}"))],
+        "this turn after the handoff: {found}"
+    );
+    let answer = driver.call(json!({"request": "Publish it.", "used": 4_500})).await;
+    assert_eq!(answer["conversation"], successor, "{answer}");
+    assert_eq!(answer["messages"].as_array().unwrap().len(), 5, "{answer}");
+    let carried_on = state(&service.address, &successor).await;
+    assert_eq!(carried_on["used"], 4_500, "{carried_on}");
+    assert_eq!(carried_on["turn_count"], 1, "{carried_on}");
+    assert_eq!(answer["warnings"], 1, "{}", driver.stderr());
+    service.stop().await;
 }

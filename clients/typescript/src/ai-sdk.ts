@@ -20,12 +20,18 @@
  *   conversation's newest successor, the decision compactd left pending, and
  *   what its compactions and handoff replaced, from compactd itself. A fresh
  *   instance per request compacts and rolls over as a long-lived one does.
- * - It fails open: compactd down, slower than `timeoutMs` (2 s) or refusing
- *   (401, 429, 5xx, an answer it cannot read) never fails the model call. It
- *   logs once (`console.warn`, again only after compactd answered in
- *   between), the model is given the prompt as it stands (no compaction, no
- *   rollover), and the next call reads compactd's state afresh and tries
- *   again. The model's own errors are the caller's, as without it.
+ * - It fails open: compactd down, slower than its timeout or refusing (401,
+ *   429, 5xx, an answer it cannot read) never fails the model call. The
+ *   reports and reads have `timeoutMs` (2 s); the calls that write a summary
+ *   or a handoff (`/summarize`, `/handoff`) have `summarizeTimeoutMs` (90 s:
+ *   a model upstream takes tens of seconds to write a summary). It logs once
+ *   (`console.warn`, again only after compactd answered in between), the
+ *   model is given the prompt as it stands (no compaction, no rollover), and
+ *   the next call reads compactd's state afresh and tries again. The model's
+ *   own errors are the caller's, as without it.
+ * - A conversation found rolled over (its `/decide` names a successor: another
+ *   instance rolled it over, or this one never heard its handoff answered)
+ *   is left for the successor: the next call reads the lineage afresh.
  *
  * ```ts
  * import { wrapLanguageModel, generateText } from "ai";
@@ -70,8 +76,21 @@ export interface CompactdMiddlewareOptions {
    * once per rollover, never again by a later instance that finds it.
    */
   onRollover?: (successorId: string) => void;
-  /** How long a call to compactd may take before the model call goes on without it (default 2,000 ms). */
+  /**
+   * How long a report or a read (`/usage`, `/turn-ended`, `/decide`, the
+   * first reads) may take before the model call goes on without it (default
+   * 2,000 ms).
+   */
   timeoutMs?: number;
+  /**
+   * How long a call that writes a summary or a handoff (`/summarize`,
+   * `/handoff`) may take before the model call goes on with its prompt as it
+   * stands (default 90,000 ms: past compactd's own `/summarize` deadline,
+   * `COMPACTD_LLM_DEADLINE_SECS` + 15 s, 75 s by default, so compactd answers
+   * first, even when it gives up on its upstream). A model upstream writes a
+   * summary in tens of seconds; a shorter timeout would abandon every one.
+   */
+  summarizeTimeoutMs?: number;
   /** Another client (for tests); one is made from `baseUrl` and `apiKey` otherwise. */
   client?: CompactdClient;
 }
@@ -98,16 +117,39 @@ const SUMMARY_OPENING = "Here is a summary of the conversation to date:\n\n";
  */
 const failing = new Set<string>();
 
+/** A call to compactd that gave up waiting, and how long it had waited. */
+class NoAnswer extends Error {
+  constructor(readonly waitedMs: number) {
+    super(`no answer within ${waitedMs} ms`);
+    this.name = "NoAnswer";
+  }
+}
+
+/** An abort by a call's own timeout, as `fetch` throws it. */
+function timedOut(err: unknown): boolean {
+  return err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+}
+
 /** What went wrong in a call to compactd, in a few words. */
 function whatFailed(err: unknown, timeoutMs: number): string {
+  if (err instanceof NoAnswer) return err.message;
   if (err instanceof Error) {
-    if (err.name === "TimeoutError" || err.name === "AbortError") return `no answer within ${timeoutMs} ms`;
+    if (timedOut(err)) return `no answer within ${timeoutMs} ms`;
     const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
     if (typeof cause?.code === "string") return `${err.message} (${cause.code})`;
     if (typeof cause?.message === "string") return `${err.message} (${cause.message})`;
     return err.message;
   }
   return String(err);
+}
+
+/**
+ * The successor a `/decide` answer names: the conversation rolled over (SPEC
+ * §3: it answers `keep` with `successor_id`; its state names it too).
+ */
+function successorOf(decided: Schemas["DecideResponse"]): string | undefined {
+  const named = (decided as { successor_id?: unknown }).successor_id ?? decided?.state?.successor_id;
+  return typeof named === "string" && named !== "" ? named : undefined;
 }
 
 /** A decision as compactd words it, or an error for an answer that is not one. */
@@ -193,6 +235,7 @@ function contextUsed(usage: Usage): Omit<Schemas["UsageRequest"], "conversation_
 export function compactdMiddleware(options: CompactdMiddlewareOptions): LanguageModelMiddleware {
   const compactd = options.client ?? createCompactdClient({ baseUrl: options.baseUrl, apiKey: options.apiKey });
   const timeoutMs = options.timeoutMs ?? 2_000;
+  const summarizeTimeoutMs = options.summarizeTimeoutMs ?? 90_000;
   let conversation = options.conversationId;
   let pending: "compact" | "rollover" | undefined;
   let replaced: Replaced | undefined;
@@ -205,8 +248,20 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
    */
   let unanswered: string | undefined;
 
-  /** Every call to compactd gives up after `timeoutMs`. */
+  /** A report or a read gives up after `timeoutMs`. */
   const bounded = () => ({ signal: AbortSignal.timeout(timeoutMs) });
+
+  /**
+   * A call that writes a summary or a handoff: it gives up after
+   * `summarizeTimeoutMs`, and says so.
+   */
+  async function writing<T>(call: (init: { signal: AbortSignal }) => Promise<T>): Promise<T> {
+    try {
+      return await call({ signal: AbortSignal.timeout(summarizeTimeoutMs) });
+    } catch (err) {
+      throw timedOut(err) ? new NoAnswer(summarizeTimeoutMs) : err;
+    }
+  }
 
   /** compactd answered everything asked: an outage, if there was one, is over. */
   function answeredAgain(): void {
@@ -263,7 +318,9 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
       if (predecessor !== undefined) {
         // A second handoff answers the first's text; the successor began at
         // the request its first stored turn holds.
-        const started = answered(await compactd.POST("/handoff", { body: { conversation_id: predecessor }, ...bounded() }));
+        const started = answered(
+          await writing((init) => compactd.POST("/handoff", { body: { conversation_id: predecessor }, ...init })),
+        );
         front = [userMessage(started.text ?? "")];
         const first = answered(
           await compactd.GET("/conversations/{id}/turns", {
@@ -325,15 +382,17 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
     const sent = expanded(delta);
     if (sent.length === 0) return;
     const done = answered(
-      await compactd.POST("/summarize", {
-        body: {
-          conversation_id: conversation,
-          messages: sent.map((s) => s.message),
-          keep_recent_tokens: options.keepRecentTokens ?? 2_000,
-          tokens_before: lastUsed ?? null,
-        },
-        ...bounded(),
-      }),
+      await writing((init) =>
+        compactd.POST("/summarize", {
+          body: {
+            conversation_id: conversation,
+            messages: sent.map((s) => s.message),
+            keep_recent_tokens: options.keepRecentTokens ?? 2_000,
+            tokens_before: lastUsed ?? null,
+          },
+          ...init,
+        }),
+      ),
     );
     if (!done.success || !done.summary) return; // compactd kept the anchor; nothing changes
     const count = since + replacedOf(delta, done.compaction.kept_from);
@@ -350,7 +409,9 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
     unanswered = conversation;
     let started: Schemas["HandoffResponse"];
     try {
-      started = answered(await compactd.POST("/handoff", { body: { conversation_id: conversation }, ...bounded() }));
+      started = answered(
+        await writing((init) => compactd.POST("/handoff", { body: { conversation_id: conversation }, ...init })),
+      );
     } catch (err) {
       // Refused in so many words: nothing rolled over.
       if (err instanceof CompactdProblem) unanswered = undefined;
@@ -407,7 +468,17 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
         ...bounded(),
       }),
     );
-    pending = decisionOf(answered(await compactd.POST("/decide", { body: { conversation_id: conversation }, ...bounded() })));
+    const decided = answered(await compactd.POST("/decide", { body: { conversation_id: conversation }, ...bounded() }));
+    const successor = successorOf(decided);
+    if (successor !== undefined && successor !== conversation) {
+      // Rolled over, by another instance or by a handoff whose answer this
+      // one never heard: the next call reads the lineage afresh and carries
+      // on in the successor, from its handoff (told by whoever made it).
+      pending = undefined;
+      synced = false;
+      return;
+    }
+    pending = decisionOf(decided);
   }
 
   /**

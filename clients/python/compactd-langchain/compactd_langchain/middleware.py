@@ -14,14 +14,21 @@ replaces it.
 
 compactd's conversation id is the thread's (`configurable.thread_id`), or
 `conversation_id` when given; after a rollover it is the successor's, kept
-in the state (`compactd_conversation_id`).
+in the state (`compactd_conversation_id`). A conversation that `/decide`
+finds rolled over (its handoff's answer was lost, or another agent rolled
+it over) names its successor: the thread carries on there, from the
+handoff, as if it had rolled over itself.
 
-It fails open: compactd down, slower than `timeout` (2 s) or refusing (401,
-429, 5xx, an answer it cannot read) never fails the agent. The failure is
-logged once (a warning on the `compactd_langchain` logger, again only after
-compactd answered in between), the thread stays as it is (no compaction, no
-rollover), and the next model call or turn tries again. The model's own
-errors are the agent's, as without the middleware.
+It fails open: compactd down, slower than its timeout or refusing (401,
+429, 5xx, an answer it cannot read) never fails the agent. The reports
+(`/usage`, `/turn-ended`, `/decide`) have `timeout` (2 s); the calls that
+write a summary or a handoff (`/summarize`, `/handoff`) have
+`summarize_timeout` (90 s: a model upstream takes tens of seconds to write
+a summary). The failure is logged once (a warning on the
+`compactd_langchain` logger, again only after compactd answered in
+between), the thread stays as it is (no compaction, no rollover), and the
+next model call or turn tries again. The model's own errors are the
+agent's, as without the middleware.
 """
 
 from __future__ import annotations
@@ -61,6 +68,7 @@ from compactd_client.models import (
     TurnEndedRequest,
     UsageRequest,
 )
+from compactd_client.types import Unset
 
 #: Marks the messages the middleware wrote (a summary, a handoff), so they
 #: are not sent back to compactd as if the user had said them.
@@ -93,6 +101,19 @@ def _ours(message: AnyMessage) -> bool:
 
 # The state a report answers is not read here: no body (RFC 7240).
 RETURN_MINIMAL = "return=minimal"
+
+#: The calls that write a summary or a handoff: `summarize_timeout` bounds them.
+WRITING = ("/summarize", "/handoff")
+
+
+def _successor(decided: Any) -> str | None:
+    """The successor a `/decide` answer names: the conversation rolled over
+    (SPEC §3: it answers `keep` with `successor_id`; its state names it too)."""
+    named = decided.additional_properties.get("successor_id")
+    state = decided.state
+    if not named and state is not None and not isinstance(state, Unset):
+        named = state.successor_id
+    return named if isinstance(named, str) and named else None
 
 
 def _recorded(response: Any) -> None:
@@ -141,21 +162,34 @@ class CompactdMiddleware(AgentMiddleware[CompactdState]):
         window: int | None = None,
         keep_recent_tokens: int = 2_000,
         timeout: float = 2.0,
+        summarize_timeout: float = 90.0,
         client: AuthenticatedClient | None = None,
     ) -> None:
         """`window`: the model's context window, when compactd should know it
         (its triggers are fractions of it). `keep_recent_tokens`: about how
         much of the newest messages a compaction keeps whole. `timeout`: the
-        seconds a call to compactd may take before the agent goes on without
-        it. A `client` given is used as it is, with its own timeout."""
+        seconds a report (`/usage`, `/turn-ended`, `/decide`) may take before
+        the agent goes on without it. `summarize_timeout`: the seconds a call
+        that writes a summary or a handoff (`/summarize`, `/handoff`) may
+        take before the thread goes on as it is; the default, 90, is past
+        compactd's own `/summarize` deadline (`COMPACTD_LLM_DEADLINE_SECS` +
+        15 s, 75 s by default), so compactd answers first, even when it gives
+        up on its upstream. Connecting is bounded by `timeout` all the same.
+        A `client` given is used as it is, with its own timeout, for every
+        call."""
         super().__init__()
         # A service without keys runs open and ignores the token.
-        bounded = httpx.Timeout(timeout)
-        self.client = client or AuthenticatedClient(base_url=url, token=api_key or "open", timeout=bounded)
+        token = api_key or "open"
+        self.client = client or AuthenticatedClient(base_url=url, token=token, timeout=httpx.Timeout(timeout))
+        # Its own client: a summary's wait, and its own connections.
+        self.writer = client or AuthenticatedClient(
+            base_url=url, token=token, timeout=httpx.Timeout(summarize_timeout, connect=timeout)
+        )
         self.conversation_id = conversation_id
         self.window = window
         self.keep_recent_tokens = keep_recent_tokens
         self.timeout = timeout
+        self.summarize_timeout = summarize_timeout
         self._url = url if client is None else getattr(client, "_base_url", url)
         self._used: dict[str, int] = {}
         # An outage is logged once: set at its first failure, cleared when compactd answers.
@@ -175,7 +209,7 @@ class CompactdMiddleware(AgentMiddleware[CompactdState]):
                 return
             self._failing = True
         if isinstance(err, httpx.TimeoutException):
-            what = f"no answer within {self.timeout:g} s"
+            what = f"no answer within {self._waited(err):g} s"
         else:
             what = f"{type(err).__name__}: {err}"
         logger.warning(
@@ -184,6 +218,14 @@ class CompactdMiddleware(AgentMiddleware[CompactdState]):
             self._url,
             what,
         )
+
+    def _waited(self, err: httpx.TimeoutException) -> float:
+        """How long the call that timed out had: a summary's or a handoff's, or a report's."""
+        try:
+            path = err.request.url.path
+        except RuntimeError:  # no request attached
+            return self.timeout
+        return self.summarize_timeout if path in WRITING else self.timeout
 
     # -- which conversation ------------------------------------------------
 
@@ -256,6 +298,11 @@ class CompactdMiddleware(AgentMiddleware[CompactdState]):
             turn.assistant = _text(reply.content)
         _recorded(end_turn.sync_detailed(client=self.client, body=turn, prefer=RETURN_MINIMAL))
         decision = _answered(decide.sync(client=self.client, body=DecideRequest(conversation_id=conversation)))
+        successor = _successor(decision)
+        if successor is not None and successor != conversation:
+            # Rolled over already: a handoff whose answer was lost (a timeout,
+            # a connection cut), or another agent on the conversation.
+            return self._carry_on(conversation, successor, messages)
         if decision.decision == DecisionKind.COMPACT:
             return self._compact(conversation, messages)
         if decision.decision == DecisionKind.ROLLOVER:
@@ -281,7 +328,7 @@ class CompactdMiddleware(AgentMiddleware[CompactdState]):
         )
         if conversation in self._used:
             request.tokens_before = self._used[conversation]
-        done = _answered(summarize.sync(client=self.client, body=request))
+        done = _answered(summarize.sync(client=self.writer, body=request))
         if not done.success or not done.summary:
             # compactd kept the anchor; the agent carries on with all it has.
             return None
@@ -294,9 +341,24 @@ class CompactdMiddleware(AgentMiddleware[CompactdState]):
         return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), summary, *messages[first_kept:]]}
 
     def _roll_over(self, conversation: str) -> dict[str, Any]:
-        started = _answered(handoff.sync(client=self.client, body=HandoffRequest(conversation_id=conversation)))
+        started = _answered(handoff.sync(client=self.writer, body=HandoffRequest(conversation_id=conversation)))
         opening = HumanMessage(content=started.text, additional_kwargs={"lc_source": SOURCE})
         return {
             "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), opening],
             "compactd_conversation_id": started.successor_id,
+        }
+
+    def _carry_on(self, conversation: str, successor: str, messages: list[AnyMessage]) -> dict[str, Any]:
+        """The thread of a conversation that rolled over without its hearing
+        so carries on in the successor: from the handoff the rollover wrote
+        (a second `/handoff` naming the successor answers the first's text;
+        it never forks), then this turn, from its request on."""
+        request = HandoffRequest(conversation_id=conversation, successor_id=successor)
+        started = _answered(handoff.sync(client=self.writer, body=request))
+        opening = HumanMessage(content=started.text, additional_kwargs={"lc_source": SOURCE})
+        requests = [at for at, m in enumerate(messages) if isinstance(m, HumanMessage) and not _ours(m)]
+        asked = requests[-1] if requests else len(messages)
+        return {
+            "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), opening, *messages[asked:]],
+            "compactd_conversation_id": started.successor_id or successor,
         }
