@@ -99,6 +99,7 @@ async fn main() {
         leases: compactd::config::Leases::default(),
         allowed_hosts: compactd::config::AllowedHosts::default(),
         database: compactd::config::DatabaseSettings::default(),
+        work: compactd::config::WorkLimits::default(),
         background: None,
     };
     let pool = compactd::store::pool(database.url().parse::<PgConnectOptions>().expect("its own URL"), 16);

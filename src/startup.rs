@@ -12,6 +12,8 @@ use sqlx::postgres::PgConnectOptions;
 use sqlx::{Connection, PgPool};
 use tokio::net::TcpListener;
 
+use crate::app::gate::Gate;
+use crate::app::queries::export::Exports;
 use crate::app::{Budget, Services};
 use crate::auth::{KeyRegistry, RateLimits};
 use crate::background::Workers;
@@ -62,6 +64,9 @@ pub struct Application {
     key_follower: tokio::task::JoinHandle<()>,
     /// How often the standby is measured, and how long each try may take.
     standby_probe: Option<(Duration, Duration)>,
+    /// Says to what runs past a request's answer (an export's stream) that
+    /// the service is stopping.
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl Application {
@@ -145,6 +150,7 @@ impl Application {
             }
             None => (FleetReads::primary_only(pool.clone()), None),
         };
+        let (stopping, _) = tokio::sync::watch::channel(false);
         let services = Services {
             pool: pool.clone(),
             reads,
@@ -157,6 +163,14 @@ impl Application {
             },
             leases: settings.leases,
             process,
+            exports: Exports {
+                pool: store::side_pool(&pool, settings.work.exports_at_once as u32),
+                gate: Gate::new("export", settings.work.exports_at_once),
+                stall: settings.work.export_stall,
+                deadline: settings.work.export_deadline,
+                stopping: stopping.subscribe(),
+            },
+            keep_checks: Gate::new("keep check", settings.work.keep_checks_at_once),
         };
         let workers = settings.background.map(|background| Workers {
             services: services.clone(),
@@ -188,6 +202,7 @@ impl Application {
             connections,
             key_follower,
             standby_probe,
+            stopping,
         })
     }
 
@@ -227,6 +242,12 @@ impl Application {
                 patience,
             )));
         }
+        let stopping = self.stopping;
+        let shutdown = async move {
+            shutdown.await;
+            // Exports still streaming end now; the rest finish.
+            stopping.send_replace(true);
+        };
         let served = serve::serve(&self.listener, self.router, self.connections, shutdown).await;
         for task in background {
             task.abort();

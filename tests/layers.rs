@@ -42,7 +42,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "app", "config", "domain", "llm", "policy", "sessions", "startup", "store",
         ],
     ),
-    ("serve", &["config"]),
+    ("serve", &["config", "http"]),
     (
         "startup",
         &[

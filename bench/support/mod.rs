@@ -148,6 +148,7 @@ pub fn settings(upstream: &str, background: Option<compactd::config::BackgroundS
         leases: compactd::config::Leases::default(),
         allowed_hosts: compactd::config::AllowedHosts::default(),
         database: compactd::config::DatabaseSettings::default(),
+        work: compactd::config::WorkLimits::default(),
         background,
     }
 }

@@ -21,6 +21,8 @@ pub(crate) enum KeyClaim {
     Mismatch,
     /// A request with this key is running right now.
     InFlight,
+    /// The request was answered, then its conversation was deleted.
+    Gone,
 }
 
 /// A key this request holds until its answer commits.
@@ -67,6 +69,7 @@ pub(crate) async fn claim(
         Claim::Replay { status, body } => KeyClaim::Replay { status, body },
         Claim::Mismatch => KeyClaim::Mismatch,
         Claim::InFlight => KeyClaim::InFlight,
+        Claim::Gone => KeyClaim::Gone,
     };
     // Nothing of ours to give back: the key was someone else's.
     guard.settle(true).await;

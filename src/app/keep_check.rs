@@ -1,6 +1,8 @@
 //! A summary someone else wrote, checked against the keep set (issue 13):
 //! which must-keep items it left out, fitted to a budget, so a harness that
 //! compacts by itself can hand them back to its agent. Nothing is saved.
+//! Checks share the process fairly (issue 37): a few at once, and a tenant
+//! looping them holds one place in the queue.
 
 use sqlx::PgConnection;
 
@@ -34,6 +36,9 @@ pub(crate) struct Checked {
 }
 
 async fn check(services: &Services, check: Check) -> AppResult<Checked> {
+    // A check holds a core while it works: a few run at once, a tenant's one
+    // at a time, each tenant's in turn (waiting ends with the request).
+    let _turn = services.keep_checks.enter(&check.tenant).await?;
     let mut conn = services.pool.acquire().await.map_err(crate::store::StoreError::from)?;
     let Some(stored) = conversations::find(&mut conn, &check.tenant, &check.id).await? else {
         return Err(Refusal::no_conversation(&check.id));

@@ -14,6 +14,7 @@ pub(crate) mod audit;
 pub(crate) mod budget;
 pub(crate) mod decide;
 pub(crate) mod delete;
+pub(crate) mod gate;
 pub(crate) mod handoff;
 pub(crate) mod history;
 pub(crate) mod idempotency;

@@ -5,6 +5,8 @@ use std::sync::Arc;
 use sqlx::PgPool;
 
 use super::budget::{Budget, Reservation};
+use super::gate::Gate;
+use super::queries::export::Exports;
 use crate::config::{Leases, SummaryConfig};
 use crate::domain::{ConversationId, TenantId};
 use crate::llm::UpstreamModel;
@@ -32,6 +34,10 @@ pub(crate) struct Services {
     pub leases: Leases,
     /// This process, as the holder of the request claims it takes.
     pub process: ProcessId,
+    /// What exports run on and are held to.
+    pub exports: Exports,
+    /// Keep checks worked at once: a few in the process, a tenant's one at a time.
+    pub keep_checks: Gate,
 }
 
 /// Why a use case did not do what it was asked.
@@ -42,6 +48,12 @@ pub(crate) enum Refusal {
     /// The request is valid but collides with what is stored now.
     #[error("{0}")]
     Conflict(String),
+    /// The caller's tenant has as much of this work running as it may.
+    #[error("{0}")]
+    TooManyAtOnce(String),
+    /// The process has as much of this work running as it may.
+    #[error("{0}")]
+    Busy(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -215,6 +215,8 @@ pub struct ServeArgs {
     pub database: DatabaseArgs,
     #[command(flatten)]
     pub standby: StandbyArgs,
+    #[command(flatten)]
+    pub work: super::WorkArgs,
     /// Address to listen on.
     #[arg(long, env = "COMPACTD_ADDR", default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,

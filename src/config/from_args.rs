@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::args::{LlmArgs, ProviderChoice, ReplayArgs, ServeArgs, SummaryArgs};
 use super::settings::{
     AllowedHosts, BackgroundSettings, ConnectionLimits, DatabaseSettings, Leases, LlmConfig, Provider, RetryPolicy,
-    Settings, Standby, SummaryConfig, Timeouts, Upstream,
+    Settings, Standby, SummaryConfig, Timeouts, Upstream, WorkLimits,
 };
 use crate::policy::PolicyConfig;
 use crate::policy::keep::HarnessPatterns;
@@ -50,6 +50,12 @@ impl TryFrom<&ServeArgs> for Settings {
                     .read_database_url
                     .clone()
                     .map(|url| Standby::new(url, Duration::from_millis(args.standby.read_max_lag_ms))),
+            },
+            work: WorkLimits {
+                exports_at_once: args.work.exports_at_once as usize,
+                export_stall: Duration::from_secs(args.work.export_stall_secs),
+                export_deadline: Duration::from_secs(args.work.export_deadline_secs),
+                keep_checks_at_once: args.work.keep_checks_at_once as usize,
             },
         })
     }
@@ -123,6 +129,7 @@ impl Settings {
                 direct_url: args.database.session_url()?.map(str::to_owned),
                 standby: None,
             },
+            work: WorkLimits::default(),
         })
     }
 }

@@ -6,6 +6,7 @@ mod args;
 mod from_args;
 mod policy_args;
 mod settings;
+mod work_args;
 
 pub use args::{
     Cli, Command, DatabaseArgs, HookArgs, KeysAction, LlmArgs, LogFormat, Pooler, ProviderChoice, ReplayArgs,
@@ -16,4 +17,6 @@ pub use policy_args::PolicyArgs;
 pub use settings::{
     AllowedHosts, BackgroundSettings, ConnectionLimits, DEFAULT_DAILY_TOKEN_BUDGET, DEFAULT_SUMMARY_MAX_TOKENS,
     DatabaseSettings, Leases, LlmConfig, Provider, RetryPolicy, Settings, Standby, SummaryConfig, Timeouts, Upstream,
+    WorkLimits,
 };
+pub use work_args::WorkArgs;

@@ -40,6 +40,33 @@ pub struct Settings {
     pub allowed_hosts: AllowedHosts,
     /// Where migrations, LISTEN and the fleet's reads go, when not to the pool's database.
     pub database: DatabaseSettings,
+    /// What bounds the heavy work one caller may ask for at once.
+    pub work: WorkLimits,
+}
+
+/// What bounds the heavy work one caller may ask for at once (issue 37):
+/// nothing one tenant asks for takes a shared pool or core from the others.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkLimits {
+    /// Exports streamed at once, each on a database connection of its own.
+    pub exports_at_once: usize,
+    /// An export whose reader takes nothing for this long is cut off.
+    pub export_stall: Duration,
+    /// No export takes longer, however steadily it is read.
+    pub export_deadline: Duration,
+    /// Keep checks worked at once.
+    pub keep_checks_at_once: usize,
+}
+
+impl Default for WorkLimits {
+    fn default() -> Self {
+        Self {
+            exports_at_once: 4,
+            export_stall: Duration::from_secs(30),
+            export_deadline: Duration::from_secs(600),
+            keep_checks_at_once: 2,
+        }
+    }
 }
 
 /// The databases besides the pool's own: Postgres itself past a pooler, and

@@ -44,8 +44,17 @@ pub(crate) enum ApiError {
     IdempotencyKeyReused,
     #[error("a request with this Idempotency-Key is still being processed; retry shortly")]
     IdempotencyKeyInFlight,
+    /// What the request was about was deleted.
+    #[error("{0}")]
+    Gone(String),
     #[error("the database is unavailable; retry shortly")]
     Unavailable,
+    /// The caller's tenant has as much of some heavy work running as it may.
+    #[error("{0}")]
+    TooManyAtOnce(String),
+    /// The process has as much of some heavy work running as it may.
+    #[error("{0}")]
+    Busy(String),
     #[error("the request took longer than {0:?} and was abandoned; retry shortly")]
     Timeout(Duration),
     /// A bug or a broken dependency. The text is logged, never shown.
@@ -82,12 +91,13 @@ impl ApiError {
             Self::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::Gone(_) => StatusCode::GONE,
             Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             Self::Forbidden(_) => StatusCode::FORBIDDEN,
-            Self::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
+            Self::RateLimited(_) | Self::TooManyAtOnce(_) => StatusCode::TOO_MANY_REQUESTS,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             Self::IdempotencyKeyInFlight | Self::Conflict(_) => StatusCode::CONFLICT,
-            Self::Unavailable | Self::Timeout(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Self::Unavailable | Self::Timeout(_) | Self::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -99,6 +109,7 @@ impl ApiError {
             Self::UnsupportedMediaType => ("unsupported-media-type", "Unsupported media type"),
             Self::PayloadTooLarge(_) => ("payload-too-large", "Payload too large"),
             Self::NotFound(_) => ("not-found", "Not found"),
+            Self::Gone(_) => ("gone", "Gone"),
             Self::Unauthorized(_) => ("unauthorized", "Unauthorized"),
             Self::Forbidden(_) => ("forbidden", "Forbidden"),
             Self::RateLimited(_) => ("rate-limited", "Too many requests"),
@@ -107,6 +118,8 @@ impl ApiError {
             Self::IdempotencyKeyReused => ("idempotency-key-reused", "Idempotency-Key reused"),
             Self::IdempotencyKeyInFlight => ("idempotency-key-in-flight", "Request in flight"),
             Self::Unavailable => ("unavailable", "Service unavailable"),
+            Self::TooManyAtOnce(_) => ("too-many-at-once", "Too many at once"),
+            Self::Busy(_) => ("busy", "Busy"),
             Self::Timeout(_) => ("timeout", "Request timed out"),
             Self::Internal(_) => ("internal", "Internal error"),
         }
@@ -143,6 +156,8 @@ impl From<Refusal> for ApiError {
         match refusal {
             Refusal::NotFound(text) => Self::NotFound(text),
             Refusal::Conflict(text) => Self::Conflict(text),
+            Refusal::TooManyAtOnce(text) => Self::TooManyAtOnce(text),
+            Refusal::Busy(text) => Self::Busy(text),
             refusal if refusal.is_unavailable() => Self::Unavailable,
             Refusal::Store(err) => Self::Internal(format!("{err}: {:?}", std::error::Error::source(&err))),
         }
@@ -166,7 +181,11 @@ impl IntoResponse for ApiError {
         let mut response = problem_response(status, &self.problem());
         let headers = response.headers_mut();
         match &self {
-            Self::Unavailable | Self::Timeout(_) | Self::IdempotencyKeyInFlight => {
+            Self::Unavailable
+            | Self::Timeout(_)
+            | Self::IdempotencyKeyInFlight
+            | Self::TooManyAtOnce(_)
+            | Self::Busy(_) => {
                 headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
             }
             Self::RateLimited(wait) => {

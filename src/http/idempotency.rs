@@ -139,6 +139,9 @@ where
         match claimed {
             KeyClaim::InFlight => Err(ApiError::IdempotencyKeyInFlight),
             KeyClaim::Mismatch => Err(ApiError::IdempotencyKeyReused),
+            KeyClaim::Gone => Err(ApiError::Gone(
+                "this request was answered, then its conversation was deleted: it is not applied again".to_owned(),
+            )),
             KeyClaim::Replay { status, body } => {
                 let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
                 let mut response = Reply { status, body }.preferring(minimal).into_response();

@@ -4,6 +4,7 @@
 //! parts, checked; `views/` what the API answers; `router.rs` puts them
 //! together.
 
+pub mod connection;
 pub(crate) mod error;
 pub(crate) mod extract;
 #[cfg(feature = "fuzzing")]

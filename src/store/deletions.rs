@@ -115,9 +115,17 @@ pub(crate) async fn erase(conn: &mut PgConnection, tenant: &TenantId, ids: &[Str
     erased.keep_items = run("DELETE FROM keep_items WHERE tenant = $1 AND conversation_id = ANY($2)").await?;
     erased.preparations = run("DELETE FROM preparations WHERE tenant = $1 AND conversation_id = ANY($2)").await?;
     erased.idempotency_keys = run(
-        // A request still running keeps its claim (it holds no content):
-        // what it does, it does to the conversation anew.
-        "DELETE FROM idempotency_keys WHERE tenant = $1 AND conversation_id = ANY($2) AND status IS NOT NULL",
+        // An answered request's key stays, without its answer or its
+        // conversation, so that a retry of it is told the conversation is
+        // gone rather than applied again (SPEC §3). A request still running
+        // keeps its claim (it holds no content): what it does, it does to
+        // the conversation anew.
+        &format!(
+            "UPDATE idempotency_keys SET key = {}, status = {}, body = ''::bytea, conversation_id = NULL
+              WHERE tenant = $1 AND conversation_id = ANY($2) AND status IS NOT NULL",
+            super::idempotency::TOMBSTONE,
+            super::idempotency::GONE_STATUS
+        ),
     )
     .await?;
     let counted: Vec<String> = events::counted()

@@ -32,23 +32,40 @@ impl Paged {
         }
     }
 
+    /// A page: rows after a seq, at most so many, and only those that start
+    /// within a byte budget (the first always does), sized without reading
+    /// their text: `octet_length` of a stored text reads its header only.
     fn page_sql(self) -> &'static str {
         // `- 'search'` leaves out the turns' search vector and is a no-op
         // on the tables that have none.
         macro_rules! page_of {
-            ($table:literal) => {
+            ($table:literal, $size:literal) => {
                 concat!(
-                    "SELECT seq, (to_jsonb(t) - 'search')::text FROM ",
+                    "WITH page AS (SELECT seq, sum(size) OVER (ORDER BY seq) - size AS before FROM (SELECT seq, 256 + ",
+                    $size,
+                    " AS size FROM ",
                     $table,
-                    " t WHERE tenant = $1 AND conversation_id = $2 AND seq > $3 ORDER BY seq LIMIT $4"
+                    " WHERE tenant = $1 AND conversation_id = $2 AND seq > $3 ORDER BY seq LIMIT $4) sized) ",
+                    "SELECT t.seq, (to_jsonb(t) - 'search')::text FROM ",
+                    $table,
+                    " t JOIN page USING (seq) WHERE t.tenant = $1 AND t.conversation_id = $2 AND page.before < $5 ORDER BY t.seq"
                 )
             };
         }
         match self {
-            Self::Turns => page_of!("turns"),
-            Self::Events => page_of!("events"),
-            Self::Compactions => page_of!("compactions"),
-            Self::Preparations => page_of!("preparations"),
+            Self::Turns => page_of!(
+                "turns",
+                "coalesce(octet_length(user_text), 0) + coalesce(octet_length(assistant_text), 0)"
+            ),
+            Self::Events => page_of!("events", "coalesce(pg_column_size(payload), 0)"),
+            Self::Compactions => page_of!(
+                "compactions",
+                "coalesce(octet_length(summary), 0) + coalesce(octet_length(harness), 0) + coalesce(pg_column_size(keep), 0)"
+            ),
+            Self::Preparations => page_of!(
+                "preparations",
+                "coalesce(octet_length(narrative), 0) + coalesce(octet_length(summary), 0) + coalesce(pg_column_size(message_tokens), 0) + coalesce(pg_column_size(keep), 0)"
+            ),
         }
     }
 }
@@ -70,7 +87,8 @@ pub(crate) async fn conversation(
     Ok(row)
 }
 
-/// Up to `limit` rows of a part after `after` (a seq), as (seq, JSON).
+/// Up to `limit` rows of a part after `after` (a seq), as (seq, JSON):
+/// those that start within `bytes` of text, and at least one.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn page(
     conn: &mut PgConnection,
@@ -78,13 +96,14 @@ pub(crate) async fn page(
     tenant: &TenantId,
     id: &ConversationId,
     after: i64,
-    limit: i64,
+    (limit, bytes): (i64, i64),
 ) -> StoreResult<Vec<(i64, String)>> {
     let rows = statements::query(part.page_sql())
         .bind(tenant.as_str())
         .bind(id.as_str())
         .bind(after)
         .bind(limit)
+        .bind(bytes)
         .fetch_all(on(&mut *conn))
         .await?;
     Ok(rows
@@ -93,19 +112,52 @@ pub(crate) async fn page(
         .collect::<sqlx::Result<_>>()?)
 }
 
-/// The keep set's items as JSON (a keep set is small: one row per item).
+/// Where a page of keep items ends: the next page starts after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct KeepCursor {
+    first_tick: i64,
+    kind: String,
+    key: Vec<u8>,
+}
+
+/// The keep set's items as JSON, in the order they were first seen, a page
+/// at a time (a keep set may hold thousands): at most `limit` items after
+/// `after`, those that start within `bytes`, and at least one.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn keep_items(
     conn: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
-) -> StoreResult<Vec<String>> {
-    let rows: Vec<String> = statements::query_scalar(
-        "SELECT to_jsonb(k)::text FROM keep_items k WHERE tenant = $1 AND conversation_id = $2 ORDER BY first_tick, kind, key",
+    after: Option<&KeepCursor>,
+    (limit, bytes): (i64, i64),
+) -> StoreResult<(Vec<String>, Option<KeepCursor>)> {
+    let rows = statements::query(
+        "WITH page AS (SELECT kind, key, first_tick, sum(size) OVER (ORDER BY first_tick, kind, key) - size AS before \
+         FROM (SELECT kind, key, first_tick, 256 + coalesce(octet_length(text), 0) AS size FROM keep_items \
+               WHERE tenant = $1 AND conversation_id = $2 \
+                 AND ($3::bigint IS NULL OR (first_tick, kind, key) > ($3, $4, $5)) \
+               ORDER BY first_tick, kind, key LIMIT $6) sized) \
+         SELECT k.first_tick, k.kind, k.key, to_jsonb(k)::text FROM keep_items k JOIN page USING (kind, key) \
+         WHERE k.tenant = $1 AND k.conversation_id = $2 AND page.before < $7 ORDER BY k.first_tick, k.kind, k.key",
     )
     .bind(tenant.as_str())
     .bind(id.as_str())
+    .bind(after.map(|cursor| cursor.first_tick))
+    .bind(after.map(|cursor| cursor.kind.as_str()))
+    .bind(after.map(|cursor| cursor.key.as_slice()))
+    .bind(limit)
+    .bind(bytes)
     .fetch_all(on(&mut *conn))
     .await?;
-    Ok(rows)
+    let mut items = Vec::with_capacity(rows.len());
+    let mut last = None;
+    for row in &rows {
+        last = Some(KeepCursor {
+            first_tick: row.try_get(0)?,
+            kind: row.try_get(1)?,
+            key: row.try_get(2)?,
+        });
+        items.push(row.try_get(3)?);
+    }
+    Ok((items, last))
 }

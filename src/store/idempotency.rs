@@ -57,6 +57,27 @@ pub enum Claim {
     Mismatch,
     /// A request with this key is running right now.
     InFlight,
+    /// The request was answered, then its conversation was deleted: it is
+    /// not applied again.
+    Gone,
+}
+
+/// What a deletion leaves of a key whose request was answered: the key,
+/// as [`TOMBSTONE`] names it, and the request's fingerprint, kept until the
+/// key's retention ends, with this status and no answer, so a retry is told
+/// its conversation is gone rather than applied again.
+pub(crate) const GONE_STATUS: i16 = 410;
+
+/// A deleted request's key as kept: its SHA-256 (a client's key may name
+/// the conversation), after a space no client's key holds.
+pub(crate) const TOMBSTONE: &str = "'deleted ' || encode(sha256(convert_to(key, 'UTF8')), 'hex')";
+
+/// The name [`TOMBSTONE`] gives `key`.
+fn tombstone_of(key: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(key.as_bytes());
+    let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!("deleted {hex}")
 }
 
 /// Claims `key` for `holder`'s request with `fingerprint`, or says why not;
@@ -76,7 +97,8 @@ pub async fn begin(
     // its retention is forgotten like an abandoned claim.
     let claimed = statements::query(concat!(
         "INSERT INTO idempotency_keys AS k (tenant, key, fingerprint, status, body, claim, conversation_id, holder)
-         VALUES ($1, $2, $3, NULL, NULL, $6, $7, $8::uuid)
+         SELECT $1, $2, $3, NULL, NULL, $6, $7, $8::uuid
+          WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE tenant = $1 AND key = $10 AND created_at >= now() - $4::interval)
          ON CONFLICT (tenant, key) DO UPDATE
             SET fingerprint = EXCLUDED.fingerprint, status = NULL, body = NULL, created_at = now(),
                 claim = EXCLUDED.claim, conversation_id = EXCLUDED.conversation_id, holder = EXCLUDED.holder
@@ -97,17 +119,20 @@ pub async fn begin(
     .bind(conversation)
     .bind(holder.as_text())
     .bind(SILENT_AFTER)
+    .bind(tombstone_of(key))
     .fetch_optional(on(&mut *conn))
     .await?;
     if claimed.is_some() {
         return Ok(Claim::Fresh);
     }
-    let row =
-        statements::query("SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = $1 AND key = $2")
-            .bind(tenant.as_str())
-            .bind(key)
-            .fetch_optional(on(&mut *conn))
-            .await?;
+    let row = statements::query(
+        "SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = $1 AND key IN ($2, $3) LIMIT 1",
+    )
+    .bind(tenant.as_str())
+    .bind(key)
+    .bind(tombstone_of(key))
+    .fetch_optional(on(&mut *conn))
+    .await?;
     // Gone between the two statements (abandoned and swept): a retry will claim it.
     let Some(row) = row else { return Ok(Claim::InFlight) };
     let stored: Vec<u8> = row.try_get("fingerprint")?;
@@ -117,6 +142,7 @@ pub async fn begin(
     let status: Option<i16> = row.try_get("status")?;
     let body: Option<Vec<u8>> = row.try_get("body")?;
     Ok(match status.zip(body) {
+        Some((GONE_STATUS, body)) if body.is_empty() => Claim::Gone,
         Some((status, body)) => Claim::Replay {
             status: u16::try_from(status).unwrap_or(200),
             body,

@@ -47,6 +47,6 @@ pub use error::StoreError;
 pub(crate) use error::{StoreResult, count_of, db_count};
 pub use migrations::{create_role_once, migrate, migrate_at};
 pub(crate) use pool::ping;
-pub use pool::pool;
+pub use pool::{pool, side_pool};
 pub(crate) use races::{lock_conversation_first, retry_lost_races};
 pub(crate) use standby::{FleetReads, fleet_read};

@@ -36,6 +36,19 @@ pub fn pool(options: PgConnectOptions, max_connections: u32) -> PgPool {
         .connect_lazy_with(for_this_process(options))
 }
 
+/// A small pool of its own beside `pool`, to the same database, for work
+/// that holds a connection as long as a client lets it (an export read at
+/// its reader's pace): it never takes one of the requests' connections.
+/// Connected when first asked, and idle connections close after a minute.
+pub fn side_pool(pool: &PgPool, max_connections: u32) -> PgPool {
+    PgPoolOptions::new()
+        .max_connections(max_connections.max(1))
+        .min_connections(0)
+        .acquire_timeout(ACQUIRE_TIMEOUT)
+        .idle_timeout(Duration::from_secs(60))
+        .connect_lazy_with((*pool.connect_options()).clone())
+}
+
 /// The session's settings: generic plans for the hot path's named
 /// statements. Behind a transaction pooler, nothing but what pgbouncer
 /// tracks itself may be sent at startup (it refuses `options` and

@@ -153,6 +153,68 @@ async fn past_the_cap_a_connection_is_answered_503_at_once_and_honest_clients_re
 }
 
 #[tokio::test]
+async fn a_hundred_fresh_clients_past_the_cap_each_read_the_503_and_none_is_reset() {
+    let app = spawn_with(ConnectionLimits {
+        max_connections: 5,
+        ..ConnectionLimits::default()
+    })
+    .await;
+    let mut silent = Vec::new();
+    for _ in 0..5 {
+        silent.push(TcpStream::connect(socket_address(&app)).await.unwrap());
+    }
+    // Each holds its socket until every one has its answer: the refusals
+    // overlap, as when a crowd arrives at once.
+    let clients = 100;
+    let everyone_answered = std::sync::Arc::new(tokio::sync::Barrier::new(clients));
+    let mut crowd = Vec::new();
+    for _ in 0..clients {
+        let address = socket_address(&app);
+        let everyone_answered = everyone_answered.clone();
+        crowd.push(tokio::spawn(async move {
+            let answered = async {
+                let mut stream = TcpStream::connect(address).await.ok()?;
+                stream
+                    .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                    .await
+                    .ok()?;
+                let mut received = Vec::new();
+                let mut buffer = [0u8; 1024];
+                loop {
+                    match tokio::time::timeout(FAILSAFE, stream.read(&mut buffer)).await {
+                        Ok(Ok(0)) => break,
+                        Ok(Ok(n)) => received.extend_from_slice(&buffer[..n]),
+                        Ok(Err(err)) => {
+                            return Some((
+                                String::from_utf8_lossy(&received).into_owned(),
+                                Some(err.kind()),
+                                stream,
+                            ));
+                        }
+                        Err(_) => break,
+                    }
+                }
+                Some((String::from_utf8_lossy(&received).into_owned(), None, stream))
+            }
+            .await;
+            everyone_answered.wait().await;
+            answered.map(|(received, error, _stream)| (received, error))
+        }));
+    }
+
+    let mut refused_properly = 0;
+    let mut failures = Vec::new();
+    for client in crowd {
+        match client.await.unwrap() {
+            Some((received, None)) if received.starts_with("HTTP/1.1 503") => refused_properly += 1,
+            other => failures.push(format!("{other:?}")),
+        }
+    }
+
+    assert_eq!(refused_properly, clients, "{failures:?}");
+}
+
+#[tokio::test]
 async fn an_answer_given_before_the_body_was_read_says_connection_close() {
     let app = crate::helpers::spawn_app().await;
     let unread = app

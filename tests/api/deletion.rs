@@ -289,23 +289,55 @@ async fn a_conversation_used_again_after_its_deletion_starts_afresh() {
     let state = app
         .report("/usage", json!({"conversation_id": "phoenix", "used": 10}))
         .await;
-    let replayed = app
+    let summarized = app
         .post("/summarize")
-        .header("Idempotency-Key", "phoenix-summary")
+        .header("Idempotency-Key", "phoenix-summary-again")
         .json(&json!({"conversation_id": "phoenix", "summary": format!("We fixed src/{SECRET}.rs."), "trigger": "harness"}))
         .send()
         .await
         .unwrap();
 
     assert_eq!(state["compactions"], 0, "{state}");
-    assert_eq!(replayed.status(), 200);
-    assert!(
-        replayed.headers().get("idempotent-replayed").is_none(),
-        "a deleted conversation's kept answer is not replayed"
-    );
+    assert_eq!(summarized.status(), 200);
     let (_, ledger) = app.get_json("/conversations/phoenix/compactions").await;
     assert_eq!(ledger["compactions"].as_array().unwrap().len(), 1, "{ledger}");
     assert_eq!(ledger["compactions"][0]["seq"], 1, "{ledger}");
+}
+
+#[tokio::test]
+async fn a_keyed_request_answered_before_the_deletion_and_retried_after_it_is_gone() {
+    let app = spawn_app().await;
+    a_full_conversation(&app, "phoenix").await;
+    let summary =
+        json!({"conversation_id": "phoenix", "summary": format!("We fixed src/{SECRET}.rs."), "trigger": "harness"});
+
+    delete(&app, "/conversations/phoenix").await;
+    // A client that timed out before the deletion retries its request.
+    let retried = app
+        .post("/summarize")
+        .header("Idempotency-Key", "phoenix-summary")
+        .json(&summary)
+        .send()
+        .await
+        .unwrap();
+    let (status, problem) = read(retried).await;
+
+    assert_eq!(status, 410, "{problem}");
+    assert_eq!(problem["type"], "/problems/gone");
+    let (unknown, _) = app.get_json("/conversations/phoenix").await;
+    assert_eq!(unknown, 404, "not applied again");
+    let reused = app
+        .post("/summarize")
+        .header("Idempotency-Key", "phoenix-summary")
+        .json(&json!({"conversation_id": "phoenix", "summary": "Another."}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reused.status(), 422, "the key is still its first request's");
+    assert!(
+        !every_row(&app.pool).await.iter().any(|row| row.contains("phoenix")),
+        "what is kept of the key names nothing"
+    );
 }
 
 #[tokio::test]

@@ -112,11 +112,17 @@ pub fn test_settings() -> Settings {
         leases: compactd::config::Leases::default(),
         allowed_hosts: compactd::config::AllowedHosts::default(),
         database: compactd::config::DatabaseSettings::default(),
+        work: compactd::config::WorkLimits::default(),
         background: None,
     }
 }
 
 pub async fn spawn(settings: Settings) -> TestApp {
+    spawn_with_pool(settings, 20).await
+}
+
+/// The app with `settings` and a pool of `connections` for its requests.
+pub async fn spawn_with_pool(settings: Settings, connections: u32) -> TestApp {
     let database = unique_database_name();
     let mut admin = admin_options().connect().await.expect("the test Postgres answers");
     sqlx::query(&format!("CREATE DATABASE \"{database}\""))
@@ -124,7 +130,7 @@ pub async fn spawn(settings: Settings) -> TestApp {
         .await
         .unwrap();
     admin.close().await.ok();
-    let pool = store::pool(admin_options().database(&database), 20);
+    let pool = store::pool(admin_options().database(&database), connections);
     let app = Application::build(settings, pool.clone())
         .await
         .expect("the app builds");

@@ -211,37 +211,61 @@ async fn fits_abandoned(app: &crate::helpers::TestApp) -> f64 {
 }
 
 #[tokio::test]
-async fn a_check_abandoned_at_its_deadline_stops_its_work() {
-    let app = crate::helpers::spawn(compactd::config::Settings {
-        timeouts: compactd::config::Timeouts {
-            request: std::time::Duration::from_millis(1_200),
-            summarize: std::time::Duration::from_secs(30),
-        },
-        ..crate::helpers::test_settings()
-    })
-    .await;
-    // 8,000 items against the longest summary a check reads: seconds of
-    // work, where reading the keep set takes a fraction of the deadline.
-    many_items(&app, "big", 40).await;
+async fn a_check_at_the_text_cap_against_twenty_thousand_items_answers_within_its_deadline() {
+    // Each item was looked for in the whole text, several times a fit:
+    // 4–5 s of a core in a release build, past the deadline here (issue 37).
+    // The text is read once for all of them now.
+    let app = spawn_app().await;
+    many_items(&app, "big", 100).await;
     let before = fits_abandoned(&app).await;
 
-    let (status, problem) = app
+    let (status, answer) = app
         .post_json(
             "/conversations/big/keep/check",
             &json!({"text": long_summary(262_144), "max_tokens": 100_000}),
         )
         .await;
 
-    assert_eq!(status, 503, "{problem}");
-    // The fit on its blocking thread hears it and gives up, instead of
-    // running to the end for nobody.
-    let waited = tokio::time::Instant::now();
-    while fits_abandoned(&app).await <= before {
-        assert!(
-            waited.elapsed() < std::time::Duration::from_secs(60),
-            "the abandoned check's work never stopped"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    assert_eq!(status, 200, "{}", answer["detail"]);
+    assert_eq!(answer["keep"]["by_kind"]["path"]["checked"], 20_000);
+    assert_eq!(fits_abandoned(&app).await, before, "nothing given up");
+}
+
+#[tokio::test]
+async fn a_tenant_looping_checks_leaves_another_tenants_check_its_turn() {
+    let app = spawn_app().await;
+    let (_, loud) = crate::auth::key(&app, "loud", "agent").await;
+    let (_, quiet) = crate::auth::key(&app, "quiet", "agent").await;
+    for (key, id) in [(&loud, "big"), (&quiet, "small")] {
+        for turn in 0..if id == "big" { 60 } else { 1 } {
+            let paths: Vec<String> = (0..200).map(|n| format!("src/m{turn}/f{n}.rs")).collect();
+            let stored = app
+                .post("/turn-ended")
+                .bearer_auth(key)
+                .json(&json!({"conversation_id": id, "user": format!("Look at {}.", paths.join(", "))}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(stored.status(), 200);
+        }
+    }
+    let check = |key: String, id: &'static str| {
+        let request = app
+            .post(&format!("/conversations/{id}/keep/check"))
+            .bearer_auth(key)
+            .json(&json!({"text": long_summary(262_144), "max_tokens": 100_000}));
+        async move { request.send().await.unwrap().status().as_u16() }
+    };
+
+    // Eight at once from one tenant, then one from another.
+    let looping: Vec<_> = (0..8).map(|_| tokio::spawn(check(loud.clone(), "big"))).collect();
+    tokio::task::yield_now().await;
+    let quiet_status = check(quiet.clone(), "small").await;
+
+    assert_eq!(quiet_status, 200, "the quiet tenant's check had its turn");
+    for looped in looping {
+        let status = looped.await.unwrap();
+        assert!([200, 503].contains(&status), "{status}");
     }
 }
 

@@ -18,6 +18,7 @@ mod deletion;
 mod distribution;
 mod due;
 mod export;
+mod export_bounds;
 mod faults;
 mod handoff;
 mod health;

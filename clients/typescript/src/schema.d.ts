@@ -139,9 +139,13 @@ export interface paths {
          * @description Everything stored about it, as one JSON document read from one snapshot:
          *     its row, every turn (texts whole), its events, ledger rows with their
          *     summaries, preparations and keep set — what a user asks for before
-         *     deleting. Streamed as it is read, so a long conversation takes no more
-         *     memory than a few turns; a document cut off mid-way (the database failed)
-         *     is not valid JSON, never a whole-looking one.
+         *     deleting. Streamed as it is read, in pages of at most 1 MiB, so a long
+         *     conversation takes no more memory than a page or its longest turn; a
+         *     document cut off mid-way (the database failed, the reader took nothing
+         *     for 30 s, the export passed its deadline, the service stopped) is not
+         *     valid JSON and its connection is closed before its end, never a
+         *     whole-looking one. A few run at once per process and one per tenant, on
+         *     database connections of their own.
          */
         get: operations["export_conversation"];
         put?: never;
@@ -189,6 +193,9 @@ export interface paths {
          *     conversation's must-keep items its summary does not hold word for word,
          *     written as the keep guard appends them and fitted to `max_tokens`, so the
          *     harness can give them back to its agent. Reads only; nothing is saved.
+         *     A check reads the summary once however many items the keep set holds; a
+         *     few run at once in a process and a tenant's take their turn one at a
+         *     time, so one waiting past the request's deadline is answered 503.
          */
         post: operations["check_keep_set"];
         delete?: never;
@@ -326,7 +333,8 @@ export interface paths {
         /**
          * Metrics
          * @description Request latency by route and status, decisions, compactions, tokens saved,
-         *     upstream calls (latency, errors, tokens, retries), the scoring queue.
+         *     upstream calls (latency, errors, tokens, retries), the scoring queue, and
+         *     the summary model's context window with the evidence it rests on.
          */
         get: operations["metrics"];
         put?: never;
@@ -2400,6 +2408,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
@@ -2660,6 +2677,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
@@ -2836,6 +2862,15 @@ export interface operations {
             };
             /** @description The successor id is taken, or a request with this Idempotency-Key is running. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3183,6 +3218,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
@@ -3499,6 +3543,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body is larger than the server accepts. */
             413: {
                 headers: {
@@ -3617,6 +3670,15 @@ export interface operations {
             };
             /** @description A request with this Idempotency-Key is in flight. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

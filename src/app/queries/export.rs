@@ -1,29 +1,54 @@
 //! Everything stored about a conversation as one JSON document (SPEC §3,
 //! issue 25), streamed as it is read: its own row, then its turns, events,
-//! ledger rows and preparations page by page, then its keep set, all from
-//! one snapshot (a repeatable-read, read-only transaction), so the parts
-//! agree with each other however long the document takes to send.
+//! ledger rows, preparations and keep set page by page, all from one
+//! snapshot (a repeatable-read, read-only transaction), so the parts agree
+//! with each other however long the document takes to send.
+//!
+//! Bounded like any read (issue 37): a few exports at once per process and
+//! one per tenant, on connections of their own (a stalled reader never holds
+//! one of the requests' pool), pages of at most [`PAGE_BYTES`], a reader
+//! that takes nothing for the stall time is cut off (its transaction ended,
+//! its connection closed), no export outlives its deadline, and a stopping
+//! service cuts the exports still running rather than wait for them.
 
-use sqlx::PgConnection;
-use tokio::sync::mpsc;
+use std::time::Duration;
 
+use sqlx::{PgConnection, PgPool};
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+use crate::app::gate::{Gate, Pass};
 use crate::app::{AppResult, Refusal, Services};
 use crate::domain::{ConversationId, TenantId};
-use crate::store::export::{self, Paged};
-use crate::store::statements;
+use crate::store::export::{self, KeepCursor, Paged};
+use crate::store::{StoreError, statements};
 
 /// The document's format, named in it so a reader can tell later ones.
 pub(crate) const FORMAT: &str = "compactd-export/1";
 
+/// The most text one page reads and one chunk carries (a row longer than
+/// that is read alone and sent in pieces).
+pub(crate) const PAGE_BYTES: usize = 1024 * 1024;
+/// Rows a page reads at most, however short they are.
+const PAGE_ROWS: i64 = 500;
 /// How many chunks may wait for a slow reader before reading pauses.
-const AHEAD: usize = 4;
+const AHEAD: usize = 2;
+/// Past the stall time, Postgres itself ends a transaction left idle, should
+/// this process fail to.
+const SERVER_GRACE: Duration = Duration::from_secs(5);
 
-/// Rows a page reads: few turns at a time, since one may hold megabytes.
-fn page_rows(part: Paged) -> i64 {
-    match part {
-        Paged::Turns => 8,
-        Paged::Events | Paged::Compactions | Paged::Preparations => 500,
-    }
+/// What exports run on and are held to.
+#[derive(Debug, Clone)]
+pub(crate) struct Exports {
+    /// Connections of their own: never the requests' pool.
+    pub pool: PgPool,
+    pub gate: Gate,
+    /// A reader that takes nothing for this long is cut off.
+    pub stall: Duration,
+    /// No export takes longer.
+    pub deadline: Duration,
+    /// Turns true once the service begins to stop.
+    pub stopping: watch::Receiver<bool>,
 }
 
 /// The document's chunks, in order; an `Err` ends it unfinished (the
@@ -31,13 +56,26 @@ fn page_rows(part: Paged) -> i64 {
 /// whole-looking one).
 pub(crate) type Chunks = mpsc::Receiver<Result<Vec<u8>, Refusal>>;
 
+/// Closes the reader's connection: what an export does when it stops early
+/// and its reader may not be reading (a stalled socket is never polled).
+pub(crate) type Sever = Box<dyn FnOnce() + Send>;
+
 /// Starts exporting the conversation; not found before anything is sent.
-pub(crate) async fn export(services: &Services, tenant: TenantId, id: ConversationId) -> AppResult<Chunks> {
-    // The snapshot is taken by the first read and held to the last, in a
-    // task of its own that reads at the reader's pace (and rolls back when
-    // the reader goes away).
-    let mut tx = services.pool.begin().await?;
+pub(crate) async fn export(
+    services: &Services,
+    tenant: TenantId,
+    id: ConversationId,
+    sever: Sever,
+) -> AppResult<Chunks> {
+    let exports = services.exports.clone();
+    let pass = exports.gate.enter_now(&tenant)?;
+    let mut tx = exports.pool.begin().await.map_err(StoreError::from)?;
     statements::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        .execute(&mut *tx)
+        .await?;
+    let idle_limit = format!("{}ms", (exports.stall + SERVER_GRACE).as_millis());
+    statements::query("SELECT set_config('idle_in_transaction_session_timeout', $1, true)")
+        .bind(idle_limit)
         .execute(&mut *tx)
         .await?;
     let Some(row) = export::conversation(&mut tx, &tenant, &id).await? else {
@@ -51,30 +89,103 @@ pub(crate) async fn export(services: &Services, tenant: TenantId, id: Conversati
         at = json_string(&chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true)),
     );
     let (send, chunks) = mpsc::channel(AHEAD);
+    // The snapshot is taken by the first read and held to the last, in a
+    // task of its own that reads at the reader's pace.
     tokio::spawn(async move {
+        let started = Instant::now();
+        let mut out = Out {
+            send,
+            stall: exports.stall,
+            pending: Vec::new(),
+        };
         let written = async {
-            send_chunk(&send, head.into_bytes()).await?;
-            write_parts(&mut tx, &tenant, &id, &send).await?;
-            tx.commit().await?;
+            out.push(head.as_bytes()).await?;
+            write_parts(&mut tx, &tenant, &id, &mut out).await?;
+            out.flush().await?;
             Ok::<_, Stop>(())
         };
-        if let Err(Stop::Failed(err)) = written.await {
-            tracing::warn!(%err, "an export failed mid-way");
-            let _ = send.send(Err(err.into())).await;
-        }
+        let ended = tokio::select! {
+            ended = tokio::time::timeout(exports.deadline, written) => ended.unwrap_or(Err(Stop::Deadline)),
+            () = stopping(exports.stopping.clone()) => Err(Stop::Stopping),
+        };
+        // Ended now, not when its connection is next used: a stalled export
+        // holds back nobody's vacuum.
+        let ended = match ended {
+            Ok(()) => tx.commit().await.map_err(Stop::from),
+            Err(stop) => {
+                let _ = tokio::time::timeout(SERVER_GRACE, tx.rollback()).await;
+                Err(stop)
+            }
+        };
+        finish(ended, out, sever, pass, started).await;
     });
     Ok(chunks)
+}
+
+/// How the export ended, told to the reader, the log and `/metrics`; the
+/// transaction is over by now.
+async fn finish(ended: Result<(), Stop>, out: Out, sever: Sever, pass: Pass, started: Instant) {
+    let outcome = match ended {
+        Ok(()) => "sent",
+        Err(Stop::Gone) => "reader_gone",
+        Err(Stop::Failed(err)) => {
+            tracing::warn!(%err, "an export failed mid-way");
+            // The reader sees the document end unfinished; one not reading
+            // is cut off with its connection.
+            let told = tokio::time::timeout(out.stall, out.send.send(Err(err.into()))).await;
+            if !matches!(told, Ok(Ok(()))) {
+                sever();
+            }
+            "failed"
+        }
+        Err(stop) => {
+            tracing::info!(
+                why = stop.why(),
+                after = ?started.elapsed(),
+                "an export was cut off"
+            );
+            sever();
+            stop.why()
+        }
+    };
+    drop(pass);
+    metrics::counter!("compactd_exports_total", "outcome" => outcome).increment(1);
+}
+
+/// Resolves once the service begins to stop (never, if nobody can say so).
+async fn stopping(mut stopping: watch::Receiver<bool>) {
+    if stopping.wait_for(|stopping| *stopping).await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 /// Why writing the document stopped early.
 enum Stop {
     /// The reader went away: nothing more to do.
     Gone,
-    Failed(crate::store::StoreError),
+    /// The reader took nothing for the stall time.
+    Stalled,
+    /// The export took longer than any may.
+    Deadline,
+    /// The service is stopping.
+    Stopping,
+    Failed(StoreError),
 }
 
-impl From<crate::store::StoreError> for Stop {
-    fn from(err: crate::store::StoreError) -> Self {
+impl Stop {
+    const fn why(&self) -> &'static str {
+        match self {
+            Self::Gone => "reader_gone",
+            Self::Stalled => "stalled",
+            Self::Deadline => "deadline",
+            Self::Stopping => "stopping",
+            Self::Failed(_) => "failed",
+        }
+    }
+}
+
+impl From<StoreError> for Stop {
+    fn from(err: StoreError) -> Self {
         Self::Failed(err)
     }
 }
@@ -85,43 +196,81 @@ impl From<sqlx::Error> for Stop {
     }
 }
 
-async fn send_chunk(send: &mpsc::Sender<Result<Vec<u8>, Refusal>>, chunk: Vec<u8>) -> Result<(), Stop> {
-    send.send(Ok(chunk)).await.map_err(|_| Stop::Gone)
+/// The document on its way out, in chunks of at most [`PAGE_BYTES`].
+struct Out {
+    send: mpsc::Sender<Result<Vec<u8>, Refusal>>,
+    stall: Duration,
+    pending: Vec<u8>,
+}
+
+impl Out {
+    /// Adds `bytes`, sending each chunk as it fills.
+    async fn push(&mut self, mut bytes: &[u8]) -> Result<(), Stop> {
+        while !bytes.is_empty() {
+            let room = PAGE_BYTES - self.pending.len();
+            let (now, later) = bytes.split_at(room.min(bytes.len()));
+            self.pending.extend_from_slice(now);
+            bytes = later;
+            if self.pending.len() == PAGE_BYTES {
+                self.flush().await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends what is pending, waiting at most the stall time for the reader.
+    async fn flush(&mut self) -> Result<(), Stop> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let chunk = std::mem::take(&mut self.pending);
+        match tokio::time::timeout(self.stall, self.send.send(Ok(chunk))).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => Err(Stop::Gone),
+            Err(_) => Err(Stop::Stalled),
+        }
+    }
 }
 
 /// Each paged part, then the keep set, then the document's end.
-async fn write_parts(
-    tx: &mut PgConnection,
-    tenant: &TenantId,
-    id: &ConversationId,
-    send: &mpsc::Sender<Result<Vec<u8>, Refusal>>,
-) -> Result<(), Stop> {
+async fn write_parts(tx: &mut PgConnection, tenant: &TenantId, id: &ConversationId, out: &mut Out) -> Result<(), Stop> {
+    let budget = (PAGE_ROWS, PAGE_BYTES as i64);
     for part in Paged::ALL {
-        let mut chunk = format!(",{}:[", json_string(part.name())).into_bytes();
+        out.push(format!(",{}:[", json_string(part.name())).as_bytes()).await?;
         let (mut after, mut first) = (0, true);
         loop {
-            let rows = export::page(tx, part, tenant, id, after, page_rows(part)).await?;
+            let rows = export::page(tx, part, tenant, id, after, budget).await?;
             let Some((last, _)) = rows.last() else { break };
             after = *last;
-            let full = rows.len() as i64 == page_rows(part);
             for (_, row) in rows {
                 if !first {
-                    chunk.push(b',');
+                    out.push(b",").await?;
                 }
                 first = false;
-                chunk.extend_from_slice(row.as_bytes());
+                out.push(row.as_bytes()).await?;
             }
-            send_chunk(send, std::mem::take(&mut chunk)).await?;
-            if !full {
-                break;
-            }
+            out.flush().await?;
         }
-        chunk.push(b']');
-        send_chunk(send, chunk).await?;
+        out.push(b"]").await?;
     }
-    let items = export::keep_items(tx, tenant, id).await?;
-    let document_end = format!(",\"keep_items\":[{}]}}\n", items.join(","));
-    send_chunk(send, document_end.into_bytes()).await
+    out.push(b",\"keep_items\":[").await?;
+    let (mut after, mut first): (Option<KeepCursor>, bool) = (None, true);
+    loop {
+        let (items, last) = export::keep_items(tx, tenant, id, after.as_ref(), budget).await?;
+        if items.is_empty() {
+            break;
+        }
+        for item in items {
+            if !first {
+                out.push(b",").await?;
+            }
+            first = false;
+            out.push(item.as_bytes()).await?;
+        }
+        out.flush().await?;
+        after = last;
+    }
+    out.push(b"]}\n").await
 }
 
 fn json_string(text: &str) -> String {

@@ -6,7 +6,7 @@ use std::task::{Context, Poll};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -17,6 +17,7 @@ use utoipa::ToSchema;
 use crate::app::queries::export::{self, Chunks};
 use crate::domain::ConversationId;
 use crate::http::AppState;
+use crate::http::connection::Connection;
 use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath};
 
@@ -52,9 +53,13 @@ pub(crate) struct ConversationExport {
 /// Everything stored about it, as one JSON document read from one snapshot:
 /// its row, every turn (texts whole), its events, ledger rows with their
 /// summaries, preparations and keep set — what a user asks for before
-/// deleting. Streamed as it is read, so a long conversation takes no more
-/// memory than a few turns; a document cut off mid-way (the database failed)
-/// is not valid JSON, never a whole-looking one.
+/// deleting. Streamed as it is read, in pages of at most 1 MiB, so a long
+/// conversation takes no more memory than a page or its longest turn; a
+/// document cut off mid-way (the database failed, the reader took nothing
+/// for 30 s, the export passed its deadline, the service stopped) is not
+/// valid JSON and its connection is closed before its end, never a
+/// whole-looking one. A few run at once per process and one per tenant, on
+/// database connections of their own.
 #[utoipa::path(
     get,
     path = "/conversations/{id}/export",
@@ -65,14 +70,21 @@ pub(crate) struct ConversationExport {
         (status = 200, description = "The document.", body = ConversationExport),
         (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "The id is invalid.", body = Problem, content_type = "application/problem+json"),
+        (status = 429, description = "This tenant has an export running already: one runs at a time.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The process runs as many exports as it may at once, or the database is unavailable; retry after the time given.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub(crate) async fn export_conversation(
     State(app): State<AppState>,
+    connection: Option<Extension<Connection>>,
     caller: Caller,
     ConversationPath(id): ConversationPath,
 ) -> ApiResult<Response> {
-    let chunks = export::export(&app.services, caller.tenant.clone(), id.clone()).await?;
+    let sever: export::Sever = match connection {
+        Some(Extension(connection)) => Box::new(move || connection.sever()),
+        None => Box::new(|| ()),
+    };
+    let chunks = export::export(&app.services, caller.tenant.clone(), id.clone(), sever).await?;
     let mut response = Body::new(Streamed(chunks)).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));

@@ -107,6 +107,9 @@ impl Render for Checked {
 /// conversation's must-keep items its summary does not hold word for word,
 /// written as the keep guard appends them and fitted to `max_tokens`, so the
 /// harness can give them back to its agent. Reads only; nothing is saved.
+/// A check reads the summary once however many items the keep set holds; a
+/// few run at once in a process and a tenant's take their turn one at a
+/// time, so one waiting past the request's deadline is answered 503.
 #[utoipa::path(
     post,
     path = "/conversations/{id}/keep/check",
@@ -119,7 +122,9 @@ impl Render for Checked {
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "`max_tokens` is under the room this conversation's headings and parked line take (the detail names the least), or a request with this Idempotency-Key is in flight.", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
+        (status = 503, description = "The check waited its turn past the request's deadline, or the database is unavailable; retry after the time given.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub(crate) async fn check(

@@ -216,6 +216,7 @@ impl Render for Summarized {
         (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such conversation.", body = Problem, content_type = "application/problem+json"),
                 (status = 409, description = "A compaction of it, or a request with this Idempotency-Key, is running; or there is nothing to summarize.", body = Problem, content_type = "application/problem+json"),
+                (status = 410, description = "This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again.", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
     )
 )]

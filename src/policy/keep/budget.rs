@@ -13,7 +13,7 @@ use super::extract::is_inside;
 use super::figures::{KeepFigures, Outcome};
 pub use super::narrative::Shape;
 use super::narrative::{KEPT_HEADING, Parked, fit_narrative, parked_line};
-use super::presence::{holds, squeezed};
+use super::presence::{Finder, squeezed};
 use super::render::{Candidate, Line, assemble, common_root, files_label, from_root, render, state_section};
 use super::set::{KeepSet, Tier};
 use super::state::{STATE_HEADING, StateAtCut};
@@ -95,18 +95,42 @@ fn in_stored_turns(item: &KeepItem) -> bool {
 /// The files changed that are folders another file changed lies in
 /// (`mkdir -p src/a` before `src/a/b.rs` was written): that file names them.
 fn folders_of_others(candidates: &[Candidate]) -> HashSet<usize> {
-    let files: Vec<&str> = candidates
-        .iter()
-        .filter(|c| c.item.kind == KeepKind::FileChanged)
-        .map(|c| c.item.text.as_str())
-        .collect();
+    let files = Files::of(
+        candidates
+            .iter()
+            .filter(|c| c.item.kind == KeepKind::FileChanged)
+            .map(|c| c.item.text.as_str()),
+    );
     candidates
         .iter()
         .enumerate()
         .filter(|(_, c)| c.item.kind == KeepKind::FileChanged)
-        .filter(|(_, c)| files.iter().any(|file| is_inside(file, &c.item.text)))
+        .filter(|(_, c)| files.any_inside(&c.item.text))
         .map(|(at, _)| at)
         .collect()
+}
+
+/// Paths, sorted, so what lies inside a folder is found by a search, not by
+/// reading them all for each folder (a keep set may hold thousands).
+struct Files<'a>(Vec<&'a str>);
+
+impl<'a> Files<'a> {
+    fn of(paths: impl Iterator<Item = &'a str>) -> Self {
+        let mut paths: Vec<&str> = paths.collect();
+        paths.sort_unstable();
+        paths.dedup();
+        Self(paths)
+    }
+
+    /// Whether a path lies inside `folder` (as [`is_inside`] says).
+    fn any_inside(&self, folder: &str) -> bool {
+        let prefix = format!("{}/", folder.trim_end_matches('/'));
+        let from = self.0.partition_point(|path| *path < prefix.as_str());
+        self.0[from..]
+            .iter()
+            .take_while(|path| path.starts_with(&prefix))
+            .any(|path| is_inside(path, folder))
+    }
 }
 
 /// The room the headings, the blank lines and the parked line take in a
@@ -145,6 +169,8 @@ pub fn fit_unless(
         })
         .collect();
     let folders = folders_of_others(&candidates);
+    // Which items a text holds, asked of every text the reader may get.
+    let finder = Finder::new(candidates.iter().map(|c| c.item));
     // Where things stand, line by line while its share lasts.
     let share = max_tokens * STATE_SHARE / 100;
     let mut state_lines: Vec<String> = Vec::new();
@@ -159,10 +185,14 @@ pub fn fit_unless(
     let beside = squeezed(parts.beside);
     // The request is shown where things stand (unless the reader has it
     // beside): what it names is there too.
-    let request = candidates
-        .iter()
-        .find(|c| c.tier == Tier::Request && !holds(&beside, c.item))
-        .map_or(String::new(), |c| squeezed(&c.item.text));
+    let request = {
+        let held_beside = finder.held(&beside);
+        candidates
+            .iter()
+            .enumerate()
+            .find(|(at, c)| c.tier == Tier::Request && !held_beside[*at])
+            .map_or(String::new(), |(_, c)| squeezed(&c.item.text))
+    };
     // What the reader gets, with or without the request's own line.
     let reading = |narrative: &str, state: &[String], with_request: bool| {
         let request = if with_request { request.as_str() } else { "" };
@@ -218,17 +248,18 @@ pub fn fit_unless(
     }
     // The narrative takes the room the admitted items it lacks leave.
     let price_of_missing = |narrative: &str, admitted: &[usize]| -> Option<u64> {
-        let haystack = read(narrative, &state_lines);
+        if stopped() {
+            return None;
+        }
+        let held = finder.held(&read(narrative, &state_lines));
+        let held_beside = finder.held(&beside);
         let mut opened = HashSet::new();
         let mut price = 0;
-        for candidate in admitted.iter().map(|at| &candidates[*at]) {
-            if stopped() {
-                return None;
-            }
+        for (at, candidate) in admitted.iter().map(|at| (*at, &candidates[*at])) {
             let missing = match candidate.tier {
                 // The request is shown where things stand unless the reader has it beside.
-                Tier::Request => !holds(&beside, candidate.item),
-                _ => !holds(&haystack, candidate.item),
+                Tier::Request => !held_beside[at],
+                _ => !held[at],
             };
             if missing {
                 price += cost(candidate, opened.insert(candidate.line));
@@ -261,13 +292,13 @@ pub fn fit_unless(
     let mut fitted_narrative = found.unwrap_or_else(|| fit_narrative(parts.narrative, parts.shape, least, count));
     // Tiers 6–7 fill what is left, each within its cap.
     let mut used = count(&fitted_narrative) + price_of_missing(&fitted_narrative, &admitted)?;
-    let haystack = read(&fitted_narrative, &state_lines);
+    let held = finder.held(&read(&fitted_narrative, &state_lines));
     let (mut by_assistant, mut in_tool_output) = (0_u64, 0_u64);
     for (at, candidate) in candidates.iter().enumerate().filter(|(_, c)| !c.tier.is_guarded()) {
         if stopped() {
             return None;
         }
-        if holds(&haystack, candidate.item) {
+        if held[at] {
             admitted.push(at);
             continue;
         }
@@ -295,6 +326,7 @@ pub fn fit_unless(
             beside: &beside,
             conversation: parts.conversation,
             folders: &folders,
+            finder: &finder,
             stopped,
         };
         let (text, figures) = summary.settle(
@@ -343,6 +375,8 @@ struct Summary<'a> {
     conversation: &'a str,
     /// Files changed that are folders of others: held where one inside is.
     folders: &'a HashSet<usize>,
+    /// Which items a text holds.
+    finder: &'a Finder,
     /// Nobody waits for the summary any more.
     stopped: &'a dyn Fn() -> bool,
 }
@@ -363,18 +397,23 @@ impl Summary<'_> {
         let mut parked = Parked::default();
         let mut request: Option<&str> = None;
         let mut carried: Vec<&str> = Vec::new();
+        if (self.stopped)() {
+            return None;
+        }
+        let (held_by_all, held_without_request, held_beside) = (
+            self.finder.held(haystack),
+            self.finder.held(without_request),
+            self.finder.held(self.beside),
+        );
         for (at, candidate) in self.candidates.iter().enumerate() {
-            if (self.stopped)() {
-                return None;
-            }
             if self.folders.contains(&at) {
                 continue;
             }
             let held = match candidate.tier {
-                Tier::Request => holds(without_request, candidate.item),
-                _ => holds(haystack, candidate.item) || appended_texts.contains(candidate.item.text.as_str()),
+                Tier::Request => held_without_request[at],
+                _ => held_by_all[at] || appended_texts.contains(candidate.item.text.as_str()),
             };
-            if candidate.tier == Tier::Request && admitted.contains(&at) && !holds(self.beside, candidate.item) {
+            if candidate.tier == Tier::Request && admitted.contains(&at) && !held_beside[at] {
                 request = Some(candidate.item.text.as_str());
             }
             let outcome = if held {
@@ -393,9 +432,10 @@ impl Summary<'_> {
             }
             figures.count(candidate.item.kind, outcome);
         }
+        let carried = Files::of(carried.into_iter());
         for at in self.folders {
             let candidate = &self.candidates[*at];
-            let outcome = if carried.iter().any(|file| is_inside(file, &candidate.item.text)) {
+            let outcome = if carried.any_inside(&candidate.item.text) {
                 Outcome::Present
             } else {
                 parked.all += 1;
@@ -822,12 +862,13 @@ mod tests {
             conversation: "c",
         };
         let asked = std::cell::Cell::new(0);
-        let after_ten = || {
+        // Asked before each pass over a text (an item costs a lookup now).
+        let after_two = || {
             asked.set(asked.get() + 1);
-            asked.get() > 10
+            asked.get() > 2
         };
-        assert_eq!(fit_unless(parts, &set, 2_000, &words, &after_ten), None);
-        assert_eq!(asked.get(), 11, "it gave up at the first check told to");
+        assert_eq!(fit_unless(parts, &set, 2_000, &words, &after_two), None);
+        assert_eq!(asked.get(), 3, "it gave up at the first check told to");
         assert_eq!(
             fit_unless(parts, &set, 2_000, &words, &|| false),
             Some(fit(parts, &set, 2_000, &words))

@@ -70,6 +70,11 @@ def _parse_response(
 
         return response_409
 
+    if response.status_code == 410:
+        response_410 = Problem.from_dict(response.json())
+
+        return response_410
+
     if response.status_code == 413:
         response_413 = Problem.from_dict(response.json())
 
@@ -125,6 +130,9 @@ def sync_detailed(
     conversation's must-keep items its summary does not hold word for word,
     written as the keep guard appends them and fitted to `max_tokens`, so the
     harness can give them back to its agent. Reads only; nothing is saved.
+    A check reads the summary once however many items the keep set holds; a
+    few run at once in a process and a tenant's take their turn one at a
+    time, so one waiting past the request's deadline is answered 503.
 
     Args:
         id (str):
@@ -165,6 +173,9 @@ def sync(
     conversation's must-keep items its summary does not hold word for word,
     written as the keep guard appends them and fitted to `max_tokens`, so the
     harness can give them back to its agent. Reads only; nothing is saved.
+    A check reads the summary once however many items the keep set holds; a
+    few run at once in a process and a tenant's take their turn one at a
+    time, so one waiting past the request's deadline is answered 503.
 
     Args:
         id (str):
@@ -200,6 +211,9 @@ async def asyncio_detailed(
     conversation's must-keep items its summary does not hold word for word,
     written as the keep guard appends them and fitted to `max_tokens`, so the
     harness can give them back to its agent. Reads only; nothing is saved.
+    A check reads the summary once however many items the keep set holds; a
+    few run at once in a process and a tenant's take their turn one at a
+    time, so one waiting past the request's deadline is answered 503.
 
     Args:
         id (str):
@@ -238,6 +252,9 @@ async def asyncio(
     conversation's must-keep items its summary does not hold word for word,
     written as the keep guard appends them and fitted to `max_tokens`, so the
     harness can give them back to its agent. Reads only; nothing is saved.
+    A check reads the summary once however many items the keep set holds; a
+    few run at once in a process and a tenant's take their turn one at a
+    time, so one waiting past the request's deadline is answered 503.
 
     Args:
         id (str):

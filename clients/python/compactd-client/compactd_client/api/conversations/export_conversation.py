@@ -85,9 +85,13 @@ def sync_detailed(
      Everything stored about it, as one JSON document read from one snapshot:
     its row, every turn (texts whole), its events, ledger rows with their
     summaries, preparations and keep set — what a user asks for before
-    deleting. Streamed as it is read, so a long conversation takes no more
-    memory than a few turns; a document cut off mid-way (the database failed)
-    is not valid JSON, never a whole-looking one.
+    deleting. Streamed as it is read, in pages of at most 1 MiB, so a long
+    conversation takes no more memory than a page or its longest turn; a
+    document cut off mid-way (the database failed, the reader took nothing
+    for 30 s, the export passed its deadline, the service stopped) is not
+    valid JSON and its connection is closed before its end, never a
+    whole-looking one. A few run at once per process and one per tenant, on
+    database connections of their own.
 
     Args:
         id (str):
@@ -121,9 +125,13 @@ def sync(
      Everything stored about it, as one JSON document read from one snapshot:
     its row, every turn (texts whole), its events, ledger rows with their
     summaries, preparations and keep set — what a user asks for before
-    deleting. Streamed as it is read, so a long conversation takes no more
-    memory than a few turns; a document cut off mid-way (the database failed)
-    is not valid JSON, never a whole-looking one.
+    deleting. Streamed as it is read, in pages of at most 1 MiB, so a long
+    conversation takes no more memory than a page or its longest turn; a
+    document cut off mid-way (the database failed, the reader took nothing
+    for 30 s, the export passed its deadline, the service stopped) is not
+    valid JSON and its connection is closed before its end, never a
+    whole-looking one. A few run at once per process and one per tenant, on
+    database connections of their own.
 
     Args:
         id (str):
@@ -152,9 +160,13 @@ async def asyncio_detailed(
      Everything stored about it, as one JSON document read from one snapshot:
     its row, every turn (texts whole), its events, ledger rows with their
     summaries, preparations and keep set — what a user asks for before
-    deleting. Streamed as it is read, so a long conversation takes no more
-    memory than a few turns; a document cut off mid-way (the database failed)
-    is not valid JSON, never a whole-looking one.
+    deleting. Streamed as it is read, in pages of at most 1 MiB, so a long
+    conversation takes no more memory than a page or its longest turn; a
+    document cut off mid-way (the database failed, the reader took nothing
+    for 30 s, the export passed its deadline, the service stopped) is not
+    valid JSON and its connection is closed before its end, never a
+    whole-looking one. A few run at once per process and one per tenant, on
+    database connections of their own.
 
     Args:
         id (str):
@@ -186,9 +198,13 @@ async def asyncio(
      Everything stored about it, as one JSON document read from one snapshot:
     its row, every turn (texts whole), its events, ledger rows with their
     summaries, preparations and keep set — what a user asks for before
-    deleting. Streamed as it is read, so a long conversation takes no more
-    memory than a few turns; a document cut off mid-way (the database failed)
-    is not valid JSON, never a whole-looking one.
+    deleting. Streamed as it is read, in pages of at most 1 MiB, so a long
+    conversation takes no more memory than a page or its longest turn; a
+    document cut off mid-way (the database failed, the reader took nothing
+    for 30 s, the export passed its deadline, the service stopped) is not
+    valid JSON and its connection is closed before its end, never a
+    whole-looking one. A few run at once per process and one per tenant, on
+    database connections of their own.
 
     Args:
         id (str):

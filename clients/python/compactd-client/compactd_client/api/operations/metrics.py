@@ -44,7 +44,8 @@ def sync_detailed(
     """Metrics
 
      Request latency by route and status, decisions, compactions, tokens saved,
-    upstream calls (latency, errors, tokens, retries), the scoring queue.
+    upstream calls (latency, errors, tokens, retries), the scoring queue, and
+    the summary model's context window with the evidence it rests on.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -70,7 +71,8 @@ async def asyncio_detailed(
     """Metrics
 
      Request latency by route and status, decisions, compactions, tokens saved,
-    upstream calls (latency, errors, tokens, retries), the scoring queue.
+    upstream calls (latency, errors, tokens, retries), the scoring queue, and
+    the summary model's context window with the evidence it rests on.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.

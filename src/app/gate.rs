@@ -1,0 +1,205 @@
+//! Heavy work one caller must not take from the others (issue 37): at most
+//! so many at once in the process, and a tenant's one at a time. An export
+//! past either bound is refused at once (it would hold a connection for as
+//! long as its reader reads); a keep check waits its turn behind its own
+//! tenant's checks first, then in the process's first-come queue, so a tenant
+//! looping checks holds one place in that queue, never all of them.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::Refusal;
+use crate::domain::TenantId;
+
+/// A tenant's own queue: one at a time.
+const PER_TENANT: usize = 1;
+
+/// A bound on one kind of work.
+#[derive(Debug, Clone)]
+pub(crate) struct Gate {
+    /// What it bounds, for refusals and metrics ("export", "keep check").
+    work: &'static str,
+    process: Arc<Semaphore>,
+    /// Each tenant with work running or waiting: its queue and how many
+    /// hold or wait on it; an entry lives only while that is more than none.
+    tenants: Arc<Mutex<Tenants>>,
+}
+
+type Tenants = HashMap<TenantId, (Arc<Semaphore>, usize)>;
+
+/// A place through the gate, held while the work runs.
+#[derive(Debug)]
+pub(crate) struct Pass {
+    _process: OwnedSemaphorePermit,
+    _tenant: TenantPlace,
+}
+
+/// A tenant's place; the last to leave removes the tenant's queue.
+#[derive(Debug)]
+struct TenantPlace {
+    permit: Option<OwnedSemaphorePermit>,
+    queue: Arc<Semaphore>,
+    tenant: TenantId,
+    tenants: Arc<Mutex<Tenants>>,
+}
+
+/// The last to leave removes the tenant's queue.
+impl Drop for TenantPlace {
+    fn drop(&mut self) {
+        drop(self.permit.take());
+        let mut tenants = self.tenants.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, users)) = tenants.get_mut(&self.tenant) {
+            *users = users.saturating_sub(1);
+            if *users == 0 {
+                tenants.remove(&self.tenant);
+            }
+        }
+    }
+}
+
+impl Gate {
+    pub(crate) fn new(work: &'static str, at_once: usize) -> Self {
+        Self {
+            work,
+            process: Arc::new(Semaphore::new(at_once.max(1))),
+            tenants: Arc::default(),
+        }
+    }
+
+    /// The tenant's place in its queue, counted as a user of it until dropped.
+    fn place(&self, tenant: &TenantId) -> TenantPlace {
+        let mut tenants = self.tenants.lock().unwrap_or_else(PoisonError::into_inner);
+        let (queue, users) = tenants
+            .entry(tenant.clone())
+            .or_insert_with(|| (Arc::new(Semaphore::new(PER_TENANT)), 0));
+        *users += 1;
+        TenantPlace {
+            permit: None,
+            queue: queue.clone(),
+            tenant: tenant.clone(),
+            tenants: self.tenants.clone(),
+        }
+    }
+
+    /// A place now, or a refusal saying which bound is reached.
+    pub(crate) fn enter_now(&self, tenant: &TenantId) -> Result<Pass, Refusal> {
+        let mut place = self.place(tenant);
+        place.permit = place.queue.clone().try_acquire_owned().ok();
+        if place.permit.is_none() {
+            metrics::counter!("compactd_work_refused_total", "work" => self.work, "bound" => "tenant").increment(1);
+            return Err(Refusal::TooManyAtOnce(format!(
+                "this tenant has an {} running already; one runs at a time",
+                self.work
+            )));
+        }
+        let Ok(process) = self.process.clone().try_acquire_owned() else {
+            metrics::counter!("compactd_work_refused_total", "work" => self.work, "bound" => "process").increment(1);
+            return Err(Refusal::Busy(format!(
+                "this process runs as many {}s as it may at once; retry shortly",
+                self.work
+            )));
+        };
+        Ok(Pass {
+            _process: process,
+            _tenant: place,
+        })
+    }
+
+    /// A place once the tenant's earlier work and the process's queue let
+    /// it in; dropped while waiting (its request went away), it leaves both
+    /// queues.
+    pub(crate) async fn enter(&self, tenant: &TenantId) -> Result<Pass, Refusal> {
+        let mut place = self.place(tenant);
+        let closed = |_| Refusal::Busy(format!("this process is stopping: no {} starts", self.work));
+        place.permit = Some(place.queue.clone().acquire_owned().await.map_err(closed)?);
+        let process = self.process.clone().acquire_owned().await.map_err(closed)?;
+        Ok(Pass {
+            _process: process,
+            _tenant: place,
+        })
+    }
+
+    /// Tenants with work running or waiting here (for tests).
+    #[cfg(test)]
+    fn tenants_held(&self) -> usize {
+        self.tenants.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn tenant(name: &str) -> TenantId {
+        TenantId::parse("tenant", name).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_tenant_has_one_at_a_time_and_the_process_a_few() {
+        let gate = Gate::new("export", 2);
+        let acme = gate.enter_now(&tenant("acme")).unwrap();
+
+        assert!(matches!(
+            gate.enter_now(&tenant("acme")),
+            Err(Refusal::TooManyAtOnce(_))
+        ));
+        let globex = gate.enter_now(&tenant("globex")).unwrap();
+        assert!(matches!(gate.enter_now(&tenant("initech")), Err(Refusal::Busy(_))));
+
+        drop(acme);
+        assert!(gate.enter_now(&tenant("initech")).is_ok());
+        drop(globex);
+        assert_eq!(gate.tenants_held(), 0, "nothing kept for tenants with nothing running");
+    }
+
+    #[tokio::test]
+    async fn a_tenant_looping_work_holds_one_place_in_the_process_queue() {
+        let gate = Gate::new("keep check", 1);
+        let first = gate.enter(&tenant("loud")).await.unwrap();
+        // The loud tenant queues seven more behind its first...
+        let mut waiting = Vec::new();
+        for _ in 0..7 {
+            let gate = gate.clone();
+            waiting.push(tokio::spawn(async move { gate.enter(&tenant("loud")).await.unwrap() }));
+        }
+        tokio::task::yield_now().await;
+        // ...and a quiet one asks after them.
+        let quiet = {
+            let gate = gate.clone();
+            tokio::spawn(async move { gate.enter(&tenant("quiet")).await.unwrap() })
+        };
+        tokio::task::yield_now().await;
+
+        drop(first);
+        let quiet = tokio::time::timeout(Duration::from_secs(5), quiet)
+            .await
+            .unwrap()
+            .unwrap();
+
+        let loud_running = waiting.iter().filter(|task| task.is_finished()).count();
+        assert!(
+            loud_running <= 1,
+            "the quiet tenant went before the loud one's queue: {loud_running}"
+        );
+        drop(quiet);
+        for task in waiting {
+            drop(task.await.unwrap());
+        }
+        assert_eq!(gate.tenants_held(), 0);
+    }
+
+    #[tokio::test]
+    async fn work_given_up_while_waiting_leaves_no_trace() {
+        let gate = Gate::new("keep check", 1);
+        let held = gate.enter(&tenant("a")).await.unwrap();
+        let given_up = tokio::time::timeout(Duration::from_millis(20), gate.enter(&tenant("b"))).await;
+        assert!(given_up.is_err());
+        drop(held);
+        assert_eq!(gate.tenants_held(), 0);
+        assert!(gate.enter_now(&tenant("b")).is_ok());
+    }
+}
