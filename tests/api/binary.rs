@@ -64,6 +64,17 @@ pub async fn start(env: &[(&str, &str)], unset: &[&str]) -> Service {
 }
 
 impl Service {
+    /// Its resident memory now, in MiB, as the kernel counts it.
+    pub fn rss_mib(&self) -> f64 {
+        let pid = self.child.id().expect("still running");
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("VmRSS:"))
+            .and_then(|value| value.split_whitespace().next()?.parse::<f64>().ok())
+            .map_or(0.0, |kib| kib / 1024.0)
+    }
+
     pub fn output(&self) -> Vec<String> {
         self.lines.lock().unwrap().clone()
     }

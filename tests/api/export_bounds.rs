@@ -279,3 +279,54 @@ async fn stopping_does_not_wait_for_a_stalled_export() {
     let ended = tokio::time::timeout(Duration::from_secs(10), running).await;
     assert!(ended.is_ok(), "stopped within seconds, not the reader's 30 s");
 }
+
+#[tokio::test]
+async fn a_stalled_reader_costs_a_page_not_the_conversation_and_its_memory_goes_back() {
+    let database = crate::helpers::Database::create().await;
+    let service = crate::binary::start(
+        &[
+            ("DATABASE_URL", database.url().as_str()),
+            ("COMPACTD_BACKGROUND", "false"),
+            ("COMPACTD_EXPORT_STALL_SECS", "2"),
+        ],
+        &[],
+    )
+    .await;
+    // 16 turns of 3.5 MB: before, a stalled reader held four pages of eight.
+    long_conversation_at(&service.address, &database.pool, "", "big", 16).await;
+    let before = service.rss_mib();
+
+    let (status, stream) = stalled_export_at(&service.address, "", "big").await;
+    assert_eq!(status, 200);
+    // What the stalled export holds, once it stops growing.
+    let mut stalled = service.rss_mib();
+    let steady = until(Duration::from_secs(15), || {
+        let earlier = stalled;
+        stalled = service.rss_mib();
+        async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            (stalled - earlier).abs() < 1.0
+        }
+    })
+    .await;
+    assert!(steady, "its memory kept growing: {stalled:.0} MiB");
+    assert!(
+        until(Duration::from_secs(20), || async {
+            transactions_open(&database.pool).await == 0
+        })
+        .await,
+        "cut off"
+    );
+    drop(stream);
+    assert!(
+        stalled - before < 48.0,
+        "a stalled reader cost {:.0} MiB (from {before:.0})",
+        stalled - before
+    );
+    let returned = until(Duration::from_secs(10), || async { service.rss_mib() - before < 24.0 }).await;
+    assert!(
+        returned,
+        "{:.0} MiB after the reader closed, from {before:.0}",
+        service.rss_mib()
+    );
+}
