@@ -298,18 +298,35 @@ async fn a_stalled_reader_costs_a_page_not_the_conversation_and_its_memory_goes_
 
     let (status, stream) = stalled_export_at(&service.address, "", "big").await;
     assert_eq!(status, 200);
-    // What the stalled export holds, once it stops growing.
-    let mut stalled = service.rss_mib();
-    let steady = until(Duration::from_secs(15), || {
-        let earlier = stalled;
-        stalled = service.rss_mib();
+    assert!(
+        until(Duration::from_secs(10), || async {
+            transactions_open(&database.pool).await > 0
+        })
+        .await,
+        "the export is reading"
+    );
+    // What the stalled export holds, once it stops growing: the last four
+    // samples, 300 ms apart, within a MiB of each other.
+    let mut samples: Vec<f64> = Vec::new();
+    let steady = until(Duration::from_secs(20), || {
+        samples.push(service.rss_mib());
+        let last: Vec<f64> = samples.iter().rev().take(4).copied().collect();
         async move {
             tokio::time::sleep(Duration::from_millis(300)).await;
-            (stalled - earlier).abs() < 1.0
+            let (low, high) = last
+                .iter()
+                .fold((f64::MAX, 0.0_f64), |(l, h), s| (l.min(*s), h.max(*s)));
+            last.len() == 4 && high - low < 1.0
         }
     })
     .await;
+    let stalled = samples.last().copied().unwrap_or_default();
     assert!(steady, "its memory kept growing: {stalled:.0} MiB");
+    assert!(
+        stalled - before < 48.0,
+        "a stalled reader cost {:.0} MiB (from {before:.0})",
+        stalled - before
+    );
     assert!(
         until(Duration::from_secs(20), || async {
             transactions_open(&database.pool).await == 0
@@ -318,11 +335,6 @@ async fn a_stalled_reader_costs_a_page_not_the_conversation_and_its_memory_goes_
         "cut off"
     );
     drop(stream);
-    assert!(
-        stalled - before < 48.0,
-        "a stalled reader cost {:.0} MiB (from {before:.0})",
-        stalled - before
-    );
     let returned = until(Duration::from_secs(10), || async { service.rss_mib() - before < 24.0 }).await;
     assert!(
         returned,
