@@ -25,7 +25,7 @@ fn give_back_freed_memory() {
             std::thread::sleep(every);
             // SAFETY: takes no pointers, touches only the allocator's own
             // state, and may be called from any thread at any time.
-            unsafe { libmimalloc_sys::mi_collect(true) };
+            unsafe { libmimalloc_sys::mi_collect(false) };
         }
     });
     if let Err(err) = spawned {

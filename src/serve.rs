@@ -37,14 +37,19 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// How long a connection turned away at the cap may take to receive its 503.
 const TURN_AWAY_WITHIN: Duration = Duration::from_secs(1);
 
-/// `limits` with a cap that fits under the process's file limit: the
-/// files kept back are at most half of it, so a low limit (256) still
-/// leaves a cap that one idle socket cannot fill (128, not 1).
+/// `limits` with a cap that fits under the process's file limit, beside
+/// the service's own files and the sockets being turned away: what is kept
+/// back is at most half of the limit, so a low limit (256) still leaves a
+/// cap that one idle socket cannot fill (128, not 1).
 pub(crate) fn fitted(limits: ConnectionLimits, open_files: u64) -> ConnectionLimits {
-    let reserved = RESERVED_FILES.min(open_files / 2);
+    let turning_away = u64::try_from(limits.turning_away).unwrap_or(u64::MAX);
+    let reserved = RESERVED_FILES.saturating_add(turning_away).min(open_files / 2);
     let room = usize::try_from(open_files.saturating_sub(reserved)).unwrap_or(usize::MAX);
+    // Of what is kept back, the service's own files come first.
+    let for_turning_away = reserved.saturating_sub(RESERVED_FILES.min(reserved / 2));
     ConnectionLimits {
         max_connections: limits.max_connections.min(room.max(1)),
+        turning_away: usize::try_from(for_turning_away.min(turning_away).max(1)).unwrap_or(1),
         ..limits
     }
 }
@@ -69,7 +74,7 @@ pub(crate) async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> io::Result<()> {
     let permits = Arc::new(Semaphore::new(limits.max_connections));
-    let turning_away = Arc::new(Semaphore::new(TURNING_AWAY));
+    let turning_away = Arc::new(Semaphore::new(limits.turning_away.max(1)));
     let graceful = GracefulShutdown::new();
     let mut builder = http1::Builder::new();
     builder
@@ -121,12 +126,13 @@ pub(crate) async fn serve(
         let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
             tokio::select! {
+                // Severed first: a severed connection's remaining bytes are
+                // not to be sent.
+                biased;
+                () = handle.severed() => tracing::debug!(%peer, "connection severed"),
                 served = connection => if let Err(err) = served {
                     tracing::debug!(%err, %peer, "connection ended with an error");
                 },
-                // A streamed answer gave up on its reader: the connection
-                // (and whatever it buffered) goes now.
-                () = handle.severed() => tracing::debug!(%peer, "connection severed"),
             }
             drop(permit);
         });
@@ -161,13 +167,13 @@ const DRAIN_BYTES: usize = 8 * 1024 * 1024;
 /// and how much of it is looked at.
 const HEAD_WITHIN: Duration = Duration::from_millis(250);
 const HEAD_BYTES: usize = 16 * 1024;
-/// Connections being turned away at once, each a task and a small buffer
-/// for at most [`TURN_AWAY_WITHIN`]; past that, one is closed at once (a
-/// flood at the cap must not cost a task and a buffer per socket). At 64,
-/// 5 of 93 fresh clients refused at once got a reset (issue 37): a client
-/// holds its socket until it has read the answer, so the turning away
-/// outlasts the arrivals.
-const TURNING_AWAY: usize = 1024;
+/// Connections are turned away at once up to `ConnectionLimits::turning_away`
+/// (1,024 by default, fitted under the file limit), each a task and a small
+/// buffer for at most [`TURN_AWAY_WITHIN`]; past that, one is closed at once
+/// (a flood at the cap must not cost a task and a buffer per socket). At 64,
+/// 29 of 93 fresh clients refused at once got a reset or nothing (issue 37):
+/// a client holds its socket until it has read the answer, so the turning
+/// away outlasts the arrivals.
 /// Each one's buffer, for the head it looks at and what it drains.
 const TURN_AWAY_BUFFER: usize = 4 * 1024;
 
@@ -237,11 +243,18 @@ mod tests {
     #[test]
     fn the_cap_leaves_room_for_the_services_own_files() {
         let limits = ConnectionLimits {
-            header_timeout: Duration::from_secs(10),
             max_connections: 10_000,
+            ..ConnectionLimits::default()
         };
-        assert_eq!(fitted(limits, 1024).max_connections, 768);
+        assert_eq!(fitted(limits, 1024).max_connections, 512);
+        assert_eq!(fitted(limits, 1024).turning_away, 256, "half of what is kept back");
         assert_eq!(fitted(limits, 1_048_576).max_connections, 10_000);
+        assert_eq!(fitted(limits, 1_048_576).turning_away, 1024);
+        let near_the_limit = fitted(limits, 11_000);
+        assert!(
+            near_the_limit.max_connections + near_the_limit.turning_away + 256 <= 11_000,
+            "{near_the_limit:?}"
+        );
         assert_eq!(
             fitted(limits, 256).max_connections,
             128,

@@ -117,6 +117,9 @@ impl Application {
             }
             None => (None, None),
         };
+        // Behind a transaction pooler an export's long transaction would
+        // hold one of the server connections the requests share.
+        let exports_database = session.clone().unwrap_or_else(|| (*pool.connect_options()).clone());
         let keys = KeyRegistry::load(pool.clone(), session).await?;
         if keys.is_open() {
             tracing::warn!(
@@ -164,13 +167,14 @@ impl Application {
             leases: settings.leases,
             process,
             exports: Exports {
-                pool: store::side_pool(&pool, settings.work.exports_at_once as u32),
+                pool: store::side_pool(exports_database, settings.work.exports_at_once as u32),
                 gate: Gate::new("export", settings.work.exports_at_once),
                 stall: settings.work.export_stall,
                 deadline: settings.work.export_deadline,
                 stopping: stopping.subscribe(),
             },
-            keep_checks: Gate::new("keep check", settings.work.keep_checks_at_once),
+            keep_checks: Gate::new("keep check", settings.work.keep_checks_at_once)
+                .waiting_at_most(settings.timeouts.request),
         };
         let workers = settings.background.map(|background| Workers {
             services: services.clone(),

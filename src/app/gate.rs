@@ -22,6 +22,8 @@ pub(crate) struct Gate {
     /// What it bounds, for refusals and metrics ("export", "keep check").
     work: &'static str,
     process: Arc<Semaphore>,
+    /// The longest [`Gate::enter`] waits before it gives up.
+    patience: Option<std::time::Duration>,
     /// Each tenant with work running or waiting: its queue and how many
     /// hold or wait on it; an entry lives only while that is more than none.
     tenants: Arc<Mutex<Tenants>>,
@@ -64,7 +66,18 @@ impl Gate {
         Self {
             work,
             process: Arc::new(Semaphore::new(at_once.max(1))),
+            patience: None,
             tenants: Arc::default(),
+        }
+    }
+
+    /// This gate, whose waits give up after `patience` (a request's
+    /// deadline: work that runs to completion for a retry's sake must not
+    /// queue for ever once nobody waits for it).
+    pub(crate) fn waiting_at_most(self, patience: std::time::Duration) -> Self {
+        Self {
+            patience: Some(patience),
+            ..self
         }
     }
 
@@ -111,14 +124,26 @@ impl Gate {
     /// it in; dropped while waiting (its request went away), it leaves both
     /// queues.
     pub(crate) async fn enter(&self, tenant: &TenantId) -> Result<Pass, Refusal> {
-        let mut place = self.place(tenant);
-        let closed = |_| Refusal::Busy(format!("this process is stopping: no {} starts", self.work));
-        place.permit = Some(place.queue.clone().acquire_owned().await.map_err(closed)?);
-        let process = self.process.clone().acquire_owned().await.map_err(closed)?;
-        Ok(Pass {
-            _process: process,
-            _tenant: place,
-        })
+        let waited = async {
+            let mut place = self.place(tenant);
+            let closed = |_| Refusal::Busy(format!("this process is stopping: no {} starts", self.work));
+            place.permit = Some(place.queue.clone().acquire_owned().await.map_err(closed)?);
+            let process = self.process.clone().acquire_owned().await.map_err(closed)?;
+            Ok(Pass {
+                _process: process,
+                _tenant: place,
+            })
+        };
+        match self.patience {
+            None => waited.await,
+            Some(patience) => tokio::time::timeout(patience, waited).await.unwrap_or_else(|_| {
+                metrics::counter!("compactd_work_refused_total", "work" => self.work, "bound" => "waited").increment(1);
+                Err(Refusal::Busy(format!(
+                    "this {} waited its turn for {patience:?} and gave up; retry shortly",
+                    self.work
+                )))
+            }),
+        }
     }
 
     /// Tenants with work running or waiting here (for tests).
@@ -189,6 +214,16 @@ mod tests {
         for task in waiting {
             drop(task.await.unwrap());
         }
+        assert_eq!(gate.tenants_held(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_patient_gate_gives_up_waiting_after_its_patience() {
+        let gate = Gate::new("keep check", 1).waiting_at_most(Duration::from_millis(20));
+        let held = gate.enter(&tenant("a")).await.unwrap();
+
+        assert!(matches!(gate.enter(&tenant("b")).await, Err(Refusal::Busy(_))));
+        drop(held);
         assert_eq!(gate.tenants_held(), 0);
     }
 

@@ -32,6 +32,7 @@ impl TryFrom<&ServeArgs> for Settings {
             connections: ConnectionLimits {
                 header_timeout: Duration::from_secs(args.header_timeout_secs),
                 max_connections: usize::try_from(args.client_connections).unwrap_or(usize::MAX),
+                ..ConnectionLimits::default()
             },
             database_wait: Duration::from_secs(args.database_wait_secs),
             summaries: SummaryConfig::try_from(&args.summaries)?,
@@ -55,7 +56,10 @@ impl TryFrom<&ServeArgs> for Settings {
                 exports_at_once: args.work.exports_at_once as usize,
                 export_stall: Duration::from_secs(args.work.export_stall_secs),
                 export_deadline: Duration::from_secs(args.work.export_deadline_secs),
-                keep_checks_at_once: args.work.keep_checks_at_once as usize,
+                keep_checks_at_once: match args.work.keep_checks_at_once {
+                    0 => super::settings::half_the_cores(),
+                    n => n as usize,
+                },
             },
         })
     }

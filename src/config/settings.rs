@@ -64,9 +64,15 @@ impl Default for WorkLimits {
             exports_at_once: 4,
             export_stall: Duration::from_secs(30),
             export_deadline: Duration::from_secs(600),
-            keep_checks_at_once: 2,
+            keep_checks_at_once: half_the_cores(),
         }
     }
+}
+
+/// Half the cores this process may use, at least one: what keep checks may
+/// hold at once, so the requests always keep the other half.
+pub fn half_the_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |cores| (cores.get() / 2).max(1))
 }
 
 /// The databases besides the pool's own: Postgres itself past a pooler, and
@@ -313,6 +319,10 @@ pub struct ConnectionLimits {
     pub header_timeout: Duration,
     /// Connections held at once; more are answered 503 and closed.
     pub max_connections: usize,
+    /// Connections past the cap being answered 503 at once (each read until
+    /// its client has the answer, so it is not reset); more are closed at
+    /// once. Fitted, with the cap, under the file limit.
+    pub turning_away: usize,
 }
 
 impl Default for ConnectionLimits {
@@ -320,6 +330,7 @@ impl Default for ConnectionLimits {
         Self {
             header_timeout: Duration::from_secs(10),
             max_connections: 8192,
+            turning_away: 1024,
         }
     }
 }

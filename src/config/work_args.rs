@@ -22,8 +22,9 @@ pub struct WorkArgs {
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub export_deadline_secs: u64,
     /// Keep checks worked at once by this process (each holds a core while
-    /// it works); a tenant's checks take their turn one at a time.
-    #[arg(long, env = "COMPACTD_KEEP_CHECKS_AT_ONCE", default_value_t = 2,
-          value_parser = clap::value_parser!(u32).range(1..=64))]
+    /// it works; 0: half the cores, at least one); a tenant's checks take
+    /// their turn one at a time.
+    #[arg(long, env = "COMPACTD_KEEP_CHECKS_AT_ONCE", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=64))]
     pub keep_checks_at_once: u32,
 }

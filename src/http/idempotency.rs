@@ -87,6 +87,24 @@ where
     run_preferring(app, caller, key, route, body, use_case, ReturnMinimal(false)).await
 }
 
+/// As [`run`], for a route that names its conversation in its path (the
+/// body does not): a kept answer goes with that conversation when it is
+/// deleted, and a retry after the deletion is answered 410.
+pub(crate) async fn run_about<U>(
+    app: &AppState,
+    caller: &Caller,
+    key: IdempotencyKey,
+    (route, about): (&str, &str),
+    body: &[u8],
+    use_case: U,
+) -> ApiResult<Response>
+where
+    U: UseCase,
+    Answer<U>: Render,
+{
+    keyed(app, caller, key, (route, Some(about)), body, use_case, false).await
+}
+
 /// As [`run`], answering 204 with no body when the caller prefers it
 /// (`Prefer: return=minimal`). An answer kept for a key is kept whole, so
 /// a retry that does not prefer it is answered whole.
@@ -98,6 +116,22 @@ pub(crate) async fn run_preferring<U>(
     body: &[u8],
     use_case: U,
     ReturnMinimal(minimal): ReturnMinimal,
+) -> ApiResult<Response>
+where
+    U: UseCase,
+    Answer<U>: Render,
+{
+    keyed(app, caller, key, (route, None), body, use_case, minimal).await
+}
+
+async fn keyed<U>(
+    app: &AppState,
+    caller: &Caller,
+    key: IdempotencyKey,
+    (route, about): (&str, Option<&str>),
+    body: &[u8],
+    use_case: U,
+    minimal: bool,
 ) -> ApiResult<Response>
 where
     U: UseCase,
@@ -134,6 +168,7 @@ where
         fingerprint,
         conversation,
     } = fingerprinted(route, body);
+    let conversation = conversation.or_else(|| about.map(str::to_owned));
     to_completion(async move {
         let claimed = idempotency::claim(&app.services, tenant, key, &fingerprint, conversation.as_deref()).await?;
         match claimed {

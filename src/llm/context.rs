@@ -140,7 +140,6 @@ impl ContextWindow {
         let Some(read) = read else {
             return Reading::Whole;
         };
-        let sent = sent.min(self.theirs(sent));
         let reading = self.evidence().read(sent, read, Instant::now());
         let evidence = match reading {
             Reading::Whole => return reading,

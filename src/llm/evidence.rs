@@ -126,8 +126,10 @@ impl Evidence {
 
     /// A refusal counted the prompt at `ratio` thousandths of ours.
     pub fn counted_at(&mut self, ratio: u64, now: Instant) {
-        let most = self.ratio(now).unwrap_or(0).max(ratio);
-        self.ratio = Some((most, now));
+        match self.ratio(now) {
+            Some(held) if held > ratio => {}
+            _ => self.ratio = Some((ratio, now)),
+        }
     }
 
     /// The upstream answered a prompt we sent at `sent` of its tokens as
@@ -142,7 +144,11 @@ impl Evidence {
             return Reading::Whole;
         }
         let same = self.suspicions.iter().any(|earlier| same_cut(earlier, sent, read));
-        if same {
+        // Or the upstream's own word puts the window where the prompt was cut.
+        let agrees = self.belief.is_some_and(|belief| {
+            belief.source != Source::Cuts && belief.tokens.abs_diff(read) <= tolerance(belief.tokens, read)
+        });
+        if same || agrees {
             self.suspicions.clear();
             self.believe(read, Source::Cuts, now);
             let window = self.belief.map_or(read, |belief| belief.tokens);
@@ -173,6 +179,12 @@ impl Evidence {
     fn believe(&mut self, window: u64, source: Source, now: Instant) {
         let window = window.max(FLOOR_TOKENS);
         self.belief = match self.belief {
+            // The same window, near enough: renewed.
+            Some(held) if held.tokens.abs_diff(window) <= tolerance(held.tokens, window) => Some(Belief {
+                tokens: held.tokens.min(window),
+                seen: now,
+                ..held
+            }),
             Some(held) if held.tokens < window => Some(held),
             _ => Some(Belief {
                 tokens: window,
@@ -184,8 +196,18 @@ impl Evidence {
 
     fn forget_stale(&mut self, now: Instant) {
         let stale = |seen: Instant| now.saturating_duration_since(seen) >= FORGOTTEN_AFTER;
-        if self.belief.is_some_and(|belief| stale(belief.seen)) {
+        if let Some(belief) = self.belief.filter(|belief| stale(belief.seen)) {
             self.belief = None;
+            // Prompts planned within a window from cuts are never cut, so
+            // no evidence renews it: once forgotten, it stands as one
+            // witness, and the next prompt cut there is believed at once.
+            if belief.source == Source::Cuts {
+                self.suspicions.push_back(Suspicion {
+                    sent: 0,
+                    read: belief.tokens,
+                    seen: now,
+                });
+            }
         }
         if self.ratio.is_some_and(|(_, seen)| stale(seen)) {
             self.ratio = None;
@@ -197,8 +219,14 @@ impl Evidence {
 /// Whether a read is the cut an earlier one was: the same count, from a
 /// prompt of another size (a cache hit's count moves with the prompt's).
 fn same_cut(earlier: &Suspicion, sent: u64, read: u64) -> bool {
-    let tolerance = earlier.read.max(read) * SAME_READ_PER_MILLE / 1_000;
+    let tolerance = tolerance(earlier.read, read);
     earlier.read.abs_diff(read) <= tolerance && earlier.sent.abs_diff(sent) > tolerance
+}
+
+/// How far apart two counts of about the same size may be and still be the
+/// same count.
+fn tolerance(a: u64, b: u64) -> u64 {
+    a.max(b) * SAME_READ_PER_MILLE / 1_000
 }
 
 #[cfg(test)]
@@ -316,6 +344,46 @@ mod tests {
             6_000,
             "a wider word does not widen it"
         );
+    }
+
+    #[test]
+    fn a_cut_where_the_listing_puts_the_window_is_believed_at_once() {
+        let now = Instant::now();
+        let mut evidence = Evidence::default();
+        evidence.listed(8_192, now);
+
+        assert_eq!(evidence.read(30_000, 8_100, now), Reading::Cut { window: 8_100 });
+        assert_eq!(
+            evidence.read(30_000, 3_000, now),
+            Reading::Suspected,
+            "elsewhere: only suspected"
+        );
+    }
+
+    #[test]
+    fn a_window_from_cuts_once_forgotten_is_believed_again_at_the_first_cut_there() {
+        let now = Instant::now();
+        let mut evidence = Evidence::default();
+        evidence.read(20_000, 4_096, now);
+        evidence.read(25_000, 4_096, now);
+        let past = later(now, FORGOTTEN_AFTER.as_secs());
+        assert_eq!(evidence.belief(past), None, "forgotten");
+
+        assert_eq!(evidence.read(22_000, 4_090, past), Reading::Cut { window: 4_090 });
+    }
+
+    #[test]
+    fn evidence_near_the_window_renews_it() {
+        let now = Instant::now();
+        let mut evidence = Evidence::default();
+        evidence.listed(4_096, now);
+        let renewed = later(now, 3_000);
+        evidence.refused(4_100, renewed);
+
+        let belief = evidence
+            .belief(later(now, 3_000 + FORGOTTEN_AFTER.as_secs() - 1))
+            .unwrap();
+        assert_eq!((belief.tokens, belief.seen), (4_096, renewed));
     }
 
     #[test]

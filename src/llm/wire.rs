@@ -136,27 +136,31 @@ impl Provider {
     }
 
     /// The prompt's tokens read, cached ones added back: Anthropic counts
-    /// cache reads and writes apart from `input_tokens`; OpenAI-compatible
-    /// servers give `cached_tokens` (OpenAI's are part of `prompt_tokens`,
-    /// llama.cpp's and others' may not be) and llama.cpp its `timings`
-    /// (`prompt_n` evaluated, `cache_n` reused). A count added twice only
-    /// makes a prompt look read more whole, never cut.
+    /// cache reads and writes apart from `input_tokens`; llama.cpp's
+    /// `timings` give what it evaluated (`prompt_n`) and reused (`cache_n`);
+    /// OpenAI's `cached_tokens` are part of `prompt_tokens`, and a server's
+    /// larger than it cannot be, so they are what it left out.
     fn prompt_read(self, answer: &Value) -> Option<u64> {
         let usage = &answer["usage"];
         let number = |value: &Value| value.as_u64().unwrap_or(0);
         match self {
             Self::Anthropic => usage["input_tokens"].as_u64().map(|input| {
-                input + number(&usage["cache_read_input_tokens"]) + number(&usage["cache_creation_input_tokens"])
+                input
+                    .saturating_add(number(&usage["cache_read_input_tokens"]))
+                    .saturating_add(number(&usage["cache_creation_input_tokens"]))
             }),
             Self::OpenAi => {
-                let counted = usage["prompt_tokens"]
-                    .as_u64()
-                    .map(|prompt| prompt + number(&usage["prompt_tokens_details"]["cached_tokens"]));
                 let timings = &answer["timings"];
-                let timed = timings["prompt_n"]
-                    .as_u64()
-                    .map(|evaluated| evaluated + number(&timings["cache_n"]));
-                counted.max(timed)
+                if let Some(evaluated) = timings["prompt_n"].as_u64() {
+                    return Some(evaluated.saturating_add(number(&timings["cache_n"])));
+                }
+                let prompt = usage["prompt_tokens"].as_u64()?;
+                let cached = number(&usage["prompt_tokens_details"]["cached_tokens"]);
+                Some(if cached > prompt {
+                    prompt.saturating_add(cached)
+                } else {
+                    prompt
+                })
             }
         }
     }
@@ -283,6 +287,18 @@ mod tests {
 
         let cached = br#"{"choices":[{"message":{"content":"S"}}],"usage":{"prompt_tokens":300,"prompt_tokens_details":{"cached_tokens":6000}}}"#;
         assert_eq!(Provider::OpenAi.parse(cached, "m").unwrap().prompt_read, Some(6_300));
+        let openai = br#"{"choices":[{"message":{"content":"S"}}],"usage":{"prompt_tokens":9000,"prompt_tokens_details":{"cached_tokens":6000}}}"#;
+        assert_eq!(
+            Provider::OpenAi.parse(openai, "m").unwrap().prompt_read,
+            Some(9_000),
+            "OpenAI's cached tokens are counted in already"
+        );
+        let whole = br#"{"choices":[{"message":{"content":"S"}}],"usage":{"prompt_tokens":7120},"timings":{"prompt_n":120,"cache_n":7000}}"#;
+        assert_eq!(
+            Provider::OpenAi.parse(whole, "m").unwrap().prompt_read,
+            Some(7_120),
+            "not twice"
+        );
 
         let silent = br#"{"choices":[{"message":{"content":"S"}}]}"#;
         assert_eq!(Provider::OpenAi.parse(silent, "m").unwrap().prompt_read, None);

@@ -114,19 +114,25 @@ pub(crate) async fn erase(conn: &mut PgConnection, tenant: &TenantId, ids: &[Str
     erased.turns = run("DELETE FROM turns WHERE tenant = $1 AND conversation_id = ANY($2)").await?;
     erased.keep_items = run("DELETE FROM keep_items WHERE tenant = $1 AND conversation_id = ANY($2)").await?;
     erased.preparations = run("DELETE FROM preparations WHERE tenant = $1 AND conversation_id = ANY($2)").await?;
-    erased.idempotency_keys = run(
-        // An answered request's key stays, without its answer or its
-        // conversation, so that a retry of it is told the conversation is
-        // gone rather than applied again (SPEC §3). A request still running
-        // keeps its claim (it holds no content): what it does, it does to
-        // the conversation anew.
-        &format!(
-            "UPDATE idempotency_keys SET key = {}, status = {}, body = ''::bytea, conversation_id = NULL
-              WHERE tenant = $1 AND conversation_id = ANY($2) AND status IS NOT NULL",
-            super::idempotency::TOMBSTONE,
-            super::idempotency::GONE_STATUS
-        ),
-    )
+    // An answered request's key stays, without its answer or its
+    // conversation, so that a retry of it is told the conversation is gone
+    // rather than applied again (SPEC §3). A tombstone the key left before
+    // (an earlier conversation deleted, its key used again) gives way. A
+    // request still running keeps its claim (it holds no content): what it
+    // does, it does to the conversation anew.
+    run(&format!(
+        "DELETE FROM idempotency_keys gone USING idempotency_keys k
+          WHERE k.tenant = $1 AND k.conversation_id = ANY($2) AND k.status IS NOT NULL
+            AND gone.tenant = k.tenant AND gone.key = {}",
+        super::idempotency::tombstone_sql("k.key")
+    ))
+    .await?;
+    erased.idempotency_keys = run(&format!(
+        "UPDATE idempotency_keys SET key = {}, status = {}, body = ''::bytea, conversation_id = NULL
+          WHERE tenant = $1 AND conversation_id = ANY($2) AND status IS NOT NULL",
+        super::idempotency::tombstone_sql("key"),
+        super::idempotency::GONE_STATUS
+    ))
     .await?;
     let counted: Vec<String> = events::counted()
         .into_iter()

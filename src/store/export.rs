@@ -32,23 +32,25 @@ impl Paged {
         }
     }
 
-    /// A page: rows after a seq, at most so many, and only those that start
-    /// within a byte budget (the first always does), sized without reading
-    /// their text: `octet_length` of a stored text reads its header only.
+    /// A page: rows after a seq, at most so many, and only those that end
+    /// within a byte budget, but the first (a longer row is read alone),
+    /// sized without reading their text: `octet_length` of a stored text
+    /// reads its header only.
     fn page_sql(self) -> &'static str {
         // `- 'search'` leaves out the turns' search vector and is a no-op
         // on the tables that have none.
         macro_rules! page_of {
             ($table:literal, $size:literal) => {
                 concat!(
-                    "WITH page AS (SELECT seq, sum(size) OVER (ORDER BY seq) - size AS before FROM (SELECT seq, 256 + ",
+                    "WITH page AS (SELECT seq, size, sum(size) OVER (ORDER BY seq) - size AS before FROM (SELECT seq, 256 + ",
                     $size,
                     " AS size FROM ",
                     $table,
                     " WHERE tenant = $1 AND conversation_id = $2 AND seq > $3 ORDER BY seq LIMIT $4) sized) ",
                     "SELECT t.seq, (to_jsonb(t) - 'search')::text FROM ",
                     $table,
-                    " t JOIN page USING (seq) WHERE t.tenant = $1 AND t.conversation_id = $2 AND page.before < $5 ORDER BY t.seq"
+                    " t JOIN page USING (seq) WHERE t.tenant = $1 AND t.conversation_id = $2",
+                    " AND (page.before = 0 OR page.before + page.size <= $5) ORDER BY t.seq"
                 )
             };
         }
@@ -88,7 +90,7 @@ pub(crate) async fn conversation(
 }
 
 /// Up to `limit` rows of a part after `after` (a seq), as (seq, JSON):
-/// those that start within `bytes` of text, and at least one.
+/// those that end within `bytes` of text, and at least one.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn page(
     conn: &mut PgConnection,
@@ -122,7 +124,7 @@ pub(crate) struct KeepCursor {
 
 /// The keep set's items as JSON, in the order they were first seen, a page
 /// at a time (a keep set may hold thousands): at most `limit` items after
-/// `after`, those that start within `bytes`, and at least one.
+/// `after`, those that end within `bytes`, and at least one.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn keep_items(
     conn: &mut PgConnection,
@@ -132,13 +134,14 @@ pub(crate) async fn keep_items(
     (limit, bytes): (i64, i64),
 ) -> StoreResult<(Vec<String>, Option<KeepCursor>)> {
     let rows = statements::query(
-        "WITH page AS (SELECT kind, key, first_tick, sum(size) OVER (ORDER BY first_tick, kind, key) - size AS before \
+        "WITH page AS (SELECT kind, key, first_tick, size, sum(size) OVER (ORDER BY first_tick, kind, key) - size AS before \
          FROM (SELECT kind, key, first_tick, 256 + coalesce(octet_length(text), 0) AS size FROM keep_items \
                WHERE tenant = $1 AND conversation_id = $2 \
                  AND ($3::bigint IS NULL OR (first_tick, kind, key) > ($3, $4, $5)) \
                ORDER BY first_tick, kind, key LIMIT $6) sized) \
          SELECT k.first_tick, k.kind, k.key, to_jsonb(k)::text FROM keep_items k JOIN page USING (kind, key) \
-         WHERE k.tenant = $1 AND k.conversation_id = $2 AND page.before < $7 ORDER BY k.first_tick, k.kind, k.key",
+         WHERE k.tenant = $1 AND k.conversation_id = $2 AND (page.before = 0 OR page.before + page.size <= $7) \
+         ORDER BY k.first_tick, k.kind, k.key",
     )
     .bind(tenant.as_str())
     .bind(id.as_str())

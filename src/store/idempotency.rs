@@ -63,16 +63,19 @@ pub enum Claim {
 }
 
 /// What a deletion leaves of a key whose request was answered: the key,
-/// as [`TOMBSTONE`] names it, and the request's fingerprint, kept until the
+/// as [`tombstone_sql`] names it, and the request's fingerprint, kept until the
 /// key's retention ends, with this status and no answer, so a retry is told
 /// its conversation is gone rather than applied again.
 pub(crate) const GONE_STATUS: i16 = 410;
 
-/// A deleted request's key as kept: its SHA-256 (a client's key may name
-/// the conversation), after a space no client's key holds.
-pub(crate) const TOMBSTONE: &str = "'deleted ' || encode(sha256(convert_to(key, 'UTF8')), 'hex')";
+/// SQL naming the tombstone of the key in `column`: its SHA-256 (a
+/// client's key may name the conversation), after a space no client's key
+/// holds.
+pub(crate) fn tombstone_sql(column: &str) -> String {
+    format!("'deleted ' || encode(sha256(convert_to({column}, 'UTF8')), 'hex')")
+}
 
-/// The name [`TOMBSTONE`] gives `key`.
+/// The name [`tombstone_sql`] gives `key`.
 fn tombstone_of(key: &str) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(key.as_bytes());
@@ -125,12 +128,17 @@ pub async fn begin(
     if claimed.is_some() {
         return Ok(Claim::Fresh);
     }
+    // The key itself before its tombstone, and a tombstone past the key's
+    // day is forgotten.
     let row = statements::query(
-        "SELECT fingerprint, status, body FROM idempotency_keys WHERE tenant = $1 AND key IN ($2, $3) LIMIT 1",
+        "SELECT fingerprint, status, body FROM idempotency_keys
+          WHERE tenant = $1 AND (key = $2 OR (key = $3 AND created_at >= now() - $4::interval))
+          ORDER BY key = $2 DESC LIMIT 1",
     )
     .bind(tenant.as_str())
     .bind(key)
     .bind(tombstone_of(key))
+    .bind(RETENTION)
     .fetch_optional(on(&mut *conn))
     .await?;
     // Gone between the two statements (abandoned and swept): a retry will claim it.

@@ -36,18 +36,19 @@ pub fn pool(options: PgConnectOptions, max_connections: u32) -> PgPool {
         .connect_lazy_with(for_this_process(options))
 }
 
-/// A small pool of its own beside `pool`, to the same database, for work
-/// that holds a connection as long as a client lets it (an export read at
-/// its reader's pace): it never takes one of the requests' connections.
-/// Connected when asked, and each connection closed once given back: its
-/// buffers grew to the longest row it read, megabytes a turn (issue 37).
-pub fn side_pool(pool: &PgPool, max_connections: u32) -> PgPool {
+/// A small pool of its own to `options` (the requests' database, or
+/// Postgres itself past a pooler), for work that holds a connection as long
+/// as a client lets it (an export read at its reader's pace): it never takes
+/// one of the requests' connections. Connected when asked, and each
+/// connection closed once given back: its buffers grew to the longest row it
+/// read, megabytes a turn (issue 37).
+pub fn side_pool(options: PgConnectOptions, max_connections: u32) -> PgPool {
     PgPoolOptions::new()
         .max_connections(max_connections.max(1))
         .min_connections(0)
         .acquire_timeout(ACQUIRE_TIMEOUT)
         .after_release(|_, _| Box::pin(async { Ok(false) }))
-        .connect_lazy_with((*pool.connect_options()).clone())
+        .connect_lazy_with(options)
 }
 
 /// The session's settings: generic plans for the hot path's named

@@ -341,6 +341,55 @@ async fn a_keyed_request_answered_before_the_deletion_and_retried_after_it_is_go
 }
 
 #[tokio::test]
+async fn a_keyed_keep_check_is_gone_with_its_conversation() {
+    let app = spawn_app().await;
+    a_full_conversation(&app, "checked").await;
+    let check = json!({"text": "We fixed it."});
+    let ask = || {
+        app.post("/conversations/checked/keep/check")
+            .header("Idempotency-Key", "check-1")
+            .json(&check)
+            .send()
+    };
+    assert_eq!(ask().await.unwrap().status(), 200);
+
+    delete(&app, "/conversations/checked").await;
+    let (status, problem) = read(ask().await.unwrap()).await;
+
+    assert_eq!(status, 410, "{problem}");
+    assert!(
+        !every_row(&app.pool).await.iter().any(|row| row.contains(SECRET)),
+        "its kept answer went with it"
+    );
+}
+
+#[tokio::test]
+async fn a_key_used_again_after_its_tombstone_lapsed_is_deleted_again() {
+    let app = spawn_app().await;
+    let turn = json!({"conversation_id": "twice", "user": "Deploy build 4711."});
+    let send = || {
+        app.post("/turn-ended")
+            .header("Idempotency-Key", "turn-1")
+            .json(&turn)
+            .send()
+    };
+    assert_eq!(send().await.unwrap().status(), 200);
+    delete(&app, "/conversations/twice").await;
+    // A day later the tombstone has lapsed, though not yet swept.
+    sqlx::query("UPDATE idempotency_keys SET created_at = now() - interval '2 days'")
+        .execute(&app.pool)
+        .await
+        .unwrap();
+
+    assert_eq!(send().await.unwrap().status(), 200, "the key is free again");
+    let (deleted, answer) = delete(&app, "/conversations/twice").await;
+    let (status, problem) = read(send().await.unwrap()).await;
+
+    assert_eq!(deleted, 200, "{answer}");
+    assert_eq!(status, 410, "{problem}");
+}
+
+#[tokio::test]
 async fn a_lineage_is_deleted_whole_and_without_it_only_the_links_go() {
     let app = spawn_app().await;
     for (from, to) in [("first", "second"), ("second", "third")] {

@@ -280,6 +280,27 @@ async fn stopping_does_not_wait_for_a_stalled_export() {
     assert!(ended.is_ok(), "stopped within seconds, not the reader's 30 s");
 }
 
+/// The service's memory once it stops moving: four samples, 300 ms apart,
+/// within a MiB of each other.
+async fn steady_rss(service: &crate::binary::Service) -> f64 {
+    let mut samples: Vec<f64> = Vec::new();
+    let steady = until(Duration::from_secs(20), || {
+        samples.push(service.rss_mib());
+        let last: Vec<f64> = samples.iter().rev().take(4).copied().collect();
+        async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let (low, high) = last
+                .iter()
+                .fold((f64::MAX, 0.0_f64), |(l, h), s| (l.min(*s), h.max(*s)));
+            last.len() == 4 && high - low < 1.0
+        }
+    })
+    .await;
+    let now = samples.last().copied().unwrap_or_default();
+    assert!(steady, "its memory kept moving: {samples:?}");
+    now
+}
+
 #[tokio::test]
 async fn a_stalled_reader_costs_a_page_not_the_conversation_and_its_memory_goes_back() {
     let database = crate::helpers::Database::create().await;
@@ -294,7 +315,8 @@ async fn a_stalled_reader_costs_a_page_not_the_conversation_and_its_memory_goes_
     .await;
     // 16 turns of 3.5 MB: before, a stalled reader held four pages of eight.
     long_conversation_at(&service.address, &database.pool, "", "big", 16).await;
-    let before = service.rss_mib();
+    // Its memory once start-up's work (the tokenizer's warm-up) is done.
+    let before = steady_rss(&service).await;
 
     let (status, stream) = stalled_export_at(&service.address, "", "big").await;
     assert_eq!(status, 200);
@@ -305,23 +327,7 @@ async fn a_stalled_reader_costs_a_page_not_the_conversation_and_its_memory_goes_
         .await,
         "the export is reading"
     );
-    // What the stalled export holds, once it stops growing: the last four
-    // samples, 300 ms apart, within a MiB of each other.
-    let mut samples: Vec<f64> = Vec::new();
-    let steady = until(Duration::from_secs(20), || {
-        samples.push(service.rss_mib());
-        let last: Vec<f64> = samples.iter().rev().take(4).copied().collect();
-        async move {
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            let (low, high) = last
-                .iter()
-                .fold((f64::MAX, 0.0_f64), |(l, h), s| (l.min(*s), h.max(*s)));
-            last.len() == 4 && high - low < 1.0
-        }
-    })
-    .await;
-    let stalled = samples.last().copied().unwrap_or_default();
-    assert!(steady, "its memory kept growing: {stalled:.0} MiB");
+    let stalled = steady_rss(&service).await;
     assert!(
         stalled - before < 48.0,
         "a stalled reader cost {:.0} MiB (from {before:.0})",

@@ -17,7 +17,7 @@ use sqlx::{PgConnection, PgPool};
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
-use crate::app::gate::{Gate, Pass};
+use crate::app::gate::Gate;
 use crate::app::{AppResult, Refusal, Services};
 use crate::domain::{ConversationId, TenantId};
 use crate::store::export::{self, KeepCursor, Paged};
@@ -51,14 +51,14 @@ pub(crate) struct Exports {
     pub stopping: watch::Receiver<bool>,
 }
 
-/// The document's chunks, in order; an `Err` ends it unfinished (the
-/// database failed mid-way: the reader sees a cut-off document, never a
-/// whole-looking one).
-pub(crate) type Chunks = mpsc::Receiver<Result<Vec<u8>, Refusal>>;
+/// The document's chunks, in order, then `None`: its end. An `Err`, or the
+/// chunks stopping without their end, leaves it unfinished (the reader sees
+/// a cut-off document, never a whole-looking one).
+pub(crate) type Chunks = mpsc::Receiver<Result<Option<Vec<u8>>, Refusal>>;
 
 /// Closes the reader's connection: what an export does when it stops early
 /// and its reader may not be reading (a stalled socket is never polled).
-pub(crate) type Sever = Box<dyn FnOnce() + Send>;
+pub(crate) type Sever = Box<dyn Fn() + Send + Sync>;
 
 /// Starts exporting the conversation; not found before anything is sent.
 pub(crate) async fn export(
@@ -73,11 +73,14 @@ pub(crate) async fn export(
     statements::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         .execute(&mut *tx)
         .await?;
-    let idle_limit = format!("{}ms", (exports.stall + SERVER_GRACE).as_millis());
-    statements::query("SELECT set_config('idle_in_transaction_session_timeout', $1, true)")
-        .bind(idle_limit)
-        .execute(&mut *tx)
-        .await?;
+    // Should this process fail to end it, Postgres does.
+    let server_limit = format!("{}ms", (exports.stall + SERVER_GRACE).as_millis());
+    statements::query(
+        "SELECT set_config('idle_in_transaction_session_timeout', $1, true), set_config('statement_timeout', $1, true)",
+    )
+    .bind(server_limit)
+    .execute(&mut *tx)
+    .await?;
     let Some(row) = export::conversation(&mut tx, &tenant, &id).await? else {
         return Err(Refusal::no_conversation(&id));
     };
@@ -108,23 +111,34 @@ pub(crate) async fn export(
             ended = tokio::time::timeout(exports.deadline, written) => ended.unwrap_or(Err(Stop::Deadline)),
             () = stopping(exports.stopping.clone()) => Err(Stop::Stopping),
         };
-        // Ended now, not when its connection is next used: a stalled export
-        // holds back nobody's vacuum.
+        // Read-only: nothing to commit. Ended now, before the reader has
+        // the last pages, not when the connection is next used: a slow
+        // reader holds back nobody's vacuum.
+        let _ = tokio::time::timeout(SERVER_GRACE, tx.rollback()).await;
         let ended = match ended {
-            Ok(()) => tx.commit().await.map_err(Stop::from),
-            Err(stop) => {
-                let _ = tokio::time::timeout(SERVER_GRACE, tx.rollback()).await;
-                Err(stop)
-            }
+            Ok(()) => tokio::select! {
+                ended = out.end() => ended,
+                () = stopping(exports.stopping.clone()) => Err(Stop::Stopping),
+            },
+            Err(stop) => Err(stop),
         };
-        finish(ended, out, sever, pass, started).await;
+        finish(ended, out, &sever, started).await;
+        drop(pass);
+        // The last bytes sit in the server's buffers now, and the response
+        // closes its connection once they are sent: a reader that never
+        // takes them is cut off all the same.
+        tokio::select! {
+            () = tokio::time::sleep(exports.stall) => {}
+            () = stopping(exports.stopping.clone()) => {}
+        }
+        sever();
     });
     Ok(chunks)
 }
 
 /// How the export ended, told to the reader, the log and `/metrics`; the
 /// transaction is over by now.
-async fn finish(ended: Result<(), Stop>, out: Out, sever: Sever, pass: Pass, started: Instant) {
+async fn finish(ended: Result<(), Stop>, out: Out, sever: &Sever, started: Instant) {
     let outcome = match ended {
         Ok(()) => "sent",
         Err(Stop::Gone) => "reader_gone",
@@ -148,7 +162,6 @@ async fn finish(ended: Result<(), Stop>, out: Out, sever: Sever, pass: Pass, sta
             stop.why()
         }
     };
-    drop(pass);
     metrics::counter!("compactd_exports_total", "outcome" => outcome).increment(1);
 }
 
@@ -198,7 +211,7 @@ impl From<sqlx::Error> for Stop {
 
 /// The document on its way out, in chunks of at most [`PAGE_BYTES`].
 struct Out {
-    send: mpsc::Sender<Result<Vec<u8>, Refusal>>,
+    send: mpsc::Sender<Result<Option<Vec<u8>>, Refusal>>,
     stall: Duration,
     pending: Vec<u8>,
 }
@@ -224,11 +237,25 @@ impl Out {
             return Ok(());
         }
         let chunk = std::mem::take(&mut self.pending);
-        match tokio::time::timeout(self.stall, self.send.send(Ok(chunk))).await {
+        self.send_within_stall(Some(chunk)).await
+    }
+
+    async fn send_within_stall(&self, piece: Option<Vec<u8>>) -> Result<(), Stop> {
+        match tokio::time::timeout(self.stall, self.send.send(Ok(piece))).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => Err(Stop::Gone),
             Err(_) => Err(Stop::Stalled),
         }
+    }
+
+    /// Says the document is whole, and waits, at most the stall time, for
+    /// the reader to take what is left of it: its place (and the memory
+    /// the chunks hold) is given back only then.
+    async fn end(&self) -> Result<(), Stop> {
+        self.send_within_stall(None).await?;
+        tokio::time::timeout(self.stall, self.send.closed())
+            .await
+            .map_err(|_| Stop::Stalled)
     }
 }
 
@@ -275,4 +302,63 @@ async fn write_parts(tx: &mut PgConnection, tenant: &TenantId, id: &Conversation
 
 fn json_string(text: &str) -> String {
     serde_json::Value::from(text).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out(stall: Duration) -> (Out, Chunks) {
+        let (send, chunks) = mpsc::channel(AHEAD);
+        let out = Out {
+            send,
+            stall,
+            pending: Vec::new(),
+        };
+        (out, chunks)
+    }
+
+    #[tokio::test]
+    async fn an_export_holds_its_place_until_its_reader_has_the_last_pages() {
+        let (mut out, mut chunks) = out(Duration::from_secs(5));
+        out.push(b"{}").await.ok();
+        out.flush().await.ok();
+        let reader = tokio::spawn(async move {
+            let mut read = Vec::new();
+            while let Some(Ok(Some(chunk))) = chunks.recv().await {
+                read.extend(chunk);
+            }
+            read
+        });
+
+        assert!(out.end().await.is_ok(), "ended once the reader took the end and went");
+        assert_eq!(reader.await.unwrap(), b"{}");
+    }
+
+    #[tokio::test]
+    async fn a_reader_that_never_takes_the_last_pages_is_a_stall() {
+        let (mut out, _chunks) = out(Duration::from_millis(50));
+        out.push(b"{}").await.ok();
+        out.flush().await.ok();
+
+        assert!(matches!(out.end().await, Err(Stop::Stalled)));
+    }
+
+    #[tokio::test]
+    async fn a_chunk_the_reader_does_not_take_within_the_stall_is_a_stall() {
+        let (mut out, _chunks) = out(Duration::from_millis(50));
+        let page = vec![b'x'; PAGE_BYTES];
+        let mut stopped = None;
+        for _ in 0..=AHEAD {
+            if let Err(stop) = out.push(&page).await {
+                stopped = Some(stop);
+                break;
+            }
+        }
+        assert!(
+            matches!(stopped, Some(Stop::Stalled)),
+            "{}",
+            stopped.map_or("none", |s| s.why())
+        );
+    }
 }

@@ -53,13 +53,12 @@ pub(crate) async fn keep_set(
         })
         .collect();
     let total = ordered.len() as u64;
+    let page: Vec<&KeepItem> = ordered.into_iter().take(asked.limit as usize).collect();
+    // The summary read once for the whole page, not once an item.
+    let held = summary.holds_each(&page);
     Ok(KeepPage {
         total,
         truncated: total > u64::from(asked.limit),
-        items: ordered
-            .into_iter()
-            .take(asked.limit as usize)
-            .map(|item| (item.clone(), summary.holds(item)))
-            .collect(),
+        items: page.into_iter().cloned().zip(held).collect(),
     })
 }

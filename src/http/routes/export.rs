@@ -88,6 +88,9 @@ pub(crate) async fn export_conversation(
     let mut response = Body::new(Streamed(chunks)).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    // Its last bytes may wait in the server's buffers for a slow reader:
+    // once they are sent the connection goes, and with it anything that waits.
+    headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
     let file = format!("attachment; filename=\"{}.json\"", file_name(&id));
     if let Ok(value) = HeaderValue::from_str(&file) {
         headers.insert(header::CONTENT_DISPOSITION, value);
@@ -95,7 +98,9 @@ pub(crate) async fn export_conversation(
     Ok(response)
 }
 
-/// The document's chunks as a response body.
+/// The document's chunks as a response body: it ends only where the
+/// document says it is whole; chunks that stop before that end it with an
+/// error, so the connection closes without the body's last chunk.
 struct Streamed(Chunks);
 
 impl http_body::Body for Streamed {
@@ -103,12 +108,11 @@ impl http_body::Body for Streamed {
     type Error = ApiError;
 
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, ApiError>>> {
-        self.0.poll_recv(cx).map(|chunk| {
-            chunk.map(|chunk| {
-                chunk
-                    .map(|bytes| Frame::data(Bytes::from(bytes)))
-                    .map_err(ApiError::from)
-            })
+        self.0.poll_recv(cx).map(|chunk| match chunk {
+            Some(Ok(Some(bytes))) => Some(Ok(Frame::data(Bytes::from(bytes)))),
+            Some(Ok(None)) => None,
+            Some(Err(refusal)) => Some(Err(ApiError::from(refusal))),
+            None => Some(Err(ApiError::Unavailable)),
         })
     }
 }
@@ -129,4 +133,52 @@ fn file_name(id: &ConversationId) -> String {
         })
         .collect();
     format!("compactd-{safe}")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::pin;
+
+    use http_body::Body as _;
+    use tokio::sync::mpsc;
+
+    use super::*;
+
+    async fn frames(chunks: Chunks) -> Vec<Result<Vec<u8>, ApiError>> {
+        let mut body = pin!(Streamed(chunks));
+        let mut frames = Vec::new();
+        // As hyper reads a body: to its end, or to its first error.
+        while let Some(frame) = std::future::poll_fn(|cx| body.as_mut().poll_frame(cx)).await {
+            let failed = frame.is_err();
+            frames.push(frame.map(|frame| frame.into_data().map(|data| data.to_vec()).unwrap_or_default()));
+            if failed {
+                break;
+            }
+        }
+        frames
+    }
+
+    #[tokio::test]
+    async fn the_body_ends_only_where_the_document_says_it_is_whole() {
+        let (send, chunks) = mpsc::channel(4);
+        send.send(Ok(Some(b"{}".to_vec()))).await.unwrap();
+        send.send(Ok(None)).await.unwrap();
+
+        let frames = frames(chunks).await;
+
+        assert_eq!(frames.len(), 1);
+        assert_eq!(frames[0].as_ref().unwrap(), b"{}");
+    }
+
+    #[tokio::test]
+    async fn chunks_that_stop_before_the_end_end_the_body_with_an_error() {
+        let (send, chunks) = mpsc::channel(4);
+        send.send(Ok(Some(b"{\"turns\":[".to_vec()))).await.unwrap();
+        drop(send);
+
+        let frames = frames(chunks).await;
+
+        assert_eq!(frames.len(), 2);
+        assert!(frames[1].is_err(), "not a whole-looking document");
+    }
 }

@@ -135,6 +135,7 @@ pub(crate) async fn check(
     body: JsonBody<KeepCheckRequest>,
 ) -> ApiResult<Response> {
     let route = format!("POST /conversations/{id}/keep/check");
+    let about = id.as_str().to_owned();
     let command = parse(caller.tenant.clone(), id, body.value)?;
-    idempotency::run(&app, &caller, key, &route, &body.raw, command).await
+    idempotency::run_about(&app, &caller, key, (&route, &about), &body.raw, command).await
 }

@@ -25,7 +25,9 @@ pub(super) fn holds(haystack: &str, item: &KeepItem) -> bool {
     if matches!(item.kind, KeepKind::Request | KeepKind::Prohibition | KeepKind::Command) {
         return haystack.contains(&needle);
     }
-    haystack.match_indices(&needle).any(|(at, _)| {
+    // Every occurrence, overlapping ones too: `ab a` stands on its own at
+    // the second place it occurs in `ab ab a`.
+    occurrences(haystack, &needle).any(|at| {
         let before = haystack[..at].chars().next_back();
         let rest = &haystack[at + needle.len()..];
         let mut after = rest.chars();
@@ -41,6 +43,16 @@ pub(super) fn holds(haystack: &str, item: &KeepItem) -> bool {
     })
 }
 
+/// Where `needle` starts in `haystack`, overlapping occurrences included.
+fn occurrences<'a>(haystack: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + haystack.get(from..)?.find(needle)?;
+        from = at + haystack[at..].chars().next().map_or(1, char::len_utf8);
+        Some(at)
+    })
+}
+
 /// A summary, ready to be asked which items it holds word for word.
 #[derive(Debug, Clone)]
 pub struct Presence(String);
@@ -52,6 +64,11 @@ impl Presence {
 
     pub fn holds(&self, item: &KeepItem) -> bool {
         holds(&self.0, item)
+    }
+
+    /// Whether it holds each of `items`, the summary read once for all.
+    pub fn holds_each(&self, items: &[&KeepItem]) -> Vec<bool> {
+        Finder::new(items.iter().copied()).held(&self.0).as_ref().clone()
     }
 }
 
@@ -86,8 +103,10 @@ const TEXTS_REMEMBERED: usize = 16;
 /// one item at a time, 20,000 items against a 262,144-character summary
 /// took seconds of a core, every time the summary was fitted).
 pub(super) struct Finder {
+    /// `None` when there is nothing to find, or the automaton could not be
+    /// built: the patterns are then looked for one by one.
     automaton: Option<aho_corasick::AhoCorasick>,
-    patterns: usize,
+    patterns: Vec<String>,
     /// Each item's pattern and how it must stand; `None`: nothing to find
     /// (an empty item, which every text holds).
     items: Vec<Option<(usize, Standing)>>,
@@ -95,8 +114,8 @@ pub(super) struct Finder {
     remembered: std::cell::RefCell<Vec<Remembered>>,
 }
 
-/// A text asked about (by its hash and length) and the answer given.
-type Remembered = (u64, usize, std::rc::Rc<Vec<bool>>);
+/// A text asked about and the answer given.
+type Remembered = (std::rc::Rc<str>, std::rc::Rc<Vec<bool>>);
 
 impl Finder {
     /// A finder for `items`, answering by their order.
@@ -127,7 +146,7 @@ impl Finder {
             .flatten();
         Self {
             automaton,
-            patterns: patterns.len(),
+            patterns,
             items,
             remembered: std::cell::RefCell::new(Vec::new()),
         }
@@ -135,15 +154,11 @@ impl Finder {
 
     /// For each item, whether `haystack` (squeezed) holds it.
     pub(super) fn held(&self, haystack: &str) -> std::rc::Rc<Vec<bool>> {
-        use std::hash::{Hash, Hasher};
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        haystack.hash(&mut hasher);
-        let key = (hasher.finish(), haystack.len());
-        if let Some((_, _, held)) = self
+        if let Some((_, held)) = self
             .remembered
             .borrow()
             .iter()
-            .find(|(hash, len, _)| (*hash, *len) == key)
+            .find(|(text, _)| text.as_ref() == haystack)
         {
             return held.clone();
         }
@@ -152,23 +167,34 @@ impl Finder {
         if remembered.len() == TEXTS_REMEMBERED {
             remembered.remove(0);
         }
-        remembered.push((key.0, key.1, held.clone()));
+        remembered.push((haystack.into(), held.clone()));
         held
     }
 
     fn find(&self, haystack: &str) -> Vec<bool> {
         // Per pattern: found anywhere, on its own, on its own or as a folder.
-        let mut found = vec![[false; 3]; self.patterns];
-        if let Some(automaton) = &self.automaton {
-            for at in automaton.find_overlapping_iter(haystack) {
-                let seen = &mut found[at.pattern().as_usize()];
-                seen[0] = true;
-                if seen[1] {
-                    continue;
-                }
-                let (alone, folder) = standing_at(haystack, at.start(), at.end());
+        let mut found = vec![[false; 3]; self.patterns.len()];
+        let mut saw = |pattern: usize, start: usize, end: usize| {
+            let seen = &mut found[pattern];
+            seen[0] = true;
+            if !seen[1] {
+                let (alone, folder) = standing_at(haystack, start, end);
                 seen[1] |= alone;
                 seen[2] |= alone || folder;
+            }
+        };
+        match &self.automaton {
+            Some(automaton) => {
+                for at in automaton.find_overlapping_iter(haystack) {
+                    saw(at.pattern().as_usize(), at.start(), at.end());
+                }
+            }
+            None => {
+                for (pattern, needle) in self.patterns.iter().enumerate() {
+                    for start in occurrences(haystack, needle) {
+                        saw(pattern, start, start + needle.len());
+                    }
+                }
             }
         }
         self.items
@@ -248,8 +274,10 @@ mod tests {
             (KeepKind::Prohibition, "Don't touch prod."),
             (KeepKind::Url, "https://example.com/a"),
             (KeepKind::Id, "v1.2"),
+            (KeepKind::Id, "ab a"),
         ]);
         for haystack in [
+            "ab ab a",
             "we read src/a.rs and ran cargo test",
             "xsrc/a.rs.bak and src/a.rsx, ABC-1234, ABC-123.",
             "see src/billing/retry.rs; Don't touch prod. ok",
