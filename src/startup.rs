@@ -13,8 +13,7 @@ use sqlx::{Connection, PgPool};
 use tokio::net::TcpListener;
 
 use crate::app::gate::Gate;
-use crate::app::queries::export::Exports;
-use crate::app::{Budget, Services};
+use crate::app::{Budget, Exports, Services};
 use crate::auth::{KeyRegistry, RateLimits};
 use crate::background::Workers;
 use crate::config::{ConnectionLimits, Settings};

@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::Refusal;
 use crate::domain::TenantId;
 
 /// A tenant's own queue: one at a time.
@@ -30,6 +29,15 @@ pub(crate) struct Gate {
 }
 
 type Tenants = HashMap<TenantId, (Arc<Semaphore>, usize)>;
+
+/// Why no place was given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Turned {
+    /// The tenant has as much of this work running as it may.
+    TooManyAtOnce(String),
+    /// The process has, or the wait for a place was too long.
+    Busy(String),
+}
 
 /// A place through the gate, held while the work runs.
 #[derive(Debug)]
@@ -97,19 +105,19 @@ impl Gate {
     }
 
     /// A place now, or a refusal saying which bound is reached.
-    pub(crate) fn enter_now(&self, tenant: &TenantId) -> Result<Pass, Refusal> {
+    pub(crate) fn enter_now(&self, tenant: &TenantId) -> Result<Pass, Turned> {
         let mut place = self.place(tenant);
         place.permit = place.queue.clone().try_acquire_owned().ok();
         if place.permit.is_none() {
             metrics::counter!("compactd_work_refused_total", "work" => self.work, "bound" => "tenant").increment(1);
-            return Err(Refusal::TooManyAtOnce(format!(
+            return Err(Turned::TooManyAtOnce(format!(
                 "this tenant has an {} running already; one runs at a time",
                 self.work
             )));
         }
         let Ok(process) = self.process.clone().try_acquire_owned() else {
             metrics::counter!("compactd_work_refused_total", "work" => self.work, "bound" => "process").increment(1);
-            return Err(Refusal::Busy(format!(
+            return Err(Turned::Busy(format!(
                 "this process runs as many {}s as it may at once; retry shortly",
                 self.work
             )));
@@ -123,10 +131,10 @@ impl Gate {
     /// A place once the tenant's earlier work and the process's queue let
     /// it in; dropped while waiting (its request went away), it leaves both
     /// queues.
-    pub(crate) async fn enter(&self, tenant: &TenantId) -> Result<Pass, Refusal> {
+    pub(crate) async fn enter(&self, tenant: &TenantId) -> Result<Pass, Turned> {
         let waited = async {
             let mut place = self.place(tenant);
-            let closed = |_| Refusal::Busy(format!("this process is stopping: no {} starts", self.work));
+            let closed = |_| Turned::Busy(format!("this process is stopping: no {} starts", self.work));
             place.permit = Some(place.queue.clone().acquire_owned().await.map_err(closed)?);
             let process = self.process.clone().acquire_owned().await.map_err(closed)?;
             Ok(Pass {
@@ -138,7 +146,7 @@ impl Gate {
             None => waited.await,
             Some(patience) => tokio::time::timeout(patience, waited).await.unwrap_or_else(|_| {
                 metrics::counter!("compactd_work_refused_total", "work" => self.work, "bound" => "waited").increment(1);
-                Err(Refusal::Busy(format!(
+                Err(Turned::Busy(format!(
                     "this {} waited its turn for {patience:?} and gave up; retry shortly",
                     self.work
                 )))
@@ -168,12 +176,9 @@ mod tests {
         let gate = Gate::new("export", 2);
         let acme = gate.enter_now(&tenant("acme")).unwrap();
 
-        assert!(matches!(
-            gate.enter_now(&tenant("acme")),
-            Err(Refusal::TooManyAtOnce(_))
-        ));
+        assert!(matches!(gate.enter_now(&tenant("acme")), Err(Turned::TooManyAtOnce(_))));
         let globex = gate.enter_now(&tenant("globex")).unwrap();
-        assert!(matches!(gate.enter_now(&tenant("initech")), Err(Refusal::Busy(_))));
+        assert!(matches!(gate.enter_now(&tenant("initech")), Err(Turned::Busy(_))));
 
         drop(acme);
         assert!(gate.enter_now(&tenant("initech")).is_ok());
@@ -222,7 +227,7 @@ mod tests {
         let gate = Gate::new("keep check", 1).waiting_at_most(Duration::from_millis(20));
         let held = gate.enter(&tenant("a")).await.unwrap();
 
-        assert!(matches!(gate.enter(&tenant("b")).await, Err(Refusal::Busy(_))));
+        assert!(matches!(gate.enter(&tenant("b")).await, Err(Turned::Busy(_))));
         drop(held);
         assert_eq!(gate.tenants_held(), 0);
     }

@@ -36,5 +36,5 @@ pub(crate) mod usage;
 mod use_case;
 
 pub(crate) use budget::Budget;
-pub(crate) use services::{AppResult, Refusal, Services};
+pub(crate) use services::{AppResult, Exports, Refusal, Services};
 pub(crate) use use_case::{Alone, Answer, Beside, Staged, UseCase, perform, staged_as_it_comes};

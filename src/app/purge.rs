@@ -14,9 +14,9 @@ use super::delete::{counted, erase_and_record};
 use super::{AppResult, Refusal};
 use crate::domain::TenantId;
 use crate::records::Purge;
+use crate::records::PurgeAsker;
 use crate::store::deletions::DeletionKind;
 use crate::store::purges;
-pub(crate) use crate::store::purges::PurgeAsker;
 use crate::store::{self, StoreResult};
 
 /// Conversations a batch deletes: a batch of a busy tenant takes tens of

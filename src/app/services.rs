@@ -5,8 +5,7 @@ use std::sync::Arc;
 use sqlx::PgPool;
 
 use super::budget::{Budget, Reservation};
-use super::gate::Gate;
-use super::queries::export::Exports;
+use super::gate::{Gate, Turned};
 use crate::config::{Leases, SummaryConfig};
 use crate::domain::{ConversationId, TenantId};
 use crate::llm::UpstreamModel;
@@ -40,6 +39,20 @@ pub(crate) struct Services {
     pub keep_checks: Gate,
 }
 
+/// What exports run on and are held to.
+#[derive(Debug, Clone)]
+pub(crate) struct Exports {
+    /// Connections of their own: never the requests' pool.
+    pub pool: PgPool,
+    pub gate: Gate,
+    /// A reader that takes nothing for this long is cut off.
+    pub stall: std::time::Duration,
+    /// No export takes longer.
+    pub deadline: std::time::Duration,
+    /// Turns true once the service begins to stop.
+    pub stopping: tokio::sync::watch::Receiver<bool>,
+}
+
 /// Why a use case did not do what it was asked.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Refusal {
@@ -68,6 +81,15 @@ impl Refusal {
     /// tenant's).
     pub(crate) fn no_conversation(id: &ConversationId) -> Self {
         Self::NotFound(format!("no conversation {:?}", id.as_str()))
+    }
+}
+
+impl From<Turned> for Refusal {
+    fn from(turned: Turned) -> Self {
+        match turned {
+            Turned::TooManyAtOnce(text) => Self::TooManyAtOnce(text),
+            Turned::Busy(text) => Self::Busy(text),
+        }
     }
 }
 

@@ -153,7 +153,7 @@ impl DatabaseArgs {
     /// Where migrations and LISTEN go; behind a transaction pooler, a direct
     /// URL is required (the pooler would hand a session lock's unlock, or a
     /// LISTEN's notifications, to another client's connection).
-    pub fn session_url(&self) -> Result<Option<&str>, super::Invalid> {
+    pub fn session_url(&self) -> Result<Option<&str>, super::settings::Invalid> {
         match (self.database_pooler, &self.direct_database_url) {
             (Pooler::Transaction, None) => Err(
                 "COMPACTD_DATABASE_POOLER=transaction needs COMPACTD_DIRECT_DATABASE_URL \

@@ -11,8 +11,7 @@ use super::settings::{
 use crate::policy::PolicyConfig;
 use crate::policy::keep::HarnessPatterns;
 
-/// Why the flags cannot run: says which flag.
-pub type Invalid = String;
+use super::settings::Invalid;
 
 impl TryFrom<&ServeArgs> for Settings {
     type Error = Invalid;

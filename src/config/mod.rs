@@ -12,11 +12,10 @@ pub use args::{
     Cli, Command, DatabaseArgs, HookArgs, KeysAction, LlmArgs, LogFormat, Pooler, ProviderChoice, ReplayArgs,
     ServeArgs, StandbyArgs, SummaryArgs, TenantsAction,
 };
-pub use from_args::Invalid;
 pub use policy_args::PolicyArgs;
 pub use settings::{
     AllowedHosts, BackgroundSettings, ConnectionLimits, DEFAULT_DAILY_TOKEN_BUDGET, DEFAULT_SUMMARY_MAX_TOKENS,
-    DatabaseSettings, Leases, LlmConfig, Provider, RetryPolicy, Settings, Standby, SummaryConfig, Timeouts, Upstream,
-    WorkLimits,
+    DatabaseSettings, Invalid, Leases, LlmConfig, Provider, RetryPolicy, Settings, Standby, SummaryConfig, Timeouts,
+    Upstream, WorkLimits,
 };
 pub use work_args::WorkArgs;

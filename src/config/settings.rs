@@ -11,6 +11,9 @@ use crate::policy::PolicyConfig;
 use crate::policy::audit::AuditConfig;
 use crate::policy::keep::HarnessPatterns;
 
+/// Why the flags cannot run: says which flag.
+pub type Invalid = String;
+
 /// What the service needs besides a database.
 #[derive(Debug, Clone)]
 pub struct Settings {

@@ -12,7 +12,7 @@ mod turn;
 
 pub(crate) use conversation::{Critical, StoredConversation};
 pub(crate) use ledger::{FleetFilter, Recorded};
-pub(crate) use purge::Purge;
+pub(crate) use purge::{Purge, PurgeAsker};
 pub(crate) use standby::{StandbyReport, StandbyState};
 pub(crate) use stats::{DeletionStats, PreparationStats, Stats, TriggerStats};
 pub(crate) use turn::TurnText;

@@ -20,3 +20,21 @@ pub(crate) struct Purge {
     pub conversations: u64,
     pub turns: u64,
 }
+
+/// Who asked for a purge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PurgeAsker {
+    /// A tenant's admin key (or anyone, in open mode), through the API.
+    Api,
+    /// An operator, with `compactd tenants purge`.
+    CommandLine,
+}
+
+impl PurgeAsker {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Api => "api",
+            Self::CommandLine => "command line",
+        }
+    }
+}

@@ -15,25 +15,7 @@ use super::deletions::{Erased, doomed_of, lock_doomed_and_near};
 use super::lease::free;
 use super::statements::{self, on};
 use crate::domain::TenantId;
-use crate::records::Purge;
-
-/// Who asked for a purge.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PurgeAsker {
-    /// A tenant's admin key (or anyone, in open mode), through the API.
-    Api,
-    /// An operator, with `compactd tenants purge`.
-    CommandLine,
-}
-
-impl PurgeAsker {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Self::Api => "api",
-            Self::CommandLine => "command line",
-        }
-    }
-}
+use crate::records::{Purge, PurgeAsker};
 
 const COLUMNS: &str = "tenant, id, requested_at, requested_by, key_id, finished_at, batches, conversations, turns";
 

@@ -13,11 +13,10 @@
 
 use std::time::Duration;
 
-use sqlx::{PgConnection, PgPool};
+use sqlx::PgConnection;
 use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
 
-use crate::app::gate::Gate;
 use crate::app::{AppResult, Refusal, Services};
 use crate::domain::{ConversationId, TenantId};
 use crate::store::export::{self, KeepCursor, Paged};
@@ -36,20 +35,6 @@ const AHEAD: usize = 2;
 /// Past the stall time, Postgres itself ends a transaction left idle, should
 /// this process fail to.
 const SERVER_GRACE: Duration = Duration::from_secs(5);
-
-/// What exports run on and are held to.
-#[derive(Debug, Clone)]
-pub(crate) struct Exports {
-    /// Connections of their own: never the requests' pool.
-    pub pool: PgPool,
-    pub gate: Gate,
-    /// A reader that takes nothing for this long is cut off.
-    pub stall: Duration,
-    /// No export takes longer.
-    pub deadline: Duration,
-    /// Turns true once the service begins to stop.
-    pub stopping: watch::Receiver<bool>,
-}
 
 /// The document's chunks, in order, then `None`: its end. An `Err`, or the
 /// chunks stopping without their end, leaves it unfinished (the reader sees

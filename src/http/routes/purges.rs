@@ -18,12 +18,12 @@ use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use crate::app::purge;
-use crate::app::purge::PurgeAsker;
 use crate::domain::{InvalidValue, KeyRole, TenantId};
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::http::extract::Caller;
 use crate::records::Purge;
+use crate::records::PurgeAsker;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
