@@ -1,4 +1,4 @@
-//! The layers the README's "How the code is laid out" draws, kept true: a
+//! The layers docs/architecture.md draws, kept true: a
 //! module of `src/` may name (by `use crate::…` or a `crate::…` path) only
 //! the layers its row allows. `bench/layout/measure.py` reads this table too.
 

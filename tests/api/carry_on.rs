@@ -191,9 +191,9 @@ async fn the_readme_shows_a_summary_as_the_service_writes_it() {
 
     let summary = summarize(&app, &session).await;
 
-    let readme = include_str!("../../README.md");
+    let guide = include_str!("../../docs/summaries.md");
     assert!(
-        readme.contains(&format!("```\n{summary}\n```")),
-        "README.md shows this summary of tests/api/fixtures/readme_session.json:\n{summary}"
+        guide.contains(&format!("```\n{summary}\n```")),
+        "docs/summaries.md shows this summary of tests/api/fixtures/readme_session.json:\n{summary}"
     );
 }
