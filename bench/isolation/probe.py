@@ -34,7 +34,6 @@ import http.client
 import http.server
 import json
 import os
-import re
 import signal
 import socket
 import statistics
@@ -45,113 +44,17 @@ import time
 
 BIN, ADMIN_URL = sys.argv[1], sys.argv[2]
 SCENARIOS = sys.argv[3:] or ["window", "exports", "checks", "refused", "gone"]
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+PREFIX = "isolation"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import probes  # noqa: E402  (bench/support/probes.py)
+
+at_once, free_port, sql = probes.at_once, probes.free_port, probes.sql
 
 
-def database(name):
-    subprocess.run(
-        ["psql", "-q", ADMIN_URL, "-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", "-c", f"CREATE DATABASE {name}"],
-        check=True,
-        env={**os.environ, "PGOPTIONS": "-c client_min_messages=warning"},
-    )
-    return re.sub(r"/[^/?]*(\?.*)?$", f"/{name}", ADMIN_URL)
-
-
-def sql(url, query):
-    out = subprocess.run(["psql", "-qAt", url, "-c", query], check=True, capture_output=True, text=True)
-    return out.stdout.strip()
-
-
-class Service:
-    def __init__(self, name, env=None, keys=()):
-        self.name = name
-        self.url = database(f"compactd_isolation_{name}")
-        self.port = free_port()
-        self.log = open(f"/tmp/compactd-isolation-{name}.log", "w")
-        environment = {k: v for k, v in os.environ.items() if not k.startswith("COMPACTD_")}
-        environment.update({"RUST_LOG": "warn", "COMPACTD_IDLE_SWEEP_SECS": "0"})
-        environment.update(env or {})
-        self.environment = environment
-        subprocess.run([BIN, "migrate", "--database-url", self.url], env=environment, check=True, capture_output=True)
-        self.keys = {}
-        for tenant, role in keys:
-            made = subprocess.run(
-                [BIN, "keys", "create", "--tenant", tenant, "--role", role],
-                env={**environment, "DATABASE_URL": self.url},
-                check=True,
-                capture_output=True,
-                text=True,
-            )
-            self.keys[tenant] = made.stdout.strip().split()[-1]
-        self.process = subprocess.Popen(
-            [BIN, "serve", "--database-url", self.url, "--addr", f"127.0.0.1:{self.port}"],
-            env=environment,
-            stdout=self.log,
-            stderr=self.log,
-        )
-        for _ in range(600):
-            try:
-                if self.request("GET", "/readyz")[0] == 200:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.1)
-        raise SystemExit(f"{name}: the service did not come up (see {self.log.name})")
-
-    def request(self, method, path, body=None, headers=None, timeout=600, tenant=None):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        payload = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
-        head = {"content-type": "application/json"} if payload is not None else {}
-        if tenant is not None:
-            head["authorization"] = f"Bearer {self.keys[tenant]}"
-        head.update(headers or {})
-        conn.request(method, path, body=payload, headers=head)
-        response = conn.getresponse()
-        data = response.read()
-        conn.close()
-        return response.status, data
-
-    def cpu_seconds(self):
-        fields = open(f"/proc/{self.process.pid}/stat").read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICKS
-
-    def rss_mib(self):
-        for line in open(f"/proc/{self.process.pid}/status"):
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return 0.0
-
-    def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        return self
-
-
-def at_once(count, work):
-    results = [None] * count
-
-    def run(n):
-        try:
-            results[n] = work(n)
-        except Exception as err:  # noqa: BLE001 - a figure, not a failure
-            results[n] = ("error", type(err).__name__)
-
-    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return results
+def Service(name, env=None, keys=()):  # noqa: N802  (a class to its callers)
+    return probes.Service(BIN, ADMIN_URL, f"{PREFIX}_{name}", env, keys)
 
 
 def counts(values):

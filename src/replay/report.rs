@@ -339,20 +339,13 @@ pub fn render(report: &SessionReport) -> String {
 
 #[cfg(test)]
 mod tests {
-    use chrono::{DateTime, Utc};
 
     use super::*;
     use crate::policy::keep::{KeepSet, Place, Sighting};
 
     fn set() -> KeepSet {
         let mut set = KeepSet::default();
-        let place = Place {
-            conversation_id: "c".into(),
-            turn_id: Some(1),
-            compaction_seq: None,
-            message: None,
-            at: DateTime::<Utc>::UNIX_EPOCH,
-        };
+        let place = Place::of_turn(1);
         for (kind, text, source) in [
             (KeepKind::Path, "src/a.rs", Source::User),
             (KeepKind::Path, "src/b.rs", Source::User),

@@ -96,6 +96,7 @@ pub async fn begin(
     (lapsed_after, holder): (Duration, ProcessId),
     conversation: Option<&str>,
 ) -> StoreResult<Claim> {
+    let tombstone = tombstone_of(key);
     // The key's row is its lease, stamped `created_at`; an answer kept past
     // its retention is forgotten like an abandoned claim.
     let claimed = statements::query(concat!(
@@ -122,7 +123,7 @@ pub async fn begin(
     .bind(conversation)
     .bind(holder.as_text())
     .bind(SILENT_AFTER)
-    .bind(tombstone_of(key))
+    .bind(&tombstone)
     .fetch_optional(on(&mut *conn))
     .await?;
     if claimed.is_some() {
@@ -137,7 +138,7 @@ pub async fn begin(
     )
     .bind(tenant.as_str())
     .bind(key)
-    .bind(tombstone_of(key))
+    .bind(&tombstone)
     .bind(RETENTION)
     .fetch_optional(on(&mut *conn))
     .await?;

@@ -484,18 +484,7 @@ async fn ai_sdk_calls_answer_while_compactd_is_down_and_report_again_once_it_is_
     assert!(driver.stderr().contains("ECONNREFUSED"), "{}", driver.stderr());
 
     // compactd comes up where it was looked for: the next calls report.
-    let database = Database::create().await;
-    let database_url = database.url();
-    let listen = format!("127.0.0.1:{port}");
-    let service = binary::start(
-        &[
-            ("DATABASE_URL", database_url.as_str()),
-            ("RUST_LOG", "warn"),
-            ("COMPACTD_ADDR", listen.as_str()),
-        ],
-        &[],
-    )
-    .await;
+    let (_database, service) = compactd_comes_up_at(port).await;
     assert_eq!(service.address, url);
     let answer = driver.call(json!({"request": "Carry on.", "used": 6_000})).await;
     answered_as_it_stands(&answer, "Carry on.", 5);
@@ -763,4 +752,22 @@ async fn ai_sdk_instances_carry_on_in_the_successor_of_a_rollover_they_never_hea
     assert_eq!(carried_on["used"], 4_500, "{carried_on}");
     assert_eq!(carried_on["turn_count"], 2, "{carried_on}");
     service.stop().await;
+}
+
+/// compactd started on `port` (where a client already looks for it), on a
+/// database of its own.
+pub async fn compactd_comes_up_at(port: u16) -> (Database, binary::Service) {
+    let database = Database::create().await;
+    let database_url = database.url();
+    let listen = format!("127.0.0.1:{port}");
+    let service = binary::start(
+        &[
+            ("DATABASE_URL", database_url.as_str()),
+            ("RUST_LOG", "warn"),
+            ("COMPACTD_ADDR", listen.as_str()),
+        ],
+        &[],
+    )
+    .await;
+    (database, service)
 }

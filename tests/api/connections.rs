@@ -102,8 +102,8 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_deadline() {
     );
 }
 
-#[tokio::test]
-async fn past_the_cap_a_connection_is_answered_503_at_once_and_honest_clients_return_after() {
+/// The app with a cap of five connections, held by five silent sockets.
+async fn at_the_cap_of_five() -> (TestApp, Vec<TcpStream>) {
     let app = spawn_with(ConnectionLimits {
         max_connections: 5,
         ..ConnectionLimits::default()
@@ -113,6 +113,12 @@ async fn past_the_cap_a_connection_is_answered_503_at_once_and_honest_clients_re
     for _ in 0..5 {
         silent.push(TcpStream::connect(socket_address(&app)).await.unwrap());
     }
+    (app, silent)
+}
+
+#[tokio::test]
+async fn past_the_cap_a_connection_is_answered_503_at_once_and_honest_clients_return_after() {
+    let (app, silent) = at_the_cap_of_five().await;
     let mut late = TcpStream::connect(socket_address(&app)).await.unwrap();
     late.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         .await
@@ -154,15 +160,7 @@ async fn past_the_cap_a_connection_is_answered_503_at_once_and_honest_clients_re
 
 #[tokio::test]
 async fn a_hundred_fresh_clients_past_the_cap_each_read_the_503_and_none_is_reset() {
-    let app = spawn_with(ConnectionLimits {
-        max_connections: 5,
-        ..ConnectionLimits::default()
-    })
-    .await;
-    let mut silent = Vec::new();
-    for _ in 0..5 {
-        silent.push(TcpStream::connect(socket_address(&app)).await.unwrap());
-    }
+    let (app, _silent) = at_the_cap_of_five().await;
     // Each holds its socket until every one has its answer: the refusals
     // overlap, as when a crowd arrives at once.
     let clients = 100;

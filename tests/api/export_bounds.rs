@@ -186,17 +186,23 @@ async fn the_process_runs_a_few_exports_at_once_and_turns_the_rest_away() {
     assert!(open <= 2, "no more export transactions than exports: {open}");
 }
 
-#[tokio::test]
-async fn a_reader_that_takes_nothing_is_cut_off_with_its_transaction() {
-    let work = WorkLimits {
-        export_stall: Duration::from_secs(1),
-        ..WorkLimits::default()
-    };
+/// An app held to `work`, a tenant's agent key, and its conversation `big`
+/// of eight long turns, whose export has begun: its status and socket.
+async fn exporting_under(work: WorkLimits) -> (TestApp, String, u16, TcpStream) {
     let app = spawn_with_pool(with_work(work), 4).await;
     let (_, agent) = key(&app, "acme", "agent").await;
     long_conversation(&app, &agent, "big", 8).await;
+    let (status, stream) = stalled_export(&app, &agent, "big").await;
+    (app, agent, status, stream)
+}
 
-    let (status, mut stream) = stalled_export(&app, &agent, "big").await;
+#[tokio::test]
+async fn a_reader_that_takes_nothing_is_cut_off_with_its_transaction() {
+    let (app, agent, status, mut stream) = exporting_under(WorkLimits {
+        export_stall: Duration::from_secs(1),
+        ..WorkLimits::default()
+    })
+    .await;
     assert_eq!(status, 200);
     assert!(
         until(Duration::from_secs(5), || async {
@@ -221,14 +227,11 @@ async fn a_reader_that_takes_nothing_is_cut_off_with_its_transaction() {
 
 #[tokio::test]
 async fn no_export_outlives_its_deadline_however_steadily_it_is_read() {
-    let work = WorkLimits {
+    let (app, _, status, mut stream) = exporting_under(WorkLimits {
         export_deadline: Duration::from_secs(2),
         ..WorkLimits::default()
-    };
-    let app = spawn_with_pool(with_work(work), 4).await;
-    let (_, agent) = key(&app, "acme", "agent").await;
-    long_conversation(&app, &agent, "big", 8).await;
-    let (status, mut stream) = stalled_export(&app, &agent, "big").await;
+    })
+    .await;
     assert_eq!(status, 200);
 
     // A reader that takes 64 KiB every 50 ms: 28 MB would take 20 s.

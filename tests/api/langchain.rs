@@ -12,7 +12,9 @@
 
 use serde_json::{Value, json};
 
-use crate::ai_sdk::{Driven, Impostor, Relay, SLOW_SUMMARY, compactd_summarizing_slowly, free_port, refusals};
+use crate::ai_sdk::{
+    Driven, Impostor, Relay, SLOW_SUMMARY, compactd_comes_up_at, compactd_summarizing_slowly, free_port, refusals,
+};
 use crate::binary;
 use crate::helpers::{Database, completions, encode};
 use crate::python;
@@ -301,18 +303,7 @@ async fn a_langchain_agent_answers_while_compactd_is_down_and_reports_again_once
     assert!(driver.stderr().contains("ConnectError"), "{}", driver.stderr());
 
     // compactd comes up where it was looked for: the next runs report.
-    let database = Database::create().await;
-    let database_url = database.url();
-    let listen = format!("127.0.0.1:{port}");
-    let service = binary::start(
-        &[
-            ("DATABASE_URL", database_url.as_str()),
-            ("RUST_LOG", "warn"),
-            ("COMPACTD_ADDR", listen.as_str()),
-        ],
-        &[],
-    )
-    .await;
+    let (_database, service) = compactd_comes_up_at(port).await;
     assert_eq!(service.address, url);
     let answer = driver.call(json!({"request": "Carry on.", "used": 6_000})).await;
     answered_as_it_stands(&answer, "Carry on.", 4);

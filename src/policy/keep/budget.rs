@@ -452,7 +452,6 @@ impl Summary<'_> {
 
 #[cfg(test)]
 mod tests {
-    use chrono::{DateTime, Utc};
 
     use super::*;
     use crate::policy::keep::set::Place;
@@ -482,13 +481,7 @@ mod tests {
     }
 
     fn place(turn: i64) -> Place {
-        Place {
-            conversation_id: "c".into(),
-            turn_id: Some(turn),
-            compaction_seq: None,
-            message: None,
-            at: DateTime::<Utc>::UNIX_EPOCH,
-        }
+        Place::of_turn(turn)
     }
 
     fn set_of(items: &[(KeepKind, &str, Source)]) -> KeepSet {
@@ -842,13 +835,7 @@ mod tests {
     #[test]
     fn a_fit_told_to_stop_gives_up_and_one_never_told_fits_as_fit_does() {
         let mut set = KeepSet::default();
-        let place = Place {
-            conversation_id: "c".into(),
-            turn_id: Some(1),
-            compaction_seq: None,
-            message: None,
-            at: chrono::DateTime::<chrono::Utc>::UNIX_EPOCH,
-        };
+        let place = Place::of_turn(1);
         let sightings: Vec<Sighting> = (0..50)
             .map(|n| Sighting::new(KeepKind::Path, format!("src/m/f{n}.rs"), Source::User))
             .collect();

@@ -22,24 +22,15 @@ pub(super) fn holds(haystack: &str, item: &KeepItem) -> bool {
     if needle.is_empty() {
         return true;
     }
-    if matches!(item.kind, KeepKind::Request | KeepKind::Prohibition | KeepKind::Command) {
+    let standing = Standing::of(item.kind);
+    if matches!(standing, Standing::Anywhere) {
         return haystack.contains(&needle);
     }
     // Every occurrence, overlapping ones too: `ab a` stands on its own at
     // the second place it occurs in `ab ab a`.
     occurrences(haystack, &needle).any(|at| {
-        let before = haystack[..at].chars().next_back();
-        let rest = &haystack[at + needle.len()..];
-        let mut after = rest.chars();
-        let free_before = before.is_none_or(|c| !is_name_char(c) && c != '.');
-        let free_after = match after.next() {
-            None => true,
-            Some('.') => after.next().is_none_or(|c| !c.is_alphanumeric()),
-            // A folder is named where a file inside it is named in full.
-            Some('/') => matches!(item.kind, KeepKind::FileChanged | KeepKind::Path),
-            Some(c) => !is_name_char(c),
-        };
-        free_before && free_after
+        let (alone, folder) = standing_at(haystack, at, at + needle.len());
+        alone || (folder && matches!(standing, Standing::AloneOrFolder))
     })
 }
 
@@ -210,7 +201,8 @@ impl Finder {
 }
 
 /// Whether the text found at `start..end` stands on its own, and whether it
-/// stands as the folder of a name that follows, as [`holds`] judges it.
+/// stands as the folder of a name that follows (a folder is named where a
+/// file inside it is named in full).
 fn standing_at(haystack: &str, start: usize, end: usize) -> (bool, bool) {
     let before = haystack[..start].chars().next_back();
     if !before.is_none_or(|c| !is_name_char(c) && c != '.') {
@@ -227,21 +219,13 @@ fn standing_at(haystack: &str, start: usize, end: usize) -> (bool, bool) {
 
 #[cfg(test)]
 mod tests {
-    use chrono::{DateTime, Utc};
-
     use super::*;
     use crate::policy::keep::set::{KeepSet, Place};
     use crate::policy::keep::{Sighting, Source};
 
     fn items(list: &[(KeepKind, &str)]) -> Vec<KeepItem> {
         let mut set = KeepSet::default();
-        let place = Place {
-            conversation_id: "c".into(),
-            turn_id: Some(1),
-            compaction_seq: None,
-            message: None,
-            at: DateTime::<Utc>::UNIX_EPOCH,
-        };
+        let place = Place::of_turn(1);
         for (kind, text) in list {
             set.observe(&[Sighting::new(*kind, *text, Source::User)], &place);
         }

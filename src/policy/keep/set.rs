@@ -27,6 +27,20 @@ pub struct Place {
     pub at: DateTime<Utc>,
 }
 
+/// A place in conversation `c` at turn `turn`, for tests.
+#[cfg(test)]
+impl Place {
+    pub(crate) fn of_turn(turn: i64) -> Self {
+        Self {
+            conversation_id: "c".into(),
+            turn_id: Some(turn),
+            compaction_seq: None,
+            message: None,
+            at: DateTime::<Utc>::UNIX_EPOCH,
+        }
+    }
+}
+
 /// The budget's tiers (SPEC §4), in the order a summary fills them; tier 5
 /// is the narrative itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -247,13 +261,7 @@ mod tests {
     }
 
     fn place(turn: i64) -> Place {
-        Place {
-            conversation_id: "c".into(),
-            turn_id: Some(turn),
-            compaction_seq: None,
-            message: None,
-            at: DateTime::<Utc>::UNIX_EPOCH,
-        }
+        Place::of_turn(turn)
     }
 
     fn seen(kind: KeepKind, text: &str, source: Source) -> Sighting {
