@@ -11,5 +11,6 @@ flock 9
 typescript=clients/typescript
 if [ ! -f "$typescript/node_modules/.package-lock.json" ] \
   || [ "$typescript/package-lock.json" -nt "$typescript/node_modules/.package-lock.json" ]; then
-  (cd "$typescript" && npm ci --no-audit --no-fund --loglevel=error)
+  # On stderr: a driven client's stdout carries its answers only.
+  (cd "$typescript" && npm ci --no-audit --no-fund --loglevel=error) >&2
 fi
