@@ -218,7 +218,7 @@ async fn write_state(
                     pending_decision = CASE WHEN $25 THEN NULL ELSE pending_decision END,
                     prepare_turn_seq = CASE WHEN $25 THEN NULL ELSE prepare_turn_seq END,
                     prepare_used = CASE WHEN $25 THEN NULL ELSE prepare_used END,
-                    compacting_since = NULL, last_event_seq = last_event_seq + 1, updated_at = now()
+                    compacting_since = NULL, last_event_seq = last_event_seq + 1, updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
               WHERE tenant = $1 AND conversation_id = $2
              RETURNING *"
         ))

@@ -11,7 +11,7 @@ use sqlx::types::Json;
 
 use super::events::EventKind;
 use super::statements::{self, on};
-use super::transitions::{END_TURN, RECORD_USAGE, bind_fresh};
+use super::transitions::{END_TURN, END_TURN_STORING_TEXT, RECORD_USAGE, bind_fresh};
 use super::{StoreResult, db_count};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::{CacheLife, Conversation, ModelCall, PendingDecision, PolicyConfig, TurnEnd, UsageReport};
@@ -75,7 +75,8 @@ pub(crate) async fn end_turn(
         "user_messages": turn.user_messages,
         "run_completed": turn.run_completed,
     });
-    let row = bind_fresh(&END_TURN, tenant, id, &fresh, None, stores_turn)
+    let sql = if stores_turn { &END_TURN_STORING_TEXT } else { &END_TURN };
+    let row = bind_fresh(sql, tenant, id, &fresh, None, stores_turn)
         .bind(at)
         .bind(db_count(turn.user_messages))
         .bind(turn.run_completed)
@@ -127,7 +128,7 @@ static RECORD_DECISION: LazyLock<String> = LazyLock::new(|| {
            UPDATE conversations
               SET last_event_seq = last_event_seq + 1,
                   pending_decision = $4::jsonb || jsonb_build_object('event_seq', last_event_seq + 1),
-                  updated_at = now()
+                  updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
             WHERE tenant = $1 AND conversation_id = $2
            RETURNING tenant, conversation_id, last_event_seq
          )
@@ -181,10 +182,13 @@ pub(crate) async fn newest(
     prefix: &str,
     limit: i64,
 ) -> StoreResult<Vec<Listed>> {
+    // Every row meets it; stated, it lets these queries (and only these) use
+    // the picker's partial indexes (migration 20261213000000).
+    const PICKED: &str = "created_at > '-infinity'";
     const COLUMNS: &str = "conversation_id, created_at, last_turn_at, last_turn_seq, compactions, used, size, predecessor_id, successor_id";
     let rows = if prefix.is_empty() {
         statements::query_as::<Listed>(&format!(
-            "SELECT {COLUMNS} FROM conversations WHERE tenant = $1 ORDER BY created_at DESC, conversation_id LIMIT $2"
+            "SELECT {COLUMNS} FROM conversations WHERE tenant = $1 AND {PICKED} ORDER BY created_at DESC, conversation_id LIMIT $2"
         ))
         .bind(tenant.as_str())
         .bind(limit)
@@ -199,7 +203,7 @@ pub(crate) async fn newest(
         };
         statements::query_as::<Listed>(&format!(
             "SELECT {COLUMNS} FROM conversations
-             WHERE tenant = $1 AND conversation_id COLLATE \"C\" >= $2 {bound}
+             WHERE tenant = $1 AND {PICKED} AND conversation_id COLLATE \"C\" >= $2 {bound}
              ORDER BY created_at DESC, conversation_id LIMIT $4"
         ))
         .bind(tenant.as_str())

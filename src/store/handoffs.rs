@@ -35,7 +35,7 @@ pub(crate) async fn decline(
     let sql = format!(
         "WITH c AS (
            UPDATE conversations SET ({STATE_COLUMNS}) = ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21),
-                  last_event_seq = last_event_seq + 1, updated_at = now()
+                  last_event_seq = last_event_seq + 1, updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
             WHERE tenant = $1 AND conversation_id = $2
            RETURNING *
          ), event AS (
@@ -115,7 +115,7 @@ pub(crate) async fn roll_over(
     }
     let row = statements::query(&format!(
         "WITH c AS (
-           UPDATE conversations SET successor_id = $3, last_event_seq = last_event_seq + 1, updated_at = now()
+           UPDATE conversations SET successor_id = $3, last_event_seq = last_event_seq + 1, updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
             WHERE tenant = $1 AND conversation_id = $2
            RETURNING *
          ), event AS (

@@ -26,6 +26,7 @@ mod helpers;
 mod history;
 mod hook;
 mod hosts;
+mod hot_path;
 mod idempotency;
 mod injection;
 mod invented;
