@@ -261,7 +261,10 @@ async fn only_an_admin_purges_only_its_own_tenant_and_bad_input_changes_nothing(
 
 #[tokio::test]
 async fn conversations_idle_past_the_retention_are_deleted_by_the_background() {
-    let app = spawn_with_lifecycle(Some(Duration::from_secs(3600))).await;
+    // Days, not hours: the sweep finds candidates by the day of their last
+    // write, so an idle spell of hours behaves differently just after
+    // midnight (UTC) than at noon, and this test must not depend on when it runs.
+    let app = spawn_with_lifecycle(Some(Duration::from_secs(2 * 86_400))).await;
     let secret = |id: &str| format!("SECRET-{}-END", id.to_uppercase());
     for id in ["old", "old-written-to-since", "old-being-compacted", "fresh"] {
         a_conversation_saying_as(&app, None, id, &secret(id)).await;
@@ -274,20 +277,26 @@ async fn conversations_idle_past_the_retention_are_deleted_by_the_background() {
         json!({"conversation_id": "old-dated-ahead", "used": 10, "at": "2099-01-01T00:00:00Z"}),
     )
     .await;
-    // Nothing written for two hours, as far as the service's clock goes;
-    // one of them is being compacted now (its claim is fresh).
+    // Nothing written for three days, as far as the service's clock goes
+    // (a write sets both the time and the day); one of them is being
+    // compacted now (its claim is fresh).
     sqlx::query(
-        "UPDATE conversations SET updated_at = now() - interval '2 hours',
+        "UPDATE conversations SET updated_at = now() - interval '3 days',
+                active_on = ((now() - interval '3 days') AT TIME ZONE 'UTC')::date,
                 compacting_since = CASE WHEN conversation_id = 'old-being-compacted' THEN now() END
           WHERE conversation_id NOT IN ('fresh', 'old-written-to-since')",
     )
     .execute(&app.pool)
     .await
     .unwrap();
-    sqlx::query("UPDATE conversations SET updated_at = now() - interval '2 hours' WHERE conversation_id = 'old-written-to-since'")
-        .execute(&app.pool)
-        .await
-        .unwrap();
+    sqlx::query(
+        "UPDATE conversations SET updated_at = now() - interval '3 days',
+                active_on = ((now() - interval '3 days') AT TIME ZONE 'UTC')::date
+          WHERE conversation_id = 'old-written-to-since'",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
     app.report("/usage", json!({"conversation_id": "old-written-to-since", "used": 20}))
         .await;
 
