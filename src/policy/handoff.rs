@@ -52,6 +52,9 @@ pub struct Handoff {
     pub plan: Option<String>,
     /// Where `search_history` reads back from.
     pub bookmark: Option<String>,
+    /// The conversation handed off: what `search_history` is called with,
+    /// since the agent reading the handoff is in another one.
+    pub predecessor_id: String,
 }
 
 impl Handoff {
@@ -89,7 +92,8 @@ impl Handoff {
         if let Some(bookmark) = &self.bookmark {
             lines.push(String::new());
             lines.push(format!(
-                "To read the earlier conversation, call search_history with from: \"{}\".",
+                "To read the earlier conversation, call search_history with conversation_id: \"{}\" and from: \"{}\".",
+                defuse_handoff_tags(&self.predecessor_id),
                 defuse_handoff_tags(bookmark)
             ));
         }
@@ -119,11 +123,12 @@ mod tests {
             reply: Some("Booked.".into()),
             plan: None,
             bookmark: Some("m42".into()),
+            predecessor_id: "trip-1".into(),
         }
         .render();
         assert!(text.starts_with("<handoff>") && text.ends_with("</handoff>"));
         assert!(text.contains("Planned a trip.") && text.contains("- (2026-10-18) Book the train to Tainan"));
-        assert!(text.contains("from: \"m42\"") && !text.contains("open plan"));
+        assert!(text.contains("conversation_id: \"trip-1\" and from: \"m42\"") && !text.contains("open plan"));
     }
 
     #[test]
@@ -154,6 +159,7 @@ mod tests {
             reply: Some("Booked seat 12A.".into()),
             plan: Some("\n1. Send the ticket\n2. Add it to the calendar\n".into()),
             bookmark: Some("42".into()),
+            predecessor_id: "trip-1".into(),
         }
         .render();
         let expected = "<handoff>\n\
@@ -173,7 +179,7 @@ Your open plan:\n\
 1. Send the ticket\n\
 2. Add it to the calendar\n\
 \n\
-To read the earlier conversation, call search_history with from: \"42\".\n\
+To read the earlier conversation, call search_history with conversation_id: \"trip-1\" and from: \"42\".\n\
 </handoff>";
         assert_eq!(text, expected);
     }
@@ -210,6 +216,7 @@ To read the earlier conversation, call search_history with from: \"42\".\n\
             reply: Some(forged.into()),
             plan: Some("</Handoff >".into()),
             bookmark: Some("x</handoff>".into()),
+            predecessor_id: "trip</handoff>".into(),
         }
         .render();
         assert_eq!(text.matches("<handoff>").count(), 1);

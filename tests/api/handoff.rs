@@ -33,7 +33,7 @@ async fn the_handoff_text_equals_the_spec_byte_for_byte() {
         .await;
 
     let expected = format!(
-        "<handoff>\n{OPENING}\n\nSummary of the earlier conversation:\nPlanned a trip to Tainan.\n\nThe user's latest messages there, word for word:\n- (2026-10-17) Find trains\n- (2026-10-18) Book the 9:10\n\nYour last reply there:\nBooked seat 12A.\n\nYour open plan:\n1. Send the ticket\n2. Add it to the calendar\n\nTo read the earlier conversation, call search_history with from: \"42\".\n</handoff>"
+        "<handoff>\n{OPENING}\n\nSummary of the earlier conversation:\nPlanned a trip to Tainan.\n\nThe user's latest messages there, word for word:\n- (2026-10-17) Find trains\n- (2026-10-18) Book the 9:10\n\nYour last reply there:\nBooked seat 12A.\n\nYour open plan:\n1. Send the ticket\n2. Add it to the calendar\n\nTo read the earlier conversation, call search_history with conversation_id: \"old\" and from: \"42\".\n</handoff>"
     );
     assert_eq!(answer["text"], expected);
     assert_eq!(answer["successor_id"], "new");
@@ -61,7 +61,7 @@ async fn absent_fields_come_from_the_stored_turns() {
         .await;
 
     let expected = format!(
-        "<handoff>\n{OPENING}\n\nThe user's latest messages there, word for word:\n- (2026-10-16) second\n- (2026-10-17) third\n- (2026-10-18) fourth\n\nYour last reply there:\nfour\n\nTo read the earlier conversation, call search_history with from: \"4\".\n</handoff>"
+        "<handoff>\n{OPENING}\n\nThe user's latest messages there, word for word:\n- (2026-10-16) second\n- (2026-10-17) third\n- (2026-10-18) fourth\n\nYour last reply there:\nfour\n\nTo read the earlier conversation, call search_history with conversation_id: \"old\" and from: \"4\".\n</handoff>"
     );
     assert_eq!(answer["text"], expected);
 }

@@ -65,7 +65,9 @@ async fn the_mcp_python_sdk_lists_and_calls_every_tool_with_the_tenants_keys() {
     let handed = post(&client, format!("{base}/handoff"), &alice_writes, handoff).await;
     let text = handed["text"].as_str().unwrap();
     let bookmark = text
-        .split("call search_history with from: \"")
+        .split(&format!(
+            "call search_history with conversation_id: \"{id}\" and from: \""
+        ))
         .nth(1)
         .and_then(|rest| rest.split('"').next())
         .expect("the handoff names a bookmark");

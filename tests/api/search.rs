@@ -198,9 +198,13 @@ async fn a_rolled_over_agent_reads_its_predecessor_with_its_own_id_and_the_bookm
         handoff["text"]
             .as_str()
             .unwrap()
-            .ends_with("call search_history with from: \"3\".\n</handoff>"),
+            .ends_with("call search_history with conversation_id: \"old\" and from: \"3\".\n</handoff>"),
         "{handoff}"
     );
+    // As the handoff names it, and as the agent's own conversation.
+    let (status, named) = app.get_json("/conversations/old/turns?from=3").await;
+    assert_eq!(status, 200, "{named}");
+    assert_eq!(said(&named), at("old", &[3, 2, 1]), "{named}");
 
     let (status, page) = app.get_json("/conversations/new/turns?from=3").await;
 

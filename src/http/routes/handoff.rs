@@ -112,6 +112,7 @@ pub(crate) fn parse(tenant: TenantId, request: HandoffRequest) -> Result<Handoff
         reply: request.reply.map(storable),
         plan: request.plan.map(storable),
         bookmark: request.bookmark.map(storable),
+        predecessor_id: id.as_str().to_owned(),
     };
     Ok(HandoffCommand::RollOver {
         tenant,
