@@ -7,7 +7,7 @@ use sqlx::PgConnection;
 
 use super::{AppResult, Services, Staged, staged_as_it_comes};
 use crate::domain::{ConversationId, TenantId};
-use crate::policy::{self, Decision, DecisionKind, Moment, PendingDecision, Trigger};
+use crate::policy::{self, Decision, DecisionKind, Moment, PendingDecision, PolicyConfig, Trigger};
 use crate::records::StoredConversation;
 use crate::store::conversations;
 
@@ -38,7 +38,7 @@ impl Staged for Decide {
         let Some(mut stored) = conversations::find(conn, &self.tenant, &self.id).await? else {
             return Ok(self.answer(Decision::no_usage_yet(), None));
         };
-        let decision = policy::decide(&stored.state, self.moment, self.at, &services.policy);
+        let decision = decision_for(&stored, self.moment, self.at, &services.policy);
         if decision.kind != DecisionKind::Keep {
             let mut pending = PendingDecision::of(&decision, self.moment, self.at);
             let seq = conversations::record_decision(conn, &self.tenant, &self.id, self.at, &pending).await?;
@@ -49,6 +49,21 @@ impl Staged for Decide {
             stored.pending_decision = Some(pending);
         }
         Ok(self.answer(decision, Some(stored)))
+    }
+}
+
+/// The policy's decision on a stored conversation; one that rolled over is
+/// sent on to its successor whatever its state (SPEC §3 /decide), so neither
+/// `/decide`, `/due` nor the idle sweep offers it a compaction or a rollover.
+pub(crate) fn decision_for(
+    stored: &StoredConversation,
+    moment: Moment,
+    at: DateTime<Utc>,
+    config: &PolicyConfig,
+) -> Decision {
+    match &stored.successor_id {
+        Some(successor) => Decision::rolled_over(successor.as_str()),
+        None => policy::decide(&stored.state, moment, at, config),
     }
 }
 

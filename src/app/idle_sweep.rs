@@ -11,8 +11,9 @@ use chrono::Utc;
 use super::prepare::count_wasted;
 use super::summarize::Request;
 use super::{Alone, Refusal, Services};
+use crate::app::decide::decision_for;
 use crate::policy::prepare::Reason;
-use crate::policy::{CompactionTrigger, DecisionKind, Moment, decide};
+use crate::policy::{CompactionTrigger, DecisionKind, Moment};
 use crate::store::{StoreResult, due, prepared};
 
 /// Conversations looked at per sweep.
@@ -33,7 +34,7 @@ pub(crate) async fn sweep(services: &Services) -> StoreResult<usize> {
     };
     let mut compacted = 0;
     for stored in candidates {
-        let decision = decide(&stored.state, Moment::Idle, now, &services.policy);
+        let decision = decision_for(&stored, Moment::Idle, now, &services.policy);
         if decision.kind != DecisionKind::Compact || stored.last_turn_seq <= stored.boundary_turn_seq {
             continue;
         }

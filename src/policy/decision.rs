@@ -57,6 +57,12 @@ impl Decision {
     pub(crate) fn no_usage_yet() -> Self {
         Self::keep("Keep going: no usage reported yet for this conversation.".to_owned())
     }
+
+    /// The answer for a conversation that rolled over into `successor`: the
+    /// agent carries on there, so nothing is ever due here (SPEC §3 /decide).
+    pub(crate) fn rolled_over(successor: &str) -> Self {
+        Self::keep(format!("rolled over to {successor}: carry on there"))
+    }
 }
 
 #[cfg(test)]
@@ -72,5 +78,13 @@ mod tests {
             assert_eq!(DecisionKind::parse(kind.as_str()), Some(kind));
         }
         assert_eq!(Moment::default(), Moment::TurnEnd);
+    }
+
+    #[test]
+    fn a_rolled_over_conversation_is_sent_to_its_successor() {
+        let decision = Decision::rolled_over("trip-2");
+        assert_eq!(decision.kind, DecisionKind::Keep);
+        assert_eq!((decision.trigger, decision.guard), (None, None));
+        assert_eq!(decision.reason, "rolled over to trip-2: carry on there");
     }
 }

@@ -34,7 +34,7 @@ pub(crate) async fn idle_candidates(
         "SELECT * FROM conversations
                     WHERE ($1::text IS NULL OR tenant = $1)
             AND last_turn_at > $2 AND last_turn_at <= $3
-            AND used >= $4 AND NOT idle_compacted
+            AND used >= $4 AND NOT idle_compacted AND successor_id IS NULL
             AND COALESCE(cache_life, $5) = 'one_hour'
             AND ($6::timestamptz IS NULL OR (last_turn_at, conversation_id) > ($6, $7))
           ORDER BY last_turn_at, conversation_id
@@ -67,7 +67,7 @@ pub(crate) async fn next_message_candidates(
     let rows = statements::query(
         "SELECT * FROM conversations
           WHERE tenant = $1
-            AND last_turn_at IS NOT NULL AND NOT rollover_declined
+            AND last_turn_at IS NOT NULL AND NOT rollover_declined AND successor_id IS NULL
             AND ((used >= $2 AND last_turn_at <= $3 - CASE COALESCE(cache_life, $4)
                                                         WHEN 'one_hour' THEN $5 ELSE $6 END)
                  OR (compactions >= $7 AND last_turn_at <= $3 - $8))

@@ -115,7 +115,8 @@ pub(crate) async fn roll_over(
     }
     let row = statements::query(&format!(
         "WITH c AS (
-           UPDATE conversations SET successor_id = $3, last_event_seq = last_event_seq + 1, updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
+           UPDATE conversations SET successor_id = $3, pending_decision = NULL,
+                  last_event_seq = last_event_seq + 1, updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
             WHERE tenant = $1 AND conversation_id = $2
            RETURNING *
          ), event AS (

@@ -130,3 +130,61 @@ async fn turn_end_is_not_a_moment_to_poll() {
     assert_eq!(status, 422);
     assert_eq!(problem["field"], "moment");
 }
+
+#[tokio::test]
+async fn a_conversation_that_rolled_over_is_sent_to_its_successor_and_never_due() {
+    let app = spawn_app().await;
+    // Each would be due at the next message, and idle, and full at a turn's end.
+    for id in ["old", "other"] {
+        idle_one_hour(&app, id, 990_000, "2026-10-18T09:01:00Z").await;
+        let asked = app
+            .report("/decide", json!({"conversation_id": id, "at": "2026-10-18T09:01:30Z"}))
+            .await;
+        assert_ne!(asked["decision"], "keep", "{asked}");
+    }
+    app.report(
+        "/handoff",
+        json!({"conversation_id": "old", "successor_id": "new", "at": "2026-10-18T09:02:00Z"}),
+    )
+    .await;
+    let events = || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM events WHERE conversation_id = 'old'")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap()
+    };
+    let logged = events().await;
+
+    // The one-hour cache about to expire (idle), gone cold (next message).
+    let at = |moment: &str| {
+        if moment == "next_message" {
+            "2026-10-18T10:05:00Z"
+        } else {
+            "2026-10-18T09:57:30Z"
+        }
+    };
+    for moment in ["turn_end", "idle", "next_message"] {
+        let answer = app
+            .report(
+                "/decide",
+                json!({"conversation_id": "old", "moment": moment, "at": at(moment)}),
+            )
+            .await;
+        assert_eq!(answer["decision"], "keep", "{moment}: {answer}");
+        assert_eq!(answer["reason"], "rolled over to new: carry on there", "{moment}");
+        assert!(answer["trigger"].is_null() && answer["guard"].is_null(), "{answer}");
+        assert_eq!(answer["state"]["successor_id"], "new", "{answer}");
+        assert!(answer["state"]["pending_decision"].is_null(), "{answer}");
+    }
+    assert_eq!(events().await, logged, "a keep logs nothing");
+    for moment in ["idle", "next_message"] {
+        let (status, answer) = app.get_json(&format!("/due?moment={moment}&at={}", at(moment))).await;
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(ids(&answer), ["other"], "{moment}: only the one still going is due");
+    }
+    // What the dashboard reads: nothing pending on it.
+    let (status, state) = app.get_json("/conversations/old").await;
+    assert_eq!(status, 200, "{state}");
+    assert!(state["pending_decision"].is_null(), "{state}");
+    assert_eq!(state["successor_id"], "new");
+}

@@ -4,9 +4,10 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::app::decide::decision_for;
 use crate::app::{AppResult, Services};
 use crate::domain::TenantId;
-use crate::policy::{self, Decision, DecisionKind, Moment};
+use crate::policy::{Decision, DecisionKind, Moment};
 use crate::records::StoredConversation;
 use crate::store::due::{self, Position};
 
@@ -46,7 +47,7 @@ pub(crate) async fn due(
             })
         });
         for stored in batch {
-            let decision = policy::decide(&stored.state, moment, at, policy);
+            let decision = decision_for(&stored, moment, at, policy);
             if decision.kind != DecisionKind::Keep && due_now.len() < limit as usize {
                 due_now.push((stored, decision));
             }
