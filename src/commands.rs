@@ -103,6 +103,7 @@ fn replay(args: ReplayArgs) -> Result<(), AnyError> {
         window: args.window,
         from_stored_turns: args.from_stored_turns,
         prepare: args.prepare,
+        end_now: args.end_now,
         schedule: match args.every {
             Some(every) => Schedule::Every(usize::try_from(every).unwrap_or(usize::MAX)),
             None => Schedule::Policy,

@@ -401,6 +401,10 @@ pub struct ReplayArgs {
     /// Print the report as JSON, for scripts.
     #[arg(long)]
     pub json: bool,
+    /// Move the session's times so that its last turn ends now, keeping
+    /// its pauses (turns otherwise happen when the session recorded them).
+    #[arg(long)]
+    pub end_now: bool,
     /// Replay into the compactd running here (e.g. http://127.0.0.1:8080)
     /// instead of one started for the replay: its dashboard then shows the
     /// replayed conversations, and its own upstream and settings write the

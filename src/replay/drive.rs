@@ -5,10 +5,11 @@
 //! `/summarize`, on `rollover` it calls `/handoff` and carries on in the
 //! successor. What the agent is left with is measured at the end.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::Utc;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use super::clock;
 use super::report::{Compacted, Figures, HarnessComparison, RolledOver, SessionReport};
 use super::{Replay, ReplayError, Schedule};
 use crate::app::keep_set;
@@ -17,11 +18,6 @@ use crate::llm::tokens;
 use crate::policy::keep::{KeepKind, KeepSet, Place, Sighting, Source};
 use crate::policy::transcript::{Message, Role};
 use crate::sessions::{HarnessSummary, Session};
-
-/// Replayed sessions happen in this clock: deterministic, a minute a turn.
-fn start_of_replay() -> DateTime<Utc> {
-    DateTime::<Utc>::from_timestamp(1_767_225_600, 0).unwrap_or(DateTime::<Utc>::UNIX_EPOCH)
-}
 
 fn wire(message: &Message) -> Value {
     json!({
@@ -120,7 +116,7 @@ impl Replay {
             turn_id: None,
             compaction_seq: None,
             message: None,
-            at: start_of_replay(),
+            at: clock::fixed_start(),
         };
         for item in listed["items"].as_array().into_iter().flatten() {
             let Some(kind) = item["kind"].as_str().and_then(KeepKind::parse) else {
@@ -329,9 +325,10 @@ impl Replay {
         };
         let mut report = SessionReport::new(session, self.options.window, self.budget());
         let trigger_tokens = (self.options.window / 4 * 3).min(200_000);
-        for (index, turn) in session.turns.iter().enumerate() {
+        let times = clock::turn_times(session, self.options.end_now.then(Utc::now));
+        for (index, (turn, at)) in session.turns.iter().zip(&times).enumerate() {
             progress(index);
-            let at = (start_of_replay() + Duration::minutes(index as i64)).to_rfc3339();
+            let at = at.to_rfc3339();
             for (step, message) in turn.messages.iter().enumerate() {
                 let here = session
                     .harness_summaries
@@ -388,7 +385,7 @@ impl Replay {
         // What the agent would carry on from if it compacted now: the last
         // turns, too, go through a summary.
         if !state.since_boundary.is_empty() {
-            let at = (start_of_replay() + Duration::minutes(session.turns.len() as i64)).to_rfc3339();
+            let at = clock::after(&times).to_rfc3339();
             self.compact(
                 &mut state,
                 &mut report,

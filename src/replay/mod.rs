@@ -4,6 +4,7 @@
 //! every compaction kept and what the agent is left with at the end. This is how a user judges
 //! compactd on their own sessions.
 
+mod clock;
 mod drive;
 pub(crate) mod report;
 pub use report::{SessionReport, render};

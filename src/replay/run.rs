@@ -32,6 +32,10 @@ pub struct ReplayOptions {
     /// time to spare would: what a compaction then merges does not depend
     /// on timing.
     pub prepare: bool,
+    /// Move the session's times so its last turn ends now (a replay into a
+    /// running service then shows on the dashboard's recent spans); else
+    /// turns happen when the session recorded them.
+    pub end_now: bool,
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+use chrono::{DateTime, Utc};
+
 pub(crate) use super::parsed::Parsed;
 use super::{aider, claude_code, codex, openai_chat};
 use crate::policy::keep::HarnessPatterns;
@@ -40,6 +42,9 @@ pub struct Turn {
     /// message at each index, where it did (Claude Code's `usage`, Codex's
     /// `token_count`).
     pub recorded_used: Vec<(usize, u64)>,
+    /// When the turn's last message with a time was written, where the
+    /// session says (Claude Code's and Codex's records carry one).
+    pub ended_at: Option<DateTime<Utc>>,
 }
 
 /// A summary the session's own harness wrote when it compacted.
@@ -121,12 +126,19 @@ pub(crate) fn into_turns(parsed: Parsed, harness: &HarnessPatterns) -> (Vec<Turn
     let turn_of_message = turn_of_each(&parsed.messages, harness);
     let first_of_turn = |turn: usize| turn_of_message.iter().position(|t| *t == turn).unwrap_or(0);
     let mut turns: Vec<Turn> = Vec::new();
-    for (message, turn) in parsed.messages.into_iter().zip(&turn_of_message) {
+    let stamps = parsed.stamps.iter().map(Some).chain(std::iter::repeat(None));
+    for ((message, turn), stamp) in parsed.messages.into_iter().zip(&turn_of_message).zip(stamps) {
         if turns.len() <= *turn {
             turns.push(Turn::default());
         }
         if let Some(last) = turns.last_mut() {
             last.messages.push(message);
+            let at = stamp
+                .and_then(Option::as_deref)
+                .and_then(|at| DateTime::parse_from_rfc3339(at).ok());
+            if let Some(at) = at {
+                last.ended_at = Some(at.with_timezone(&Utc));
+            }
         }
     }
     for (before, used) in parsed.recorded_used {

@@ -41,6 +41,7 @@ const EVERY_8: ReplayOptions = ReplayOptions {
     schedule: Schedule::Every(8),
     from_stored_turns: false,
     prepare: false,
+    end_now: false,
 };
 
 /// `summary` as a reader takes it: a files changed line that names its
@@ -163,6 +164,7 @@ async fn small_session_under_the_policy(window: u64) -> SessionReport {
         schedule: Schedule::Policy,
         from_stored_turns: false,
         prepare: false,
+        end_now: false,
     };
     replay(&[file], options).await.remove(0)
 }
@@ -240,6 +242,7 @@ async fn codex_aider_and_chat_array_sessions_replay_too() {
             schedule: Schedule::Every(2),
             from_stored_turns: false,
             prepare: false,
+            end_now: false,
         },
     )
     .await;
@@ -413,6 +416,7 @@ async fn a_session_that_recorded_its_usage_is_replayed_at_the_size_it_had() {
         schedule: Schedule::Policy,
         from_stored_turns: false,
         prepare: false,
+        end_now: false,
     };
     let recorded = write(&dir, "recorded.jsonl", &session_with_recorded_usage(true));
     let text_only = write(&dir, "text-only.jsonl", &session_with_recorded_usage(false));
@@ -553,4 +557,62 @@ async fn a_session_that_opens_with_its_harnesss_summary_replays_into_a_running_s
         "{}",
         report.final_summary
     );
+}
+
+/// `codex_rollout()` with a time on every record, a minute apart from
+/// 2025-11-20 14:00 UTC, as Codex writes them.
+fn codex_rollout_with_times() -> String {
+    codex_rollout()
+        .lines()
+        .enumerate()
+        .map(|(minute, line)| {
+            let mut record: Value = serde_json::from_str(line).unwrap();
+            record["timestamp"] = json!(format!("2025-11-20T14:{minute:02}:00.000Z"));
+            format!("{record}\n")
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn replayed_turns_happen_when_the_session_says_or_end_now_when_asked() {
+    let app = crate::helpers::spawn_app().await;
+    let dir = scratch();
+    let file = write(&dir, "rollout.jsonl", &codex_rollout_with_times());
+    let into = |options: ReplayOptions| {
+        let (address, file) = (app.address.clone(), file.clone());
+        async move {
+            compactd::replay::replay_into(&address, None, &[file], test_settings().summaries, options)
+                .await
+                .expect("the replay runs against the service")
+                .remove(0)
+        }
+    };
+
+    let as_recorded = into(EVERY_8).await;
+    let before = chrono::Utc::now();
+    let ending_now = into(ReplayOptions {
+        end_now: true,
+        ..EVERY_8
+    })
+    .await;
+
+    // The first turn ends with its assistant's answer (14:08), the second
+    // with its request (14:09).
+    let state = app.state(&as_recorded.final_conversation).await;
+    assert_eq!(state["created_at"], "2025-11-20T14:08:00Z", "{state}");
+    assert_eq!(state["last_turn_at"], "2025-11-20T14:09:00Z", "{state}");
+    let state = app.state(&ending_now.final_conversation).await;
+    let time = |field: &str| {
+        state[field]
+            .as_str()
+            .unwrap()
+            .parse::<chrono::DateTime<chrono::Utc>>()
+            .unwrap()
+    };
+    let (created, last) = (time("created_at"), time("last_turn_at"));
+    assert!(
+        last >= before - chrono::Duration::seconds(5) && last <= chrono::Utc::now(),
+        "the last turn ends now: {state}"
+    );
+    assert_eq!(last - created, chrono::Duration::minutes(1), "its pauses kept: {state}");
 }
