@@ -32,8 +32,27 @@ pub fn run(cli: Cli) -> Result<(), AnyError> {
         Some(Command::Hook(args)) => hook(&args),
         Some(Command::Keys { action, database }) => with_database(&database, |target| manage_keys(action, target)),
         Some(Command::Tenants { action, database }) => with_database(&database, |target| on_tenant(action, target)),
+        Some(Command::DatabaseUrl(database)) => {
+            println!("{}", database_url(&database)?);
+            Ok(())
+        }
         None => serve(cli.serve),
     }
+}
+
+/// The configured database's URL, or the running private Postgres's; never
+/// starts one (a URL to a server that stops with this command opens nothing).
+fn database_url(database: &DatabaseArgs) -> Result<String, AnyError> {
+    if let Some(url) = &database.database_url {
+        return Ok(url.clone());
+    }
+    PrivatePostgres::running_url(&database.data_dir)?.ok_or_else(|| {
+        format!(
+            "no private Postgres runs in {}: start compactd there first (or set DATABASE_URL)",
+            database.data_dir.display()
+        )
+        .into()
+    })
 }
 
 /// Whatever stopped a command.
@@ -243,6 +262,11 @@ where
         Some(url) => url.parse::<PgConnectOptions>()?,
         None => {
             let server = PrivatePostgres::start(&database.data_dir)?;
+            tracing::info!(
+                port = server.port(),
+                "the private Postgres is up; open it with: psql \"$(compactd database-url --data-dir {})\"",
+                database.data_dir.display()
+            );
             let options = server.url().parse::<PgConnectOptions>()?;
             private = Some(server);
             options

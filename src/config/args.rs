@@ -56,6 +56,10 @@ pub enum Command {
         #[command(flatten)]
         database: DatabaseArgs,
     },
+    /// Print the URL of the Postgres compactd uses: DATABASE_URL when set,
+    /// else the private one a running compactd started in the data folder
+    /// (its port changes with every start): `psql "$(compactd database-url)"`.
+    DatabaseUrl(DatabaseArgs),
     /// Act on a tenant as a whole.
     Tenants {
         #[command(subcommand)]

@@ -46,7 +46,29 @@ async fn without_a_database_url_a_private_postgres_is_started_shared_stopped_and
     let url = format!("{}/conversations/kept", first.address);
     let (keyed, _) = read(client.get(&url).bearer_auth(&key).send().await.unwrap()).await;
     let (open, _) = read(client.get(&url).send().await.unwrap()).await;
+    // Where psql finds it while it runs: its port changes every start.
+    let database_url = || async {
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_compactd"))
+            .args(["database-url"])
+            .env_remove("DATABASE_URL")
+            .env("COMPACTD_DATA_DIR", data)
+            .output()
+            .await
+            .unwrap()
+    };
+    let printed = database_url().await;
+    let opened = String::from_utf8(printed.stdout).unwrap().trim().to_owned();
+    let used: i64 = {
+        let pool = sqlx::PgPool::connect(&opened).await.unwrap();
+        let used = sqlx::query_scalar("SELECT used FROM conversations WHERE conversation_id = 'kept'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        used
+    };
     let output = first.stop().await;
+    let after = database_url().await;
 
     assert_eq!((ready, reported), (200, 200));
     assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
@@ -61,6 +83,20 @@ async fn without_a_database_url_a_private_postgres_is_started_shared_stopped_and
             .iter()
             .any(|line| line.contains("initializing the private Postgres")),
         "{output:#?}"
+    );
+    assert!(printed.status.success(), "{}", String::from_utf8_lossy(&printed.stderr));
+    assert_eq!(used, 42, "`compactd database-url` opens the service's own database");
+    assert!(
+        output
+            .iter()
+            .any(|line| line.contains("open it with: psql \"$(compactd database-url")),
+        "the service says how to open it: {output:#?}"
+    );
+    assert!(!after.status.success(), "nothing runs there once the service stopped");
+    assert!(
+        String::from_utf8_lossy(&after.stderr).contains("no private Postgres runs in"),
+        "{}",
+        String::from_utf8_lossy(&after.stderr)
     );
     assert!(
         !data_dir.join("pgdata/postmaster.pid").exists(),

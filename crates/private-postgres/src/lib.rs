@@ -208,13 +208,23 @@ impl PrivatePostgres {
         self.port
     }
 
+    /// Where to connect to the private Postgres of `data_dir` while a process
+    /// runs it (its port changes with every start, its password is in a
+    /// file); `None` when none runs there.
+    pub fn running_url(data_dir: &Path) -> Result<Option<String>, PrivatePostgresError> {
+        let cluster = data_dir.join("pgdata");
+        let Some(port) = live_server_port(&cluster) else {
+            return Ok(None);
+        };
+        let password_file = data_dir.join("superuser-password");
+        let password =
+            fs::read_to_string(&password_file).map_err(io_error(format!("reading {}", password_file.display())))?;
+        Ok(Some(url_of(password.trim(), port)))
+    }
+
     /// Where to connect: the superuser, on 127.0.0.1, to database `postgres`.
     pub fn url(&self) -> String {
-        // The password is hex: nothing in it needs escaping.
-        format!(
-            "postgres://{SUPERUSER}:{}@127.0.0.1:{}/postgres",
-            self.password, self.port
-        )
+        url_of(&self.password, self.port)
     }
 
     fn wait_until_ready(&mut self, log_path: &Path) -> Result<(), PrivatePostgresError> {
@@ -443,6 +453,12 @@ fn chown_to_postgres(dir: &Path) -> Result<(), PrivatePostgresError> {
 
 /// The port of a live server on `cluster`, from its pid file (line 4), once
 /// it says it is ready.
+/// The superuser, on 127.0.0.1, to database `postgres`.
+fn url_of(password: &str, port: u16) -> String {
+    // The password is hex: nothing in it needs escaping.
+    format!("postgres://{SUPERUSER}:{password}@127.0.0.1:{port}/postgres")
+}
+
 fn live_server_port(cluster: &Path) -> Option<u16> {
     let text = fs::read_to_string(cluster.join("postmaster.pid")).ok()?;
     let pid = text.lines().next()?.trim().parse::<i32>().ok()?;
