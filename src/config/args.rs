@@ -384,9 +384,10 @@ pub struct ReplayArgs {
     /// histories (.aider.chat.history.md) or JSON arrays of chat messages.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// The replayed agent's context window, in tokens.
-    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1_000..=10_000_000))]
-    pub window: u64,
+    /// The replayed agent's context window, in tokens [default: the one the
+    /// session recorded (a Codex rollout's model_context_window), else 200000].
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1_000..=10_000_000))]
+    pub window: Option<u64>,
     /// Compact every N turns instead of when the policy says so.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub every: Option<u64>,

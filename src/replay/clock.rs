@@ -71,6 +71,7 @@ mod tests {
                 })
                 .collect(),
             harness_summaries: Vec::new(),
+            window: None,
         }
     }
 

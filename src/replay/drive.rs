@@ -135,10 +135,10 @@ impl Replay {
 
     /// Reports the context in use; what it plans to prepare is written
     /// before the replay goes on, when it prepares.
-    async fn report_usage(&self, conversation: &str, used: u64, at: &str) -> Result<(), ReplayError> {
+    async fn report_usage(&self, conversation: &str, used: u64, window: u64, at: &str) -> Result<(), ReplayError> {
         self.call(
             "/usage",
-            json!({"conversation_id": conversation, "used": used, "size": self.options.window, "at": at}),
+            json!({"conversation_id": conversation, "used": used, "size": window, "at": at}),
         )
         .await?;
         if let Some(own) = self.own.as_ref().filter(|_| self.options.prepare) {
@@ -281,7 +281,8 @@ impl Replay {
         if !state.since_boundary.is_empty() {
             // Mid-run, the conversation may not exist yet: the agent reports
             // its context as a harness does before it compacts.
-            self.report_usage(&state.conversation, state.used(), at).await?;
+            self.report_usage(&state.conversation, state.used(), report.window, at)
+                .await?;
             self.compact(state, report, turn, at, ("harness", Some("manual")))
                 .await?;
         }
@@ -323,8 +324,9 @@ impl Replay {
             first,
             ..State::default()
         };
-        let mut report = SessionReport::new(session, self.options.window, self.budget());
-        let trigger_tokens = (self.options.window / 4 * 3).min(200_000);
+        let window = self.window_for(session);
+        let mut report = SessionReport::new(session, window, self.budget(window));
+        let trigger_tokens = (window / 4 * 3).min(200_000);
         let times = clock::turn_times(session, self.options.end_now.then(Utc::now));
         for (index, (turn, at)) in session.turns.iter().zip(&times).enumerate() {
             progress(index);
@@ -353,14 +355,15 @@ impl Replay {
                 let batch_ends = message.role == Role::Tool
                     && turn.messages.get(step + 1).is_some_and(|next| next.role != Role::Tool);
                 let used = state.used();
-                let full = used.saturating_mul(100) >= self.options.window.saturating_mul(95)
+                let full = used.saturating_mul(100) >= window.saturating_mul(95)
                     || (self.options.schedule == Schedule::Policy && used >= trigger_tokens);
                 if batch_ends && full {
-                    self.report_usage(&state.conversation, used, &at).await?;
+                    self.report_usage(&state.conversation, used, window, &at).await?;
                     self.act(&mut state, &mut report, index, &at, true).await?;
                 }
             }
-            self.report_usage(&state.conversation, state.used(), &at).await?;
+            self.report_usage(&state.conversation, state.used(), window, &at)
+                .await?;
             let user = turn
                 .messages
                 .first()

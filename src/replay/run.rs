@@ -21,10 +21,15 @@ pub enum Schedule {
     Every(usize),
 }
 
+/// The replayed agent's window when neither the caller nor the session
+/// says: Claude Code's.
+pub const DEFAULT_WINDOW: u64 = 200_000;
+
 #[derive(Debug, Clone, Copy)]
 pub struct ReplayOptions {
-    /// The replayed agent's context window, in tokens.
-    pub window: u64,
+    /// The replayed agent's context window, in tokens; `None`: the window
+    /// each session recorded (Codex's), else [`DEFAULT_WINDOW`].
+    pub window: Option<u64>,
     pub schedule: Schedule,
     /// Compact from the stored turns instead of sending the transcript.
     pub from_stored_turns: bool,
@@ -166,9 +171,15 @@ impl Replay {
         })
     }
 
-    /// Every summary's budget in this replay.
-    pub(crate) fn budget(&self) -> u64 {
-        summary_max_tokens(self.summaries.max_tokens, self.options.window)
+    /// The replayed agent's window for `session`: the one asked for, else
+    /// the one the session recorded, else [`DEFAULT_WINDOW`].
+    pub(crate) fn window_for(&self, session: &Session) -> u64 {
+        self.options.window.or(session.window).unwrap_or(DEFAULT_WINDOW)
+    }
+
+    /// Every summary's budget in a replay of an agent with `window`.
+    pub(crate) fn budget(&self, window: u64) -> u64 {
+        summary_max_tokens(self.summaries.max_tokens, window)
     }
 
     pub(crate) async fn stop(mut self) {

@@ -90,6 +90,9 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
                 if let Some(used) = token_count(&record["payload"]) {
                     parsed.record_used(used);
                 }
+                if let Some(window) = record["payload"]["info"]["model_context_window"].as_u64() {
+                    parsed.window = Some(window);
+                }
                 continue;
             }
             Some("session_meta" | "turn_context") => continue,
@@ -153,6 +156,11 @@ mod tests {
             parsed.recorded_used,
             [(2, 12_300)],
             "the last call's, not the session's total"
+        );
+        assert_eq!(
+            parsed.window,
+            Some(272_000),
+            "the model's window, as the session recorded it"
         );
         assert_eq!(parsed.last_used, Some(12_300));
     }

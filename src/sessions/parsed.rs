@@ -25,6 +25,9 @@ pub(crate) struct Parsed {
     pub recorded_used: Vec<(usize, u64)>,
     /// The model the last call the file records was made to.
     pub model: Option<String>,
+    /// The model's context window, where the file records it (Codex's
+    /// `model_context_window`).
+    pub window: Option<u64>,
 }
 
 impl Parsed {

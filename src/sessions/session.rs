@@ -64,6 +64,8 @@ pub struct Session {
     pub format: Format,
     pub turns: Vec<Turn>,
     pub harness_summaries: Vec<HarnessSummary>,
+    /// The agent model's context window, where the session recorded it.
+    pub window: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -193,12 +195,14 @@ pub fn parse(name: String, text: &str, harness: &HarnessPatterns) -> Result<Sess
         Format::OpenAiChat => openai_chat::parse(text),
     }
     .map_err(|why| SessionError::Malformed(name.clone(), why))?;
+    let window = parsed.window;
     let (turns, harness_summaries) = into_turns(parsed, harness);
     Ok(Session {
         name,
         format,
         turns,
         harness_summaries,
+        window,
     })
 }
 

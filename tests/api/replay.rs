@@ -37,7 +37,7 @@ async fn replay(files: &[PathBuf], options: ReplayOptions) -> Vec<SessionReport>
 }
 
 const EVERY_8: ReplayOptions = ReplayOptions {
-    window: 100_000,
+    window: Some(100_000),
     schedule: Schedule::Every(8),
     from_stored_turns: false,
     prepare: false,
@@ -160,7 +160,7 @@ async fn small_session_under_the_policy(window: u64) -> SessionReport {
     let file = dir.join("session.jsonl");
     std::fs::write(&file, small_claude_code_session().0).unwrap();
     let options = ReplayOptions {
-        window,
+        window: Some(window),
         schedule: Schedule::Policy,
         from_stored_turns: false,
         prepare: false,
@@ -238,7 +238,7 @@ async fn codex_aider_and_chat_array_sessions_replay_too() {
     let reports = replay(
         &files,
         ReplayOptions {
-            window: 100_000,
+            window: Some(100_000),
             schedule: Schedule::Every(2),
             from_stored_turns: false,
             prepare: false,
@@ -412,7 +412,7 @@ fn session_with_recorded_usage(with_usage: bool) -> String {
 async fn a_session_that_recorded_its_usage_is_replayed_at_the_size_it_had() {
     let dir = scratch();
     let options = ReplayOptions {
-        window: 60_000,
+        window: Some(60_000),
         schedule: Schedule::Policy,
         from_stored_turns: false,
         prepare: false,
@@ -615,4 +615,31 @@ async fn replayed_turns_happen_when_the_session_says_or_end_now_when_asked() {
         "the last turn ends now: {state}"
     );
     assert_eq!(last - created, chrono::Duration::minutes(1), "its pauses kept: {state}");
+}
+
+#[tokio::test]
+async fn a_codex_rollout_is_replayed_at_the_window_it_recorded() {
+    let dir = scratch();
+    let usage = json!({"type": "event_msg", "payload": {"type": "token_count", "info": {
+        "last_token_usage": {"input_tokens": 12000, "cached_input_tokens": 11000, "output_tokens": 300},
+        "model_context_window": 272000}}});
+    let rollout = write(&dir, "rollout.jsonl", &format!("{}{usage}\n", codex_rollout()));
+    let claude_code = write(&dir, "session.jsonl", &small_claude_code_session().0);
+
+    let unasked = replay(
+        &[rollout.clone(), claude_code],
+        ReplayOptions {
+            window: None,
+            ..EVERY_8
+        },
+    )
+    .await;
+    let asked = replay(&[rollout], EVERY_8).await;
+
+    assert_eq!(unasked[0].window, 272_000, "the window the rollout recorded");
+    assert_eq!(
+        unasked[1].window, 200_000,
+        "a session that recorded none: Claude Code's"
+    );
+    assert_eq!(asked[0].window, 100_000, "a window asked for wins");
 }
