@@ -155,6 +155,7 @@ impl Application {
         let (stopping, _) = tokio::sync::watch::channel(false);
         let services = Services {
             pool: pool.clone(),
+            warm: store::Warm::new(pool.clone()),
             reads,
             policy: Arc::new(settings.policy),
             summary_model,

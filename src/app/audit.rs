@@ -44,7 +44,7 @@ pub(crate) async fn run_if_due(
     conversation_id: &ConversationId,
 ) {
     let claimed = async {
-        let mut conn = services.pool.acquire().await?;
+        let mut conn = services.warm.acquire().await?;
         audits::claim(
             &mut conn,
             tenant,
@@ -69,7 +69,7 @@ pub(crate) async fn run_if_due(
         Ok(outcome) => {
             metrics::counter!("compactd_audits_total").increment(1);
             store::retry_lost_races(|| async {
-                let mut conn = services.pool.acquire().await?;
+                let mut conn = services.warm.acquire().await?;
                 audits::finish(&mut conn, &claimed, &outcome).await
             })
             .await
@@ -77,7 +77,7 @@ pub(crate) async fn run_if_due(
         Err(gave_up) => {
             metrics::counter!("compactd_background_skipped_total", "reason" => gave_up.reason).increment(1);
             store::retry_lost_races(|| async {
-                let mut conn = services.pool.acquire().await?;
+                let mut conn = services.warm.acquire().await?;
                 audits::give_up(&mut conn, &claimed, gave_up.reason, &gave_up.detail).await
             })
             .await

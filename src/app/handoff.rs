@@ -87,7 +87,7 @@ impl UseCase for HandoffCommand {
                 given,
             } => (tenant, id, successor, at, given),
         };
-        let mut conn = services.pool.acquire().await?;
+        let mut conn = services.warm.acquire().await?;
         let stored = conversations::find(&mut conn, &tenant, &id)
             .await?
             .ok_or_else(|| Refusal::no_conversation(&id))?;

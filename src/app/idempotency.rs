@@ -46,7 +46,7 @@ pub(crate) async fn claim(
     // Held from before the claim is sent: a claim that committed with its
     // answer lost on the way is given back by its token.
     let guard = held(services, tenant.clone(), key.clone(), token);
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     let claim = idempotency::begin(
         &mut conn,
         &tenant,

@@ -27,7 +27,7 @@ pub(crate) const PREPARED_KEPT_FOR: Duration = Duration::from_secs(24 * 60 * 60)
 pub(crate) async fn sweep(services: &Services) -> StoreResult<usize> {
     let now = Utc::now();
     let candidates = {
-        let mut conn = services.pool.acquire().await?;
+        let mut conn = services.warm.acquire().await?;
         let expired = prepared::expire(&mut conn, PREPARED_KEPT_FOR).await?;
         count_wasted(Reason::Expired, expired);
         due::idle_candidates(&mut conn, None, now, &services.policy, None, SWEEP_LIMIT).await?

@@ -39,7 +39,7 @@ async fn check(services: &Services, check: Check) -> AppResult<Checked> {
     // A check holds a core while it works: a few run at once, a tenant's one
     // at a time, each tenant's in turn (waiting ends with the request).
     let _turn = services.keep_checks.enter(&check.tenant).await?;
-    let mut conn = services.pool.acquire().await.map_err(crate::store::StoreError::from)?;
+    let mut conn = services.warm.acquire().await.map_err(crate::store::StoreError::from)?;
     let Some(stored) = conversations::find(&mut conn, &check.tenant, &check.id).await? else {
         return Err(Refusal::no_conversation(&check.id));
     };

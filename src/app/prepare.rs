@@ -41,7 +41,7 @@ async fn claim_within(
     lapsed_after: Duration,
     only: Option<(&TenantId, &ConversationId)>,
 ) -> StoreResult<Vec<Claimed>> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     if only.is_none()
         && let Ok(waiting) = preparations::waiting(&mut conn).await
     {
@@ -160,7 +160,7 @@ async fn write(services: &Services, claimed: &Claimed, within: Duration) -> Stor
     let spent = (written.upstream_input_tokens, written.upstream_output_tokens);
     services.true_up(&claimed.tenant, reserved, spent, calls).await;
     store::retry_lost_races(|| async {
-        let mut conn = services.pool.acquire().await?;
+        let mut conn = services.warm.acquire().await?;
         record(&mut conn, claimed, &written, (&taken, &observations)).await
     })
     .await
@@ -181,7 +181,7 @@ async fn ask(
     // The upstream is asked only with what its call may take held first.
     let estimate = summary_estimate(rules.transcript_tokens, rules.max_tokens);
     let reserved = {
-        let mut conn = services.pool.acquire().await?;
+        let mut conn = services.warm.acquire().await?;
         services.budget.reserve(&mut conn, &claimed.tenant, estimate).await?
     };
     let reserved = match reserved {
@@ -236,7 +236,7 @@ struct Gathered {
 /// Reads what the preparation covers; `None` when there is nothing (left)
 /// to prepare: a compaction moved the conversation on, or no turn is covered.
 async fn gather(services: &Services, claimed: &Claimed) -> StoreResult<Option<Gathered>> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     let stored = conversations::find(&mut conn, &claimed.tenant, &claimed.conversation_id).await?;
     let Some(stored) = stored.filter(|stored| still_stands(stored, claimed)) else {
         return Ok(None);
@@ -337,7 +337,7 @@ async fn record(
 }
 
 async fn dropped(services: &Services, claimed: &Claimed, reason: Reason) -> StoreResult<Outcome> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     dropped_on(&mut conn, claimed, reason).await
 }
 

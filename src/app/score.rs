@@ -16,7 +16,7 @@ const SCORE_MAX_TOKENS: u32 = 8;
 /// Claims up to `batch` unscored turns; a claim older than the workers'
 /// lease was its worker's last and is taken again.
 pub(crate) async fn claim(services: &Services, batch: i64) -> StoreResult<Vec<ClaimedTurn>> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     if let Ok(waiting) = scoring::waiting(&mut conn).await {
         metrics::gauge!("compactd_background_queue_depth", "work" => "scoring").set(waiting as f64);
     }
@@ -63,7 +63,7 @@ pub(crate) async fn score(services: &Services, turn: ClaimedTurn) {
         tracing::warn!(%err, turn = turn.seq, "could not record a turn's score");
         // Taken again next round; should this fail too, the claim lapses.
         let released = async {
-            let mut conn = services.pool.acquire().await?;
+            let mut conn = services.warm.acquire().await?;
             scoring::release(&mut conn, &turn).await
         };
         if let Err(err) = released.await {
@@ -74,7 +74,7 @@ pub(crate) async fn score(services: &Services, turn: ClaimedTurn) {
 
 async fn scored(services: &Services, turn: &ClaimedTurn, value: u8, source: &'static str) -> StoreResult<()> {
     let recorded = store::retry_lost_races(|| async {
-        let mut conn = services.pool.acquire().await?;
+        let mut conn = services.warm.acquire().await?;
         scoring::record(&mut conn, turn, value, source).await
     })
     .await?;
@@ -87,7 +87,7 @@ async fn scored(services: &Services, turn: &ClaimedTurn, value: u8, source: &'st
 async fn skipped(services: &Services, turn: &ClaimedTurn, reason: &'static str, detail: &str) -> StoreResult<()> {
     metrics::counter!("compactd_background_skipped_total", "reason" => reason).increment(1);
     store::retry_lost_races(|| async {
-        let mut conn = services.pool.acquire().await?;
+        let mut conn = services.warm.acquire().await?;
         scoring::record_failure(&mut conn, turn, reason, detail).await
     })
     .await

@@ -9,7 +9,7 @@ use crate::store::search_pieces::{self, Attempt};
 /// Writes the pieces of the next long turn still due; answers whether there
 /// was one.
 pub(crate) async fn write_next(services: &Services) -> StoreResult<bool> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     if let Ok(due) = search_pieces::due(&mut conn).await {
         metrics::gauge!("compactd_background_queue_depth", "work" => "search_pieces").set(due as f64);
     }

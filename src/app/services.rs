@@ -18,6 +18,8 @@ use crate::store::{self, StoreError};
 #[derive(Clone)]
 pub(crate) struct Services {
     pub pool: PgPool,
+    /// The hot path's connections given back clean, reused before `pool`'s.
+    pub warm: store::Warm,
     /// Where the fleet's reads go: a standby while it keeps up, else `pool`.
     pub reads: store::FleetReads,
     pub policy: Arc<PolicyConfig>,
@@ -127,7 +129,7 @@ impl Services {
     /// budget is spent (or cannot be read: the heuristic costs nothing).
     pub(crate) async fn score_model_for(&self, tenant: &TenantId) -> Option<&UpstreamModel> {
         let model = self.score_model.as_ref()?;
-        let mut conn = self.pool.acquire().await.ok()?;
+        let mut conn = self.warm.acquire().await.ok()?;
         self.budget.allows(&mut conn, tenant).await.ok()?.ok()?;
         Some(model)
     }
@@ -150,7 +152,7 @@ impl Services {
         calls: u64,
     ) {
         let settled = async {
-            let mut conn = self.pool.acquire().await?;
+            let mut conn = self.warm.acquire().await?;
             self.budget.settle(&mut conn, tenant, reservation, spent, calls).await
         };
         if let Err(err) = settled.await {

@@ -86,17 +86,21 @@ where
     let mut staged = use_case.stage(services).await?;
     let claim = staged.take_lease();
     let written = async {
-        let mut conn = services.pool.acquire().await.map_err(Refusal::from)?;
-        if beside.in_transaction() {
+        let mut conn = services.warm.acquire().await.map_err(Refusal::from)?;
+        let output = if beside.in_transaction() {
             let mut tx = conn.begin().await.map_err(Refusal::from)?;
             let answer = staged.apply(services, &mut tx).await?;
             let output = beside.write(answer, &mut tx).await?;
             tx.commit().await.map_err(Refusal::from)?;
-            Ok(output)
+            output
         } else {
             let answer = staged.apply(services, &mut conn).await?;
-            beside.write(answer, &mut conn).await
-        }
+            beside.write(answer, &mut conn).await?
+        };
+        // Only a connection whose exchange ran to its end is kept warm; one
+        // that failed or was dropped midway goes back through sqlx's test.
+        conn.keep_warm();
+        Ok(output)
     }
     .await;
     if let Some(claim) = claim {

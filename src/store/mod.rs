@@ -42,6 +42,7 @@ pub mod statements;
 pub(crate) mod stats;
 mod transitions;
 pub(crate) mod turns;
+mod warm;
 
 pub use error::StoreError;
 pub(crate) use error::{StoreResult, count_of, db_count};
@@ -50,3 +51,4 @@ pub(crate) use pool::ping;
 pub use pool::{pool, side_pool};
 pub(crate) use races::{lock_conversation_first, retry_lost_races};
 pub(crate) use standby::{FleetReads, fleet_read};
+pub(crate) use warm::Warm;

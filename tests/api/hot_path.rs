@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 use sqlx::Row;
 
-use crate::helpers::{Database, spawn_app};
+use crate::helpers::{Database, spawn_app, spawn_with_pool, test_settings};
 
 /// Tables whose lookup by key a newer index can still win, and why that is
 /// left: none is on the hot path, and each reads by its other index.
@@ -154,4 +154,34 @@ async fn every_hot_write_after_a_quiet_spell_marks_the_conversation_active_today
         }
         assert_eq!(activity(&app, id).await, (true, true), "after {path}");
     }
+}
+
+/// A connection the hot path kept warm is checked out of sqlx's pool, so a
+/// caller asking the pool itself (a fleet read begins its transaction there)
+/// would wait a whole acquire timeout for it, and get a 503, if nothing gave
+/// it back once the pool filled.
+#[tokio::test]
+async fn a_connection_kept_warm_never_keeps_a_fleet_read_waiting() {
+    let app = spawn_with_pool(test_settings(), 2).await;
+    let (status, answer) = app
+        .post_json(
+            "/usage",
+            &json!({"conversation_id": "warm", "used": 1_000, "size": 200_000}),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    // The other of the two connections, held here: the pool has none left
+    // but the one the hot path kept.
+    let _held = app.pool.acquire().await.expect("the pool's second connection");
+    for path in ["/compactions", "/stats"] {
+        let (status, answer) = app.get_json(path).await;
+        assert_eq!(status, 200, "{path}: {answer}");
+    }
+    let (status, answer) = app
+        .post_json(
+            "/usage",
+            &json!({"conversation_id": "warm", "used": 2_000, "size": 200_000}),
+        )
+        .await;
+    assert_eq!(status, 200, "and the hot path still answers: {answer}");
 }

@@ -22,7 +22,7 @@ pub(crate) async fn of_conversation(
     before: Option<i64>,
     limit: u32,
 ) -> AppResult<CompactionsPage> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     super::stored(&mut conn, tenant, id).await?;
     let rows = ledger::of_conversation(&mut conn, tenant, id, before, limit.into()).await?;
     let next_before_seq = (rows.len() == limit as usize)

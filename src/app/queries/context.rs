@@ -38,7 +38,7 @@ pub(crate) async fn context(
     id: &ConversationId,
     recent: u32,
 ) -> AppResult<Context> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     let stored = super::stored(&mut conn, tenant, id).await?;
     let mut newest = turns::recent_live(&mut conn, tenant, id, recent.into()).await?;
     drop(conn);

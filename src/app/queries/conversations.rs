@@ -39,7 +39,7 @@ pub(crate) async fn newest(
 
 /// One conversation as stored.
 pub(crate) async fn one(services: &Services, tenant: &TenantId, id: &ConversationId) -> AppResult<StoredConversation> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     super::stored(&mut conn, tenant, id).await
 }
 
@@ -51,7 +51,7 @@ pub(crate) async fn events(
     after: i64,
     limit: u32,
 ) -> AppResult<(StoredConversation, Vec<Event>)> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     let stored = super::stored(&mut conn, tenant, id).await?;
     let page = events::list(&mut conn, tenant, id, after, i64::from(limit)).await?;
     Ok((stored, page))

@@ -24,7 +24,7 @@ pub(crate) async fn due(
 ) -> AppResult<Vec<(StoredConversation, Decision)>> {
     // On the primary, though tenant-wide: a poller compacts what this lists,
     // and a standby's moment-old answer would list what it just compacted.
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     let policy = &services.policy;
     let mut due_now = Vec::new();
     let mut after: Option<Position> = None;

@@ -34,7 +34,7 @@ pub(crate) async fn keep_set(
     id: &ConversationId,
     asked: Asked,
 ) -> AppResult<KeepPage> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     let stored = super::stored(&mut conn, tenant, id).await?;
     let current = keep_set::current(&mut conn, tenant, id, &services.summaries.harness).await?;
     drop(conn);

@@ -23,7 +23,7 @@ pub(crate) struct Asked {
 
 /// A page of turns, newest (or best) first, within [`MAX_PAGE_BYTES`].
 pub(crate) async fn page(services: &Services, tenant: &TenantId, id: &ConversationId, asked: Asked) -> AppResult<Page> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     let stored = super::stored(&mut conn, tenant, id).await?;
     let limit = i64::from(asked.limit);
     let mut page = match &asked.search {
@@ -54,7 +54,7 @@ pub(crate) async fn page(services: &Services, tenant: &TenantId, id: &Conversati
 
 /// One stored turn, its texts whole.
 pub(crate) async fn one(services: &Services, tenant: &TenantId, id: &ConversationId, seq: i64) -> AppResult<Said> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     let stored = super::stored(&mut conn, tenant, id).await?;
     let Some(turn) = turns::one(&mut conn, tenant, id, seq).await? else {
         return Err(Refusal::NotFound(format!(

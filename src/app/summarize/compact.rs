@@ -23,7 +23,7 @@ impl UseCase for Request {
     async fn stage(self, services: &Services) -> AppResult<Drafted> {
         let started = Instant::now();
         let (stored, since) = {
-            let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
+            let mut conn = services.warm.acquire().await.map_err(StoreError::from)?;
             match compactions::claim(
                 &mut conn,
                 &self.tenant,

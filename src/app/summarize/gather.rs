@@ -41,7 +41,7 @@ pub(super) async fn gather(
     request: &mut Request,
     stored: &StoredConversation,
 ) -> StoreResult<Gathered> {
-    let mut conn = services.pool.acquire().await?;
+    let mut conn = services.warm.acquire().await?;
     let mut tx = conn.begin().await?;
     statements::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         .execute(&mut *tx)

@@ -214,7 +214,7 @@ async fn run(
         Plan::Model => {
             let estimate = summary_estimate(rules.transcript_tokens, rules.max_tokens);
             let reserved = {
-                let mut conn = services.pool.acquire().await.map_err(StoreError::from)?;
+                let mut conn = services.warm.acquire().await.map_err(StoreError::from)?;
                 services.budget.reserve(&mut conn, &request.tenant, estimate).await?
             };
             let via = match (&services.summary_model, &reserved) {
