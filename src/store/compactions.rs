@@ -12,6 +12,7 @@ use super::events::EventKind;
 use super::lease::free;
 use super::ledger::recorded;
 use super::processes::{ProcessId, SILENT_AFTER, holder_gone};
+use super::row::conversation_columns;
 use super::state::{STATE_COLUMNS, bind_state};
 use super::statements::{self, on};
 use super::{StoreResult, db_count};
@@ -45,7 +46,8 @@ pub(crate) async fn claim(
         free!("compacting_since", "3"),
         " OR ",
         holder_gone!("compacting_by", "5"),
-        ") RETURNING *"
+        ") RETURNING compacting_since, ",
+        conversation_columns!()
     ))
     .bind(tenant.as_str())
     .bind(id.as_str())
@@ -220,7 +222,8 @@ async fn write_state(
                     prepare_used = CASE WHEN $25 THEN NULL ELSE prepare_used END,
                     compacting_since = NULL, last_event_seq = last_event_seq + 1, updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
               WHERE tenant = $1 AND conversation_id = $2
-             RETURNING *"
+             RETURNING {columns}",
+            columns = conversation_columns!()
         ))
         .bind(tenant.as_str())
         .bind(id.as_str()),

@@ -10,6 +10,7 @@ use sqlx::PgConnection;
 use sqlx::types::Json;
 
 use super::events::EventKind;
+use super::row::conversation_columns;
 use super::statements::{self, on};
 use super::transitions::{END_TURN, END_TURN_STORING_TEXT, RECORD_USAGE, bind_fresh};
 use super::{StoreResult, db_count};
@@ -98,11 +99,15 @@ pub(crate) async fn find(
     tenant: &TenantId,
     id: &ConversationId,
 ) -> StoreResult<Option<StoredConversation>> {
-    let row = statements::query("SELECT * FROM conversations WHERE tenant = $1 AND conversation_id = $2")
-        .bind(tenant.as_str())
-        .bind(id.as_str())
-        .fetch_optional(on(&mut *conn))
-        .await?;
+    let row = statements::query(concat!(
+        "SELECT ",
+        conversation_columns!(),
+        " FROM conversations WHERE tenant = $1 AND conversation_id = $2"
+    ))
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .fetch_optional(on(&mut *conn))
+    .await?;
     row.as_ref().map(StoredConversation::from_row).transpose()
 }
 
@@ -113,11 +118,15 @@ pub(crate) async fn lock(
     tenant: &TenantId,
     id: &ConversationId,
 ) -> StoreResult<Option<StoredConversation>> {
-    let row = statements::query("SELECT * FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
-        .bind(tenant.as_str())
-        .bind(id.as_str())
-        .fetch_optional(on(&mut *conn))
-        .await?;
+    let row = statements::query(concat!(
+        "SELECT ",
+        conversation_columns!(),
+        " FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE"
+    ))
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .fetch_optional(on(&mut *conn))
+    .await?;
     row.as_ref().map(StoredConversation::from_row).transpose()
 }
 

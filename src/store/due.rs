@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
+use super::row::conversation_columns;
 use super::statements::{self, on};
 use super::{StoreResult, db_count};
 use crate::domain::TenantId;
@@ -30,16 +31,18 @@ pub(crate) async fn idle_candidates(
     limit: i64,
 ) -> StoreResult<Vec<StoredConversation>> {
     let hour = CacheLife::OneHour.duration();
-    let rows = statements::query(
-        "SELECT * FROM conversations
+    let rows = statements::query(concat!(
+        "SELECT ",
+        conversation_columns!(),
+        " FROM conversations
                     WHERE ($1::text IS NULL OR tenant = $1)
             AND last_turn_at > $2 AND last_turn_at <= $3
             AND used >= $4 AND NOT idle_compacted AND successor_id IS NULL
             AND COALESCE(cache_life, $5) = 'one_hour'
             AND ($6::timestamptz IS NULL OR (last_turn_at, conversation_id) > ($6, $7))
           ORDER BY last_turn_at, conversation_id
-          LIMIT $8",
-    )
+          LIMIT $8"
+    ))
     .bind(tenant.map(TenantId::as_str))
     .bind(at - hour)
     .bind(at - (hour - config.idle_lead))
@@ -64,8 +67,10 @@ pub(crate) async fn next_message_candidates(
     after: Option<&Position>,
     limit: i64,
 ) -> StoreResult<Vec<StoredConversation>> {
-    let rows = statements::query(
-        "SELECT * FROM conversations
+    let rows = statements::query(concat!(
+        "SELECT ",
+        conversation_columns!(),
+        " FROM conversations
           WHERE tenant = $1
             AND last_turn_at IS NOT NULL AND NOT rollover_declined AND successor_id IS NULL
             AND ((used >= $2 AND last_turn_at <= $3 - CASE COALESCE(cache_life, $4)
@@ -73,8 +78,8 @@ pub(crate) async fn next_message_candidates(
                  OR (compactions >= $7 AND last_turn_at <= $3 - $8))
             AND ($9::timestamptz IS NULL OR (last_turn_at, conversation_id) > ($9, $10))
           ORDER BY last_turn_at, conversation_id
-          LIMIT $11",
-    )
+          LIMIT $11"
+    ))
     .bind(tenant.as_str())
     .bind(db_count(config.large_context_tokens))
     .bind(at)

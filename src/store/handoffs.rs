@@ -7,6 +7,7 @@ use sqlx::{Connection, PgConnection};
 
 use super::StoreResult;
 use super::events::EventKind;
+use super::row::conversation_columns;
 use super::state::{STATE_COLUMNS, bind_state};
 use super::statements::{self, on};
 use crate::domain::{ConversationId, TenantId};
@@ -37,13 +38,14 @@ pub(crate) async fn decline(
            UPDATE conversations SET ({STATE_COLUMNS}) = ($4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21),
                   last_event_seq = last_event_seq + 1, updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
             WHERE tenant = $1 AND conversation_id = $2
-           RETURNING *
+           RETURNING {columns}
          ), event AS (
            INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
            SELECT tenant, conversation_id, last_event_seq, $3, '{declined}', '{{}}'::jsonb FROM c
          )
-         SELECT * FROM c",
-        declined = EventKind::RolloverDeclined
+         SELECT {columns} FROM c",
+        declined = EventKind::RolloverDeclined,
+        columns = conversation_columns!()
     );
     let row = bind_state(
         statements::query(&sql).bind(tenant.as_str()).bind(id.as_str()).bind(at),
@@ -118,13 +120,14 @@ pub(crate) async fn roll_over(
            UPDATE conversations SET successor_id = $3, pending_decision = NULL,
                   last_event_seq = last_event_seq + 1, updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
             WHERE tenant = $1 AND conversation_id = $2
-           RETURNING *
+           RETURNING {columns}
          ), event AS (
            INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
            SELECT tenant, conversation_id, last_event_seq, $4, '{}', $5 FROM c
          )
-         SELECT * FROM c",
-        EventKind::Handoff
+         SELECT {columns} FROM c",
+        EventKind::Handoff,
+        columns = conversation_columns!()
     ))
     .bind(tenant.as_str())
     .bind(id.as_str())

@@ -9,6 +9,22 @@ use crate::policy::prepare::Planned;
 use crate::policy::{CacheLifeSetting, Conversation, ModelCall, PendingDecision};
 use crate::records::StoredConversation;
 
+/// The columns [`StoredConversation::from_row`] reads: what a statement
+/// answering a conversation returns, rather than `*` (a row has a dozen more
+/// — claims, audit and preparation marks — that no caller of it reads, and
+/// every hot write sent them back: issue 38). A macro, for `concat!`.
+macro_rules! conversation_columns {
+    () => {
+        "tenant, conversation_id, used, size, cache_life_source, cache_life, \
+     context_pressure_tokens, created_at, last_turn_at, turns_since_compaction, compactions, host_compactions_24h, \
+     used_after_compaction, idle_compacted, rollover_declined, total_user_messages, user_messages_since_boundary, \
+     runs_completed_since_boundary, user_messages_since_run_completed, failed_compactions_in_row, summary, \
+     summary_seq, predecessor_id, successor_id, pending_decision, last_call, last_event_seq, last_turn_seq, \
+     last_compaction_seq, boundary_turn_seq, critical, memory, prepare_turn_seq, prepare_used, updated_at"
+    };
+}
+pub(super) use conversation_columns;
+
 impl StoredConversation {
     pub(super) fn from_row(row: &PgRow) -> Result<Self, StoreError> {
         let source: String = row.try_get("cache_life_source")?;

@@ -19,6 +19,7 @@ use sqlx::query::Query;
 use sqlx::types::Json;
 
 use super::events::EventKind;
+use super::row::conversation_columns;
 use super::state::{STATE_COLUMNS, bind_state};
 use super::statements;
 use crate::domain::{ConversationId, TenantId};
@@ -88,14 +89,15 @@ pub(super) static RECORD_USAGE: LazyLock<String> = LazyLock::new(|| {
     last_call = COALESCE(EXCLUDED.last_call, c.last_call),
     last_event_seq = c.last_event_seq + 1,
     updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
-  RETURNING *
+  RETURNING {columns}
 ), event AS (
   INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
   SELECT tenant, conversation_id, last_event_seq, $27, '{usage}', $33 FROM c
 )
-SELECT * FROM c",
+SELECT {columns} FROM c",
         *INSERT_FRESH,
-        usage = EventKind::Usage
+        usage = EventKind::Usage,
+        columns = conversation_columns!()
     )
 });
 
@@ -142,15 +144,16 @@ fn end_turn(storing_text: &str) -> String {
     last_turn_seq = c.last_turn_seq + CASE WHEN $27 THEN 1 ELSE 0 END,
     last_event_seq = c.last_event_seq + 1,
     updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
-  RETURNING *
+  RETURNING {columns}
 {storing_text}), event AS (
   INSERT INTO events (tenant, conversation_id, seq, at, kind, payload)
   SELECT tenant, conversation_id, last_event_seq, $24, '{turn_ended}',
          $30::jsonb || jsonb_build_object('turn_id', CASE WHEN $27 THEN last_turn_seq END)
   FROM c
 )
-SELECT * FROM c",
+SELECT {columns} FROM c",
         *INSERT_FRESH,
-        turn_ended = EventKind::TurnEnded
+        turn_ended = EventKind::TurnEnded,
+        columns = conversation_columns!()
     )
 }
