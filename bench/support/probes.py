@@ -6,12 +6,25 @@ import http.client
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import threading
 import time
 
 TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def need(tool, package=None):
+    """The tool on PATH, installed from Debian's packages when we are root
+    (a fresh machine has no wrk), or a plain exit saying how to get it."""
+    if shutil.which(tool):
+        return
+    package = package or tool
+    if os.getuid() == 0:
+        subprocess.run(["apt-get", "install", "-y", "-q", package], check=True, stdout=subprocess.DEVNULL)
+    else:
+        raise SystemExit(f"this probe needs {tool} (Debian: apt-get install {package})")
 
 
 def free_port():
