@@ -182,14 +182,14 @@ impl Application {
             upstream_slots,
             prepare_within: settings.timeouts.summarize,
         });
-        let state = AppState {
+        let state = AppState::new(http::Shared {
             services: services.clone(),
             max_body_bytes: settings.max_body_bytes,
             keys: keys.clone(),
             rate_limits: Arc::new(RateLimits::new(settings.rate_per_second, settings.rate_burst)),
             timeouts: settings.timeouts,
             hosts: Arc::new(settings.allowed_hosts.clone()),
-        };
+        });
         let router = http::router(state);
         tracing::info!(
             max_connections = connections.max_connections,

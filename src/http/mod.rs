@@ -19,4 +19,4 @@ mod state;
 pub(crate) mod views;
 
 pub(crate) use router::router;
-pub(crate) use state::AppState;
+pub(crate) use state::{AppState, Shared};
