@@ -286,6 +286,7 @@ impl Replay {
             self.compact(state, report, turn, at, ("harness", Some("manual")))
                 .await?;
         }
+        state.harness_compacted();
         let ours = self
             .summary_of(&state.conversation)
             .await?
@@ -432,13 +433,19 @@ struct State {
 }
 
 /// The session's own count of its context, where it kept one: what its
-/// harness sends beside the conversation (system prompt, tools), and its
-/// last record with what was counted since.
+/// harness sends beside the conversation (system prompt, tools), the
+/// highest record since its context last shrank for good, and what was
+/// counted since the last record.
 #[derive(Debug, Default, Clone, Copy)]
 struct Recorded {
     overhead: u64,
-    last: u64,
+    peak: u64,
     counted_since: u64,
+    /// A record far below the peak, waiting for the next to say whether
+    /// the harness compacted or a side call was small.
+    low: Option<u64>,
+    /// The harness compacted here: its next record starts afresh.
+    reset: bool,
 }
 
 impl State {
@@ -457,36 +464,70 @@ impl State {
     }
 
     /// The session's harness recorded its context at `used` tokens: what
-    /// came since its last record is its growth, in the model's tokens
+    /// it grew past its highest record is the growth, in the model's tokens
     /// (counting the text alone misses the system prompt, tools, images
-    /// and the tokenizer's difference). A smaller record is the harness's
-    /// own compaction: the counted growth stands.
+    /// and the tokenizer's difference).
+    ///
+    /// A record below the peak adds nothing and takes nothing: a model's
+    /// reasoning is counted in the call that wrote it and dropped from the
+    /// next (a Codex record falls by it every turn), and a side call reports
+    /// a smaller context of its own. Counting growth from such a record
+    /// counted the same tokens again at every rise: a replay's context ran
+    /// 94,000 tokens past the session's in one record, and a compaction saw
+    /// 291,924 where the session never held more than 258,201. The context
+    /// shrinks for good only where the harness compacted: where the session
+    /// says so ([`State::harness_compacted`]), or where two records in a
+    /// row fall below half the peak. The counted growth stands then.
     fn recorded(&mut self, used: u64) {
-        match &mut self.recorded {
-            None => {
-                // What the harness sends beside the text, from a record of
-                // the whole context: after a compaction of the replay's own
-                // the record still holds what the replay dropped.
-                let overhead = if self.restarted {
-                    0
-                } else {
-                    used.saturating_sub(self.anchor_tokens + self.since_boundary_tokens)
-                };
-                self.recorded = Some(Recorded {
-                    overhead,
-                    last: used,
-                    counted_since: 0,
-                });
+        let Some(recorded) = &mut self.recorded else {
+            // What the harness sends beside the text, from a record of the
+            // whole context: after a compaction of the replay's own the
+            // record still holds what the replay dropped.
+            let overhead = if self.restarted {
+                0
+            } else {
+                used.saturating_sub(self.anchor_tokens + self.since_boundary_tokens)
+            };
+            self.recorded = Some(Recorded {
+                overhead,
+                peak: used,
+                ..Recorded::default()
+            });
+            return;
+        };
+        let growth = if std::mem::take(&mut recorded.reset) {
+            recorded.peak = used;
+            recorded.low = None;
+            None
+        } else if used >= recorded.peak {
+            let growth = used - recorded.peak;
+            recorded.peak = used;
+            recorded.low = None;
+            Some(growth)
+        } else if used < recorded.peak / 2 {
+            if recorded.low.take().is_some() {
+                recorded.peak = used;
+                None
+            } else {
+                recorded.low = Some(used);
+                Some(0)
             }
-            Some(recorded) => {
-                if used >= recorded.last {
-                    let counted = recorded.counted_since.min(self.since_boundary_tokens);
-                    self.since_boundary_tokens =
-                        (self.since_boundary_tokens - counted).saturating_add(used - recorded.last);
-                }
-                recorded.last = used;
-                recorded.counted_since = 0;
-            }
+        } else {
+            recorded.low = None;
+            Some(0)
+        };
+        if let Some(growth) = growth {
+            let counted = recorded.counted_since.min(self.since_boundary_tokens);
+            self.since_boundary_tokens = (self.since_boundary_tokens - counted).saturating_add(growth);
+        }
+        recorded.counted_since = 0;
+    }
+
+    /// The session's harness compacted here: its next record is the
+    /// context it starts again from.
+    fn harness_compacted(&mut self) {
+        if let Some(recorded) = &mut self.recorded {
+            recorded.reset = true;
         }
     }
 
@@ -501,7 +542,7 @@ impl State {
         // The growth past the next record starts here: what was counted
         // since the last one is behind the boundary now.
         if let Some(recorded) = &mut self.recorded {
-            recorded.last = recorded.last.saturating_add(recorded.counted_since);
+            recorded.peak = recorded.peak.saturating_add(recorded.counted_since);
             recorded.counted_since = 0;
         }
     }
@@ -542,6 +583,73 @@ mod tests {
             state.used(),
             15_000 + 2_000 + 700,
             "past the boundary, the growth from where it stood"
+        );
+    }
+
+    #[test]
+    fn reasoning_a_record_counts_and_the_next_drops_is_counted_once() {
+        let mut state = State::default();
+        state.count(90_000);
+        state.recorded(100_000);
+        for turn in 0..5 {
+            // The call writes 30,000 of reasoning; the next sends without it.
+            state.recorded(130_000 + turn * 1_000);
+            state.count(1_000);
+            state.recorded(101_000 + turn * 1_000);
+        }
+        assert_eq!(
+            state.used(),
+            134_000,
+            "the highest the session held, not 100,000 and five reasonings"
+        );
+    }
+
+    #[test]
+    fn a_side_calls_small_record_is_no_compaction_of_the_sessions() {
+        let mut state = State::default();
+        state.count(140_000);
+        state.recorded(150_000);
+        state.restart(3_990, None);
+        state.count(4_404);
+        assert_eq!(state.used(), 10_000 + 3_990 + 4_404);
+        state.recorded(58_000);
+        state.recorded(244_000);
+        assert_eq!(
+            state.used(),
+            10_000 + 3_990 + (244_000 - 150_000 - 4_404) + 4_404,
+            "the session grew 94,000 past where the replay compacted, and so did the replay"
+        );
+    }
+
+    #[test]
+    fn a_harness_compaction_starts_the_records_afresh_said_or_seen_twice() {
+        let mut said = State::default();
+        said.count(150_000);
+        said.recorded(160_000);
+        said.restart(4_000, None);
+        said.harness_compacted();
+        said.count(1_000);
+        said.recorded(90_000);
+        said.count(2_000);
+        said.recorded(95_000);
+        assert_eq!(
+            said.used(),
+            10_000 + 4_000 + 1_000 + 5_000,
+            "where the harness compacted, its next record is where it stands"
+        );
+
+        let mut seen = State::default();
+        seen.count(150_000);
+        seen.recorded(160_000);
+        seen.recorded(20_000);
+        seen.count(1_000);
+        seen.recorded(22_000);
+        seen.count(3_000);
+        seen.recorded(30_000);
+        assert_eq!(
+            seen.used(),
+            10_000 + 150_000 + 1_000 + 8_000,
+            "two records in a row under half the peak: the harness compacted, the growth from there counts"
         );
     }
 

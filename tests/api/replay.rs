@@ -643,3 +643,78 @@ async fn a_codex_rollout_is_replayed_at_the_window_it_recorded() {
     );
     assert_eq!(asked[0].window, 100_000, "a window asked for wins");
 }
+
+/// A Codex rollout shaped like a long real one: each turn a tool call whose
+/// record counts the reasoning the model wrote (18,201 tokens) and an answer
+/// whose record no longer holds it, the context 25,000 larger each turn up
+/// to 258,201 at turn 9; then the harness compacts and the session goes on
+/// small.
+fn codex_rollout_reasoning_every_turn() -> String {
+    let usage = |input: u64, output: u64| {
+        json!({"type": "event_msg", "payload": {"type": "token_count", "info": {
+            "last_token_usage": {"input_tokens": input, "output_tokens": output},
+            "model_context_window": 272000}}})
+    };
+    let mut items = vec![json!({"type": "session_meta", "payload": {"id": "s", "cwd": "/repo"}})];
+    for turn in 0..12u64 {
+        if turn == 10 {
+            items
+                .push(json!({"type": "compacted", "payload": {"message": "Migrating the billing modules to Config."}}));
+        }
+        let base = if turn < 10 {
+            20_000 + 25_000 * turn
+        } else {
+            30_000 + 5_000 * (turn - 10)
+        };
+        items.push(json!({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": format!("Step {turn}: move src/billing/mod_{turn}.rs to the new Config.")}]}}));
+        items.push(json!({"type": "response_item", "payload": {"type": "function_call", "name": "shell",
+            "arguments": format!("{{\"command\":[\"bash\",\"-lc\",\"cargo test billing::mod_{turn}\"]}}"), "call_id": format!("c{turn}")}}));
+        items.push(usage(base, 18_201));
+        items.push(
+            json!({"type": "response_item", "payload": {"type": "function_call_output", "call_id": format!("c{turn}"),
+            "output": format!("test billing::mod_{turn} ... ok")}}),
+        );
+        items.push(
+            json!({"type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [
+            {"type": "output_text", "text": format!("src/billing/mod_{turn}.rs takes Config now; its tests pass.")}]}}),
+        );
+        items.push(usage(base + 400, 300));
+    }
+    items.iter().map(|item| format!("{item}\n")).collect()
+}
+
+#[tokio::test]
+async fn a_replay_never_holds_more_than_the_session_did_where_reasoning_comes_and_goes() {
+    let dir = scratch();
+    let rollout = write(&dir, "rollout.jsonl", &codex_rollout_reasoning_every_turn());
+    let options = ReplayOptions {
+        window: None,
+        ..EVERY_8
+    };
+    let report = &replay(&[rollout], options).await[0];
+
+    assert_eq!(report.window, 272_000);
+    assert_eq!(report.recorded_peak, Some(245_000 + 18_201));
+    for compaction in &report.compactions {
+        assert!(
+            compaction.tokens_before <= 245_000 + 18_201,
+            "no compaction sees more than the session ever held: {compaction:?}"
+        );
+    }
+    let mut turns: Vec<_> = report
+        .compactions
+        .iter()
+        .map(|c| (c.conversation.clone(), c.turn))
+        .collect();
+    turns.dedup();
+    assert_eq!(
+        turns.len(),
+        report.compactions.len(),
+        "one compaction a turn at most: {:?}",
+        report.compactions
+    );
+    let origins: Vec<_> = report.compactions.iter().map(|c| c.origin).collect();
+    assert_eq!(origins, ["every", "harness", "final"], "{:?}", report.compactions);
+    assert!(report.rollovers.is_empty(), "{:?}", report.rollovers);
+}
