@@ -155,11 +155,20 @@ fn made_up(summary: &str, transcript: &Transcript, input: &HookInput, max_tokens
             _ => path.is_absolute() && path.exists(),
         }
     };
+    // The footer names the transcript as the harness's machine spells it:
+    // under a moved home or a WSL mount it is not the path the hook was given.
+    let transcript_file = input.transcript_path.as_ref().and_then(|path| path.file_name());
+    let is_transcript = |name: &str| {
+        transcript_file.is_some_and(|file| {
+            let file = file.to_string_lossy();
+            name.rsplit(['/', '\\']).next() == Some(file.as_ref())
+        })
+    };
     let room = (max_tokens / UNVERIFIED_SHARE).max(1);
     let mut spent = 0;
     invented_in(summary, Given { texts: &texts })
         .into_iter()
-        .filter(|(kind, name)| !(matches!(kind, KeepKind::Path) && exists(name)))
+        .filter(|(kind, name)| !(matches!(kind, KeepKind::Path) && (exists(name) || is_transcript(name))))
         .map(|(_, name)| name)
         .take(UNVERIFIED_SHOWN)
         .take_while(|name| {

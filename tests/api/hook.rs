@@ -302,19 +302,17 @@ async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropp
     std::fs::remove_file(&path).ok();
 }
 
-#[tokio::test]
-async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
+/// What the hook gives back after Claude Code compacted with a summary
+/// that names a file and a ticket nobody did, the project's memory file, and
+/// its footer pointing at the transcript as `footer` spells its path.
+async fn unverified_given_back(session: &str, footer: impl Fn(&std::path::Path) -> String) -> String {
     let app = spawn_app().await;
-    let session = "0b7d4c1a-5e2f-4a9b-8c3d-6e1f2a3b4c5d";
-    let path = session_file("claude-code-unverified");
+    let path = session_file(&format!("claude-code-unverified-{session}"));
     let mut cc = before_the_first_compaction(session);
     cc.write(&path);
     let before = pre_compact(&app, session, &path).await;
     assert_eq!(before.code, Some(0), "{}", before.stderr);
 
-    // The summary keeps what was said, and names a file and a ticket nobody did.
-    // Claude Code's own footer names the transcript file, and its system prompt
-    // holds the project's memory file: neither is an invention.
     let project = path.with_extension("project");
     std::fs::create_dir_all(&project).unwrap();
     std::fs::write(project.join("CLAUDE.md"), "Run cargo test before committing.").unwrap();
@@ -322,7 +320,7 @@ async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
         json!({"trigger": "auto", "preTokens": 148_000, "postTokens": 31_200}),
         &format!(
             "Fixed the tokenizer bug in src/parser/lexer.rs (PROJ-4711) and src/parser/tokens.rs; PROJ-4712 is next. Rule: Don't touch Cargo.lock, as CLAUDE.md says. See https://ci.example.com/runs/88231. Read the full transcript at: {}",
-            path.display()
+            footer(&path)
         ),
     );
     cc.write(&path);
@@ -340,12 +338,10 @@ async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
 
     assert_eq!(after.code, Some(0), "{}", after.stderr);
     let answer: Value = serde_json::from_str(&after.stdout).expect("SessionStart answers JSON");
-    let given = answer["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
-    assert_eq!(
-        given.lines().find(|line| line.starts_with("- Unverified: ")),
-        Some("- Unverified: src/parser/tokens.rs; PROJ-4712"),
-        "what the conversation never named is flagged; the transcript's own path and a file the project has are not: {given}"
-    );
+    let given = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_owned();
     assert_eq!(
         app.state(session).await["used"],
         31_200,
@@ -353,6 +349,38 @@ async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
     );
     std::fs::remove_file(&path).ok();
     std::fs::remove_dir_all(&project).ok();
+    given
+}
+
+#[tokio::test]
+async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
+    let given = unverified_given_back("0b7d4c1a-5e2f-4a9b-8c3d-6e1f2a3b4c5d", |path| {
+        path.display().to_string()
+    })
+    .await;
+
+    assert_eq!(
+        given.lines().find(|line| line.starts_with("- Unverified: ")),
+        Some("- Unverified: src/parser/tokens.rs; PROJ-4712"),
+        "what the conversation never named is flagged; the transcript's own path and a file the project has are not: {given}"
+    );
+}
+
+#[tokio::test]
+async fn claude_codes_footer_is_no_invention_wherever_its_home_directory_sits() {
+    // A moved ~/.claude, or Claude Code under WSL naming the Windows side:
+    // the footer's path is not the one the hook was given, its file is.
+    let given = unverified_given_back("9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", |path| {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        format!("/mnt/c/Users/dev/.claude/projects/-repo/{file}")
+    })
+    .await;
+
+    assert_eq!(
+        given.lines().find(|line| line.starts_with("- Unverified: ")),
+        Some("- Unverified: src/parser/tokens.rs; PROJ-4712"),
+        "the footer's transcript, under another home, is not flagged: {given}"
+    );
 }
 
 #[tokio::test]
