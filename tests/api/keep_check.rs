@@ -268,3 +268,40 @@ async fn a_summary_longer_than_a_check_reads_is_refused() {
         .await;
     assert_eq!(status, 200, "the longest it reads is read");
 }
+
+#[tokio::test]
+async fn a_summary_naming_a_file_from_the_project_holds_the_path_the_tools_gave_from_the_root() {
+    let app = spawn_app().await;
+    app.report("/usage", json!({"conversation_id": "paths", "used": 1000}))
+        .await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "paths",
+               "user": "Make the billing retries give up later.",
+               "assistant": "Raised the limit in /repo/src/billing/retry.rs."}),
+    )
+    .await;
+
+    let (status, relative) = app
+        .post_json(
+            "/conversations/paths/keep/check",
+            &json!({"text": "Make the billing retries give up later. Raised the retry limit in src/billing/retry.rs."}),
+        )
+        .await;
+    assert_eq!(status, 200, "{relative}");
+    let (_, elsewhere) = app
+        .post_json(
+            "/conversations/paths/keep/check",
+            &json!({"text": "Make the billing retries give up later. Raised the retry limit in lib/src/billing/retry.rs."}),
+        )
+        .await;
+
+    assert_eq!(
+        relative["keep"]["by_kind"]["path"]["appended"], 0,
+        "src/billing/retry.rs is /repo/src/billing/retry.rs: {relative}"
+    );
+    assert_eq!(
+        elsewhere["keep"]["by_kind"]["path"]["appended"], 1,
+        "another file of the same tail is not it: {elsewhere}"
+    );
+}
