@@ -16,9 +16,7 @@ fn is_name_char(c: char) -> bool {
 
 /// Whether `haystack` (squeezed) holds `item` word for word: a sentence
 /// anywhere, a name only where it stands on its own (`src/a.rs` is not in
-/// `xsrc/a.rs.bak`). A path is held relative or absolute: `src/a.rs` by
-/// `/repo/src/a.rs`, and `/repo/src/a.rs` by `src/a.rs` (an agent's tools
-/// name files from the root, its summaries from the project).
+/// `xsrc/a.rs.bak`).
 pub(super) fn holds(haystack: &str, item: &KeepItem) -> bool {
     let needle = squeezed(&item.text);
     if needle.is_empty() {
@@ -30,24 +28,10 @@ pub(super) fn holds(haystack: &str, item: &KeepItem) -> bool {
     }
     // Every occurrence, overlapping ones too: `ab a` stands on its own at
     // the second place it occurs in `ab ab a`.
-    spellings(standing, &needle).iter().any(|spelling| {
-        occurrences(haystack, spelling)
-            .any(|at| standing.accepts(spelling, standing_at(haystack, at, at + spelling.len())))
+    occurrences(haystack, &needle).any(|at| {
+        let (alone, folder) = standing_at(haystack, at, at + needle.len());
+        alone || (folder && matches!(standing, Standing::AloneOrFolder))
     })
-}
-
-/// The ways a text may hold `needle`: itself, and for an absolute path each
-/// of its tails of two parts or more (`/repo/src/a.rs`: `repo/src/a.rs`,
-/// `src/a.rs`).
-fn spellings(standing: Standing, needle: &str) -> Vec<String> {
-    let mut spellings = vec![needle.to_owned()];
-    if matches!(standing, Standing::AloneOrFolder) && needle.starts_with('/') && !needle.contains(' ') {
-        let parts: Vec<&str> = needle.split('/').filter(|part| !part.is_empty()).collect();
-        for from in 0..parts.len().saturating_sub(1) {
-            spellings.push(parts[from..].join("/"));
-        }
-    }
-    spellings
 }
 
 /// Where `needle` starts in `haystack`, overlapping occurrences included.
@@ -99,27 +83,6 @@ impl Standing {
             _ => Self::Alone,
         }
     }
-
-    /// Whether `spelling`, found standing as `stood`, holds the item. A
-    /// path of two parts or more is held as the tail of a longer one too.
-    fn accepts(self, spelling: &str, stood: Stood) -> bool {
-        match self {
-            Self::Anywhere => true,
-            Self::Alone => stood.alone,
-            Self::AloneOrFolder => stood.alone || stood.folder || (stood.tail && spelling.contains('/')),
-        }
-    }
-}
-
-/// How a text found in a haystack stands there.
-#[derive(Debug, Clone, Copy, Default)]
-struct Stood {
-    /// On its own.
-    alone: bool,
-    /// On its own before, a folder's `/` after (`src` in `src/a.rs`).
-    folder: bool,
-    /// After a `/`, on its own or a folder after (`src/a.rs` in `/repo/src/a.rs`).
-    tail: bool,
 }
 
 /// Texts whose answers are kept: a fit asks about a handful of texts, each
@@ -135,9 +98,9 @@ pub(super) struct Finder {
     /// built: the patterns are then looked for one by one.
     automaton: Option<aho_corasick::AhoCorasick>,
     patterns: Vec<String>,
-    /// Each item's patterns (its spellings) and how it must stand; `None`:
-    /// nothing to find (an empty item, which every text holds).
-    items: Vec<Option<(Vec<usize>, Standing)>>,
+    /// Each item's pattern and how it must stand; `None`: nothing to find
+    /// (an empty item, which every text holds).
+    items: Vec<Option<(usize, Standing)>>,
     /// The texts asked about and their answers.
     remembered: std::cell::RefCell<Vec<Remembered>>,
 }
@@ -157,17 +120,11 @@ impl Finder {
                 if needle.is_empty() {
                     return None;
                 }
-                let standing = Standing::of(item.kind);
-                let ids = spellings(standing, &needle)
-                    .into_iter()
-                    .map(|spelling| {
-                        *ids.entry(spelling).or_insert_with_key(|spelling| {
-                            patterns.push(spelling.clone());
-                            patterns.len() - 1
-                        })
-                    })
-                    .collect();
-                Some((ids, standing))
+                let id = *ids.entry(needle).or_insert_with_key(|needle| {
+                    patterns.push(needle.clone());
+                    patterns.len() - 1
+                });
+                Some((id, Standing::of(item.kind)))
             })
             .collect();
         let automaton = (!patterns.is_empty())
@@ -206,16 +163,15 @@ impl Finder {
     }
 
     fn find(&self, haystack: &str) -> Vec<bool> {
-        // Per pattern: found anywhere, and every way it stood.
-        let mut found = vec![(false, Stood::default()); self.patterns.len()];
+        // Per pattern: found anywhere, on its own, on its own or as a folder.
+        let mut found = vec![[false; 3]; self.patterns.len()];
         let mut saw = |pattern: usize, start: usize, end: usize| {
-            let (anywhere, seen) = &mut found[pattern];
-            *anywhere = true;
-            if !(seen.alone && seen.folder && seen.tail) {
-                let stood = standing_at(haystack, start, end);
-                seen.alone |= stood.alone;
-                seen.folder |= stood.folder;
-                seen.tail |= stood.tail;
+            let seen = &mut found[pattern];
+            seen[0] = true;
+            if !seen[1] {
+                let (alone, folder) = standing_at(haystack, start, end);
+                seen[1] |= alone;
+                seen[2] |= alone || folder;
             }
         };
         match &self.automaton {
@@ -236,44 +192,29 @@ impl Finder {
             .iter()
             .map(|item| match item {
                 None => true,
-                Some((patterns, standing)) => patterns.iter().any(|&pattern| {
-                    let (anywhere, stood) = found[pattern];
-                    anywhere && standing.accepts(&self.patterns[pattern], stood)
-                }),
+                Some((pattern, Standing::Anywhere)) => found[*pattern][0],
+                Some((pattern, Standing::Alone)) => found[*pattern][1],
+                Some((pattern, Standing::AloneOrFolder)) => found[*pattern][2],
             })
             .collect()
     }
 }
 
-/// How the text found at `start..end` stands: on its own, as the folder of
-/// a name that follows (a folder is named where a file inside it is named
-/// in full), or as the tail of a longer path.
-fn standing_at(haystack: &str, start: usize, end: usize) -> Stood {
+/// Whether the text found at `start..end` stands on its own, and whether it
+/// stands as the folder of a name that follows (a folder is named where a
+/// file inside it is named in full).
+fn standing_at(haystack: &str, start: usize, end: usize) -> (bool, bool) {
     let before = haystack[..start].chars().next_back();
-    let starts_alone = before.is_none_or(|c| !is_name_char(c) && c != '.');
+    if !before.is_none_or(|c| !is_name_char(c) && c != '.') {
+        return (false, false);
+    }
     let mut after = haystack[end..].chars();
-    let (ends_alone, ends_folder) = match after.next() {
+    match after.next() {
         None => (true, false),
         Some('.') => (after.next().is_none_or(|c| !c.is_alphanumeric()), false),
         Some('/') => (false, true),
         Some(c) => (!is_name_char(c), false),
-    };
-    Stood {
-        alone: starts_alone && ends_alone,
-        folder: starts_alone && ends_folder,
-        tail: before == Some('/') && within_absolute_path(&haystack[..start]) && (ends_alone || ends_folder),
     }
-}
-
-/// Whether the word `before` ends in is a path from the root or the home
-/// directory (`/repo/`, `~/repo/`): `src/a.rs` is the tail of `/repo/src/a.rs`,
-/// not of `lib/src/a.rs`, another file.
-fn within_absolute_path(before: &str) -> bool {
-    let word = before
-        .rsplit(|c: char| c.is_whitespace() || matches!(c, '`' | '\'' | '"' | '(' | '[' | '<' | ',' | ';' | '='))
-        .next()
-        .unwrap_or_default();
-    word.starts_with('/') || word.starts_with("~/")
 }
 
 #[cfg(test)]
@@ -330,35 +271,6 @@ mod tests {
         ] {
             agree(&list, &squeezed(haystack));
         }
-    }
-
-    #[test]
-    fn a_path_is_held_relative_or_absolute_but_not_as_another_files_tail() {
-        let list = items(&[
-            (KeepKind::Path, "/repo/src/billing/retry.rs"),
-            (KeepKind::FileChanged, "src/billing/mod.rs"),
-            (KeepKind::Path, "retry.rs"),
-            (KeepKind::Path, "/repo/Cargo.toml"),
-        ]);
-        let held = |haystack: &str| -> Vec<bool> {
-            agree(&list, &squeezed(haystack));
-            list.iter().map(|item| holds(&squeezed(haystack), item)).collect()
-        };
-
-        assert_eq!(
-            held("Edited src/billing/retry.rs and /repo/src/billing/mod.rs."),
-            [true, true, false, false],
-            "the absolute path by its project-relative spelling, the relative one by the absolute"
-        );
-        assert_eq!(
-            held("Edited lib/src/billing/mod.rs and xsrc/billing/retry.rs.bak; see Cargo.toml"),
-            [false, false, false, false],
-            "another file's tail, a longer name, and a bare file name are not the path"
-        );
-        assert_eq!(
-            held("Read ~/repo/src/billing/mod.rs and retry.rs"),
-            [false, true, true, false]
-        );
     }
 
     #[test]
