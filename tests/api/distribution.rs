@@ -181,14 +181,20 @@ async fn every_table_is_distributed_by_tenant_or_a_reference_table_and_every_key
 
 /// The string literals of a Rust file's code (not its tests) that are SQL
 /// statements, by line, with their whitespace folded. A statement that
-/// `concat!`s the conversation's column list between two literals is read as
-/// one, the list written `{columns}` as the `format!`ted ones write it.
+/// `concat!`s a macro's text between two literals is read as one, the text
+/// written `{name}` (the conversation's column list `{columns}`, as the
+/// `format!`ted statements write it).
 fn statements(source: &str) -> Vec<(usize, String)> {
     let code = source.split("#[cfg(test)]").next().unwrap_or_default();
-    let spliced_columns = regex::Regex::new(r#""\s*,\s*conversation_columns!\(\),\s*""#).unwrap();
+    let spliced = regex::Regex::new(r#""\s*,\s*(\w+)!\([^()]*\),\s*""#).unwrap();
     // The newlines stay, so that lines are counted as the file has them.
-    let code = spliced_columns.replace_all(code, |found: &regex::Captures| {
-        format!("{{columns}}{}", "\n".repeat(found[0].matches('\n').count()))
+    let code = spliced.replace_all(code, |found: &regex::Captures| {
+        let name = if &found[1] == "conversation_columns" {
+            "columns"
+        } else {
+            &found[1]
+        };
+        format!("{{{name}}}{}", "\n".repeat(found[0].matches('\n').count()))
     });
     let code = code.as_ref();
     let mut found = Vec::new();
