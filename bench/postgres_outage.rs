@@ -100,6 +100,7 @@ async fn main() {
         allowed_hosts: compactd::config::AllowedHosts::default(),
         database: compactd::config::DatabaseSettings::default(),
         work: compactd::config::WorkLimits::default(),
+        prices: Default::default(),
         background: None,
     };
     let pool = compactd::store::pool(database.url().parse::<PgConnectOptions>().expect("its own URL"), 16);

@@ -175,6 +175,7 @@ impl Application {
             },
             keep_checks: Gate::new("keep check", settings.work.keep_checks_at_once)
                 .waiting_at_most(settings.timeouts.request),
+            prices: Arc::new(settings.prices.clone()),
         };
         let workers = settings.background.map(|background| Workers {
             services: services.clone(),

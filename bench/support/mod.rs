@@ -149,6 +149,7 @@ pub fn settings(upstream: &str, background: Option<compactd::config::BackgroundS
         allowed_hosts: compactd::config::AllowedHosts::default(),
         database: compactd::config::DatabaseSettings::default(),
         work: compactd::config::WorkLimits::default(),
+        prices: Default::default(),
         background,
     }
 }

@@ -7,7 +7,7 @@ use sqlx::PgPool;
 use super::budget::{Budget, Reservation};
 use super::gate::{Gate, Turned};
 use crate::config::{Leases, SummaryConfig};
-use crate::domain::{ConversationId, TenantId};
+use crate::domain::{ConversationId, Prices, TenantId};
 use crate::llm::UpstreamModel;
 use crate::policy::PolicyConfig;
 use crate::store::processes::ProcessId;
@@ -39,6 +39,8 @@ pub(crate) struct Services {
     pub exports: Exports,
     /// Keep checks worked at once: a few in the process, a tenant's one at a time.
     pub keep_checks: Gate,
+    /// What tokens cost, by model (SPEC §6).
+    pub prices: Arc<Prices>,
 }
 
 /// What exports run on and are held to.

@@ -349,6 +349,12 @@ pub struct LlmArgs {
     #[arg(long, env = "COMPACTD_LLM_MAX_CONCURRENT", default_value_t = 32,
           value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub llm_max_concurrent: u64,
+    /// What tokens cost, for each ledger row's cost and savings (SPEC §6):
+    /// `MODEL=INPUT/CACHED_INPUT/OUTPUT` in dollars per million tokens,
+    /// separated by commas; `*` prices every model not named. Unset: costs
+    /// and savings are counted in tokens only.
+    #[arg(long, env = "COMPACTD_PRICES", value_parser = crate::domain::Prices::parse)]
+    pub prices: Option<crate::domain::Prices>,
 }
 
 /// The key is a secret: never printed.

@@ -60,6 +60,7 @@ impl TryFrom<&ServeArgs> for Settings {
                     n => n as usize,
                 },
             },
+            prices: args.llm.prices.clone().unwrap_or_default(),
         })
     }
 }
@@ -133,6 +134,7 @@ impl Settings {
                 standby: None,
             },
             work: WorkLimits::default(),
+            prices: args.llm.prices.clone().unwrap_or_default(),
         })
     }
 }

@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::domain::Prices;
 use crate::policy::PolicyConfig;
 use crate::policy::audit::AuditConfig;
 use crate::policy::keep::HarnessPatterns;
@@ -45,6 +46,8 @@ pub struct Settings {
     pub database: DatabaseSettings,
     /// What bounds the heavy work one caller may ask for at once.
     pub work: WorkLimits,
+    /// What tokens cost, by model (empty: costs in tokens only).
+    pub prices: Prices,
 }
 
 /// What bounds the heavy work one caller may ask for at once (issue 37):

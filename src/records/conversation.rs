@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::prepare::Planned;
 use crate::policy::{Conversation, ModelCall, PendingDecision};
+use crate::records::Savings;
 
 /// A turn scored 5, kept word for word.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,4 +43,16 @@ pub(crate) struct StoredConversation {
     /// The latest preparation planned since the boundary (issue 12).
     pub planned: Option<Planned>,
     pub updated_at: DateTime<Utc>,
+    /// The compaction later calls save for, and what they saved so far.
+    pub saving: Option<Saving>,
+}
+
+/// The latest successful compaction's savings, accruing with each call.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Saving {
+    /// Its seq in the ledger.
+    pub seq: i64,
+    /// Tokens each later call does not resend.
+    pub per_call: u64,
+    pub so_far: Savings,
 }

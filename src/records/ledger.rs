@@ -6,8 +6,30 @@ use crate::domain::{ConversationId, FleetCursor, HarnessName};
 use crate::policy::keep::KeepFigures;
 use crate::policy::{CompactionTrigger, Trigger, Writer};
 
+/// What a compaction saved (SPEC §6): the calls reported after it, the
+/// tokens they did not resend, and those tokens at the agent's model's price.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Savings {
+    pub calls: u64,
+    pub tokens: u64,
+    pub usd: f64,
+    /// Calls whose model had no price: counted in tokens, not in dollars.
+    pub unpriced_calls: u64,
+}
+
+impl Savings {
+    pub(crate) fn plus(self, other: Self) -> Self {
+        Self {
+            calls: self.calls.saturating_add(other.calls),
+            tokens: self.tokens.saturating_add(other.tokens),
+            usd: self.usd + other.usd,
+            unpriced_calls: self.unpriced_calls.saturating_add(other.unpriced_calls),
+        }
+    }
+}
+
 /// A row of the ledger.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Recorded {
     pub id: i64,
     pub conversation_id: ConversationId,
@@ -41,6 +63,13 @@ pub(crate) struct Recorded {
     pub upstream_calls: Option<u64>,
     pub fallback: Option<String>,
     pub recorded_at: DateTime<Utc>,
+    /// The summary's upstream tokens at its model's price; `None`: a model
+    /// was called that has no price.
+    pub cost_usd: Option<f64>,
+    /// What it saved so far, and whether it still saves (it is the
+    /// conversation's latest boundary).
+    pub savings: Savings,
+    pub saving: bool,
 }
 
 /// Filters on the fleet's history.

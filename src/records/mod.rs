@@ -10,9 +10,9 @@ mod standby;
 mod stats;
 mod turn;
 
-pub(crate) use conversation::{Critical, StoredConversation};
-pub(crate) use ledger::{FleetFilter, Recorded};
+pub(crate) use conversation::{Critical, Saving, StoredConversation};
+pub(crate) use ledger::{FleetFilter, Recorded, Savings};
 pub(crate) use purge::{Purge, PurgeAsker};
 pub(crate) use standby::{StandbyReport, StandbyState};
-pub(crate) use stats::{DeletionStats, PreparationStats, Stats, TriggerStats};
+pub(crate) use stats::{DeletionStats, Money, PreparationStats, Stats, TriggerStats};
 pub(crate) use turn::TurnText;

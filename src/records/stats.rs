@@ -1,5 +1,6 @@
 //! The figures of GET /stats: per trigger, and the summaries prepared ahead.
 
+use super::Savings;
 use crate::policy::prepare::Reason;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -13,6 +14,27 @@ pub(crate) struct TriggerStats {
     pub p50_duration_ms: Option<f64>,
     pub p95_duration_ms: Option<f64>,
     pub tokens_saved: u64,
+    pub money: Money,
+}
+
+/// What compactions cost and saved (SPEC §6).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub(crate) struct Money {
+    /// Their summaries' upstream cost, of those priced.
+    pub cost_usd: f64,
+    /// Summaries whose model had no price.
+    pub unpriced_summaries: u64,
+    pub savings: Savings,
+}
+
+impl Money {
+    pub(crate) fn plus(self, other: Self) -> Self {
+        Self {
+            cost_usd: self.cost_usd + other.cost_usd,
+            unpriced_summaries: self.unpriced_summaries.saturating_add(other.unpriced_summaries),
+            savings: self.savings.plus(other.savings),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]

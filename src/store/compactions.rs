@@ -199,9 +199,10 @@ pub(crate) async fn record(
     id: &ConversationId,
     attempt: &Attempt,
     applied: &Applied,
+    cost_usd: Option<f64>,
 ) -> StoreResult<(Recorded, StoredConversation)> {
-    let after = write_state(tx, tenant, id, attempt.outcome.is_ok(), applied).await?;
-    let ledger = insert(tx, tenant, id, applied.seq, attempt).await?;
+    let after = write_state(tx, tenant, id, attempt, applied).await?;
+    let ledger = insert(tx, tenant, id, applied.seq, attempt, cost_usd).await?;
     announce(tx, &after, attempt, &ledger).await?;
     Ok((ledger, after))
 }
@@ -210,19 +211,31 @@ async fn write_state(
     tx: &mut PgConnection,
     tenant: &TenantId,
     id: &ConversationId,
-    success: bool,
+    attempt: &Attempt,
     applied: &Applied,
 ) -> StoreResult<StoredConversation> {
+    let success = attempt.outcome.is_ok();
+    // A success is the conversation's new boundary: the savings of the one
+    // before close onto its ledger row, and the calls from now on save for
+    // this one (SPEC §6).
     let updated = bind_state(
         statements::query(&format!(
-            "UPDATE conversations SET ({STATE_COLUMNS}) = ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20),
+            "WITH closed AS ({close})
+             UPDATE conversations SET ({STATE_COLUMNS}) = ($3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20),
                     summary = $21, summary_seq = $22, boundary_turn_seq = $23, last_compaction_seq = $24,
                     pending_decision = CASE WHEN $25 THEN NULL ELSE pending_decision END,
                     prepare_turn_seq = CASE WHEN $25 THEN NULL ELSE prepare_turn_seq END,
                     prepare_used = CASE WHEN $25 THEN NULL ELSE prepare_used END,
+                    saving_seq = CASE WHEN $25 THEN $24 ELSE saving_seq END,
+                    saving_tokens = CASE WHEN $25 THEN $26 ELSE saving_tokens END,
+                    saved_calls = CASE WHEN $25 THEN 0 ELSE saved_calls END,
+                    saved_tokens = CASE WHEN $25 THEN 0 ELSE saved_tokens END,
+                    saved_usd = CASE WHEN $25 THEN 0 ELSE saved_usd END,
+                    saved_unpriced_calls = CASE WHEN $25 THEN 0 ELSE saved_unpriced_calls END,
                     compacting_since = NULL, last_event_seq = last_event_seq + 1, updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
               WHERE tenant = $1 AND conversation_id = $2
              RETURNING {columns}",
+            close = close_savings("$25 AND v.conversation_id = $2"),
             columns = conversation_columns!()
         ))
         .bind(tenant.as_str())
@@ -234,9 +247,24 @@ async fn write_state(
     .bind(applied.boundary_turn_seq)
     .bind(applied.seq)
     .bind(success)
+    .bind(db_count(attempt.tokens_saved()))
     .fetch_one(&mut *tx)
     .await?;
     StoredConversation::from_row(&updated)
+}
+
+/// Moves the savings accrued on the tenant's (`$1`) conversations that
+/// `which` picks (as `v`) onto the ledger rows they were accruing for: the
+/// conversation's next boundary, or its deletion, closes them.
+pub(super) fn close_savings(which: &str) -> String {
+    format!(
+        "UPDATE compactions k
+            SET saved_calls = v.saved_calls, saved_tokens = v.saved_tokens, saved_usd = v.saved_usd,
+                saved_unpriced_calls = v.saved_unpriced_calls
+           FROM conversations v
+          WHERE v.tenant = $1 AND {which}
+            AND k.tenant = v.tenant AND k.conversation_id = v.conversation_id AND k.seq = v.saving_seq"
+    )
 }
 
 /// The ledger's row for the attempt.
@@ -246,16 +274,18 @@ async fn insert(
     id: &ConversationId,
     seq: i64,
     attempt: &Attempt,
+    cost_usd: Option<f64>,
 ) -> StoreResult<Recorded> {
     let ledger = statements::query(
         "INSERT INTO compactions (tenant, conversation_id, seq, at, trigger, by_host, idle, summarizer, model,
                 tokens_before, tokens_after, tokens_saved, percent_saved, total_messages, user_messages,
                 assistant_messages, tool_messages, kept_from, duration_ms, upstream_input_tokens,
                 upstream_output_tokens, success, error, summary, prompt_version, keep, prepared, prepared_age_ms,
-                harness, upstream_calls, fallback)
+                harness, upstream_calls, fallback, cost_usd)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-                 $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)
-         RETURNING *",
+                 $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
+         RETURNING *, $33::boolean AS saving, 0::bigint AS open_calls, 0::bigint AS open_tokens,
+                   0::float8 AS open_usd, 0::bigint AS open_unpriced_calls",
     )
     .bind(tenant.as_str())
     .bind(id.as_str())
@@ -292,6 +322,8 @@ async fn insert(
             .map(|calls| i32::try_from(calls).unwrap_or(i32::MAX)),
     )
     .bind(attempt.fallback)
+    .bind(cost_usd)
+    .bind(attempt.outcome.is_ok())
     .fetch_one(&mut *tx)
     .await?;
     Ok(recorded(&ledger)?)

@@ -28,6 +28,7 @@ pub(crate) async fn record_usage(
     report: &UsageReport,
     at: DateTime<Utc>,
     config: &PolicyConfig,
+    per_saved_token: Option<f64>,
 ) -> StoreResult<StoredConversation> {
     let mut fresh = Conversation::new(at);
     fresh.record_usage(report, at, config);
@@ -53,6 +54,7 @@ pub(crate) async fn record_usage(
         .bind(config.observe_max_gap)
         .bind(report.context_pressure_tokens.map(db_count))
         .bind(payload)
+        .bind(per_saved_token)
         .fetch_one(on(&mut *conn))
         .await?;
     StoredConversation::from_row(&row)

@@ -150,6 +150,8 @@ pub(crate) async fn erase(conn: &mut PgConnection, tenant: &TenantId, ids: &[Str
         events::counted_payload()
     ))
     .await?;
+    // What the conversations' latest compactions saved stays on the ledger.
+    run(&super::compactions::close_savings("v.conversation_id = ANY($2)")).await?;
     erased.compactions = run(&format!(
         "WITH tomb AS ({TOMBS})
          UPDATE compactions c SET conversation_id = tomb.id, summary = NULL, error = NULL, deleted_at = now()

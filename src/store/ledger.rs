@@ -4,6 +4,7 @@
 use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
 
+use super::row::{SAVED, SavingsColumns, savings};
 use super::statements::{self, on};
 use super::{StoreResult, count_of};
 use crate::domain::{ConversationId, HarnessName, TenantId};
@@ -71,7 +72,27 @@ pub(super) fn recorded(row: &PgRow) -> sqlx::Result<Recorded> {
             .map(|n| count_of(n.into())),
         fallback: row.try_get("fallback")?,
         recorded_at: row.try_get("recorded_at")?,
+        cost_usd: row.try_get("cost_usd")?,
+        savings: savings(row, SAVED)?.plus(savings(row, OPEN)?),
+        saving: row.try_get("saving")?,
     })
+}
+
+/// A ledger row's savings still accruing on its conversation (zero once closed).
+const OPEN: SavingsColumns = ["open_calls", "open_tokens", "open_usd", "open_unpriced_calls"];
+
+/// The tenant's (`$1`) ledger rows as [`recorded`] reads them, as `k`, each
+/// with the savings its conversation still accrues for it (SPEC §6); the
+/// statement goes on with more of its condition.
+macro_rules! ledger_rows {
+    () => {
+        "SELECT k.*, v.saving_seq IS NOT NULL AS saving, coalesce(v.saved_calls, 0) AS open_calls,
+                coalesce(v.saved_tokens, 0) AS open_tokens, coalesce(v.saved_usd, 0) AS open_usd,
+                coalesce(v.saved_unpriced_calls, 0) AS open_unpriced_calls
+           FROM compactions k LEFT JOIN conversations v
+             ON v.tenant = k.tenant AND v.conversation_id = k.conversation_id AND v.saving_seq = k.seq
+          WHERE k.tenant = $1 AND "
+    };
 }
 
 /// Who wrote the summary of the conversation's compaction `seq`.
@@ -101,10 +122,11 @@ pub(crate) async fn of_conversation(
     before_seq: Option<i64>,
     limit: i64,
 ) -> StoreResult<Vec<Recorded>> {
-    let rows = statements::query(
-        "SELECT * FROM compactions WHERE tenant = $1 AND conversation_id = $2 AND seq < COALESCE($3, 9223372036854775807)
-          ORDER BY seq DESC LIMIT $4",
-    )
+    let rows = statements::query(concat!(
+        ledger_rows!(),
+        "k.conversation_id = $2 AND k.seq < COALESCE($3, 9223372036854775807)
+          ORDER BY k.seq DESC LIMIT $4"
+    ))
     .bind(tenant.as_str())
     .bind(id.as_str())
     .bind(before_seq)
@@ -123,17 +145,17 @@ pub(crate) async fn of_fleet(
     filter: &FleetFilter,
     limit: i64,
 ) -> StoreResult<Vec<Recorded>> {
-    let rows = statements::query(
-        "SELECT * FROM compactions
-          WHERE tenant = $1 AND deleted_at IS NULL
-            AND ($2::text IS NULL OR trigger = $2)
-            AND ($3::boolean IS NULL OR success = $3)
-            AND ($4::timestamptz IS NULL OR at >= $4)
-            AND ($5::timestamptz IS NULL OR at < $5)
-            AND ($6::timestamptz IS NULL OR (at, id) < ($6, $7))
-            AND ($9::text IS NULL OR harness = $9)
-          ORDER BY at DESC, id DESC LIMIT $8",
-    )
+    let rows = statements::query(concat!(
+        ledger_rows!(),
+        "k.deleted_at IS NULL
+            AND ($2::text IS NULL OR k.trigger = $2)
+            AND ($3::boolean IS NULL OR k.success = $3)
+            AND ($4::timestamptz IS NULL OR k.at >= $4)
+            AND ($5::timestamptz IS NULL OR k.at < $5)
+            AND ($6::timestamptz IS NULL OR (k.at, k.id) < ($6, $7))
+            AND ($9::text IS NULL OR k.harness = $9)
+          ORDER BY k.at DESC, k.id DESC LIMIT $8"
+    ))
     .bind(tenant.as_str())
     .bind(filter.trigger.map(Trigger::as_str))
     .bind(filter.success)

@@ -7,7 +7,7 @@ use sqlx::types::Json;
 use super::{StoreError, count_of};
 use crate::policy::prepare::Planned;
 use crate::policy::{CacheLifeSetting, Conversation, ModelCall, PendingDecision};
-use crate::records::StoredConversation;
+use crate::records::{Saving, Savings, StoredConversation};
 
 /// The columns [`StoredConversation::from_row`] reads: what a statement
 /// answering a conversation returns, rather than `*` (a row has a dozen more
@@ -20,7 +20,8 @@ macro_rules! conversation_columns {
      used_after_compaction, idle_compacted, rollover_declined, total_user_messages, user_messages_since_boundary, \
      runs_completed_since_boundary, user_messages_since_run_completed, failed_compactions_in_row, summary, \
      summary_seq, predecessor_id, successor_id, pending_decision, last_call, last_event_seq, last_turn_seq, \
-     last_compaction_seq, boundary_turn_seq, critical, memory, prepare_turn_seq, prepare_used, updated_at"
+     last_compaction_seq, boundary_turn_seq, critical, memory, prepare_turn_seq, prepare_used, updated_at, \
+     saving_seq, saving_tokens, saved_calls, saved_tokens, saved_usd, saved_unpriced_calls"
     };
 }
 pub(super) use conversation_columns;
@@ -81,6 +82,29 @@ impl StoredConversation {
                 _ => None,
             },
             updated_at: row.try_get("updated_at")?,
+            saving: match row.try_get::<Option<i64>, _>("saving_seq")? {
+                Some(seq) => Some(Saving {
+                    seq,
+                    per_call: count("saving_tokens")?,
+                    so_far: savings(row, SAVED)?,
+                }),
+                None => None,
+            },
         })
     }
+}
+
+/// Where a row holds savings: its calls, tokens, dollars and unpriced calls.
+pub(super) type SavingsColumns = [&'static str; 4];
+/// A conversation's accruing savings, and a ledger row's closed ones.
+pub(super) const SAVED: SavingsColumns = ["saved_calls", "saved_tokens", "saved_usd", "saved_unpriced_calls"];
+
+pub(super) fn savings(row: &PgRow, [calls, tokens, usd, unpriced]: SavingsColumns) -> sqlx::Result<Savings> {
+    let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
+    Ok(Savings {
+        calls: count(calls)?,
+        tokens: count(tokens)?,
+        usd: row.try_get(usd)?,
+        unpriced_calls: count(unpriced)?,
+    })
 }

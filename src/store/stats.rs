@@ -5,12 +5,13 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
 
 use super::events;
+use super::row::{SAVED, savings};
 use super::statements::{self, on};
 use super::{StoreResult, count_of};
 use crate::domain::TenantId;
 use crate::policy::CompactionTrigger;
 use crate::policy::prepare::Status;
-use crate::records::{DeletionStats, PreparationStats, Stats, TriggerStats};
+use crate::records::{DeletionStats, Money, PreparationStats, Stats, TriggerStats};
 
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn read(
@@ -23,7 +24,7 @@ pub(crate) async fn read(
     // One trigger at a time, each an index-only range scan of its own: grouping
     // the whole span instead sorts every row of it by trigger first, three
     // times slower at a million rows (bench/dashboard_reads).
-    let triggers = statements::query(&format!(
+    let mut triggers = statements::query(&format!(
         "SELECT t.trigger, s.* FROM unnest($4::text[]) AS t(trigger) CROSS JOIN LATERAL (
              SELECT count(*) AS count,
                     count(*) FILTER (WHERE success) AS successes,
@@ -55,9 +56,15 @@ pub(crate) async fn read(
             p50_duration_ms: row.try_get("p50")?,
             p95_duration_ms: row.try_get("p95")?,
             tokens_saved: count_of(row.try_get("tokens_saved")?),
+            money: Money::default(),
         })
     })
     .collect::<sqlx::Result<Vec<_>>>()?;
+    for (trigger, figures) in money(conn, tenant, since, until).await? {
+        if let Some(stats) = triggers.iter_mut().find(|t| t.trigger == trigger) {
+            stats.money = figures;
+        }
+    }
     // Each count is an index-only scan of a partial index of its own
     // (migration 7); the WHERE clauses must match those indexes' predicates.
     let counts: Vec<String> = events::counted()
@@ -88,6 +95,49 @@ pub(crate) async fn read(
     stats.decisions.sort();
     stats.deletions = deletions(conn, tenant, since, until, in_span).await?;
     Ok(stats)
+}
+
+/// What the span's compactions cost and saved, by trigger: savings closed on
+/// their ledger rows and those still accruing on their conversations.
+async fn money(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+) -> StoreResult<Vec<(String, Money)>> {
+    let in_span = "($2::timestamptz IS NULL OR k.at >= $2) AND ($3::timestamptz IS NULL OR k.at < $3)";
+    let rows = statements::query(&format!(
+        "SELECT k.trigger,
+                coalesce(sum(k.cost_usd), 0)::float8 AS cost_usd,
+                count(*) FILTER (WHERE k.cost_usd IS NULL) AS unpriced_summaries,
+                LEAST(sum(k.saved_calls::numeric + coalesce(v.saved_calls, 0)), 9223372036854775807)::bigint AS saved_calls,
+                LEAST(sum(k.saved_tokens::numeric + coalesce(v.saved_tokens, 0)), 9223372036854775807)::bigint AS saved_tokens,
+                coalesce(sum(k.saved_usd + coalesce(v.saved_usd, 0)), 0)::float8 AS saved_usd,
+                LEAST(sum(k.saved_unpriced_calls::numeric + coalesce(v.saved_unpriced_calls, 0)), 9223372036854775807)::bigint
+                  AS saved_unpriced_calls
+           FROM compactions k LEFT JOIN conversations v
+             ON v.tenant = k.tenant AND v.conversation_id = k.conversation_id AND v.saving_seq = k.seq
+          WHERE k.tenant = $1 AND {in_span}
+          GROUP BY k.trigger"
+    ))
+    .bind(tenant.as_str())
+    .bind(since)
+    .bind(until)
+    .fetch_all(on(&mut *conn))
+    .await?;
+    Ok(rows
+        .iter()
+        .map(|row| {
+            Ok((
+                row.try_get("trigger")?,
+                Money {
+                    cost_usd: row.try_get("cost_usd")?,
+                    unpriced_summaries: count_of(row.try_get("unpriced_summaries")?),
+                    savings: savings(row, SAVED)?,
+                },
+            ))
+        })
+        .collect::<sqlx::Result<_>>()?)
 }
 
 /// The audit lines of the span's deletions, by kind.

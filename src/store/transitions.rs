@@ -53,7 +53,9 @@ pub(super) fn bind_fresh<'q>(
 /// `/usage`: `Conversation::record_usage`, in SQL. `$24` used, `$25` size (0:
 /// unknown), `$26` a declared cache life, `$27` at, `$28` input, `$29`
 /// cached_read, `$30`/`$31` the observation window, `$32`
-/// context_pressure_tokens (0 clears), `$33` the event payload.
+/// context_pressure_tokens (0 clears), `$33` the event payload, `$34` the
+/// dollars one token this call did not resend would have cost (NULL: its
+/// model has no price).
 ///
 /// Column by column, what each mirrors in `policy/conversation.rs`:
 /// - `used_after_compaction`: "the first report after a compaction shows what
@@ -65,7 +67,9 @@ pub(super) fn bind_fresh<'q>(
 ///   `compactd_observed_cache_life` (`CacheLife::observed`: the pause within
 ///   the window, half the input read from cache for one hour);
 /// - `context_pressure_tokens`: absent keeps it, 0 clears it, else sets it;
-/// - `last_call` (not policy state): the report's counts, when it gave any.
+/// - `last_call` (not policy state): the report's counts, when it gave any;
+/// - `saved_*` (not policy state): a call after a compaction saves what it
+///   did not resend (SPEC §6), the token count saturating.
 pub(super) static RECORD_USAGE: LazyLock<String> = LazyLock::new(|| {
     format!(
         "WITH c AS ({}
@@ -87,6 +91,13 @@ pub(super) static RECORD_USAGE: LazyLock<String> = LazyLock::new(|| {
         WHEN $32 = 0 THEN NULL
         ELSE $32 END,
     last_call = COALESCE(EXCLUDED.last_call, c.last_call),
+    saved_calls = c.saved_calls + CASE WHEN c.saving_seq IS NULL THEN 0 ELSE 1 END,
+    saved_tokens = CASE
+        WHEN c.saving_seq IS NULL THEN c.saved_tokens
+        WHEN c.saved_tokens > 9223372036854775807 - c.saving_tokens THEN 9223372036854775807
+        ELSE c.saved_tokens + c.saving_tokens END,
+    saved_usd = c.saved_usd + CASE WHEN c.saving_seq IS NULL THEN 0 ELSE c.saving_tokens * COALESCE($34::float8, 0) END,
+    saved_unpriced_calls = c.saved_unpriced_calls + CASE WHEN c.saving_seq IS NULL OR $34 IS NOT NULL THEN 0 ELSE 1 END,
     last_event_seq = c.last_event_seq + 1,
     updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date
   RETURNING {columns}

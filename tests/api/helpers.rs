@@ -113,6 +113,7 @@ pub fn test_settings() -> Settings {
         allowed_hosts: compactd::config::AllowedHosts::default(),
         database: compactd::config::DatabaseSettings::default(),
         work: compactd::config::WorkLimits::default(),
+        prices: Default::default(),
         background: None,
     }
 }

@@ -12,6 +12,7 @@ mod concurrency;
 mod connections;
 mod context_size;
 mod conversations;
+mod costs;
 mod dashboard;
 mod decide;
 mod deletion;

@@ -99,8 +99,8 @@ fn held(
 impl Staged for Drafted {
     type Answer = Summarized;
 
-    async fn apply(self, _: &Services, conn: &mut PgConnection) -> AppResult<Summarized> {
-        let (recorded, stored) = match record::record(conn, &self).await? {
+    async fn apply(self, services: &Services, conn: &mut PgConnection) -> AppResult<Summarized> {
+        let (recorded, stored) = match record::record(conn, &self, &services.prices).await? {
             Ok(recorded) => recorded,
             Err(NotRecorded::Deleted) => {
                 return Err(Refusal::NotFound(format!(

@@ -5,6 +5,7 @@ use sqlx::{Connection, PgConnection};
 
 use super::{Ahead, Drafted};
 use crate::app::prepare::count_wasted;
+use crate::domain::Prices;
 use crate::policy::prepare::Reason;
 use crate::records::{Recorded, StoredConversation};
 use crate::store::compactions::{self, Applied, Attempt};
@@ -28,6 +29,7 @@ pub(super) enum NotRecorded {
 pub(super) async fn record(
     conn: &mut PgConnection,
     prepared: &Drafted,
+    prices: &Prices,
 ) -> StoreResult<Result<(Recorded, StoredConversation), NotRecorded>> {
     let mut tx = conn.begin().await?;
     let attempt = &prepared.attempt;
@@ -40,7 +42,8 @@ pub(super) async fn record(
         return Ok(Err(NotRecorded::TakenOver));
     }
     let applied = applied(&locked, attempt);
-    let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, attempt, &applied).await?;
+    let cost = cost_of(attempt, prices);
+    let recorded = compactions::record(&mut tx, &prepared.tenant, &prepared.id, attempt, &applied, cost).await?;
     if attempt.outcome.is_ok() {
         // The conversation's row is locked (conversations::lock).
         (prepared.keep)
@@ -58,8 +61,25 @@ pub(super) async fn record(
         }
     }
     count(attempt);
+    if let Some(cost) = cost {
+        metrics::counter!("compactd_summary_cost_microdollars_total", "trigger" => attempt.trigger.as_str())
+            .increment((cost * 1e6).round() as u64);
+    }
     tx.commit().await?;
     Ok(Ok(recorded))
+}
+
+/// What the attempt's summary cost upstream (SPEC §6): its tokens at its
+/// model's price; nothing when no model was called, `None` when one was that
+/// has no price. Its input is counted as read fresh: a summarizer's prompt
+/// is new text each time.
+fn cost_of(attempt: &Attempt, prices: &Prices) -> Option<f64> {
+    let (input, output) = (attempt.upstream_input_tokens, attempt.upstream_output_tokens);
+    if input.unwrap_or(0) == 0 && output.unwrap_or(0) == 0 {
+        return Some(0.0);
+    }
+    let price = prices.of(attempt.model.as_deref())?;
+    Some(price.of_call(input.unwrap_or(0), 0, output.unwrap_or(0)))
 }
 
 /// What the attempt leaves the conversation with (SPEC §2): on success it

@@ -18,7 +18,7 @@ use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, QueryParams};
 use crate::policy::keep::KeepKind;
 use crate::policy::prepare::Reason;
-use crate::records::PreparationStats;
+use crate::records::{Money, PreparationStats};
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()
@@ -50,6 +50,45 @@ pub(crate) struct TriggerStats {
     pub p50_duration_ms: Option<f64>,
     pub p95_duration_ms: Option<f64>,
     pub tokens_saved: u64,
+    /// What they cost and saved.
+    pub money: MoneyFigures,
+}
+
+/// What compactions cost and what they saved, in US dollars (SPEC §6): the
+/// net says whether they paid for themselves. Null where nothing was priced
+/// (`COMPACTD_PRICES`).
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct MoneyFigures {
+    /// Savings less cost.
+    pub net_usd: Option<f64>,
+    /// The summaries' upstream tokens at the summary model's price.
+    pub cost_usd: Option<f64>,
+    /// The tokens later calls did not resend, at their models' prices.
+    pub saved_usd: Option<f64>,
+    /// Calls reported after a compaction, up to its next boundary.
+    pub saved_calls: u64,
+    /// The tokens those calls did not resend.
+    pub saved_tokens: u64,
+    /// Calls whose model had no price (in `saved_tokens`, not in `saved_usd`).
+    pub unpriced_calls: u64,
+    /// Summaries whose model had no price (not in `cost_usd`).
+    pub unpriced_summaries: u64,
+}
+
+impl MoneyFigures {
+    fn new(money: Money, priced: bool) -> Self {
+        let cost_usd = priced.then_some(money.cost_usd);
+        let saved_usd = priced.then_some(money.savings.usd);
+        Self {
+            net_usd: cost_usd.zip(saved_usd).map(|(cost, saved)| saved - cost),
+            cost_usd,
+            saved_usd,
+            saved_calls: money.savings.calls,
+            saved_tokens: money.savings.tokens,
+            unpriced_calls: money.savings.unpriced_calls,
+            unpriced_summaries: money.unpriced_summaries,
+        }
+    }
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -62,6 +101,9 @@ pub(crate) struct DecisionCount {
 pub(crate) struct Stats {
     pub since: Option<DateTime<Utc>>,
     pub until: Option<DateTime<Utc>>,
+    /// Whether compaction paid for itself over the span: every trigger's
+    /// cost and savings together.
+    pub money: MoneyFigures,
     pub triggers: Vec<TriggerStats>,
     /// Logged decisions by kind (`keep` is not logged).
     pub decisions: Vec<DecisionCount>,
@@ -189,9 +231,12 @@ pub(crate) async fn read(
         keep,
         preparation,
     } = queries::fleet::statistics(&app.services, &caller.tenant, since, until).await?;
+    let priced = !app.services.prices.is_empty();
+    let money = read.triggers.iter().fold(Money::default(), |sum, t| sum.plus(t.money));
     Ok(Json(Stats {
         since,
         until,
+        money: MoneyFigures::new(money, priced),
         triggers: read
             .triggers
             .into_iter()
@@ -204,6 +249,7 @@ pub(crate) async fn read(
                 p50_duration_ms: t.p50_duration_ms,
                 p95_duration_ms: t.p95_duration_ms,
                 tokens_saved: t.tokens_saved,
+                money: MoneyFigures::new(t.money, priced),
             })
             .collect(),
         decisions: read

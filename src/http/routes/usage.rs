@@ -8,7 +8,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::app::usage::RecordUsage;
-use crate::domain::{At, ConversationId, Count, InvalidValue, TenantId};
+use crate::domain::{At, ConversationId, Count, InvalidValue, ModelName, TenantId};
 use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody, PreferParam, ReturnMinimal};
@@ -61,6 +61,10 @@ pub(crate) struct UsageRequest {
     /// When it happened (RFC 3339); the server's clock when absent.
     #[schema(value_type = Option<String>, format = DateTime)]
     pub at: Option<String>,
+    /// The model the call went to: the tokens a compaction spares each later
+    /// call are priced at it (`COMPACTD_PRICES`; unnamed: its `*` entry).
+    #[schema(example = "claude-sonnet-4-5", min_length = 1, max_length = 200)]
+    pub model: Option<String>,
 }
 
 /// The report, its values checked.
@@ -80,6 +84,7 @@ pub(crate) fn parse(tenant: TenantId, request: UsageRequest) -> Result<RecordUsa
             context_pressure_tokens: count("context_pressure_tokens", request.context_pressure_tokens)?,
         },
         at: At::parse_or_now("at", request.at.as_deref())?.get(),
+        model: request.model.map(|name| ModelName::parse("model", name)).transpose()?,
     })
 }
 

@@ -11,7 +11,7 @@ use crate::domain::HarnessName;
 use crate::policy::Trigger;
 use crate::policy::Writer;
 use crate::policy::keep::{KeepFigures, KindFigures};
-use crate::records::Recorded;
+use crate::records::{Recorded, Savings};
 
 /// One compaction attempt, successful or not.
 #[derive(Debug, Serialize, ToSchema)]
@@ -65,6 +65,45 @@ pub(crate) struct Compaction {
     /// configured (the model's context could not hold the conversation).
     pub fallback: Option<String>,
     pub recorded_at: DateTime<Utc>,
+    /// What its summary cost upstream, in US dollars: its upstream tokens at
+    /// the summary model's price (`COMPACTD_PRICES`); 0 when no model was
+    /// called; null when one was that has no price.
+    pub cost_usd: Option<f64>,
+    /// What it saved the agent.
+    pub savings: SavingsView,
+    /// `savings.usd` less `cost_usd`: whether it paid for itself (null when
+    /// either is unknown).
+    pub net_usd: Option<f64>,
+}
+
+/// What a compaction saved (SPEC §6): each call the agent reported after it
+/// did not resend `tokens_saved` tokens, until its next boundary.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct SavingsView {
+    /// Calls reported after it (to /usage), up to its next boundary.
+    pub calls: u64,
+    /// The tokens those calls did not resend.
+    pub tokens: u64,
+    /// Those tokens at the price of the model each call named, fresh and
+    /// cached in the call's own shares; null when no call's model had a price.
+    pub usd: Option<f64>,
+    /// Calls whose model had no price: in `tokens`, not in `usd`.
+    pub unpriced_calls: u64,
+    /// It is its conversation's latest boundary: its savings still grow.
+    pub accruing: bool,
+}
+
+impl SavingsView {
+    pub(crate) fn new(savings: Savings, accruing: bool) -> Self {
+        let priced = savings.calls == 0 || savings.unpriced_calls < savings.calls;
+        Self {
+            calls: savings.calls,
+            tokens: savings.tokens,
+            usd: priced.then_some(savings.usd),
+            unpriced_calls: savings.unpriced_calls,
+            accruing,
+        }
+    }
 }
 
 /// What became of a summary's must-keep items (SPEC §4).
@@ -127,6 +166,13 @@ impl From<&KeepFigures> for KeepCounts {
     }
 }
 
+impl Compaction {
+    fn with_net(mut self) -> Self {
+        self.net_usd = self.savings.usd.zip(self.cost_usd).map(|(saved, cost)| saved - cost);
+        self
+    }
+}
+
 impl From<Recorded> for Compaction {
     fn from(row: Recorded) -> Self {
         Self {
@@ -161,6 +207,10 @@ impl From<Recorded> for Compaction {
             upstream_calls: row.upstream_calls,
             fallback: row.fallback,
             recorded_at: row.recorded_at,
+            net_usd: None,
+            cost_usd: row.cost_usd,
+            savings: SavingsView::new(row.savings, row.saving),
         }
+        .with_net()
     }
 }

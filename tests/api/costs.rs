@@ -1,0 +1,204 @@
+//! What compaction costs and what it saves (SPEC §6): each ledger row's
+//! summary cost, the tokens later calls no longer resend priced at the
+//! agent's model until the next boundary, and /stats's net.
+
+use std::time::Duration;
+
+use compactd::domain::Prices;
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, spawn, test_settings, upstream_settings};
+use crate::llm_client::upstream_writing;
+
+const PRICES: &str = "agent-model=3/0.3/15, *=1/0.1/2";
+
+async fn priced_app(upstream: Option<&str>) -> TestApp {
+    let settings = match upstream {
+        Some(uri) => upstream_settings(uri, Duration::from_secs(5)),
+        None => test_settings(),
+    };
+    spawn(compactd::config::Settings {
+        prices: Prices::parse(PRICES).unwrap(),
+        ..settings
+    })
+    .await
+}
+
+/// A call to the agent's model: `input` tokens, `cached` of them from the cache.
+async fn call(app: &TestApp, id: &str, used: u64, input: u64, cached: u64, model: Option<&str>) {
+    let mut body = json!({"conversation_id": id, "used": used, "size": 200_000, "input": input, "cached_read": cached});
+    if let Some(model) = model {
+        body["model"] = json!(model);
+    }
+    app.report("/usage", body).await;
+}
+
+async fn ledger(app: &TestApp, id: &str) -> Vec<Value> {
+    let (status, page) = app.get_json(&format!("/conversations/{id}/compactions")).await;
+    assert_eq!(status, 200, "{page}");
+    page["compactions"].as_array().unwrap().clone()
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[tokio::test]
+async fn later_calls_save_what_they_no_longer_resend_at_their_models_price() {
+    let app = priced_app(None).await;
+    call(&app, "c", 150_000, 150_000, 140_000, Some("agent-model")).await;
+    app.report(
+        "/summarize",
+        json!({"conversation_id": "c", "summary": "Where things stand: the build is green.", "trigger": "manual"}),
+    )
+    .await;
+    // Before any later call it has saved nothing, and cost nothing (the
+    // harness wrote it: no upstream call).
+    let rows = ledger(&app, "c").await;
+    let tokens_saved = rows[0]["tokens_saved"].as_u64().unwrap();
+    assert!(tokens_saved > 100_000, "{}", rows[0]);
+    assert_eq!(rows[0]["cost_usd"], json!(0.0));
+    assert_eq!(rows[0]["savings"]["calls"], 0);
+    assert_eq!(rows[0]["savings"]["accruing"], true);
+
+    // Two calls to the agent's model, 80% and 0% from the cache; one to a
+    // model with no price of its own (the `*` entry prices it).
+    call(&app, "c", 20_000, 20_000, 16_000, Some("agent-model")).await;
+    call(&app, "c", 21_000, 21_000, 0, Some("agent-model")).await;
+    call(&app, "c", 22_000, 22_000, 22_000, Some("other-model")).await;
+
+    let rows = ledger(&app, "c").await;
+    let savings = &rows[0]["savings"];
+    assert_eq!(savings["calls"], 3);
+    assert_eq!(savings["tokens"].as_u64().unwrap(), 3 * tokens_saved);
+    let per_million = 0.8 * 0.3 + 0.2 * 3.0 + 3.0 + 0.1;
+    let expected = tokens_saved as f64 * per_million / 1e6;
+    let usd = savings["usd"].as_f64().unwrap();
+    assert!(close(usd, expected), "{usd} against {expected}");
+    assert!(close(rows[0]["net_usd"].as_f64().unwrap(), expected), "{}", rows[0]);
+
+    // The next boundary closes them onto the first row; calls from then on
+    // save for the second.
+    app.report(
+        "/summarize",
+        json!({"conversation_id": "c", "summary": "Where things stand: released.", "trigger": "manual"}),
+    )
+    .await;
+    call(&app, "c", 5_000, 5_000, 5_000, Some("agent-model")).await;
+    let rows = ledger(&app, "c").await;
+    assert_eq!(rows[1]["savings"]["accruing"], false);
+    assert_eq!(rows[1]["savings"]["calls"], 3);
+    assert!(close(rows[1]["savings"]["usd"].as_f64().unwrap(), expected));
+    assert_eq!(rows[0]["savings"]["accruing"], true);
+    assert_eq!(rows[0]["savings"]["calls"], 1);
+
+    // /stats adds both up, per trigger and in all.
+    let (_, stats) = app.get_json("/stats").await;
+    let second = rows[0]["savings"]["usd"].as_f64().unwrap();
+    let net = stats["money"]["net_usd"].as_f64().unwrap();
+    assert!(close(net, expected + second), "{stats}");
+    assert_eq!(stats["money"]["saved_calls"], 4);
+    let manual = &stats["triggers"][0];
+    assert_eq!(manual["trigger"], "manual");
+    assert!(close(manual["money"]["saved_usd"].as_f64().unwrap(), expected + second));
+}
+
+#[tokio::test]
+async fn a_summary_costs_its_upstream_tokens_at_the_summary_models_price() {
+    let upstream = upstream_writing("The build is green; the release waits on QA.").await;
+    let app = priced_app(Some(&upstream.uri())).await;
+    call(&app, "c", 150_000, 150_000, 0, Some("agent-model")).await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "c", "user": "Ship build 4711.", "assistant": "Shipped."}),
+    )
+    .await;
+    let answer = app.report("/summarize", json!({"conversation_id": "c"})).await;
+    let row = &answer["compaction"];
+    let input = row["upstream_input_tokens"].as_f64().unwrap();
+    let output = row["upstream_output_tokens"].as_f64().unwrap();
+    assert!(input > 0.0 && output > 0.0, "{row}");
+    // Not the agent's price: the summary model's (`*`: 1 in, 2 out).
+    let cost = row["cost_usd"].as_f64().unwrap();
+    assert!(close(cost, (input + 2.0 * output) / 1e6), "{row}");
+    assert!(close(row["net_usd"].as_f64().unwrap(), -cost), "{row}");
+
+    let (_, stats) = app.get_json("/stats").await;
+    assert!(close(stats["money"]["cost_usd"].as_f64().unwrap(), cost), "{stats}");
+    assert!(close(stats["money"]["net_usd"].as_f64().unwrap(), -cost), "{stats}");
+}
+
+#[tokio::test]
+async fn without_prices_savings_are_counted_in_tokens_and_their_dollars_are_unknown() {
+    let app = crate::helpers::spawn_app().await;
+    call(&app, "c", 150_000, 150_000, 0, None).await;
+    app.report(
+        "/summarize",
+        json!({"conversation_id": "c", "summary": "s", "trigger": "manual"}),
+    )
+    .await;
+    call(&app, "c", 10_000, 10_000, 0, Some("agent-model")).await;
+    let rows = ledger(&app, "c").await;
+    assert_eq!(rows[0]["savings"]["calls"], 1);
+    assert_eq!(rows[0]["savings"]["unpriced_calls"], 1);
+    assert_eq!(rows[0]["savings"]["usd"], Value::Null);
+    assert_eq!(rows[0]["net_usd"], Value::Null);
+    let (_, stats) = app.get_json("/stats").await;
+    assert_eq!(stats["money"]["net_usd"], Value::Null, "{stats}");
+    assert_eq!(stats["money"]["saved_tokens"], rows[0]["tokens_saved"]);
+}
+
+#[tokio::test]
+async fn a_deleted_conversation_leaves_its_savings_on_the_ledger() {
+    let app = priced_app(None).await;
+    call(&app, "gone", 150_000, 150_000, 0, Some("agent-model")).await;
+    app.report(
+        "/summarize",
+        json!({"conversation_id": "gone", "summary": "s", "trigger": "manual"}),
+    )
+    .await;
+    call(&app, "gone", 10_000, 10_000, 0, Some("agent-model")).await;
+    call(&app, "gone", 11_000, 11_000, 0, Some("agent-model")).await;
+    let before: (i64, f64) = sqlx::query_as("SELECT saved_calls, saved_usd FROM compactd_ledger")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(before.0, 2);
+
+    let deleted = app
+        .client
+        .delete(format!("{}/conversations/gone", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success(), "{}", deleted.text().await.unwrap());
+
+    let after: (Option<String>, i64, f64) =
+        sqlx::query_as("SELECT conversation_id, saved_calls, saved_usd FROM compactd_ledger")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(after.0, None, "the row names no conversation once it is deleted");
+    assert_eq!((after.1, after.2), before);
+    let (_, stats) = app.get_json("/stats").await;
+    assert!(
+        close(stats["money"]["saved_usd"].as_f64().unwrap(), before.1),
+        "{stats}"
+    );
+}
+
+#[tokio::test]
+async fn a_model_name_with_spaces_is_refused_and_changes_nothing() {
+    let app = priced_app(None).await;
+    for model in [json!("gpt 4"), json!(""), json!(7), json!("m".repeat(201))] {
+        let (status, problem) = app
+            .post_json("/usage", &json!({"conversation_id": "c", "used": 10, "model": model}))
+            .await;
+        assert_eq!(status, 422, "{model}: {problem}");
+        assert!(
+            problem["detail"].as_str().unwrap_or_default().contains("model"),
+            "{problem}"
+        );
+    }
+    assert_eq!(app.conversation_count().await, 0);
+}
