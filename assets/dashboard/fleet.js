@@ -3,7 +3,7 @@
 
 import { get } from "./api.js";
 import { stackedBars } from "./chart.js";
-import { count, decimal, element, row, show, time } from "./format.js";
+import { count, decimal, dollars, element, row, show, time } from "./format.js";
 
 const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#65a30d", "#475569", "#ea580c", "#0d9488"];
 const BUCKET_MS = { minute: 60e3, hour: 3600e3, day: 86400e3 };
@@ -20,8 +20,23 @@ export function colours(triggers) {
   return new Map(triggers.map((trigger, i) => [trigger, PALETTE[i % PALETTE.length]]));
 }
 
+/** The first figure: whether the span's compactions paid for themselves. */
+function showMoney(money) {
+  const stat = (name) => document.querySelector(`[data-stat="${name}"]`);
+  for (const field of ["net_usd", "saved_usd", "cost_usd"]) show(stat(field), dollars(money[field]), money[field]);
+  for (const field of ["saved_tokens", "saved_calls"]) show(stat(field), count(money[field]), money[field]);
+  const lead = stat("net_usd").parentElement;
+  lead.classList.toggle("paid", money.net_usd !== null && money.net_usd > 0);
+  lead.classList.toggle("lost", money.net_usd !== null && money.net_usd < 0);
+  const unpriced = money.cost_usd === null
+    ? "no prices set (COMPACTD_PRICES)"
+    : `${count(money.unpriced_calls)} calls, ${count(money.unpriced_summaries)} summaries`;
+  show(stat("unpriced"), unpriced, money.unpriced_calls + money.unpriced_summaries);
+}
+
 export async function loadStats(span) {
   const stats = await get("/stats", { since: span.since, until: span.until });
+  showMoney(stats.money);
   const sum = (field) => stats.triggers.reduce((total, t) => total + t[field], 0);
   for (const field of ["count", "successes", "failures", "tokens_saved"]) {
     show(document.querySelector(`[data-stat="${field}"]`), count(sum(field)), sum(field));

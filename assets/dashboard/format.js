@@ -8,6 +8,13 @@ export function count(n) {
   return n === null || n === undefined ? "–" : integers.format(n);
 }
 
+/** US dollars: cents from a dollar up, four significant digits below it. */
+export function dollars(n) {
+  if (n === null || n === undefined) return "–";
+  const digits = Math.abs(n) >= 1 || n === 0 ? { minimumFractionDigits: 2, maximumFractionDigits: 2 } : { maximumSignificantDigits: 4 };
+  return new Intl.NumberFormat("en-US", { style: "currency", currency: "USD", ...digits }).format(n);
+}
+
 export function decimal(n) {
   return n === null || n === undefined ? "–" : decimals.format(n);
 }

@@ -68,6 +68,9 @@ def answer(text="", used=0, calls=()):
             "total_tokens": used,
             "input_token_details": {"cache_read": used // 2},
         },
+        # As OpenAI's chat model names itself: compactd prices what a
+        # compaction spares each call at it (COMPACTD_PRICES).
+        response_metadata={"model_name": "fake-gpt"},
     )
 
 

@@ -1,5 +1,6 @@
 //! Compactions counted per bucket of time and trigger (GET /stats/series):
-//! what the dashboard draws as bars. Reads the ledger by (tenant, at).
+//! what the dashboard draws as bars. Reads the ledger by (tenant, at), with
+//! the savings its conversations still accrue.
 
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
@@ -17,6 +18,9 @@ pub(crate) struct Point {
     pub successes: u64,
     pub failures: u64,
     pub tokens_saved: u64,
+    /// What the bucket's compactions cost, and what they saved (SPEC §6).
+    pub cost_usd: f64,
+    pub saved_usd: f64,
 }
 
 /// The non-empty (bucket, trigger) pairs, oldest first.
@@ -33,10 +37,13 @@ pub(crate) async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Se
                        count(*) FILTER (WHERE success) AS successes,
                        count(*) FILTER (WHERE NOT success) AS failures,
                        LEAST(coalesce(sum(tokens_saved) FILTER (WHERE success), 0), 9223372036854775807)::bigint
-                         AS tokens_saved
-                  FROM compactions
-                 WHERE tenant = $1 AND at >= $2 + make_interval(secs => n * $4)
-                   AND at < LEAST($2 + make_interval(secs => (n + 1) * $4), $3)
+                         AS tokens_saved,
+                       coalesce(sum(k.cost_usd), 0)::float8 AS cost_usd,
+                       coalesce(sum(k.saved_usd + coalesce(v.saved_usd, 0)), 0)::float8 AS saved_usd
+                  FROM compactions k LEFT JOIN conversations v
+                    ON v.tenant = k.tenant AND v.conversation_id = k.conversation_id AND v.saving_seq = k.seq
+                 WHERE k.tenant = $1 AND k.at >= $2 + make_interval(secs => n * $4)
+                   AND k.at < LEAST($2 + make_interval(secs => (n + 1) * $4), $3)
                  GROUP BY trigger) s
           ORDER BY 1, 2",
     )
@@ -56,6 +63,8 @@ pub(crate) async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Se
                 successes: count_of(row.try_get("successes")?),
                 failures: count_of(row.try_get("failures")?),
                 tokens_saved: count_of(row.try_get("tokens_saved")?),
+                cost_usd: row.try_get("cost_usd")?,
+                saved_usd: row.try_get("saved_usd")?,
             })
         })
         .collect::<sqlx::Result<_>>()

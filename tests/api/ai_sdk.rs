@@ -75,7 +75,10 @@ async fn run_agent(service: &binary::Service, conversation: &str, per_request: b
 async fn ai_sdk_calls_are_compacted_and_rolled_over_where_compactd_says() {
     let database = Database::create().await;
     let url = database.url();
-    let service = binary::start(&[("DATABASE_URL", url.as_str()), ("RUST_LOG", "warn")], &[]).await;
+    // The SDK's mock model's id, and no `*`: a call that did not name its
+    // model would save tokens but no dollars.
+    let prices = ("COMPACTD_PRICES", "mock-model-id=3/0.3/15");
+    let service = binary::start(&[("DATABASE_URL", url.as_str()), ("RUST_LOG", "warn"), prices], &[]).await;
     let long_lived = run_agent(&service, "ai-sdk-agent-1", false).await;
     let per_request = run_agent(&service, "ai-sdk-agent-2", true).await;
 
@@ -155,6 +158,11 @@ async fn the_ledger_and_the_lineage_say_so(client: &reqwest::Client, base: &str,
     assert_eq!(ledger["compactions"].as_array().unwrap().len(), 1, "{ledger}");
     assert_eq!(ledger["compactions"][0]["tokens_before"], 16_500);
     assert!(ledger["compactions"][0]["kept_from"].as_u64().is_some());
+    // The calls after it named their model: what they spared is priced.
+    let savings = &ledger["compactions"][0]["savings"];
+    assert!(savings["calls"].as_u64().unwrap() > 0, "{savings}");
+    assert_eq!(savings["unpriced_calls"], 0, "{savings}");
+    assert!(savings["usd"].as_f64().unwrap() > 0.0, "{savings}");
     let before = get(client, format!("{base}/conversations/{}", encode(conversation))).await;
     assert_eq!(before["turn_count"], 3, "a tool-calls step does not end the turn");
     let successor = seen["conversations"][1]

@@ -101,6 +101,17 @@ async fn later_calls_save_what_they_no_longer_resend_at_their_models_price() {
     let manual = &stats["triggers"][0];
     assert_eq!(manual["trigger"], "manual");
     assert!(close(manual["money"]["saved_usd"].as_f64().unwrap(), expected + second));
+
+    // /metrics counts them too (other tests of this process may add theirs).
+    let metrics = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    let counted = |name: &str| -> f64 {
+        metrics
+            .lines()
+            .find_map(|line| line.strip_prefix(name)?.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{name} is not in /metrics: {metrics}"))
+    };
+    assert!(counted("compactd_saved_tokens_total") >= (3 * tokens_saved) as f64);
+    assert!(counted("compactd_saved_microdollars_total") >= (expected * 1e6).floor());
 }
 
 #[tokio::test]
@@ -201,4 +212,75 @@ async fn a_model_name_with_spaces_is_refused_and_changes_nothing() {
         );
     }
     assert_eq!(app.conversation_count().await, 0);
+}
+
+#[tokio::test]
+async fn each_day_of_the_series_shows_what_its_compactions_cost_and_saved() {
+    let app = priced_app(None).await;
+    for (id, day, calls) in [("a", "2026-10-18", 1), ("b", "2026-10-19", 2)] {
+        let at = |hour: u32| format!("{day}T{hour:02}:00:00Z");
+        app.report(
+            "/usage",
+            json!({"conversation_id": id, "used": 150_000, "size": 200_000, "at": at(1)}),
+        )
+        .await;
+        app.report(
+            "/summarize",
+            json!({"conversation_id": id, "summary": "s", "trigger": "harness", "at": at(2)}),
+        )
+        .await;
+        for call in 0..calls {
+            app.report(
+                "/usage",
+                json!({"conversation_id": id, "used": 9_000, "input": 9_000, "cached_read": 0,
+                       "model": "agent-model", "at": at(3 + call)}),
+            )
+            .await;
+        }
+    }
+    let (status, series) = app
+        .get_json("/stats/series?bucket=day&since=2026-10-18T00:00:00Z&until=2026-10-20T00:00:00Z")
+        .await;
+    assert_eq!(status, 200, "{series}");
+    let points = series["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{series}");
+    for (point, id) in points.iter().zip(["a", "b"]) {
+        let row = &ledger(&app, id).await[0];
+        let saved = row["savings"]["usd"].as_f64().unwrap();
+        assert!(saved > 0.0, "{row}");
+        assert!(
+            close(point["saved_usd"].as_f64().unwrap(), saved),
+            "{point} against {row}"
+        );
+        assert!(close(point["net_usd"].as_f64().unwrap(), saved), "{point}");
+        assert_eq!(point["cost_usd"], json!(0.0));
+    }
+}
+
+#[tokio::test]
+async fn the_operations_guides_query_of_what_compaction_paid_runs_on_the_ledger_view() {
+    let guide = std::fs::read_to_string("docs/operations.md").unwrap();
+    let start = guide
+        .find("-- Did compaction pay for itself?")
+        .expect("the guide's query");
+    let query = &guide[start..start + guide[start..].find(';').unwrap()];
+    let app = priced_app(None).await;
+    call(&app, "c", 150_000, 150_000, 0, Some("agent-model")).await;
+    app.report(
+        "/summarize",
+        json!({"conversation_id": "c", "summary": "s", "trigger": "manual"}),
+    )
+    .await;
+    call(&app, "c", 10_000, 10_000, 0, Some("agent-model")).await;
+    let row: (String, f64, f64) = sqlx::query_as(&format!("SELECT tenant, saved, net FROM ({query}) q"))
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    let ledger = &ledger(&app, "c").await[0];
+    assert_eq!(row.0, "default");
+    assert!(
+        close(row.1, ledger["savings"]["usd"].as_f64().unwrap()),
+        "{row:?} {ledger}"
+    );
+    assert!(close(row.2, ledger["net_usd"].as_f64().unwrap()), "{row:?} {ledger}");
 }

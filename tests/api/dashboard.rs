@@ -9,7 +9,7 @@ use wiremock::matchers::{body_string_contains, method};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::browser;
-use crate::helpers::{TestApp, spawn_app, spawn_app_with_upstream};
+use crate::helpers::{TestApp, spawn, spawn_app, upstream_settings};
 use crate::llm_client::openai_answer;
 
 /// One host-written compaction in a conversation of its own, at `at`.
@@ -291,7 +291,11 @@ async fn the_dashboard_shows_what_stats_says_and_a_conversations_timeline() {
         .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer("Summary of the work on docs/plan.md.")))
         .mount(&upstream)
         .await;
-    let app = spawn_app_with_upstream(&upstream.uri(), Duration::from_secs(5)).await;
+    let app = spawn(compactd::config::Settings {
+        prices: compactd::domain::Prices::parse("*=1/0.1/2").unwrap(),
+        ..upstream_settings(&upstream.uri(), Duration::from_secs(5))
+    })
+    .await;
     seed_history(&app).await;
     // Summaries prepared ahead need the background: arranged in the database.
     for arrange in [
@@ -322,6 +326,29 @@ async fn the_dashboard_shows_what_stats_says_and_a_conversations_timeline() {
         fleet.contains(r#"data-ready="fleet""#),
         "the page finished loading: {fleet}"
     );
+    // The first figure: whether the span's compactions paid for themselves.
+    let money = &stats["money"];
+    assert!(money["saved_calls"].as_u64().unwrap() > 0, "{money}");
+    assert!(money["cost_usd"].as_f64().unwrap() > 0.0, "{money}");
+    let first_card = regex::Regex::new(r#"data-stat="([^"]+)""#).unwrap();
+    assert_eq!(
+        &first_card.captures(&fleet).unwrap()[1],
+        "net_usd",
+        "the net comes first"
+    );
+    for field in ["net_usd", "saved_usd", "cost_usd"] {
+        let (shown, value) = card(&fleet, field);
+        let exact = money[field].as_f64().unwrap();
+        assert!(
+            (value.parse::<f64>().unwrap() - exact).abs() < 1e-12,
+            "{field}: {value} against {money}"
+        );
+        assert!(shown.starts_with("$") || shown.starts_with("-$"), "{field}: {shown}");
+    }
+    for field in ["saved_tokens", "saved_calls"] {
+        let expected = money[field].to_string();
+        assert_eq!(card(&fleet, field), (expected.clone(), expected), "{field}");
+    }
     for field in ["count", "successes", "failures", "tokens_saved"] {
         let expected = total(&stats, field).to_string();
         assert_eq!(card(&fleet, field), (expected.clone(), expected), "{field}");

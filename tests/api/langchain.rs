@@ -60,7 +60,10 @@ async fn run_the_agent(asynchronously: bool) {
         .unwrap();
     let database = Database::create().await;
     let url = database.url();
-    let service = binary::start(&[("DATABASE_URL", url.as_str()), ("RUST_LOG", "warn")], &[]).await;
+    // The example's model, and no `*`: a call that did not name its model
+    // would save tokens but no dollars.
+    let prices = ("COMPACTD_PRICES", "fake-gpt=3/0.3/15");
+    let service = binary::start(&[("DATABASE_URL", url.as_str()), ("RUST_LOG", "warn"), prices], &[]).await;
     let thread = "langchain-thread-1";
     let manifest = env!("CARGO_MANIFEST_DIR");
     let run = tokio::process::Command::new(venv.join("bin/python"))
@@ -123,6 +126,11 @@ async fn run_the_agent(asynchronously: bool) {
     assert_eq!(ledger["compactions"].as_array().unwrap().len(), 1, "{ledger}");
     assert!(compaction["kept_from"].as_u64().is_some(), "{compaction}");
     assert_eq!(compaction["tokens_before"], 16_500, "the usage the model answered");
+    // The calls after it named their model: what they spared is priced.
+    let savings = &compaction["savings"];
+    assert!(savings["calls"].as_u64().unwrap() > 0, "{savings}");
+    assert_eq!(savings["unpriced_calls"], 0, "{savings}");
+    assert!(savings["usd"].as_f64().unwrap() > 0.0, "{savings}");
 
     // Turn 3 rolls over: the thread carries on from the handoff alone.
     let rolled = messages(2);

@@ -446,7 +446,7 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
     return [...system, ...applied(messages).shown];
   }
 
-  async function afterCall(prompt: Prompt, usage: Usage, finish: string, reply: string): Promise<void> {
+  async function afterCall(prompt: Prompt, usage: Usage, finish: string, reply: string, model: string): Promise<void> {
     const report = contextUsed(usage);
     if (report) {
       lastUsed = report.used;
@@ -454,7 +454,8 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
       recorded(
         await compactd.POST("/usage", {
           params: { header: RETURN_MINIMAL },
-          body: { ...report, conversation_id: conversation, size: options.window ?? null },
+          // The model names the price of what a compaction spares each call.
+          body: { ...report, conversation_id: conversation, size: options.window ?? null, model },
           ...bounded(),
         }),
       );
@@ -486,10 +487,10 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
    * the call (else which conversation this is, is not known; the next call
    * reads it again). A failure is logged, never thrown.
    */
-  async function reported(prompt: Prompt, usage: Usage, finish: string, reply: string): Promise<void> {
+  async function reported(prompt: Prompt, usage: Usage, finish: string, reply: string, model: string): Promise<void> {
     if (!synced) return;
     try {
-      await afterCall(prompt, usage, finish, reply);
+      await afterCall(prompt, usage, finish, reply, model);
       answeredAgain();
     } catch (err) {
       failedOpen(err);
@@ -501,20 +502,22 @@ export function compactdMiddleware(options: CompactdMiddlewareOptions): Language
     async transformParams({ params }) {
       return { ...params, prompt: await transformPrompt(params.prompt) };
     },
-    async wrapGenerate({ doGenerate, params }) {
+    async wrapGenerate({ doGenerate, params, model }) {
       const result = await doGenerate();
       const reply = result.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
-      await reported(params.prompt, result.usage, result.finishReason.unified, reply);
+      await reported(params.prompt, result.usage, result.finishReason.unified, reply, model.modelId);
       return result;
     },
-    async wrapStream({ doStream, params }) {
+    async wrapStream({ doStream, params, model }) {
       const { stream, ...rest } = await doStream();
       let reply = "";
       const watched = stream.pipeThrough(
         new TransformStream({
           async transform(part, controller) {
             if (part.type === "text-delta") reply += part.delta;
-            if (part.type === "finish") await reported(params.prompt, part.usage, part.finishReason.unified, reply);
+            if (part.type === "finish") {
+              await reported(params.prompt, part.usage, part.finishReason.unified, reply, model.modelId);
+            }
             controller.enqueue(part);
           },
         }),

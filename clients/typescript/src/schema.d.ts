@@ -629,6 +629,21 @@ export interface components {
             fallback?: string | null;
             /** Format: date-time */
             recorded_at: string;
+            /**
+             * Format: double
+             * @description What its summary cost upstream, in US dollars: its upstream tokens at
+             *     the summary model's price (`COMPACTD_PRICES`); 0 when no model was
+             *     called; null when one was that has no price.
+             */
+            cost_usd?: number | null;
+            /** @description What it saved the agent. */
+            savings: components["schemas"]["SavingsView"];
+            /**
+             * Format: double
+             * @description `savings.usd` less `cost_usd`: whether it paid for itself (null when
+             *     either is unknown).
+             */
+            net_usd?: number | null;
         };
         /**
          * @description What a compaction is recorded as (the ledger's trigger names).
@@ -1163,6 +1178,48 @@ export interface components {
          */
         Moment: "turn_end" | "idle" | "next_message";
         /**
+         * @description What compactions cost and what they saved, in US dollars (SPEC §6): the
+         *     net says whether they paid for themselves. Null where nothing was priced
+         *     (`COMPACTD_PRICES`).
+         */
+        MoneyFigures: {
+            /**
+             * Format: double
+             * @description Savings less cost.
+             */
+            net_usd?: number | null;
+            /**
+             * Format: double
+             * @description The summaries' upstream tokens at the summary model's price.
+             */
+            cost_usd?: number | null;
+            /**
+             * Format: double
+             * @description The tokens later calls did not resend, at their models' prices.
+             */
+            saved_usd?: number | null;
+            /**
+             * Format: int64
+             * @description Calls reported after a compaction, up to its next boundary.
+             */
+            saved_calls: number;
+            /**
+             * Format: int64
+             * @description The tokens those calls did not resend.
+             */
+            saved_tokens: number;
+            /**
+             * Format: int64
+             * @description Calls whose model had no price (in `saved_tokens`, not in `saved_usd`).
+             */
+            unpriced_calls: number;
+            /**
+             * Format: int64
+             * @description Summaries whose model had no price (not in `cost_usd`).
+             */
+            unpriced_summaries: number;
+        };
+        /**
          * @description What an upstream would need to fit the compacted result (seed 002's
          *     terminal condition): the caller should roll over.
          */
@@ -1339,6 +1396,35 @@ export interface components {
          * @enum {string}
          */
         Role: "system" | "user" | "assistant" | "tool";
+        /**
+         * @description What a compaction saved (SPEC §6): each call the agent reported after it
+         *     did not resend `tokens_saved` tokens, until its next boundary.
+         */
+        SavingsView: {
+            /**
+             * Format: int64
+             * @description Calls reported after it (to /usage), up to its next boundary.
+             */
+            calls: number;
+            /**
+             * Format: int64
+             * @description The tokens those calls did not resend.
+             */
+            tokens: number;
+            /**
+             * Format: double
+             * @description Those tokens at the price of the model each call named, fresh and
+             *     cached in the call's own shares; null when no call's model had a price.
+             */
+            usd?: number | null;
+            /**
+             * Format: int64
+             * @description Calls whose model had no price: in `tokens`, not in `usd`.
+             */
+            unpriced_calls: number;
+            /** @description It is its conversation's latest boundary: its savings still grow. */
+            accruing: boolean;
+        };
         SeriesPoint: {
             /**
              * Format: date-time
@@ -1354,6 +1440,22 @@ export interface components {
             failures: number;
             /** Format: int64 */
             tokens_saved: number;
+            /**
+             * Format: double
+             * @description What the bucket's compactions cost upstream, in US dollars (null
+             *     without `COMPACTD_PRICES`).
+             */
+            cost_usd?: number | null;
+            /**
+             * Format: double
+             * @description What they saved: the tokens later calls did not resend, priced.
+             */
+            saved_usd?: number | null;
+            /**
+             * Format: double
+             * @description Saved less cost.
+             */
+            net_usd?: number | null;
         };
         /**
          * @description Where a must-keep item was seen: the user, the assistant, a tool call, or tool output (and harness text).
@@ -1389,6 +1491,11 @@ export interface components {
             since?: string | null;
             /** Format: date-time */
             until?: string | null;
+            /**
+             * @description Whether compaction paid for itself over the span: every trigger's
+             *     cost and savings together.
+             */
+            money: components["schemas"]["MoneyFigures"];
             triggers: components["schemas"]["TriggerStats"][];
             /** @description Logged decisions by kind (`keep` is not logged). */
             decisions: components["schemas"]["DecisionCount"][];
@@ -1531,6 +1638,8 @@ export interface components {
             p95_duration_ms?: number | null;
             /** Format: int64 */
             tokens_saved: number;
+            /** @description What they cost and saved. */
+            money: components["schemas"]["MoneyFigures"];
         };
         TurnEndedRequest: {
             /** @example support-4711 */
@@ -1666,6 +1775,12 @@ export interface components {
              * @description When it happened (RFC 3339); the server's clock when absent.
              */
             at?: string | null;
+            /**
+             * @description The model the call went to: the tokens a compaction spares each later
+             *     call are priced at it (`COMPACTD_PRICES`; unnamed: its `*` entry).
+             * @example claude-sonnet-4-5
+             */
+            model?: string | null;
         };
         WastedCount: {
             reason: components["schemas"]["Reason"];

@@ -312,6 +312,13 @@ pub(crate) struct SeriesPoint {
     pub successes: u64,
     pub failures: u64,
     pub tokens_saved: u64,
+    /// What the bucket's compactions cost upstream, in US dollars (null
+    /// without `COMPACTD_PRICES`).
+    pub cost_usd: Option<f64>,
+    /// What they saved: the tokens later calls did not resend, priced.
+    pub saved_usd: Option<f64>,
+    /// Saved less cost.
+    pub net_usd: Option<f64>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -359,6 +366,7 @@ pub(crate) async fn read_series(
         At::now(),
     );
     let points = queries::fleet::series(&app.services, &caller.tenant, &span).await?;
+    let priced = !app.services.prices.is_empty();
     Ok(Json(StatsSeries {
         bucket,
         since: span.since,
@@ -374,6 +382,9 @@ pub(crate) async fn read_series(
                 successes: p.successes,
                 failures: p.failures,
                 tokens_saved: p.tokens_saved,
+                cost_usd: priced.then_some(p.cost_usd),
+                saved_usd: priced.then_some(p.saved_usd),
+                net_usd: priced.then_some(p.saved_usd - p.cost_usd),
             })
             .collect(),
     }))

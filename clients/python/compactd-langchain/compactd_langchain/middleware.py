@@ -116,6 +116,15 @@ def _successor(decided: Any) -> str | None:
     return named if isinstance(named, str) and named else None
 
 
+def _model_of(answer: AIMessage) -> str | None:
+    """The model that answered, as its provider names it (`model_name` from
+    OpenAI's, `model` from Anthropic's): what compactd prices the tokens a
+    compaction spares each call at."""
+    metadata = getattr(answer, "response_metadata", None) or {}
+    name = metadata.get("model_name") or metadata.get("model")
+    return name if isinstance(name, str) and name and len(name) <= 200 and not any(c.isspace() for c in name) else None
+
+
 def _recorded(response: Any) -> None:
     """A report sent with `Prefer: return=minimal` was recorded (204), or raise."""
     if response.status_code >= 300:
@@ -264,6 +273,9 @@ class CompactdMiddleware(AgentMiddleware[CompactdState]):
             report.cached_read = details["cache_read"]
         if details.get("cache_creation") is not None:
             report.cache_written = details["cache_creation"]
+        model = _model_of(answer)
+        if model:
+            report.model = model
         try:
             _recorded(record_usage.sync_detailed(client=self.client, body=report, prefer=RETURN_MINIMAL))
         except Exception as err:  # compactd's failure, never the agent's

@@ -49,6 +49,7 @@ from .list_due_moment import ListDueMoment
 from .listed_conversation import ListedConversation
 from .model_call import ModelCall
 from .moment import Moment
+from .money_figures import MoneyFigures
 from .overflow import Overflow
 from .pending_decision import PendingDecision
 from .place_view import PlaceView
@@ -58,6 +59,7 @@ from .purge_view import PurgeView
 from .quoted_request import QuotedRequest
 from .reason import Reason
 from .role import Role
+from .savings_view import SavingsView
 from .series_point import SeriesPoint
 from .source import Source
 from .standby_health import StandbyHealth
@@ -129,6 +131,7 @@ __all__ = (
     "ListedConversation",
     "ModelCall",
     "Moment",
+    "MoneyFigures",
     "Overflow",
     "PendingDecision",
     "PlaceView",
@@ -138,6 +141,7 @@ __all__ = (
     "QuotedRequest",
     "Reason",
     "Role",
+    "SavingsView",
     "SeriesPoint",
     "Source",
     "StandbyHealth",

@@ -13,6 +13,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.keep_counts import KeepCounts
+    from ..models.savings_view import SavingsView
 
 
 T = TypeVar("T", bound="Compaction")
@@ -46,6 +47,8 @@ class Compaction:
         prepared (bool): It merged a summary prepared ahead of time, with the turns since it,
             instead of asking the upstream now.
         recorded_at (datetime.datetime):
+        savings (SavingsView): What a compaction saved (SPEC §6): each call the agent reported after it
+            did not resend `tokens_saved` tokens, until its next boundary.
         model (None | str | Unset):
         kept_from (int | None | Unset): The index of the first message kept verbatim (with `keep_recent_tokens`).
         upstream_input_tokens (int | None | Unset):
@@ -62,6 +65,11 @@ class Compaction:
             when the attempt failed, and for compactions recorded before it was kept).
         fallback (None | str | Unset): Why the summary was written extractively though a model is
             configured (the model's context could not hold the conversation).
+        cost_usd (float | None | Unset): What its summary cost upstream, in US dollars: its upstream tokens at
+            the summary model's price (`COMPACTD_PRICES`); 0 when no model was
+            called; null when one was that has no price.
+        net_usd (float | None | Unset): `savings.usd` less `cost_usd`: whether it paid for itself (null when
+            either is unknown).
     """
 
     id: int
@@ -84,6 +92,7 @@ class Compaction:
     success: bool
     prepared: bool
     recorded_at: datetime.datetime
+    savings: SavingsView
     model: None | str | Unset = UNSET
     kept_from: int | None | Unset = UNSET
     upstream_input_tokens: int | None | Unset = UNSET
@@ -95,6 +104,8 @@ class Compaction:
     harness: None | str | Unset = UNSET
     upstream_calls: int | None | Unset = UNSET
     fallback: None | str | Unset = UNSET
+    cost_usd: float | None | Unset = UNSET
+    net_usd: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -139,6 +150,8 @@ class Compaction:
         prepared = self.prepared
 
         recorded_at = self.recorded_at.isoformat()
+
+        savings = self.savings.to_dict()
 
         model: None | str | Unset
         if isinstance(self.model, Unset):
@@ -208,6 +221,18 @@ class Compaction:
         else:
             fallback = self.fallback
 
+        cost_usd: float | None | Unset
+        if isinstance(self.cost_usd, Unset):
+            cost_usd = UNSET
+        else:
+            cost_usd = self.cost_usd
+
+        net_usd: float | None | Unset
+        if isinstance(self.net_usd, Unset):
+            net_usd = UNSET
+        else:
+            net_usd = self.net_usd
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -232,6 +257,7 @@ class Compaction:
                 "success": success,
                 "prepared": prepared,
                 "recorded_at": recorded_at,
+                "savings": savings,
             }
         )
         if model is not UNSET:
@@ -256,12 +282,17 @@ class Compaction:
             field_dict["upstream_calls"] = upstream_calls
         if fallback is not UNSET:
             field_dict["fallback"] = fallback
+        if cost_usd is not UNSET:
+            field_dict["cost_usd"] = cost_usd
+        if net_usd is not UNSET:
+            field_dict["net_usd"] = net_usd
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.keep_counts import KeepCounts  # noqa: PLC0415
+        from ..models.savings_view import SavingsView  # noqa: PLC0415
 
         d = dict(src_dict)
         id = d.pop("id")
@@ -303,6 +334,8 @@ class Compaction:
         prepared = d.pop("prepared")
 
         recorded_at = datetime.datetime.fromisoformat(d.pop("recorded_at"))
+
+        savings = SavingsView.from_dict(d.pop("savings"))
 
         def _parse_model(data: object) -> None | str | Unset:
             if data is None:
@@ -411,6 +444,24 @@ class Compaction:
 
         fallback = _parse_fallback(d.pop("fallback", UNSET))
 
+        def _parse_cost_usd(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        cost_usd = _parse_cost_usd(d.pop("cost_usd", UNSET))
+
+        def _parse_net_usd(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        net_usd = _parse_net_usd(d.pop("net_usd", UNSET))
+
         compaction = cls(
             id=id,
             seq=seq,
@@ -432,6 +483,7 @@ class Compaction:
             success=success,
             prepared=prepared,
             recorded_at=recorded_at,
+            savings=savings,
             model=model,
             kept_from=kept_from,
             upstream_input_tokens=upstream_input_tokens,
@@ -443,6 +495,8 @@ class Compaction:
             harness=harness,
             upstream_calls=upstream_calls,
             fallback=fallback,
+            cost_usd=cost_usd,
+            net_usd=net_usd,
         )
 
         compaction.additional_properties = d

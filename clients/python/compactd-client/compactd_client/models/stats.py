@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..models.decision_count import DecisionCount
     from ..models.deletion_count import DeletionCount
     from ..models.keep_rate import KeepRate
+    from ..models.money_figures import MoneyFigures
     from ..models.preparation_figures import PreparationFigures
     from ..models.trigger_stats import TriggerStats
 
@@ -24,6 +25,9 @@ T = TypeVar("T", bound="Stats")
 class Stats:
     """
     Attributes:
+        money (MoneyFigures): What compactions cost and what they saved, in US dollars (SPEC §6): the
+            net says whether they paid for themselves. Null where nothing was priced
+            (`COMPACTD_PRICES`).
         triggers (list[TriggerStats]):
         decisions (list[DecisionCount]): Logged decisions by kind (`keep` is not logged).
         rollovers (int): Conversations rolled over into a successor.
@@ -37,6 +41,7 @@ class Stats:
         until (datetime.datetime | None | Unset):
     """
 
+    money: MoneyFigures
     triggers: list[TriggerStats]
     decisions: list[DecisionCount]
     rollovers: int
@@ -49,6 +54,8 @@ class Stats:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        money = self.money.to_dict()
+
         triggers = []
         for triggers_item_data in self.triggers:
             triggers_item = triggers_item_data.to_dict()
@@ -95,6 +102,7 @@ class Stats:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "money": money,
                 "triggers": triggers,
                 "decisions": decisions,
                 "rollovers": rollovers,
@@ -116,10 +124,13 @@ class Stats:
         from ..models.decision_count import DecisionCount  # noqa: PLC0415
         from ..models.deletion_count import DeletionCount  # noqa: PLC0415
         from ..models.keep_rate import KeepRate  # noqa: PLC0415
+        from ..models.money_figures import MoneyFigures  # noqa: PLC0415
         from ..models.preparation_figures import PreparationFigures  # noqa: PLC0415
         from ..models.trigger_stats import TriggerStats  # noqa: PLC0415
 
         d = dict(src_dict)
+        money = MoneyFigures.from_dict(d.pop("money"))
+
         triggers = []
         _triggers = d.pop("triggers")
         for triggers_item_data in _triggers:
@@ -189,6 +200,7 @@ class Stats:
         until = _parse_until(d.pop("until", UNSET))
 
         stats = cls(
+            money=money,
             triggers=triggers,
             decisions=decisions,
             rollovers=rollovers,

@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.money_figures import MoneyFigures
+
 
 T = TypeVar("T", bound="TriggerStats")
 
@@ -20,6 +24,9 @@ class TriggerStats:
         successes (int):
         failures (int):
         tokens_saved (int):
+        money (MoneyFigures): What compactions cost and what they saved, in US dollars (SPEC §6): the
+            net says whether they paid for themselves. Null where nothing was priced
+            (`COMPACTD_PRICES`).
         mean_percent_saved (float | None | Unset): Mean percent saved over the successful ones.
         p50_duration_ms (float | None | Unset):
         p95_duration_ms (float | None | Unset):
@@ -30,6 +37,7 @@ class TriggerStats:
     successes: int
     failures: int
     tokens_saved: int
+    money: MoneyFigures
     mean_percent_saved: float | None | Unset = UNSET
     p50_duration_ms: float | None | Unset = UNSET
     p95_duration_ms: float | None | Unset = UNSET
@@ -45,6 +53,8 @@ class TriggerStats:
         failures = self.failures
 
         tokens_saved = self.tokens_saved
+
+        money = self.money.to_dict()
 
         mean_percent_saved: float | None | Unset
         if isinstance(self.mean_percent_saved, Unset):
@@ -73,6 +83,7 @@ class TriggerStats:
                 "successes": successes,
                 "failures": failures,
                 "tokens_saved": tokens_saved,
+                "money": money,
             }
         )
         if mean_percent_saved is not UNSET:
@@ -86,6 +97,8 @@ class TriggerStats:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.money_figures import MoneyFigures  # noqa: PLC0415
+
         d = dict(src_dict)
         trigger = d.pop("trigger")
 
@@ -96,6 +109,8 @@ class TriggerStats:
         failures = d.pop("failures")
 
         tokens_saved = d.pop("tokens_saved")
+
+        money = MoneyFigures.from_dict(d.pop("money"))
 
         def _parse_mean_percent_saved(data: object) -> float | None | Unset:
             if data is None:
@@ -130,6 +145,7 @@ class TriggerStats:
             successes=successes,
             failures=failures,
             tokens_saved=tokens_saved,
+            money=money,
             mean_percent_saved=mean_percent_saved,
             p50_duration_ms=p50_duration_ms,
             p95_duration_ms=p95_duration_ms,

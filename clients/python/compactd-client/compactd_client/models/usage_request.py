@@ -27,6 +27,8 @@ class UsageRequest:
         cache_life (CacheLife | None | Unset):
         context_pressure_tokens (int | None | Unset): This conversation's context-pressure threshold; 0 clears it.
         at (datetime.datetime | None | Unset): When it happened (RFC 3339); the server's clock when absent.
+        model (None | str | Unset): The model the call went to: the tokens a compaction spares each later
+            call are priced at it (`COMPACTD_PRICES`; unnamed: its `*` entry). Example: claude-sonnet-4-5.
     """
 
     conversation_id: str
@@ -39,6 +41,7 @@ class UsageRequest:
     cache_life: CacheLife | None | Unset = UNSET
     context_pressure_tokens: int | None | Unset = UNSET
     at: datetime.datetime | None | Unset = UNSET
+    model: None | str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         conversation_id = self.conversation_id
@@ -97,6 +100,12 @@ class UsageRequest:
         else:
             at = self.at
 
+        model: None | str | Unset
+        if isinstance(self.model, Unset):
+            model = UNSET
+        else:
+            model = self.model
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -121,6 +130,8 @@ class UsageRequest:
             field_dict["context_pressure_tokens"] = context_pressure_tokens
         if at is not UNSET:
             field_dict["at"] = at
+        if model is not UNSET:
+            field_dict["model"] = model
 
         return field_dict
 
@@ -219,6 +230,15 @@ class UsageRequest:
 
         at = _parse_at(d.pop("at", UNSET))
 
+        def _parse_model(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        model = _parse_model(d.pop("model", UNSET))
+
         usage_request = cls(
             conversation_id=conversation_id,
             used=used,
@@ -230,6 +250,7 @@ class UsageRequest:
             cache_life=cache_life,
             context_pressure_tokens=context_pressure_tokens,
             at=at,
+            model=model,
         )
 
         return usage_request
