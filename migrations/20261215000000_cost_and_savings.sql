@@ -13,10 +13,19 @@ ALTER TABLE conversations
     ADD COLUMN saving_seq            bigint,
     -- What each later call saves: that compaction's tokens_saved.
     ADD COLUMN saving_tokens         bigint           NOT NULL DEFAULT 0,
+    -- The context it left (its tokens_after): what the first call after it
+    -- writes to the prompt cache afresh.
+    ADD COLUMN saving_prefix         bigint           NOT NULL DEFAULT 0,
+    -- Whether the cache would have been warm at that first call without it
+    -- (not after an idle compaction: the cache had lapsed anyway).
+    ADD COLUMN saving_warm           boolean          NOT NULL DEFAULT true,
     -- Accrued since: calls reported, tokens not resent, and their price.
     ADD COLUMN saved_calls           bigint           NOT NULL DEFAULT 0,
     ADD COLUMN saved_tokens          bigint           NOT NULL DEFAULT 0,
     ADD COLUMN saved_usd             double precision NOT NULL DEFAULT 0,
+    -- Of saved_usd (subtracted in it): what the first call paid to write
+    -- the new prefix to the cache, where it would have read the old one.
+    ADD COLUMN saved_rewrite_usd     double precision NOT NULL DEFAULT 0,
     -- Calls whose model had no price: their tokens count, their dollars not.
     ADD COLUMN saved_unpriced_calls  bigint           NOT NULL DEFAULT 0;
 
@@ -28,6 +37,7 @@ ALTER TABLE compactions
     ADD COLUMN saved_calls           bigint           NOT NULL DEFAULT 0,
     ADD COLUMN saved_tokens          bigint           NOT NULL DEFAULT 0,
     ADD COLUMN saved_usd             double precision NOT NULL DEFAULT 0,
+    ADD COLUMN saved_rewrite_usd     double precision NOT NULL DEFAULT 0,
     ADD COLUMN saved_unpriced_calls  bigint           NOT NULL DEFAULT 0;
 
 -- The ledger's stable view gains cost and savings at its end: savings still
@@ -43,6 +53,7 @@ SELECT c.id, c.tenant, CASE WHEN c.deleted_at IS NULL THEN c.conversation_id END
        c.saved_calls + coalesce(v.saved_calls, 0) AS saved_calls,
        c.saved_tokens + coalesce(v.saved_tokens, 0) AS saved_tokens,
        c.saved_usd + coalesce(v.saved_usd, 0) AS saved_usd,
+       c.saved_rewrite_usd + coalesce(v.saved_rewrite_usd, 0) AS saved_rewrite_usd,
        c.saved_usd + coalesce(v.saved_usd, 0) - coalesce(c.cost_usd, 0) AS net_usd,
        v.saving_seq IS NOT NULL AS saving
   FROM compactions c

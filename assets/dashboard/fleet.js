@@ -23,7 +23,7 @@ export function colours(triggers) {
 /** The first figure: whether the span's compactions paid for themselves. */
 function showMoney(money) {
   const stat = (name) => document.querySelector(`[data-stat="${name}"]`);
-  for (const field of ["net_usd", "saved_usd", "cost_usd"]) show(stat(field), dollars(money[field]), money[field]);
+  for (const field of ["net_usd", "saved_usd", "cost_usd", "cache_rewrite_usd"]) show(stat(field), dollars(money[field]), money[field]);
   for (const field of ["saved_tokens", "saved_calls"]) show(stat(field), count(money[field]), money[field]);
   const lead = stat("net_usd").parentElement;
   lead.classList.toggle("paid", money.net_usd !== null && money.net_usd > 0);

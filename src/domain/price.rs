@@ -26,13 +26,6 @@ impl Price {
         let fresh = input - cached;
         (fresh as f64 * self.input + cached as f64 * self.cached_input + output as f64 * self.output) / 1e6
     }
-
-    /// What `tokens` of input cost, read from the cache in the share
-    /// `cached_share` (0 to 1) and fresh in the rest.
-    pub fn of_input(&self, tokens: u64, cached_share: f64) -> f64 {
-        let share = cached_share.clamp(0.0, 1.0);
-        tokens as f64 * (share * self.cached_input + (1.0 - share) * self.input) / 1e6
-    }
 }
 
 /// The operator's prices, by model name.
@@ -171,7 +164,5 @@ mod tests {
         assert!((cost - (0.06 + 0.024 + 0.03)).abs() < 1e-12, "{cost}");
         // A cached count above the input is the input, all cached.
         assert!((price.of_call(1_000, 5_000, 0) - 0.0003).abs() < 1e-12);
-        assert!((price.of_input(1_000_000, 0.5) - 1.65).abs() < 1e-12);
-        assert!((price.of_input(1_000_000, 7.0) - 0.3).abs() < 1e-12);
     }
 }

@@ -54,5 +54,9 @@ pub(crate) struct Saving {
     pub seq: i64,
     /// Tokens each later call does not resend.
     pub per_call: u64,
+    /// The context it left: what the first call after it writes to the cache.
+    pub prefix: u64,
+    /// Without it, the cache would have been warm at that first call.
+    pub warm: bool,
     pub so_far: Savings,
 }

@@ -13,6 +13,10 @@ pub(crate) struct Savings {
     pub calls: u64,
     pub tokens: u64,
     pub usd: f64,
+    /// Of `usd` (already taken from it): what the first call after the
+    /// compaction paid to write the new prefix to the prompt cache, where
+    /// without it it would have read the old one from there.
+    pub cache_rewrite_usd: f64,
     /// Calls whose model had no price: counted in tokens, not in dollars.
     pub unpriced_calls: u64,
 }
@@ -23,6 +27,7 @@ impl Savings {
             calls: self.calls.saturating_add(other.calls),
             tokens: self.tokens.saturating_add(other.tokens),
             usd: self.usd + other.usd,
+            cache_rewrite_usd: self.cache_rewrite_usd + other.cache_rewrite_usd,
             unpriced_calls: self.unpriced_calls.saturating_add(other.unpriced_calls),
         }
     }

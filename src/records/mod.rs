@@ -5,6 +5,7 @@
 
 mod conversation;
 mod ledger;
+mod pricing;
 mod purge;
 mod standby;
 mod stats;
@@ -12,6 +13,7 @@ mod turn;
 
 pub(crate) use conversation::{Critical, Saving, StoredConversation};
 pub(crate) use ledger::{FleetFilter, Recorded, Savings};
+pub(crate) use pricing::CallPricing;
 pub(crate) use purge::{Purge, PurgeAsker};
 pub(crate) use standby::{StandbyReport, StandbyState};
 pub(crate) use stats::{DeletionStats, Money, PreparationStats, Stats, TriggerStats};

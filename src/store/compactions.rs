@@ -228,6 +228,9 @@ async fn write_state(
                     prepare_used = CASE WHEN $25 THEN NULL ELSE prepare_used END,
                     saving_seq = CASE WHEN $25 THEN $24 ELSE saving_seq END,
                     saving_tokens = CASE WHEN $25 THEN $26 ELSE saving_tokens END,
+                    saving_prefix = CASE WHEN $25 THEN $27 ELSE saving_prefix END,
+                    saving_warm = CASE WHEN $25 THEN NOT $28 ELSE saving_warm END,
+                    saved_rewrite_usd = CASE WHEN $25 THEN 0 ELSE saved_rewrite_usd END,
                     saved_calls = CASE WHEN $25 THEN 0 ELSE saved_calls END,
                     saved_tokens = CASE WHEN $25 THEN 0 ELSE saved_tokens END,
                     saved_usd = CASE WHEN $25 THEN 0 ELSE saved_usd END,
@@ -248,6 +251,8 @@ async fn write_state(
     .bind(applied.seq)
     .bind(success)
     .bind(db_count(attempt.tokens_saved()))
+    .bind(db_count(attempt.tokens_after))
+    .bind(attempt.idle)
     .fetch_one(&mut *tx)
     .await?;
     StoredConversation::from_row(&updated)
@@ -260,7 +265,7 @@ pub(super) fn close_savings(which: &str) -> String {
     format!(
         "UPDATE compactions k
             SET saved_calls = v.saved_calls, saved_tokens = v.saved_tokens, saved_usd = v.saved_usd,
-                saved_unpriced_calls = v.saved_unpriced_calls
+                saved_rewrite_usd = v.saved_rewrite_usd, saved_unpriced_calls = v.saved_unpriced_calls
            FROM conversations v
           WHERE v.tenant = $1 AND {which}
             AND k.tenant = v.tenant AND k.conversation_id = v.conversation_id AND k.seq = v.saving_seq"
@@ -285,7 +290,7 @@ async fn insert(
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
                  $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
          RETURNING *, $33::boolean AS saving, 0::bigint AS open_calls, 0::bigint AS open_tokens,
-                   0::float8 AS open_usd, 0::bigint AS open_unpriced_calls",
+                   0::float8 AS open_usd, 0::float8 AS open_rewrite_usd, 0::bigint AS open_unpriced_calls",
     )
     .bind(tenant.as_str())
     .bind(id.as_str())

@@ -16,8 +16,8 @@ use super::transitions::{END_TURN, END_TURN_STORING_TEXT, RECORD_USAGE, bind_fre
 use super::{StoreResult, db_count};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::{CacheLife, Conversation, ModelCall, PendingDecision, PolicyConfig, TurnEnd, UsageReport};
-use crate::records::StoredConversation;
 use crate::records::TurnText;
+use crate::records::{CallPricing, StoredConversation};
 
 /// Applies a usage report; creates the conversation on first sight.
 #[tracing::instrument(level = "debug", skip_all)]
@@ -28,7 +28,7 @@ pub(crate) async fn record_usage(
     report: &UsageReport,
     at: DateTime<Utc>,
     config: &PolicyConfig,
-    per_saved_token: Option<f64>,
+    pricing: &CallPricing,
 ) -> StoreResult<StoredConversation> {
     let mut fresh = Conversation::new(at);
     fresh.record_usage(report, at, config);
@@ -54,7 +54,10 @@ pub(crate) async fn record_usage(
         .bind(config.observe_max_gap)
         .bind(report.context_pressure_tokens.map(db_count))
         .bind(payload)
-        .bind(per_saved_token)
+        .bind(pricing.per_token.map(|(cached, _)| cached))
+        .bind(pricing.per_token.map(|(_, fresh)| fresh))
+        .bind(pricing.fresh_input.map(db_count))
+        .bind(pricing.warm)
         .fetch_one(on(&mut *conn))
         .await?;
     StoredConversation::from_row(&row)

@@ -79,7 +79,13 @@ pub(super) fn recorded(row: &PgRow) -> sqlx::Result<Recorded> {
 }
 
 /// A ledger row's savings still accruing on its conversation (zero once closed).
-const OPEN: SavingsColumns = ["open_calls", "open_tokens", "open_usd", "open_unpriced_calls"];
+const OPEN: SavingsColumns = [
+    "open_calls",
+    "open_tokens",
+    "open_usd",
+    "open_rewrite_usd",
+    "open_unpriced_calls",
+];
 
 /// The tenant's (`$1`) ledger rows as [`recorded`] reads them, as `k`, each
 /// with the savings its conversation still accrues for it (SPEC §6); the
@@ -88,6 +94,7 @@ macro_rules! ledger_rows {
     () => {
         "SELECT k.*, v.saving_seq IS NOT NULL AS saving, coalesce(v.saved_calls, 0) AS open_calls,
                 coalesce(v.saved_tokens, 0) AS open_tokens, coalesce(v.saved_usd, 0) AS open_usd,
+                coalesce(v.saved_rewrite_usd, 0) AS open_rewrite_usd,
                 coalesce(v.saved_unpriced_calls, 0) AS open_unpriced_calls
            FROM compactions k LEFT JOIN conversations v
              ON v.tenant = k.tenant AND v.conversation_id = k.conversation_id AND v.saving_seq = k.seq

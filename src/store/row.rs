@@ -21,7 +21,8 @@ macro_rules! conversation_columns {
      runs_completed_since_boundary, user_messages_since_run_completed, failed_compactions_in_row, summary, \
      summary_seq, predecessor_id, successor_id, pending_decision, last_call, last_event_seq, last_turn_seq, \
      last_compaction_seq, boundary_turn_seq, critical, memory, prepare_turn_seq, prepare_used, updated_at, \
-     saving_seq, saving_tokens, saved_calls, saved_tokens, saved_usd, saved_unpriced_calls"
+     saving_seq, saving_tokens, saving_prefix, saving_warm, saved_calls, saved_tokens, saved_usd, \
+     saved_rewrite_usd, saved_unpriced_calls"
     };
 }
 pub(super) use conversation_columns;
@@ -86,6 +87,8 @@ impl StoredConversation {
                 Some(seq) => Some(Saving {
                     seq,
                     per_call: count("saving_tokens")?,
+                    prefix: count("saving_prefix")?,
+                    warm: row.try_get("saving_warm")?,
                     so_far: savings(row, SAVED)?,
                 }),
                 None => None,
@@ -95,16 +98,23 @@ impl StoredConversation {
 }
 
 /// Where a row holds savings: its calls, tokens, dollars and unpriced calls.
-pub(super) type SavingsColumns = [&'static str; 4];
+pub(super) type SavingsColumns = [&'static str; 5];
 /// A conversation's accruing savings, and a ledger row's closed ones.
-pub(super) const SAVED: SavingsColumns = ["saved_calls", "saved_tokens", "saved_usd", "saved_unpriced_calls"];
+pub(super) const SAVED: SavingsColumns = [
+    "saved_calls",
+    "saved_tokens",
+    "saved_usd",
+    "saved_rewrite_usd",
+    "saved_unpriced_calls",
+];
 
-pub(super) fn savings(row: &PgRow, [calls, tokens, usd, unpriced]: SavingsColumns) -> sqlx::Result<Savings> {
+pub(super) fn savings(row: &PgRow, [calls, tokens, usd, rewrite, unpriced]: SavingsColumns) -> sqlx::Result<Savings> {
     let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
     Ok(Savings {
         calls: count(calls)?,
         tokens: count(tokens)?,
         usd: row.try_get(usd)?,
+        cache_rewrite_usd: row.try_get(rewrite)?,
         unpriced_calls: count(unpriced)?,
     })
 }

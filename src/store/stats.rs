@@ -113,6 +113,7 @@ async fn money(
                 LEAST(sum(k.saved_calls::numeric + coalesce(v.saved_calls, 0)), 9223372036854775807)::bigint AS saved_calls,
                 LEAST(sum(k.saved_tokens::numeric + coalesce(v.saved_tokens, 0)), 9223372036854775807)::bigint AS saved_tokens,
                 coalesce(sum(k.saved_usd + coalesce(v.saved_usd, 0)), 0)::float8 AS saved_usd,
+                coalesce(sum(k.saved_rewrite_usd + coalesce(v.saved_rewrite_usd, 0)), 0)::float8 AS saved_rewrite_usd,
                 LEAST(sum(k.saved_unpriced_calls::numeric + coalesce(v.saved_unpriced_calls, 0)), 9223372036854775807)::bigint
                   AS saved_unpriced_calls
            FROM compactions k LEFT JOIN conversations v

@@ -53,9 +53,11 @@ pub(super) fn bind_fresh<'q>(
 /// `/usage`: `Conversation::record_usage`, in SQL. `$24` used, `$25` size (0:
 /// unknown), `$26` a declared cache life, `$27` at, `$28` input, `$29`
 /// cached_read, `$30`/`$31` the observation window, `$32`
-/// context_pressure_tokens (0 clears), `$33` the event payload, `$34` the
-/// dollars one token this call did not resend would have cost (NULL: its
-/// model has no price).
+/// context_pressure_tokens (0 clears), `$33` the event payload; what the
+/// call's model charges a token of input read from the cache (`$34`) and
+/// fresh (`$35`), both NULL when it has no price; `$36` the input the call
+/// read fresh (NULL: it gave no counts), `$37` whether it read any from the
+/// cache (NULL: unknown).
 ///
 /// Column by column, what each mirrors in `policy/conversation.rs`:
 /// - `used_after_compaction`: "the first report after a compaction shows what
@@ -69,7 +71,8 @@ pub(super) fn bind_fresh<'q>(
 /// - `context_pressure_tokens`: absent keeps it, 0 clears it, else sets it;
 /// - `last_call` (not policy state): the report's counts, when it gave any;
 /// - `saved_*` (not policy state): a call after a compaction saves what it
-///   did not resend (SPEC §6), the token count saturating.
+///   did not resend (SPEC §6), the token count saturating; in dollars as
+///   `records::CallPricing::spared` says (its twin, unit-tested there).
 pub(super) static RECORD_USAGE: LazyLock<String> = LazyLock::new(|| {
     format!(
         "WITH c AS ({}
@@ -96,7 +99,15 @@ pub(super) static RECORD_USAGE: LazyLock<String> = LazyLock::new(|| {
         WHEN c.saving_seq IS NULL THEN c.saved_tokens
         WHEN c.saved_tokens > 9223372036854775807 - c.saving_tokens THEN 9223372036854775807
         ELSE c.saved_tokens + c.saving_tokens END,
-    saved_usd = c.saved_usd + CASE WHEN c.saving_seq IS NULL THEN 0 ELSE c.saving_tokens * COALESCE($34::float8, 0) END,
+    saved_usd = c.saved_usd + CASE
+        WHEN c.saving_seq IS NULL OR $34::float8 IS NULL THEN 0
+        WHEN c.saved_calls = 0 AND c.saving_warm
+          THEN c.saving_tokens * $34 - LEAST(COALESCE($36::bigint, c.saving_prefix), c.saving_prefix) * ($35::float8 - $34)
+        WHEN c.saved_calls = 0 OR $37::boolean IS FALSE THEN c.saving_tokens * $35
+        ELSE c.saving_tokens * $34 END,
+    saved_rewrite_usd = c.saved_rewrite_usd + CASE
+        WHEN c.saving_seq IS NULL OR $34 IS NULL OR c.saved_calls <> 0 OR NOT c.saving_warm THEN 0
+        ELSE LEAST(COALESCE($36, c.saving_prefix), c.saving_prefix) * ($35 - $34) END,
     saved_unpriced_calls = c.saved_unpriced_calls + CASE WHEN c.saving_seq IS NULL OR $34 IS NOT NULL THEN 0 ELSE 1 END,
     last_event_seq = c.last_event_seq + 1,
     updated_at = now(), active_on = (now() AT TIME ZONE 'UTC')::date

@@ -71,8 +71,17 @@ async fn later_calls_save_what_they_no_longer_resend_at_their_models_price() {
     let savings = &rows[0]["savings"];
     assert_eq!(savings["calls"], 3);
     assert_eq!(savings["tokens"].as_u64().unwrap(), 3 * tokens_saved);
-    let per_million = 0.8 * 0.3 + 0.2 * 3.0 + 3.0 + 0.1;
-    let expected = tokens_saved as f64 * per_million / 1e6;
+    // The spared tokens were the old prefix: the first and third calls' caches
+    // were warm (0.3 and `*`'s 0.1), the second's had lapsed (3). The first
+    // call wrote the new prefix afresh (its 4,000 fresh tokens, at most the
+    // prefix) where it would have read the old one from the cache.
+    let prefix = rows[0]["tokens_after"].as_f64().unwrap();
+    let rewrite = prefix.min(4_000.0) * (3.0 - 0.3) / 1e6;
+    let expected = tokens_saved as f64 * (0.3 + 3.0 + 0.1) / 1e6 - rewrite;
+    assert!(
+        close(savings["cache_rewrite_usd"].as_f64().unwrap(), rewrite),
+        "{savings}"
+    );
     let usd = savings["usd"].as_f64().unwrap();
     assert!(close(usd, expected), "{usd} against {expected}");
     assert!(close(rows[0]["net_usd"].as_f64().unwrap(), expected), "{}", rows[0]);

@@ -336,7 +336,7 @@ async fn the_dashboard_shows_what_stats_says_and_a_conversations_timeline() {
         "net_usd",
         "the net comes first"
     );
-    for field in ["net_usd", "saved_usd", "cost_usd"] {
+    for field in ["net_usd", "saved_usd", "cost_usd", "cache_rewrite_usd"] {
         let (shown, value) = card(&fleet, field);
         let exact = money[field].as_f64().unwrap();
         assert!(

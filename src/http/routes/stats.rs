@@ -63,8 +63,11 @@ pub(crate) struct MoneyFigures {
     pub net_usd: Option<f64>,
     /// The summaries' upstream tokens at the summary model's price.
     pub cost_usd: Option<f64>,
-    /// The tokens later calls did not resend, at their models' prices.
+    /// The tokens later calls did not resend, at their models' prices, less
+    /// what rewriting the prompt cache after each compaction cost.
     pub saved_usd: Option<f64>,
+    /// Of `saved_usd` (already taken from it): the prompt cache's rewrites.
+    pub cache_rewrite_usd: Option<f64>,
     /// Calls reported after a compaction, up to its next boundary.
     pub saved_calls: u64,
     /// The tokens those calls did not resend.
@@ -83,6 +86,7 @@ impl MoneyFigures {
             net_usd: cost_usd.zip(saved_usd).map(|(cost, saved)| saved - cost),
             cost_usd,
             saved_usd,
+            cache_rewrite_usd: priced.then_some(money.savings.cache_rewrite_usd),
             saved_calls: money.savings.calls,
             saved_tokens: money.savings.tokens,
             unpriced_calls: money.savings.unpriced_calls,

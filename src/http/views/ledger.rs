@@ -84,9 +84,15 @@ pub(crate) struct SavingsView {
     pub calls: u64,
     /// The tokens those calls did not resend.
     pub tokens: u64,
-    /// Those tokens at the price of the model each call named, fresh and
-    /// cached in the call's own shares; null when no call's model had a price.
+    /// Those tokens at the price of the model each call named: cached
+    /// input's while the call's cache was warm (the spared tokens were the
+    /// old prefix, which the cache held), fresh input's where it had lapsed;
+    /// less `cache_rewrite_usd`. Null when no call's model had a price.
     pub usd: Option<f64>,
+    /// Of `usd` (already taken from it): what the first call after it paid
+    /// to write the new, shorter prefix to the prompt cache, where it would
+    /// have read the old one from there.
+    pub cache_rewrite_usd: Option<f64>,
     /// Calls whose model had no price: in `tokens`, not in `usd`.
     pub unpriced_calls: u64,
     /// It is its conversation's latest boundary: its savings still grow.
@@ -100,6 +106,7 @@ impl SavingsView {
             calls: savings.calls,
             tokens: savings.tokens,
             usd: priced.then_some(savings.usd),
+            cache_rewrite_usd: priced.then_some(savings.cache_rewrite_usd),
             unpriced_calls: savings.unpriced_calls,
             accruing,
         }
