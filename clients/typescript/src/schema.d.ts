@@ -1195,9 +1195,15 @@ export interface components {
             cost_usd?: number | null;
             /**
              * Format: double
-             * @description The tokens later calls did not resend, at their models' prices.
+             * @description The tokens later calls did not resend, at their models' prices, less
+             *     what rewriting the prompt cache after each compaction cost.
              */
             saved_usd?: number | null;
+            /**
+             * Format: double
+             * @description Of `saved_usd` (already taken from it): the prompt cache's rewrites.
+             */
+            cache_rewrite_usd?: number | null;
             /**
              * Format: int64
              * @description Calls reported after a compaction, up to its next boundary.
@@ -1413,10 +1419,19 @@ export interface components {
             tokens: number;
             /**
              * Format: double
-             * @description Those tokens at the price of the model each call named, fresh and
-             *     cached in the call's own shares; null when no call's model had a price.
+             * @description Those tokens at the price of the model each call named: cached
+             *     input's while the call's cache was warm (the spared tokens were the
+             *     old prefix, which the cache held), fresh input's where it had lapsed;
+             *     less `cache_rewrite_usd`. Null when no call's model had a price.
              */
             usd?: number | null;
+            /**
+             * Format: double
+             * @description Of `usd` (already taken from it): what the first call after it paid
+             *     to write the new, shorter prefix to the prompt cache, where it would
+             *     have read the old one from there.
+             */
+            cache_rewrite_usd?: number | null;
             /**
              * Format: int64
              * @description Calls whose model had no price: in `tokens`, not in `usd`.

@@ -24,7 +24,9 @@ class MoneyFigures:
             unpriced_summaries (int): Summaries whose model had no price (not in `cost_usd`).
             net_usd (float | None | Unset): Savings less cost.
             cost_usd (float | None | Unset): The summaries' upstream tokens at the summary model's price.
-            saved_usd (float | None | Unset): The tokens later calls did not resend, at their models' prices.
+            saved_usd (float | None | Unset): The tokens later calls did not resend, at their models' prices, less
+                what rewriting the prompt cache after each compaction cost.
+            cache_rewrite_usd (float | None | Unset): Of `saved_usd` (already taken from it): the prompt cache's rewrites.
     """
 
     saved_calls: int
@@ -34,6 +36,7 @@ class MoneyFigures:
     net_usd: float | None | Unset = UNSET
     cost_usd: float | None | Unset = UNSET
     saved_usd: float | None | Unset = UNSET
+    cache_rewrite_usd: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -63,6 +66,12 @@ class MoneyFigures:
         else:
             saved_usd = self.saved_usd
 
+        cache_rewrite_usd: float | None | Unset
+        if isinstance(self.cache_rewrite_usd, Unset):
+            cache_rewrite_usd = UNSET
+        else:
+            cache_rewrite_usd = self.cache_rewrite_usd
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -79,6 +88,8 @@ class MoneyFigures:
             field_dict["cost_usd"] = cost_usd
         if saved_usd is not UNSET:
             field_dict["saved_usd"] = saved_usd
+        if cache_rewrite_usd is not UNSET:
+            field_dict["cache_rewrite_usd"] = cache_rewrite_usd
 
         return field_dict
 
@@ -120,6 +131,15 @@ class MoneyFigures:
 
         saved_usd = _parse_saved_usd(d.pop("saved_usd", UNSET))
 
+        def _parse_cache_rewrite_usd(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        cache_rewrite_usd = _parse_cache_rewrite_usd(d.pop("cache_rewrite_usd", UNSET))
+
         money_figures = cls(
             saved_calls=saved_calls,
             saved_tokens=saved_tokens,
@@ -128,6 +148,7 @@ class MoneyFigures:
             net_usd=net_usd,
             cost_usd=cost_usd,
             saved_usd=saved_usd,
+            cache_rewrite_usd=cache_rewrite_usd,
         )
 
         money_figures.additional_properties = d

@@ -21,8 +21,13 @@ class SavingsView:
             tokens (int): The tokens those calls did not resend.
             unpriced_calls (int): Calls whose model had no price: in `tokens`, not in `usd`.
             accruing (bool): It is its conversation's latest boundary: its savings still grow.
-            usd (float | None | Unset): Those tokens at the price of the model each call named, fresh and
-                cached in the call's own shares; null when no call's model had a price.
+            usd (float | None | Unset): Those tokens at the price of the model each call named: cached
+                input's while the call's cache was warm (the spared tokens were the
+                old prefix, which the cache held), fresh input's where it had lapsed;
+                less `cache_rewrite_usd`. Null when no call's model had a price.
+            cache_rewrite_usd (float | None | Unset): Of `usd` (already taken from it): what the first call after it paid
+                to write the new, shorter prefix to the prompt cache, where it would
+                have read the old one from there.
     """
 
     calls: int
@@ -30,6 +35,7 @@ class SavingsView:
     unpriced_calls: int
     accruing: bool
     usd: float | None | Unset = UNSET
+    cache_rewrite_usd: float | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -47,6 +53,12 @@ class SavingsView:
         else:
             usd = self.usd
 
+        cache_rewrite_usd: float | None | Unset
+        if isinstance(self.cache_rewrite_usd, Unset):
+            cache_rewrite_usd = UNSET
+        else:
+            cache_rewrite_usd = self.cache_rewrite_usd
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -59,6 +71,8 @@ class SavingsView:
         )
         if usd is not UNSET:
             field_dict["usd"] = usd
+        if cache_rewrite_usd is not UNSET:
+            field_dict["cache_rewrite_usd"] = cache_rewrite_usd
 
         return field_dict
 
@@ -82,12 +96,22 @@ class SavingsView:
 
         usd = _parse_usd(d.pop("usd", UNSET))
 
+        def _parse_cache_rewrite_usd(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        cache_rewrite_usd = _parse_cache_rewrite_usd(d.pop("cache_rewrite_usd", UNSET))
+
         savings_view = cls(
             calls=calls,
             tokens=tokens,
             unpriced_calls=unpriced_calls,
             accruing=accruing,
             usd=usd,
+            cache_rewrite_usd=cache_rewrite_usd,
         )
 
         savings_view.additional_properties = d
