@@ -51,6 +51,7 @@ pub(crate) async fn sweep(services: &Services) -> StoreResult<usize> {
             keep_recent_tokens: None,
             at: now,
             harness: None,
+            invented: Vec::new(),
         };
         match super::perform(services, request, Alone).await {
             Ok(_) => compacted += 1,

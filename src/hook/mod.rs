@@ -99,12 +99,13 @@ pub async fn run(harness: Harness, options: &HookOptions, stdin: &str) -> Result
     let Some(compaction) = transcript.last_compaction() else {
         return Ok(None);
     };
-    hook.record(&compaction).await?;
+    let invented = made_up(&compaction.summary, &transcript, &input);
+    hook.record(&compaction, &invented).await?;
     if harness != Harness::ClaudeCode || input.hook_event_name != "SessionStart" {
         return Ok(None);
     }
     let missing = hook.left_out(&compaction.summary).await?;
-    let unverified = made_up(&compaction.summary, &transcript, &input, options.max_tokens);
+    let unverified = shown(invented, options.max_tokens);
     let given = given_back(&input.session_id, &missing, &unverified);
     Ok((!given.is_empty()).then(|| {
         json!({
@@ -143,7 +144,7 @@ const UNVERIFIED_SHARE: u64 = 10;
 /// transcript's own path (the harness points the agent at it), and no file
 /// that exists on this machine (the harness's system prompt and memory
 /// files are not in the transcript, the project is).
-fn made_up(summary: &str, transcript: &Transcript, input: &HookInput, max_tokens: u64) -> Vec<String> {
+fn made_up(summary: &str, transcript: &Transcript, input: &HookInput) -> Vec<String> {
     let mut texts = transcript.texts_before_last_compaction();
     texts.extend(input.transcript_path.iter().map(|path| path.display().to_string()));
     texts.extend(input.cwd.iter().map(|cwd| cwd.display().to_string()));
@@ -164,12 +165,20 @@ fn made_up(summary: &str, transcript: &Transcript, input: &HookInput, max_tokens
             name.rsplit(['/', '\\']).next() == Some(file.as_ref())
         })
     };
-    let room = (max_tokens / UNVERIFIED_SHARE).max(1);
-    let mut spent = 0;
     invented_in(summary, Given { texts: &texts })
         .into_iter()
         .filter(|(kind, name)| !(matches!(kind, KeepKind::Path) && (exists(name) || is_transcript(name))))
         .map(|(_, name)| name)
+        .collect()
+}
+
+/// The made-up names the agent is shown: the first few, within their share
+/// of the budget.
+fn shown(invented: Vec<String>, max_tokens: u64) -> Vec<String> {
+    let room = (max_tokens / UNVERIFIED_SHARE).max(1);
+    let mut spent = 0;
+    invented
+        .into_iter()
         .take(UNVERIFIED_SHOWN)
         .take_while(|name| {
             spent += crate::llm::tokens::count(name) + 1;
@@ -275,7 +284,7 @@ impl Hook<'_> {
     }
 
     /// The compaction in the ledger, with the turns before it stored first.
-    async fn record(&self, compaction: &Compacted) -> Result<(), HookError> {
+    async fn record(&self, compaction: &Compacted, invented: &[String]) -> Result<(), HookError> {
         let boundary = &compaction.boundary;
         let turns = self.transcript.turns(&self.patterns);
         let before = turns
@@ -306,6 +315,10 @@ impl Hook<'_> {
         });
         if let Some(tokens) = boundary.pre_tokens {
             body["tokens_before"] = json!(tokens);
+        }
+        if !invented.is_empty() {
+            // The ledger counts what the summary made up (the service allows 200).
+            body["invented"] = json!(invented.iter().take(200).collect::<Vec<_>>());
         }
         if let Some(at) = &boundary.at {
             body["at"] = json!(at);

@@ -4,6 +4,7 @@
 //! there is none; either way the budget fits it with the keep set's items
 //! (the keep guard), and nothing in it can close a handoff.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -13,7 +14,9 @@ use crate::llm::{LlmError, UpstreamModel, tokens};
 use crate::policy::handoff::defuse_handoff_tags;
 use crate::policy::keep::invented::{Given, mark_invented, still_marked};
 use crate::policy::keep::narrative::{merged, narrative_of};
-use crate::policy::keep::{HarnessPatterns, KeepFigures, KeepKind, KeepSet, Parts, Shape, StateAtCut, fit_unless};
+use crate::policy::keep::{
+    HarnessPatterns, KeepFigures, KeepKind, KeepSet, Parts, Shape, StateAtCut, fit_unless, identifiers,
+};
 use crate::policy::transcript::Message;
 use crate::policy::writer::Writer;
 
@@ -269,13 +272,36 @@ async fn extractive_draft(anchor: Option<&str>, messages: &[Message], rules: Rul
 
 /// A summary the harness wrote: recorded as its narrative, held to the same
 /// budget and keep guard as any (the state at the cut is the harness's to say).
-pub(crate) async fn from_harness(text: &str, rules: Rules<'_>) -> Draft {
+pub(crate) async fn from_harness(text: &str, invented: &[String], rules: Rules<'_>) -> Draft {
     let narrative = text.trim().to_owned();
     // The harness said where things stand in its own words: only the
     // request it left out is added.
     let parts = Parts::of(&narrative, Shape::Prose, rules.conversation);
-    let finished = finish_off_thread(parts, rules.keep, rules.max_tokens).await;
+    let mut finished = finish_off_thread(parts, rules.keep, rules.max_tokens).await;
+    // What the caller found it made up, counted as a model's would be.
+    let by_kind = invented_by_kind(invented);
+    let total: u64 = by_kind.values().sum();
+    if total > 0 {
+        metrics::counter!("compactd_invented_identifiers_total").increment(total);
+    }
+    finished.1.add_invented(&by_kind);
     Draft::new(Writer::Harness, narrative, finished)
+}
+
+/// Each identifier by its kind, as the keep set would read it (a name the
+/// reading does not tell, an id).
+fn invented_by_kind(invented: &[String]) -> BTreeMap<KeepKind, u64> {
+    let mut by_kind = BTreeMap::new();
+    for name in invented {
+        let found = identifiers(name);
+        let kind = found
+            .iter()
+            .find(|(_, identifier)| identifier == name)
+            .or(found.first())
+            .map_or(KeepKind::Id, |(kind, _)| *kind);
+        *by_kind.entry(kind).or_insert(0) += 1;
+    }
+    by_kind
 }
 
 /// What a summary prepared ahead left for a compaction to merge into.

@@ -305,7 +305,7 @@ async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropp
 /// What the hook gives back after Claude Code compacted with a summary
 /// that names a file and a ticket nobody did, the project's memory file, and
 /// its footer pointing at the transcript as `footer` spells its path.
-async fn unverified_given_back(session: &str, footer: impl Fn(&std::path::Path) -> String) -> String {
+async fn unverified_given_back(session: &str, footer: impl Fn(&std::path::Path) -> String) -> (String, Value) {
     let app = spawn_app().await;
     let path = session_file(&format!("claude-code-unverified-{session}"));
     let mut cc = before_the_first_compaction(session);
@@ -347,14 +347,15 @@ async fn unverified_given_back(session: &str, footer: impl Fn(&std::path::Path) 
         31_200,
         "the size after, as Claude Code recorded it"
     );
+    let (_, ledger) = app.get_json(&format!("/conversations/{session}/compactions")).await;
     std::fs::remove_file(&path).ok();
     std::fs::remove_dir_all(&project).ok();
-    given
+    (given, ledger["compactions"][0].clone())
 }
 
 #[tokio::test]
 async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
-    let given = unverified_given_back("0b7d4c1a-5e2f-4a9b-8c3d-6e1f2a3b4c5d", |path| {
+    let (given, compaction) = unverified_given_back("0b7d4c1a-5e2f-4a9b-8c3d-6e1f2a3b4c5d", |path| {
         path.display().to_string()
     })
     .await;
@@ -364,13 +365,18 @@ async fn names_claude_codes_summary_made_up_are_given_back_as_unverified() {
         Some("- Unverified: src/parser/tokens.rs; PROJ-4712"),
         "what the conversation never named is flagged; the transcript's own path and a file the project has are not: {given}"
     );
+    // And the ledger counts them, as it counts a model's, by kind.
+    let keep = &compaction["keep"];
+    assert_eq!(keep["invented"], 2, "{compaction}");
+    assert_eq!(keep["by_kind"]["path"]["invented"], 1, "{keep}");
+    assert_eq!(keep["by_kind"]["id"]["invented"], 1, "{keep}");
 }
 
 #[tokio::test]
 async fn claude_codes_footer_is_no_invention_wherever_its_home_directory_sits() {
     // A moved ~/.claude, or Claude Code under WSL naming the Windows side:
     // the footer's path is not the one the hook was given, its file is.
-    let given = unverified_given_back("9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", |path| {
+    let (given, _) = unverified_given_back("9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", |path| {
         let file = path.file_name().unwrap().to_string_lossy().into_owned();
         format!("/mnt/c/Users/dev/.claude/projects/-repo/{file}")
     })

@@ -462,3 +462,34 @@ async fn sent_no_messages_a_compaction_starts_from_the_context_the_agent_last_re
         before(&fourth)
     );
 }
+
+#[tokio::test]
+async fn invented_names_come_with_the_summary_that_holds_them_or_are_refused() {
+    let app = spawn_app().await;
+    app.report("/usage", json!({"conversation_id": "c", "used": 10})).await;
+    let too_many: Vec<String> = (0..201).map(|n| format!("PROJ-{n}")).collect();
+    let all_of_them = too_many.join(" ");
+    for body in [
+        json!({"conversation_id": "c", "invented": ["PROJ-1"]}),
+        json!({"conversation_id": "c", "summary": "Fixed PROJ-1.", "invented": ["PROJ-2"]}),
+        json!({"conversation_id": "c", "summary": "Fixed PROJ-1.", "invented": [""]}),
+        json!({"conversation_id": "c", "summary": all_of_them, "invented": too_many}),
+    ] {
+        let (status, problem) = app.post_json("/summarize", &body).await;
+        assert_eq!(status, 422, "{problem}");
+        assert!(problem["detail"].as_str().unwrap().contains("invented"), "{problem}");
+    }
+    let (_, ledger) = app.get_json("/conversations/c/compactions").await;
+    assert_eq!(ledger["compactions"], json!([]), "nothing was recorded");
+
+    let answer = app
+        .report(
+            "/summarize",
+            json!({"conversation_id": "c", "summary": "Fixed PROJ-1 in src/a/b.rs.", "invented": ["PROJ-1", "src/a/b.rs"]}),
+        )
+        .await;
+    let keep = &answer["compaction"]["keep"];
+    assert_eq!(keep["invented"], 2, "{keep}");
+    assert_eq!(keep["by_kind"]["id"]["invented"], 1, "{keep}");
+    assert_eq!(keep["by_kind"]["path"]["invented"], 1, "{keep}");
+}

@@ -1591,6 +1591,16 @@ export interface components {
              * @example claude-code
              */
             harness?: string | null;
+            /**
+             * @description With `summary`: identifiers the caller found in it that the
+             *     conversation never named (a path, an id, a figure the harness made
+             *     up), each as it stands in `summary`, at most 200. The ledger counts
+             *     them by kind (`keep.invented`), as it counts a model's.
+             * @example [
+             *       "src/billing/retry_v2.rs"
+             *     ]
+             */
+            invented?: string[] | null;
         };
         SummarizeResponse: {
             success: boolean;

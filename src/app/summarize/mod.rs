@@ -46,6 +46,8 @@ pub(crate) struct Request {
     pub at: DateTime<Utc>,
     /// Which harness wrote `summary`, when it said.
     pub harness: Option<HarnessName>,
+    /// What the caller found `summary` made up (each in it).
+    pub invented: Vec<String>,
 }
 
 /// A written (or failed) summary, ready to be recorded.

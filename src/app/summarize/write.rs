@@ -202,7 +202,7 @@ async fn run(
 ) -> AppResult<(Result<Draft, LlmError>, Option<Reservation>)> {
     let written = match planned {
         Plan::CleanSlate(text) => Ok(summarizer::clean_slate(&text, rules.max_tokens).await),
-        Plan::Harness(text) => Ok(summarizer::from_harness(&text, rules).await),
+        Plan::Harness(text) => Ok(summarizer::from_harness(&text, &request.invented, rules).await),
         Plan::Merge(ready) => {
             let prepared = PreparedNarrative {
                 narrative: &ready.narrative,

@@ -65,6 +65,44 @@ pub(crate) struct SummarizeRequest {
         pattern = r"^[a-z0-9][a-z0-9._-]{0,39}$"
     )]
     pub harness: Option<String>,
+    /// With `summary`: identifiers the caller found in it that the
+    /// conversation never named (a path, an id, a figure the harness made
+    /// up), each as it stands in `summary`, at most 200. The ledger counts
+    /// them by kind (`keep.invented`), as it counts a model's.
+    #[schema(max_items = 200, example = json!(["src/billing/retry_v2.rs"]))]
+    pub invented: Option<Vec<String>>,
+}
+
+/// The most invented identifiers a request may name.
+const MAX_INVENTED: usize = 200;
+
+/// The caller's invented identifiers, each one it found in its `summary`.
+fn invented(summary: Option<&str>, invented: Option<Vec<String>>) -> Result<Vec<String>, InvalidValue> {
+    let Some(invented) = invented else {
+        return Ok(Vec::new());
+    };
+    let Some(summary) = summary else {
+        return Err(InvalidValue::new(
+            "invented",
+            "names what a summary the caller wrote made up: give it with `summary`",
+        ));
+    };
+    if invented.len() > MAX_INVENTED {
+        return Err(InvalidValue::new(
+            "invented",
+            format!("names at most {MAX_INVENTED} identifiers"),
+        ));
+    }
+    if let Some(absent) = invented
+        .iter()
+        .find(|name| name.trim().is_empty() || !summary.contains(name.as_str()))
+    {
+        return Err(InvalidValue::new(
+            "invented",
+            format!("{absent:?} is not in `summary`: name each identifier as it stands there"),
+        ));
+    }
+    Ok(invented)
 }
 
 /// One message in the common chat shape.
@@ -160,7 +198,9 @@ pub(crate) fn parse(caller: &auth::Caller, request: SummarizeRequest) -> Result<
             "manual_recovery boundaries take an admin key".to_owned(),
         ));
     }
+    let invented = invented(request.summary.as_deref(), request.invented)?;
     Ok(summarize::Request {
+        invented,
         tenant: caller.tenant.clone(),
         id: ConversationId::parse("conversation_id", request.conversation_id)?,
         messages: request

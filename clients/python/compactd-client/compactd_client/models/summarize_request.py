@@ -33,6 +33,10 @@ class SummarizeRequest:
         harness (None | str | Unset): Which harness the compaction is for, usually the one that wrote
             `summary` (`claude-code`, `codex`, …): the ledger keeps it, and
             `/compactions?harness=` lists that harness's compactions. Example: claude-code.
+        invented (list[str] | None | Unset): With `summary`: identifiers the caller found in it that the
+            conversation never named (a path, an id, a figure the harness made
+            up), each as it stands in `summary`, at most 200. The ledger counts
+            them by kind (`keep.invented`), as it counts a model's. Example: ['src/billing/retry_v2.rs'].
     """
 
     conversation_id: str
@@ -45,6 +49,7 @@ class SummarizeRequest:
     keep_recent_tokens: int | None | Unset = UNSET
     at: datetime.datetime | None | Unset = UNSET
     harness: None | str | Unset = UNSET
+    invented: list[str] | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         conversation_id = self.conversation_id
@@ -113,6 +118,15 @@ class SummarizeRequest:
         else:
             harness = self.harness
 
+        invented: list[str] | None | Unset
+        if isinstance(self.invented, Unset):
+            invented = UNSET
+        elif isinstance(self.invented, list):
+            invented = self.invented
+
+        else:
+            invented = self.invented
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -138,6 +152,8 @@ class SummarizeRequest:
             field_dict["at"] = at
         if harness is not UNSET:
             field_dict["harness"] = harness
+        if invented is not UNSET:
+            field_dict["invented"] = invented
 
         return field_dict
 
@@ -258,6 +274,23 @@ class SummarizeRequest:
 
         harness = _parse_harness(d.pop("harness", UNSET))
 
+        def _parse_invented(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                invented_type_0 = cast(list[str], data)
+
+                return invented_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        invented = _parse_invented(d.pop("invented", UNSET))
+
         summarize_request = cls(
             conversation_id=conversation_id,
             messages=messages,
@@ -269,6 +302,7 @@ class SummarizeRequest:
             keep_recent_tokens=keep_recent_tokens,
             at=at,
             harness=harness,
+            invented=invented,
         )
 
         return summarize_request
