@@ -356,6 +356,12 @@ impl Hook<'_> {
         if let Some(size) = window {
             body["size"] = json!(size);
         }
+        // What a compaction spares each call is priced at it (SPEC §6).
+        // A name the service would refuse is left out, never the report.
+        let nameable = |model: &&str| crate::domain::ModelName::parse("model", (*model).to_owned()).is_ok();
+        if let Some(model) = self.transcript.model().filter(nameable) {
+            body["model"] = json!(model);
+        }
         if let Some(at) = at {
             body["at"] = json!(at);
         }

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 
-use crate::helpers::{TestApp, encode, spawn_app};
+use crate::helpers::{TestApp, encode, spawn, spawn_app, test_settings};
 
 /// What the hook printed and said, and how it exited.
 struct Ran {
@@ -174,7 +174,13 @@ fn before_the_first_compaction(session: &str) -> ClaudeCode {
 
 #[tokio::test]
 async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropped_comes_back() {
-    let app = spawn_app().await;
+    // The transcript's model, and no `*`: a report that did not name its
+    // model would save tokens but no dollars.
+    let app = spawn(compactd::config::Settings {
+        prices: compactd::domain::Prices::parse("claude-opus-4-6=5/0.5/25").unwrap(),
+        ..test_settings()
+    })
+    .await;
     let session = "6f1c2a8e-0d1b-4c7e-9a51-3c2f5e7d9b10";
     let path = session_file("claude-code");
     let mut cc = before_the_first_compaction(session);
@@ -229,6 +235,9 @@ async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropp
     assert_eq!(compaction["harness"], "claude-code");
     assert_eq!(compaction["tokens_before"], 148_000);
     assert_eq!(compaction["at"], "2026-11-30T10:07:00Z", "the boundary's time");
+    // The context reported after it named the transcript's model: priced.
+    assert_eq!(compaction["savings"]["calls"], 1, "{compaction}");
+    assert_eq!(compaction["savings"]["unpriced_calls"], 0, "{compaction}");
     assert!(compaction["summary"].as_str().unwrap().contains("src/parser/lexer.rs"));
     let state = app.state(session).await;
     assert_eq!(
