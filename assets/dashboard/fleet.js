@@ -57,7 +57,7 @@ export async function loadStats(span) {
   show(stat("preparations_wasted_by_reason"), reasons || "none", reasons);
   document.querySelector("#triggers tbody").replaceChildren(
     ...stats.triggers.map((t) => {
-      const tr = row([t.trigger, count(t.count), count(t.successes), count(t.failures), decimal(t.mean_percent_saved), decimal(t.p50_duration_ms), decimal(t.p95_duration_ms), count(t.tokens_saved)]);
+      const tr = row([t.trigger, count(t.count), count(t.successes), count(t.failures), decimal(t.mean_percent_saved), decimal(t.p50_duration_ms), decimal(t.p95_duration_ms), count(t.tokens_saved), dollars(t.money.cost_usd), dollars(t.money.saved_usd), dollars(t.money.net_usd)]);
       tr.dataset.trigger = t.trigger;
       return tr;
     }),

@@ -385,6 +385,16 @@ async fn the_dashboard_shows_what_stats_says_and_a_conversations_timeline() {
         let counts = [&t["count"], &t["successes"], &t["failures"]].map(Value::to_string);
         assert_eq!(cells[1..4], counts, "{name}");
         assert_eq!(cells[7], t["tokens_saved"].to_string(), "{name}");
+        // What the trigger's compactions cost, saved and netted, in dollars.
+        for (cell, field) in [(8, "cost_usd"), (9, "saved_usd"), (10, "net_usd")] {
+            let shown: f64 = cells[cell].replace('$', "").parse().unwrap_or(f64::NAN);
+            let exact = t["money"][field].as_f64().unwrap();
+            assert!(
+                (shown - exact).abs() <= exact.abs() * 1e-3 + 0.005,
+                "{name} {field}: {} vs {exact}",
+                cells[cell]
+            );
+        }
         for (cell, field) in [
             (4, "mean_percent_saved"),
             (5, "p50_duration_ms"),

@@ -78,7 +78,7 @@ const MAX_INVENTED: usize = 200;
 
 /// The caller's invented identifiers, each one it found in its `summary`.
 fn invented(summary: Option<&str>, invented: Option<Vec<String>>) -> Result<Vec<String>, InvalidValue> {
-    let Some(invented) = invented else {
+    let Some(invented) = invented.filter(|names| !names.is_empty()) else {
         return Ok(Vec::new());
     };
     let Some(summary) = summary else {
