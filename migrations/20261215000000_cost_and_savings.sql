@@ -54,7 +54,8 @@ SELECT c.id, c.tenant, CASE WHEN c.deleted_at IS NULL THEN c.conversation_id END
        c.saved_tokens + coalesce(v.saved_tokens, 0) AS saved_tokens,
        c.saved_usd + coalesce(v.saved_usd, 0) AS saved_usd,
        c.saved_rewrite_usd + coalesce(v.saved_rewrite_usd, 0) AS saved_rewrite_usd,
-       c.saved_usd + coalesce(v.saved_usd, 0) - coalesce(c.cost_usd, 0) AS net_usd,
+       -- NULL when the summary's model had no price: its net is unknown.
+       c.saved_usd + coalesce(v.saved_usd, 0) - c.cost_usd AS net_usd,
        v.saving_seq IS NOT NULL AS saving
   FROM compactions c
   LEFT JOIN conversations v

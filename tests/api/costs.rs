@@ -293,3 +293,32 @@ async fn the_operations_guides_query_of_what_compaction_paid_runs_on_the_ledger_
     );
     assert!(close(row.2, ledger["net_usd"].as_f64().unwrap()), "{row:?} {ledger}");
 }
+
+#[tokio::test]
+async fn a_summary_by_a_model_without_a_price_has_no_cost_and_no_net() {
+    let upstream = upstream_writing("The build is green.").await;
+    let app = spawn(compactd::config::Settings {
+        prices: Prices::parse("agent-model=3/0.3/15").unwrap(),
+        ..upstream_settings(&upstream.uri(), Duration::from_secs(5))
+    })
+    .await;
+    call(&app, "c", 150_000, 150_000, 0, Some("agent-model")).await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "c", "user": "Ship build 4711.", "assistant": "Shipped."}),
+    )
+    .await;
+    let answer = app.report("/summarize", json!({"conversation_id": "c"})).await;
+    call(&app, "c", 10_000, 10_000, 10_000, Some("agent-model")).await;
+    let row = &ledger(&app, "c").await[0];
+    assert_eq!(answer["compaction"]["cost_usd"], Value::Null, "{answer}");
+    assert!(row["savings"]["usd"].as_f64().unwrap() > 0.0, "{row}");
+    assert_eq!(row["net_usd"], Value::Null, "the cost is unknown, so is the net: {row}");
+    let viewed: (Option<f64>, Option<f64>) = sqlx::query_as("SELECT cost_usd, net_usd FROM compactd_ledger")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(viewed, (None, None));
+    let (_, stats) = app.get_json("/stats").await;
+    assert_eq!(stats["money"]["unpriced_summaries"], 1, "{stats}");
+}
