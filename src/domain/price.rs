@@ -4,7 +4,6 @@
 //! does not name takes the `*` entry, if there is one.
 
 use std::collections::HashMap;
-use std::fmt;
 
 /// Dollars per million tokens of each kind.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -98,12 +97,6 @@ fn per_million(entry: &str, figure: &str) -> Result<f64, String> {
         _ => Err(format!(
             "price entry {entry:?}: {figure:?} is not a price from 0 to {MOST_PER_MILLION} dollars per million tokens"
         )),
-    }
-}
-
-impl fmt::Display for Price {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}/{}", self.input, self.cached_input, self.output)
     }
 }
 

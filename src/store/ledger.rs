@@ -92,15 +92,28 @@ const OPEN: SavingsColumns = [
 /// statement goes on with more of its condition.
 macro_rules! ledger_rows {
     () => {
-        "SELECT k.*, v.saving_seq IS NOT NULL AS saving, coalesce(v.saved_calls, 0) AS open_calls,
-                coalesce(v.saved_tokens, 0) AS open_tokens, coalesce(v.saved_usd, 0) AS open_usd,
-                coalesce(v.saved_rewrite_usd, 0) AS open_rewrite_usd,
-                coalesce(v.saved_unpriced_calls, 0) AS open_unpriced_calls
-           FROM compactions k LEFT JOIN conversations v
-             ON v.tenant = k.tenant AND v.conversation_id = k.conversation_id AND v.saving_seq = k.seq
-          WHERE k.tenant = $1 AND "
+        concat!(
+            "SELECT k.*, v.saving_seq IS NOT NULL AS saving, coalesce(v.saved_calls, 0) AS open_calls,
+                    coalesce(v.saved_tokens, 0) AS open_tokens, coalesce(v.saved_usd, 0) AS open_usd,
+                    coalesce(v.saved_rewrite_usd, 0) AS open_rewrite_usd,
+                    coalesce(v.saved_unpriced_calls, 0) AS open_unpriced_calls
+               FROM ",
+            ledger_with_accruing!(),
+            " WHERE k.tenant = $1 AND "
+        )
     };
 }
+
+/// The ledger as `k` beside its conversations as `v`, each row joined to
+/// the conversation still accruing savings for it (none once closed): every
+/// read of savings adds `v`'s to `k`'s. A macro, for `concat!`.
+macro_rules! ledger_with_accruing {
+    () => {
+        "compactions k LEFT JOIN conversations v
+           ON v.tenant = k.tenant AND v.conversation_id = k.conversation_id AND v.saving_seq = k.seq"
+    };
+}
+pub(super) use ledger_with_accruing;
 
 /// Who wrote the summary of the conversation's compaction `seq`.
 #[tracing::instrument(level = "debug", skip_all)]

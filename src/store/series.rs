@@ -5,6 +5,7 @@
 use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
 
+use super::ledger::ledger_with_accruing;
 use super::statements::{self, on};
 use super::{StoreResult, count_of};
 use crate::domain::TenantId;
@@ -26,10 +27,11 @@ pub(crate) struct Point {
 /// The non-empty (bucket, trigger) pairs, oldest first.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Series) -> StoreResult<Vec<Point>> {
-    // Bucket by bucket, each an index-only range scan grouped by trigger: one
-    // GROUP BY over the whole span sorts every row of it first (the planner
-    // cannot tell how few buckets there are), twice as slow at a million rows.
-    let rows = statements::query(
+    // Bucket by bucket, each a range scan grouped by trigger: one GROUP BY
+    // over the whole span sorts every row of it first (the planner cannot
+    // tell how few buckets there are), twice as slow at a million rows. (The
+    // money columns read the ledger's rows, no longer its index alone.)
+    let rows = statements::query(concat!(
         "SELECT $2 + make_interval(secs => n * $4) AS start, s.*
            FROM generate_series(0::bigint, $5::bigint - 1) AS n
           CROSS JOIN LATERAL (
@@ -40,13 +42,14 @@ pub(crate) async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Se
                          AS tokens_saved,
                        coalesce(sum(k.cost_usd), 0)::float8 AS cost_usd,
                        coalesce(sum(k.saved_usd + coalesce(v.saved_usd, 0)), 0)::float8 AS saved_usd
-                  FROM compactions k LEFT JOIN conversations v
-                    ON v.tenant = k.tenant AND v.conversation_id = k.conversation_id AND v.saving_seq = k.seq
+                  FROM ",
+        ledger_with_accruing!(),
+        "
                  WHERE k.tenant = $1 AND k.at >= $2 + make_interval(secs => n * $4)
                    AND k.at < LEAST($2 + make_interval(secs => (n + 1) * $4), $3)
                  GROUP BY trigger) s
-          ORDER BY 1, 2",
-    )
+          ORDER BY 1, 2"
+    ))
     .bind(tenant.as_str())
     .bind(series.since)
     .bind(series.until)

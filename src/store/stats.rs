@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
 
 use super::events;
+use super::ledger::ledger_with_accruing;
 use super::row::{SAVED, savings};
 use super::statements::{self, on};
 use super::{StoreResult, count_of};
@@ -116,10 +117,10 @@ async fn money(
                 coalesce(sum(k.saved_rewrite_usd + coalesce(v.saved_rewrite_usd, 0)), 0)::float8 AS saved_rewrite_usd,
                 LEAST(sum(k.saved_unpriced_calls::numeric + coalesce(v.saved_unpriced_calls, 0)), 9223372036854775807)::bigint
                   AS saved_unpriced_calls
-           FROM compactions k LEFT JOIN conversations v
-             ON v.tenant = k.tenant AND v.conversation_id = k.conversation_id AND v.saving_seq = k.seq
+           FROM {ledger}
           WHERE k.tenant = $1 AND {in_span}
-          GROUP BY k.trigger"
+          GROUP BY k.trigger",
+        ledger = ledger_with_accruing!()
     ))
     .bind(tenant.as_str())
     .bind(since)
