@@ -79,7 +79,7 @@ async fn plan(conn: &mut PgConnection, stored: &StoredConversation, at: DateTime
 /// spared counts nothing there).
 fn count_saving(saving: &Saving, pricing: &CallPricing) {
     metrics::counter!("compactd_saved_tokens_total").increment(saving.per_call);
-    if let Some((usd, _)) = pricing.spared(saving, saving.so_far.calls == 1) {
+    if let Some((usd, _)) = pricing.spared(saving, saving.calls_so_far == 1) {
         metrics::counter!("compactd_saved_microdollars_total").increment((usd.max(0.0) * 1e6).round() as u64);
     }
 }

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::prepare::Planned;
 use crate::policy::{Conversation, ModelCall, PendingDecision};
-use crate::records::Savings;
 
 /// A turn scored 5, kept word for word.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,5 +57,7 @@ pub(crate) struct Saving {
     pub prefix: u64,
     /// Without it, the cache would have been warm at that first call.
     pub warm: bool,
-    pub so_far: Savings,
+    /// The calls that saved for it so far, this one included (the rest of
+    /// what accrued is read where it is shown, never on the hot path).
+    pub calls_so_far: u64,
 }

@@ -63,7 +63,6 @@ impl CallPricing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::Savings;
 
     fn report(input: Option<u64>, cached_read: Option<u64>) -> UsageReport {
         UsageReport {
@@ -84,7 +83,7 @@ mod tests {
             per_call: 100_000,
             prefix: 20_000,
             warm,
-            so_far: Savings::default(),
+            calls_so_far: 0,
         }
     }
 

@@ -21,8 +21,7 @@ macro_rules! conversation_columns {
      runs_completed_since_boundary, user_messages_since_run_completed, failed_compactions_in_row, summary, \
      summary_seq, predecessor_id, successor_id, pending_decision, last_call, last_event_seq, last_turn_seq, \
      last_compaction_seq, boundary_turn_seq, critical, memory, prepare_turn_seq, prepare_used, updated_at, \
-     saving_seq, saving_tokens, saving_prefix, saving_warm, saved_calls, saved_tokens, saved_usd, \
-     saved_rewrite_usd, saved_unpriced_calls"
+     saving_seq, saving_tokens, saving_prefix, saving_warm, saved_calls"
     };
 }
 pub(super) use conversation_columns;
@@ -89,7 +88,7 @@ impl StoredConversation {
                     per_call: count("saving_tokens")?,
                     prefix: count("saving_prefix")?,
                     warm: row.try_get("saving_warm")?,
-                    so_far: savings(row, SAVED)?,
+                    calls_so_far: count("saved_calls")?,
                 }),
                 None => None,
             },
