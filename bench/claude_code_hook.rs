@@ -8,7 +8,9 @@
 //! fit the hook's budget.
 //!
 //! `cargo run --release --example claude_code_hook -- SESSION.jsonl…`
-//! (`HOOK_MAX_TOKENS`, default 2,000: the hook's budget.)
+//! (`HOOK_MAX_TOKENS`, default 2,000: the hook's budget. With `HOOK_GIVEN_DIR`
+//! set, each compaction's harness summary and what the hook printed are
+//! written there as `STEM-N.summary.md` and `STEM-N.given.md`, for grading.)
 
 #[path = "support/mod.rs"]
 mod support;
@@ -105,7 +107,11 @@ async fn main() {
         window: None,
     };
     let client = reqwest::Client::new();
-    let scratch = std::env::temp_dir().join(format!("compactd-hook-bench-{}.jsonl", std::process::id()));
+    // The hook reads each session under its own file name, as Claude Code
+    // gives it: its summary's footer names that file.
+    let scratch_dir = std::env::temp_dir().join(format!("compactd-hook-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch_dir).expect("a scratch directory");
+    let given_dir = std::env::var_os("HOOK_GIVEN_DIR").map(PathBuf::from);
     let mut all = Tally::new();
     let mut compactions = 0;
     for file in &files {
@@ -113,6 +119,7 @@ async fn main() {
         let lines: Vec<&str> = text.lines().collect();
         let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("session");
         let session = format!("hook-bench-{stem}");
+        let scratch = scratch_dir.join(file.file_name().expect("a session file's name"));
         let boundaries: Vec<usize> = (0..lines.len()).filter(|at| is_boundary(lines[*at])).collect();
         println!(
             "== {} ({} lines, {} compactions)",
@@ -149,6 +156,16 @@ async fn main() {
                 json!({"text": summary, "max_tokens": max_tokens}),
             )
             .await;
+            if let Some(dir) = &given_dir {
+                std::fs::create_dir_all(dir).expect("the grading directory");
+                let named = |what: &str| dir.join(format!("{stem}-{}.{what}.md", n + 1));
+                std::fs::write(named("summary"), &summary).expect("the summary is written");
+                let printed = given.as_deref().map(record).unwrap_or(Value::Null);
+                let context = printed["hookSpecificOutput"]["additionalContext"]
+                    .as_str()
+                    .unwrap_or("");
+                std::fs::write(named("given"), context).expect("what was given back is written");
+            }
             let mut one = Tally::new();
             add(&mut one, &check["keep"]["by_kind"]);
             add(&mut all, &check["keep"]["by_kind"]);
@@ -167,7 +184,7 @@ async fn main() {
             );
         }
     }
-    std::fs::remove_file(&scratch).ok();
+    std::fs::remove_dir_all(&scratch_dir).ok();
     print_tally(
         &format!("== all {compactions} compactions (budget {max_tokens} tokens)"),
         &all,
