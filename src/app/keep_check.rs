@@ -10,7 +10,7 @@ use crate::app::{AppResult, Refusal, Services, Staged, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::{KeepFigures, Parts, Shape, StateAtCut, least_room, summary_max_tokens};
 use crate::store::conversations;
-use crate::summary::summarizer::finish_off_thread;
+use crate::summary::summarizer::{finish_off_thread, for_harness_off_thread};
 
 /// What to check.
 #[derive(Debug, Clone)]
@@ -46,13 +46,16 @@ async fn check(services: &Services, check: Check) -> AppResult<Checked> {
     let harness = &services.summaries.harness;
     let current = keep_set::current(&mut conn, &check.tenant, &check.id, harness).await?;
     drop(conn);
+    // Given back to an agent that has a summary of its own: not what its
+    // agent only looked at, nor a path its summary spells otherwise.
+    let (set, spelled) = for_harness_off_thread(&check.text, &current.set).await;
     let max_tokens = check
         .max_tokens
         .unwrap_or_else(|| summary_max_tokens(services.summaries.max_tokens, stored.state.size));
     // Under it the answer could not say what it parked, and would be longer
     // than asked. The least depends on the stored keep set, not on the
     // request alone: a conflict with what is stored, not an invalid value.
-    let least = least_room(check.id.as_str(), current.set.items().len(), &crate::llm::tokens::count);
+    let least = least_room(check.id.as_str(), set.items().len(), &crate::llm::tokens::count);
     if max_tokens < least {
         return Err(Refusal::Conflict(format!(
             "this conversation needs max_tokens of at least {least} for its headings and the line naming what is parked (asked for {max_tokens})"
@@ -60,12 +63,13 @@ async fn check(services: &Services, check: Check) -> AppResult<Checked> {
     }
     // The summary stands beside an empty narrative: what it lacks is appended.
     let state = StateAtCut::default();
+    let beside = format!("{}\n{spelled}", check.text);
     let parts = Parts {
-        beside: &check.text,
+        beside: &beside,
         state: &state,
         ..Parts::of("", Shape::Prose, check.id.as_str())
     };
-    let (missing, figures) = finish_off_thread(parts, &current.set, max_tokens).await;
+    let (missing, figures) = finish_off_thread(parts, &set, max_tokens).await;
     Ok(Checked {
         id: check.id,
         tokens: crate::llm::tokens::count(&missing),

@@ -12,6 +12,7 @@ use super::chunked::{self, Unfolded};
 use super::extractive;
 use crate::llm::{LlmError, UpstreamModel, tokens};
 use crate::policy::handoff::defuse_handoff_tags;
+use crate::policy::keep::give_back::{spelled_otherwise, worth_giving_back};
 use crate::policy::keep::invented::{Given, mark_invented, still_marked};
 use crate::policy::keep::narrative::{merged, narrative_of};
 use crate::policy::keep::{
@@ -191,6 +192,23 @@ pub(crate) async fn finish_off_thread(parts: Parts<'_>, keep: &KeepSet, max_toke
     }
 }
 
+/// What of `keep` a harness's agent is owed beside its summary `text`, and
+/// the kept paths `text` spells otherwise (`policy::keep::give_back`),
+/// worked out on a blocking thread: thousands of paths beside a 256 KiB text.
+pub(crate) async fn for_harness_off_thread(text: &str, keep: &KeepSet) -> (KeepSet, String) {
+    let given = |text: &str, keep: &KeepSet| {
+        let owed = worth_giving_back(keep);
+        let spelled = spelled_otherwise(text, &owed);
+        (owed, spelled)
+    };
+    let (owned_text, set) = (text.to_owned(), keep.clone());
+    match tokio::task::spawn_blocking(move || given(&owned_text, &set)).await {
+        Ok(done) => done,
+        // The thread pool is shutting down: here, then.
+        Err(_) => given(text, keep),
+    }
+}
+
 /// The new summary of `messages` on top of the stored summary `prior`; an
 /// upstream failure is the error, and the caller keeps the anchor.
 pub(crate) async fn write(
@@ -276,8 +294,15 @@ pub(crate) async fn from_harness(text: &str, invented: &[String], rules: Rules<'
     let narrative = text.trim().to_owned();
     // The harness said where things stand in its own words: only the
     // request it left out is added.
-    let parts = Parts::of(&narrative, Shape::Prose, rules.conversation);
-    let mut finished = finish_off_thread(parts, rules.keep, rules.max_tokens).await;
+    // Its agent is owed what it does not have, as the hook gives it back
+    // (`POST …/keep/check`): not what it only looked at, nor a path the
+    // harness spelled otherwise.
+    let (keep, spelled) = for_harness_off_thread(&narrative, rules.keep).await;
+    let parts = Parts {
+        beside: &spelled,
+        ..Parts::of(&narrative, Shape::Prose, rules.conversation)
+    };
+    let mut finished = finish_off_thread(parts, &keep, rules.max_tokens).await;
     // What the caller found it made up, counted as a model's would be.
     let by_kind = invented_by_kind(invented);
     let total: u64 = by_kind.values().sum();

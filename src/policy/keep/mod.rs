@@ -19,6 +19,7 @@ pub(crate) mod extract;
 mod figures;
 mod for_harness;
 mod git_lines;
+pub(crate) mod give_back;
 pub(crate) mod harness;
 mod identifiers;
 mod instructions;

@@ -53,6 +53,11 @@ pub(super) fn counts_something(quantity: &str) -> bool {
     !is_count || digits.chars().filter(char::is_ascii_digit).count() >= 2
 }
 
+/// Whether `unit` is what a count counts (`tests`, `files`), not a measure.
+pub(super) fn is_count_unit(unit: &str) -> bool {
+    COUNT_UNITS.split('|').any(|u| u == unit)
+}
+
 /// A percentage or a count (`95%`, `48,987 nodes`): in tool output, a
 /// figure out of its table, not an item.
 pub(super) fn is_lifted_figure(quantity: &str) -> bool {
