@@ -3,8 +3,8 @@
 //! there, and the harness's text with the paths it names by another
 //! spelling. Graders of the hook on real Claude Code sessions called half
 //! of what it gave back noise: files its summary held by their path in the
-//! project, folders, commands run once (`ls`, `grep`, `git status`, a task
-//! closed), bare counts.
+//! project, files the agent only read, folders, commands run once (`ls`,
+//! `grep`, `git status`, a task closed), bare counts.
 
 use super::check_commands::check_of;
 use std::collections::{HashMap, HashSet};
@@ -16,10 +16,10 @@ use super::KeepKind;
 use super::set::{KeepItem, KeepSet, Tier};
 
 /// The set as a harness's agent would want it given back: what the agent
-/// named in passing (a folder it listed or searched, a file named bare
-/// where its path is kept too, a command other than a check, a count) goes.
-/// The user's own items, requests, rules and files changed stay, but for a
-/// folder that is one only because files under it changed.
+/// named in passing (a file it read, a folder it listed, a command other
+/// than a check, a count) goes. The user's own items, requests, rules and
+/// files changed stay, but for a folder that is one only because files
+/// under it changed.
 pub(crate) fn worth_giving_back(set: &KeepSet) -> KeepSet {
     let paths = Paths::of(set);
     let kept = set
@@ -35,41 +35,27 @@ fn is_path_like(kind: KeepKind) -> bool {
     matches!(kind, KeepKind::Path | KeepKind::FileChanged)
 }
 
-/// The kept paths' folders and file names, each looked up at once.
+/// The folders kept paths lie under, each looked up at once.
 struct Paths<'a> {
     /// Every folder a kept path lies under (`/p`, `/p/lib` of `/p/lib/a.ex`).
     folders: HashSet<&'a str>,
-    /// The file names of kept paths that have a folder.
-    names_in_folders: HashSet<&'a str>,
 }
 
 impl<'a> Paths<'a> {
     fn of(set: &'a KeepSet) -> Self {
         let mut folders = HashSet::new();
-        let mut names_in_folders = HashSet::new();
         for item in set.items().iter().filter(|item| is_path_like(item.kind)) {
             let path = item.text.trim_end_matches(['/', '\\']);
             for (at, _) in path.match_indices(['/', '\\']).filter(|(at, _)| *at > 0) {
                 folders.insert(&path[..at]);
             }
-            if path.contains(['/', '\\']) {
-                names_in_folders.insert(file_name(path));
-            }
         }
-        Self {
-            folders,
-            names_in_folders,
-        }
+        Self { folders }
     }
 
-    /// `priv/scripts/`, or `lib` where `lib/a.ex` is kept too.
+    /// `scripts/`, or `scripts` where `scripts/run.sh` is kept too.
     fn is_folder(&self, path: &str) -> bool {
         path.ends_with(['/', '\\']) || self.folders.contains(path)
-    }
-
-    /// `app.js` where `assets/js/app.js` is kept: the path says it better.
-    fn is_bare_name_of_another(&self, path: &str) -> bool {
-        !path.contains(['/', '\\']) && self.names_in_folders.contains(path)
     }
 }
 
@@ -77,7 +63,9 @@ fn only_looked_at(item: &KeepItem, paths: &Paths) -> bool {
     let named_by_agent = matches!(item.tier(), Some(Tier::NamedByAssistant | Tier::SeenInToolOutput));
     match item.kind {
         KeepKind::FileChanged => paths.is_folder(&item.text),
-        KeepKind::Path if named_by_agent => paths.is_folder(&item.text) || paths.is_bare_name_of_another(&item.text),
+        // A file the agent only read: its summary names those that mattered
+        // (graders called 24 of 26 such paths noise or repeated).
+        KeepKind::Path if named_by_agent => true,
         // A check is run again; the rest the agent did once (a look, a
         // push, a task closed) and get_keep_set still lists.
         KeepKind::Command if named_by_agent => check_of(&item.text).is_none(),
@@ -211,7 +199,6 @@ mod tests {
             [
                 "/p/lib/a.ex",
                 "/p/scripts/run.sh",
-                "b.ex",
                 "mix test",
                 "cargo clippy --all-targets",
                 "500ms"
@@ -226,7 +213,7 @@ mod tests {
             (KeepKind::Path, "lib", Source::User),
             (KeepKind::Path, "lib/a.ex", Source::Assistant),
         ]);
-        assert_eq!(texts(&worth_giving_back(&set)), ["git status", "lib", "lib/a.ex"]);
+        assert_eq!(texts(&worth_giving_back(&set)), ["git status", "lib"]);
     }
 
     #[test]
