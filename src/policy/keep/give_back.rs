@@ -112,7 +112,8 @@ pub(crate) fn spelled_otherwise(text: &str, set: &KeepSet) -> String {
         .collect();
     let paths: Vec<&KeepItem> = set.items().iter().filter(|item| is_path_like(item.kind)).collect();
     let mut names: HashMap<&str, usize> = HashMap::new();
-    for item in &paths {
+    // A bare name kept beside a path is no second file of that name.
+    for item in paths.iter().filter(|item| item.text.contains(['/', '\\'])) {
         *names.entry(file_name(&item.text)).or_default() += 1;
     }
     let named = |item: &KeepItem| {
@@ -239,6 +240,7 @@ mod tests {
             (KeepKind::FileChanged, "/p/config/dev.exs", Source::ToolCall),
             (KeepKind::FileChanged, "/p/rel/dev.exs", Source::ToolCall),
             (KeepKind::FileChanged, "/p/lib/app.ex", Source::ToolCall),
+            (KeepKind::Path, "app.ex", Source::User),
         ]);
         assert_eq!(spelled_otherwise("Updated dev.exs and app.ex", &set), "/p/lib/app.ex");
     }
