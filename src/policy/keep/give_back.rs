@@ -64,8 +64,9 @@ fn only_looked_at(item: &KeepItem, paths: &Paths) -> bool {
     match item.kind {
         KeepKind::FileChanged => paths.is_folder(&item.text),
         // A file the agent only read: its summary names those that mattered
-        // (graders called 24 of 26 such paths noise or repeated).
-        KeepKind::Path if named_by_agent => true,
+        // (graders called 24 of 26 such paths noise or repeated); one only
+        // ever in tool output is given back to nobody.
+        KeepKind::Path => named_by_agent || item.tier().is_none(),
         // A check is run again; the rest the agent did once (a look, a
         // push, a task closed) and get_keep_set still lists.
         KeepKind::Command if named_by_agent => check_of(&item.text).is_none(),
@@ -111,26 +112,30 @@ pub(crate) fn spelled_otherwise(text: &str, set: &KeepSet) -> String {
         .flat_map(|word| tails(word))
         .collect();
     let paths: Vec<&KeepItem> = set.items().iter().filter(|item| is_path_like(item.kind)).collect();
-    let mut names: HashMap<&str, usize> = HashMap::new();
-    // A bare name kept beside a path is no second file of that name.
+    // The files of each name: a bare name kept beside a path is no second
+    // file of that name, nor a path kept as a path and as a file changed.
+    let mut names: HashMap<&str, HashSet<&str>> = HashMap::new();
     for item in paths.iter().filter(|item| item.text.contains(['/', '\\'])) {
-        *names.entry(file_name(&item.text)).or_default() += 1;
+        names.entry(file_name(&item.text)).or_default().insert(&item.text);
     }
+    let one_file = |name: &str| names.get(name).is_some_and(|files| files.len() == 1);
     let named = |item: &KeepItem| {
         let path = item.text.as_str();
         let name = file_name(path);
         if is_absolute(path) {
             tails(path).any(|tail| words.contains(tail))
-                || (name.contains('.') && name != path && words.contains(name) && names.get(name) == Some(&1))
+                || (name.contains('.') && name != path && words.contains(name) && one_file(name))
         } else {
             (segments(path) >= 2 && absolute_tails.contains(path))
-                || (name.contains('.') && name != path && words.contains(name) && names.get(name) == Some(&1))
+                || (name.contains('.') && name != path && words.contains(name) && one_file(name))
         }
     };
+    let mut seen = HashSet::new();
     paths
         .into_iter()
         .filter(|item| named(item))
         .map(|item| item.text.as_str())
+        .filter(|text| seen.insert(*text))
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -241,6 +246,7 @@ mod tests {
             (KeepKind::FileChanged, "/p/rel/dev.exs", Source::ToolCall),
             (KeepKind::FileChanged, "/p/lib/app.ex", Source::ToolCall),
             (KeepKind::Path, "app.ex", Source::User),
+            (KeepKind::Path, "/p/lib/app.ex", Source::Assistant),
         ]);
         assert_eq!(spelled_otherwise("Updated dev.exs and app.ex", &set), "/p/lib/app.ex");
     }
