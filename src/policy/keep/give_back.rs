@@ -7,6 +7,7 @@
 //! `grep`, `git status`, a task closed), bare counts.
 
 use super::check_commands::check_of;
+use super::extract::file_name;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
@@ -78,14 +79,7 @@ fn only_looked_at(item: &KeepItem, paths: &Paths) -> bool {
 /// A count standing alone (`84 tests`, `Total: 0`): what it counted is not
 /// said, and it is out of date by the next run.
 fn is_count(quantity: &str) -> bool {
-    let quantity = quantity.trim();
-    if TALLY.is_match(quantity) {
-        return true;
-    }
-    let unit = quantity
-        .trim_start_matches(|c: char| c.is_ascii_digit() || c == ',' || c == '.')
-        .trim();
-    unit.len() < quantity.len() && super::quantities::is_count_unit(unit)
+    TALLY.is_match(quantity.trim()) || super::quantities::is_count(quantity)
 }
 
 /// A tally line's figure: `Total: 0`, `Done: 5`.
@@ -138,10 +132,6 @@ pub(crate) fn spelled_otherwise(text: &str, set: &KeepSet) -> String {
         .filter(|text| seen.insert(*text))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn file_name(path: &str) -> &str {
-    path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
 fn segments(path: &str) -> usize {

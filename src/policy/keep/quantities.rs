@@ -53,19 +53,17 @@ pub(super) fn counts_something(quantity: &str) -> bool {
     !is_count || digits.chars().filter(char::is_ascii_digit).count() >= 2
 }
 
-/// Whether `unit` is what a count counts (`tests`, `files`), not a measure.
-pub(super) fn is_count_unit(unit: &str) -> bool {
-    COUNT_UNITS.split('|').any(|u| u == unit)
-}
-
 /// A percentage or a count (`95%`, `48,987 nodes`): in tool output, a
 /// figure out of its table, not an item.
 pub(super) fn is_lifted_figure(quantity: &str) -> bool {
     let quantity = quantity.trim();
-    if quantity.ends_with('%') {
-        return true;
-    }
+    quantity.ends_with('%') || is_count(quantity)
+}
+
+/// A number of things (`84 tests`, `48,987 nodes`), not a measure.
+pub(super) fn is_count(quantity: &str) -> bool {
     let unit = quantity
+        .trim()
         .trim_start_matches(|c: char| c.is_ascii_digit() || c == ',' || c == '.')
         .trim();
     !unit.is_empty() && COUNT_UNITS.split('|').any(|u| u == unit)
