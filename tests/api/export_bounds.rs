@@ -15,7 +15,7 @@ use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 
 use crate::auth::key;
-use crate::helpers::{TestApp, admin_options, spawn_with_pool, test_settings};
+use crate::helpers::{TestApp, admin_options, spawn_with_pool, test_settings, until};
 
 /// Turns of this many bytes: a few make a document larger than what the
 /// sockets between the service and a reader hold.
@@ -97,18 +97,6 @@ async fn transactions_open(pool: &PgPool) -> i64 {
     .fetch_one(pool)
     .await
     .unwrap()
-}
-
-/// Waits, up to `within`, until `check` holds.
-async fn until<F: Future<Output = bool>>(within: Duration, mut check: impl FnMut() -> F) -> bool {
-    let deadline = tokio::time::Instant::now() + within;
-    while tokio::time::Instant::now() < deadline {
-        if check().await {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    false
 }
 
 /// Reads what the service still sends until it closes the connection:

@@ -330,6 +330,18 @@ pub async fn wait_for_count(pool: &PgPool, count_sql: &str, at_least: i64) -> i6
     }
 }
 
+/// Waits, up to `within`, until `check` holds.
+pub async fn until<F: Future<Output = bool>>(within: Duration, mut check: impl FnMut() -> F) -> bool {
+    let deadline = tokio::time::Instant::now() + within;
+    while tokio::time::Instant::now() < deadline {
+        if check().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
 impl TestApp {
     /// A second service on this app's database, as another replica would be.
     pub async fn replica(&self, settings: Settings) -> (String, oneshot::Sender<()>) {
