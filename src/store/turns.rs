@@ -123,6 +123,33 @@ pub(crate) async fn back_from(
     Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
 }
 
+/// The words of the turns before `before`, newest first, a page of `limit`
+/// at most: each turn's user and assistant text as one string.
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn words_before(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    before: i64,
+    limit: i64,
+) -> StoreResult<Vec<(i64, String)>> {
+    let rows = statements::query(
+        "SELECT seq, concat_ws(E'\\n', user_text, assistant_text) AS words FROM turns
+          WHERE tenant = $1 AND conversation_id = $2 AND seq < $3
+          ORDER BY seq DESC LIMIT $4",
+    )
+    .bind(tenant.as_str())
+    .bind(id.as_str())
+    .bind(before)
+    .bind(limit)
+    .fetch_all(on(&mut *conn))
+    .await?;
+    Ok(rows
+        .iter()
+        .map(|row| Ok((row.try_get("seq")?, row.try_get("words")?)))
+        .collect::<sqlx::Result<_>>()?)
+}
+
 /// One turn, whole.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn one(

@@ -268,3 +268,58 @@ async fn a_summary_longer_than_a_check_reads_is_refused() {
         .await;
     assert_eq!(status, 200, "the longest it reads is read");
 }
+
+#[tokio::test]
+async fn a_check_names_what_the_summary_made_up_and_what_the_turns_told_it_is_not() {
+    let app = spawn_app().await;
+    let id = "told";
+    // The oldest turn lies more than a page of turns back.
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": id, "user": "Ticket OLD-42 is where this started.", "assistant": "Noted."}),
+    )
+    .await;
+    for n in 0..110 {
+        app.report(
+            "/turn-ended",
+            json!({"conversation_id": id, "user": format!("Step {n}, go on."), "assistant": "Done."}),
+        )
+        .await;
+    }
+    app.report(
+        "/turn-ended",
+        json!({
+            "conversation_id": id,
+            "user": "Fix the retry in src/billing/retry.rs for PAY-812.",
+            "assistant": "Patched it; p99 is now 840ms.",
+        }),
+    )
+    .await;
+    let summary = "Since OLD-42, src/billing/retry.rs was fixed for PAY-812 (p99 840 ms). \
+                   src/billing/ledger.rs changed too, see https://wiki.example.com/pay and PAY-999.";
+    let (status, checked) = app
+        .post_json(&format!("/conversations/{id}/keep/check"), &json!({"text": summary}))
+        .await;
+    assert_eq!(status, 200, "{checked}");
+    assert_eq!(
+        checked["invented"],
+        json!([
+            {"kind": "path", "text": "src/billing/ledger.rs"},
+            {"kind": "url", "text": "https://wiki.example.com/pay"},
+            {"kind": "id", "text": "PAY-999"},
+        ]),
+        "{checked}"
+    );
+    assert_eq!(checked["keep"]["invented"], 3, "{checked}");
+    assert_eq!(checked["keep"]["by_kind"]["id"]["invented"], 1, "{checked}");
+
+    // Nothing stored to tell by: nothing is called made up.
+    app.report("/usage", json!({"conversation_id": "unheard", "used": 1000}))
+        .await;
+    let (status, checked) = app
+        .post_json("/conversations/unheard/keep/check", &json!({"text": summary}))
+        .await;
+    assert_eq!(status, 200, "{checked}");
+    assert_eq!(checked["invented"], json!(null), "{checked}");
+    assert_eq!(checked["keep"]["invented"], 0, "{checked}");
+}

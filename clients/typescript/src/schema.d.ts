@@ -192,7 +192,9 @@ export interface paths {
          * @description For a harness that compacts by itself (Claude Code, Codex): which of the
          *     conversation's must-keep items its summary does not hold word for word,
          *     written as the keep guard appends them and fitted to `max_tokens`, so the
-         *     harness can give them back to its agent. Reads only; nothing is saved.
+         *     harness can give them back to its agent; and the paths, ids, URLs and
+         *     figures it names that the conversation never did (`invented`), for the
+         *     harness to mark unverified. Reads only; nothing is saved.
          *     A check reads the summary once however many items the keep set holds; a
          *     few run at once in a process and a tenant's take their turn one at a
          *     time, so one waiting past the request's deadline is answered 503.
@@ -982,6 +984,12 @@ export interface components {
             status: string;
             standby?: null | components["schemas"]["StandbyHealth"];
         };
+        /** @description A name a summary holds that the conversation never did. */
+        InventedName: {
+            /** @description path, url, id or quantity. */
+            kind: string;
+            text: string;
+        };
         KeepCheckRequest: {
             /** @description The summary to check (the one the harness wrote), at most 262,144 characters. */
             text: string;
@@ -1015,9 +1023,19 @@ export interface components {
             max_tokens: number;
             /**
              * @description Per kind: items checked, present in the summary, given back in
-             *     `missing` (`appended`) and left out for want of room (`parked`).
+             *     `missing` (`appended`), left out for want of room (`parked`), and the
+             *     identifiers the summary names that the conversation never did
+             *     (`invented`).
              */
             keep: components["schemas"]["KeepCounts"];
+            /**
+             * @description The paths, ids, URLs and figures the summary names that appear in
+             *     none of the conversation's stored turns (the newest 64 MiB of them),
+             *     its keep set, summary or memory, in order, the first 200: what the
+             *     keep guard marks `[unverified]` in a model's summary. `null` when no
+             *     turn of the conversation is stored to tell by.
+             */
+            invented?: components["schemas"]["InventedName"][] | null;
         };
         /** @description The keep guard's figures: in all, and by kind. */
         KeepCounts: {

@@ -2,13 +2,16 @@
 //! which must-keep items it left out, fitted to a budget, so a harness that
 //! compacts by itself can hand them back to its agent. Nothing is saved.
 //! Checks share the process fairly (issue 37): a few at once, and a tenant
-//! looping them holds one place in the queue.
+//! looping them holds one place in the queue. What the summary names that
+//! the conversation never did is reported too (`invented`).
+
+mod invented;
 
 use sqlx::PgConnection;
 
 use crate::app::{AppResult, Refusal, Services, Staged, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
-use crate::policy::keep::{KeepFigures, Parts, Shape, StateAtCut, least_room, summary_max_tokens};
+use crate::policy::keep::{KeepFigures, KeepKind, Parts, Shape, StateAtCut, least_room, summary_max_tokens};
 use crate::store::conversations;
 use crate::summary::summarizer::{finish_off_thread, for_harness_off_thread};
 
@@ -30,9 +33,13 @@ pub(crate) struct Checked {
     /// Under the pinned heading, in tier order; empty when it holds everything.
     pub missing: String,
     pub tokens: u64,
-    /// Per kind: checked, present in the summary, given back (`appended`), parked.
+    /// Per kind: checked, present in the summary, given back (`appended`),
+    /// parked, and named by the summary alone (`invented`).
     pub figures: KeepFigures,
     pub max_tokens: u64,
+    /// What the summary names that the conversation never did; `None`
+    /// when no turn of it is stored to tell by.
+    pub invented: Option<Vec<(KeepKind, String)>>,
 }
 
 async fn check(services: &Services, check: Check) -> AppResult<Checked> {
@@ -46,6 +53,8 @@ async fn check(services: &Services, check: Check) -> AppResult<Checked> {
     let harness = &services.summaries.harness;
     let current = keep_set::current(&mut conn, &check.tenant, &check.id, harness).await?;
     drop(conn);
+    let kept = current.set.items().iter().map(|item| item.text.clone()).collect();
+    let invented = invented::made_up(services, &check.tenant, &check.id, &stored, kept, &check.text).await?;
     // Given back to an agent that has a summary of its own: not what its
     // agent only looked at, nor a path its summary spells otherwise.
     let (set, spelled) = for_harness_off_thread(&check.text, &current.set).await;
@@ -69,13 +78,21 @@ async fn check(services: &Services, check: Check) -> AppResult<Checked> {
         state: &state,
         ..Parts::of("", Shape::Prose, check.id.as_str())
     };
-    let (missing, figures) = finish_off_thread(parts, &set, max_tokens).await;
+    let (missing, mut figures) = finish_off_thread(parts, &set, max_tokens).await;
+    if let Some(invented) = &invented {
+        let mut by_kind = std::collections::BTreeMap::new();
+        for (kind, _) in invented {
+            *by_kind.entry(*kind).or_insert(0) += 1;
+        }
+        figures.add_invented(&by_kind);
+    }
     Ok(Checked {
         id: check.id,
         tokens: crate::llm::tokens::count(&missing),
         missing,
         figures,
         max_tokens,
+        invented,
     })
 }
 

@@ -60,9 +60,28 @@ pub(crate) struct KeepCheckResponse {
     /// The room it was fitted to.
     pub max_tokens: u64,
     /// Per kind: items checked, present in the summary, given back in
-    /// `missing` (`appended`) and left out for want of room (`parked`).
+    /// `missing` (`appended`), left out for want of room (`parked`), and the
+    /// identifiers the summary names that the conversation never did
+    /// (`invented`).
     pub keep: KeepCounts,
+    /// The paths, ids, URLs and figures the summary names that appear in
+    /// none of the conversation's stored turns (the newest 64 MiB of them),
+    /// its keep set, summary or memory, in order, the first 200: what the
+    /// keep guard marks `[unverified]` in a model's summary. `null` when no
+    /// turn of the conversation is stored to tell by.
+    pub invented: Option<Vec<InventedName>>,
 }
+
+/// A name a summary holds that the conversation never did.
+#[derive(Debug, Serialize, ToSchema)]
+pub(crate) struct InventedName {
+    /// path, url, id or quantity.
+    pub kind: String,
+    pub text: String,
+}
+
+/// The most invented names an answer lists (`keep.invented` counts them all).
+const INVENTED_LISTED: usize = 200;
 
 fn parse(tenant: TenantId, id: ConversationId, request: KeepCheckRequest) -> Result<Check, InvalidValue> {
     let max_tokens = request
@@ -97,6 +116,16 @@ impl Render for Checked {
             missing_tokens: self.tokens,
             max_tokens: self.max_tokens,
             keep: KeepCounts::from(&self.figures),
+            invented: self.invented.map(|names| {
+                names
+                    .into_iter()
+                    .take(INVENTED_LISTED)
+                    .map(|(kind, text)| InventedName {
+                        kind: kind.as_str().to_owned(),
+                        text,
+                    })
+                    .collect()
+            }),
         })
     }
 }
@@ -106,7 +135,9 @@ impl Render for Checked {
 /// For a harness that compacts by itself (Claude Code, Codex): which of the
 /// conversation's must-keep items its summary does not hold word for word,
 /// written as the keep guard appends them and fitted to `max_tokens`, so the
-/// harness can give them back to its agent. Reads only; nothing is saved.
+/// harness can give them back to its agent; and the paths, ids, URLs and
+/// figures it names that the conversation never did (`invented`), for the
+/// harness to mark unverified. Reads only; nothing is saved.
 /// A check reads the summary once however many items the keep set holds; a
 /// few run at once in a process and a tenant's take their turn one at a
 /// time, so one waiting past the request's deadline is answered 503.

@@ -66,6 +66,13 @@ pub fn invented_in(text: &str, given: Given<'_>) -> Vec<(KeepKind, String)> {
         .collect()
 }
 
+/// Those of `candidates` (from [`invented_in`]) that `given` does not name
+/// either: what was given, read a part at a time.
+pub fn still_invented(mut candidates: Vec<(KeepKind, String)>, given: Given<'_>) -> Vec<(KeepKind, String)> {
+    candidates.retain(|(kind, identifier)| !given.names(*kind, identifier));
+    candidates
+}
+
 /// Words joined by slashes rather than a path: no folder mark at either
 /// end, no file extension, each part a word, not under a folder projects
 /// keep code in (`app/Models/Invoice` is a path).

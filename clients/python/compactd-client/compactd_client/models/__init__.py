@@ -35,6 +35,7 @@ from .guard import Guard
 from .handoff_request import HandoffRequest
 from .handoff_response import HandoffResponse
 from .health import Health
+from .invented_name import InventedName
 from .keep_check_request import KeepCheckRequest
 from .keep_check_response import KeepCheckResponse
 from .keep_counts import KeepCounts
@@ -117,6 +118,7 @@ __all__ = (
     "HandoffRequest",
     "HandoffResponse",
     "Health",
+    "InventedName",
     "KeepCheckRequest",
     "KeepCheckResponse",
     "KeepCounts",

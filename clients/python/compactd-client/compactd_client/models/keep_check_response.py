@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..types import UNSET, Unset
+
 if TYPE_CHECKING:
+    from ..models.invented_name import InventedName
     from ..models.keep_counts import KeepCounts
 
 
@@ -25,6 +28,11 @@ class KeepCheckResponse:
         missing_tokens (int): Its length, counted with the service's tokenizer.
         max_tokens (int): The room it was fitted to.
         keep (KeepCounts): The keep guard's figures: in all, and by kind.
+        invented (list[InventedName] | None | Unset): The paths, ids, URLs and figures the summary names that appear in
+            none of the conversation's stored turns (the newest 64 MiB of them),
+            its keep set, summary or memory, in order, the first 200: what the
+            keep guard marks `[unverified]` in a model's summary. `null` when no
+            turn of the conversation is stored to tell by.
     """
 
     conversation_id: str
@@ -32,6 +40,7 @@ class KeepCheckResponse:
     missing_tokens: int
     max_tokens: int
     keep: KeepCounts
+    invented: list[InventedName] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -45,6 +54,18 @@ class KeepCheckResponse:
 
         keep = self.keep.to_dict()
 
+        invented: list[dict[str, Any]] | None | Unset
+        if isinstance(self.invented, Unset):
+            invented = UNSET
+        elif isinstance(self.invented, list):
+            invented = []
+            for invented_type_0_item_data in self.invented:
+                invented_type_0_item = invented_type_0_item_data.to_dict()
+                invented.append(invented_type_0_item)
+
+        else:
+            invented = self.invented
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -56,11 +77,14 @@ class KeepCheckResponse:
                 "keep": keep,
             }
         )
+        if invented is not UNSET:
+            field_dict["invented"] = invented
 
         return field_dict
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.invented_name import InventedName  # noqa: PLC0415
         from ..models.keep_counts import KeepCounts  # noqa: PLC0415
 
         d = dict(src_dict)
@@ -74,12 +98,35 @@ class KeepCheckResponse:
 
         keep = KeepCounts.from_dict(d.pop("keep"))
 
+        def _parse_invented(data: object) -> list[InventedName] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                invented_type_0 = []
+                _invented_type_0 = data
+                for invented_type_0_item_data in _invented_type_0:
+                    invented_type_0_item = InventedName.from_dict(invented_type_0_item_data)
+
+                    invented_type_0.append(invented_type_0_item)
+
+                return invented_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[InventedName] | None | Unset, data)
+
+        invented = _parse_invented(d.pop("invented", UNSET))
+
         keep_check_response = cls(
             conversation_id=conversation_id,
             missing=missing,
             missing_tokens=missing_tokens,
             max_tokens=max_tokens,
             keep=keep,
+            invented=invented,
         )
 
         keep_check_response.additional_properties = d

@@ -129,7 +129,9 @@ def sync_detailed(
      For a harness that compacts by itself (Claude Code, Codex): which of the
     conversation's must-keep items its summary does not hold word for word,
     written as the keep guard appends them and fitted to `max_tokens`, so the
-    harness can give them back to its agent. Reads only; nothing is saved.
+    harness can give them back to its agent; and the paths, ids, URLs and
+    figures it names that the conversation never did (`invented`), for the
+    harness to mark unverified. Reads only; nothing is saved.
     A check reads the summary once however many items the keep set holds; a
     few run at once in a process and a tenant's take their turn one at a
     time, so one waiting past the request's deadline is answered 503.
@@ -172,7 +174,9 @@ def sync(
      For a harness that compacts by itself (Claude Code, Codex): which of the
     conversation's must-keep items its summary does not hold word for word,
     written as the keep guard appends them and fitted to `max_tokens`, so the
-    harness can give them back to its agent. Reads only; nothing is saved.
+    harness can give them back to its agent; and the paths, ids, URLs and
+    figures it names that the conversation never did (`invented`), for the
+    harness to mark unverified. Reads only; nothing is saved.
     A check reads the summary once however many items the keep set holds; a
     few run at once in a process and a tenant's take their turn one at a
     time, so one waiting past the request's deadline is answered 503.
@@ -210,7 +214,9 @@ async def asyncio_detailed(
      For a harness that compacts by itself (Claude Code, Codex): which of the
     conversation's must-keep items its summary does not hold word for word,
     written as the keep guard appends them and fitted to `max_tokens`, so the
-    harness can give them back to its agent. Reads only; nothing is saved.
+    harness can give them back to its agent; and the paths, ids, URLs and
+    figures it names that the conversation never did (`invented`), for the
+    harness to mark unverified. Reads only; nothing is saved.
     A check reads the summary once however many items the keep set holds; a
     few run at once in a process and a tenant's take their turn one at a
     time, so one waiting past the request's deadline is answered 503.
@@ -251,7 +257,9 @@ async def asyncio(
      For a harness that compacts by itself (Claude Code, Codex): which of the
     conversation's must-keep items its summary does not hold word for word,
     written as the keep guard appends them and fitted to `max_tokens`, so the
-    harness can give them back to its agent. Reads only; nothing is saved.
+    harness can give them back to its agent; and the paths, ids, URLs and
+    figures it names that the conversation never did (`invented`), for the
+    harness to mark unverified. Reads only; nothing is saved.
     A check reads the summary once however many items the keep set holds; a
     few run at once in a process and a tenant's take their turn one at a
     time, so one waiting past the request's deadline is answered 503.
