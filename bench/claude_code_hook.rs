@@ -5,10 +5,11 @@
 //! summary (`SessionStart` with source `compact`). For every compaction it
 //! prints, by kind, how many of the keep set's items Claude Code's summary
 //! held word for word, how many the hook gave back, and how many did not
-//! fit the hook's budget.
+//! fit (the compaction's figures in the ledger: the hook gives back what
+//! the ledger appended).
 //!
 //! `cargo run --release --example claude_code_hook -- SESSION.jsonl…`
-//! (`HOOK_MAX_TOKENS`, default 2,000: the hook's budget. With `HOOK_GIVEN_DIR`
+//! (`HOOK_MAX_TOKENS`, default 2,000: the hook's room for unverified names. With `HOOK_GIVEN_DIR`
 //! set, each compaction's harness summary and what the hook printed are
 //! written there as `STEM-N.summary.md` and `STEM-N.given.md`, for grading.)
 
@@ -88,6 +89,15 @@ fn print_tally(title: &str, tally: &Tally) {
     );
 }
 
+/// The additional context a hook's answer carries ("" for none).
+fn context_of(printed: Option<&str>) -> String {
+    let printed = printed.map(record).unwrap_or(Value::Null);
+    printed["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned()
+}
+
 #[tokio::main]
 async fn main() {
     let files: Vec<PathBuf> = std::env::args().skip(1).map(PathBuf::from).collect();
@@ -106,7 +116,6 @@ async fn main() {
         max_tokens,
         window: None,
     };
-    let client = reqwest::Client::new();
     // The hook reads each session under its own file name, as Claude Code
     // gives it: its summary's footer names that file.
     let scratch_dir = std::env::temp_dir().join(format!("compactd-hook-bench-{}", std::process::id()));
@@ -147,24 +156,19 @@ async fn main() {
             write(summary_at + 1);
             let given = run_hook(&options, input("SessionStart", json!({"source": "compact"}))).await;
             let summary = text_of(&record(lines[summary_at])["message"]["content"]);
-            let check = support::post(
-                &client,
-                format!(
-                    "{url}/conversations/{}/keep/check",
-                    utf8_percent_encode(&session, NON_ALPHANUMERIC)
-                ),
-                json!({"text": summary, "max_tokens": max_tokens}),
-            )
+            // What the hook gave back is what the ledger appended: its
+            // figures are the compaction's, newest first.
+            let ledger = support::post_get(&format!(
+                "{url}/conversations/{}/compactions",
+                utf8_percent_encode(&session, NON_ALPHANUMERIC)
+            ))
             .await;
+            let check = &ledger["compactions"][0];
             if let Some(dir) = &given_dir {
                 std::fs::create_dir_all(dir).expect("the grading directory");
                 let named = |what: &str| dir.join(format!("{stem}-{}.{what}.md", n + 1));
                 std::fs::write(named("summary"), &summary).expect("the summary is written");
-                let printed = given.as_deref().map(record).unwrap_or(Value::Null);
-                let context = printed["hookSpecificOutput"]["additionalContext"]
-                    .as_str()
-                    .unwrap_or("");
-                std::fs::write(named("given"), context).expect("what was given back is written");
+                std::fs::write(named("given"), context_of(given.as_deref())).expect("what was given back is written");
             }
             let mut one = Tally::new();
             add(&mut one, &check["keep"]["by_kind"]);
@@ -177,7 +181,7 @@ async fn main() {
                     meta["trigger"].as_str().unwrap_or("?"),
                     meta["preTokens"],
                     compactd::llm::tokens::count(&summary),
-                    check["missing_tokens"],
+                    compactd::llm::tokens::count(&context_of(given.as_deref())),
                     if given.is_some() { "" } else { ", nothing printed" },
                 ),
                 &one,
@@ -186,7 +190,7 @@ async fn main() {
     }
     std::fs::remove_dir_all(&scratch_dir).ok();
     print_tally(
-        &format!("== all {compactions} compactions (budget {max_tokens} tokens)"),
+        &format!("== all {compactions} compactions (the summary budget beside each harness summary)"),
         &all,
     );
 }

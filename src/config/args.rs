@@ -92,8 +92,9 @@ pub struct HookArgs {
     /// The API key to call it with (none when it runs without keys).
     #[arg(long, env = "COMPACTD_API_KEY", hide_env_values = true)]
     pub api_key: Option<String>,
-    /// Room for the items a harness's summary left out and the hook gives
-    /// back, in tokens.
+    /// The hook's room, in tokens: the names a harness's summary made up
+    /// take a tenth of it (the items it left out are what the ledger
+    /// appended, within the conversation's summary budget).
     #[arg(long, env = "COMPACTD_HOOK_MAX_TOKENS", default_value_t = 2_000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub max_tokens: u64,
     /// The model's context window, reported with the context's size.

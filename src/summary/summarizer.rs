@@ -298,8 +298,12 @@ pub(crate) async fn from_harness(text: &str, invented: &[String], rules: Rules<'
     // (`POST …/keep/check`): not what it only looked at, nor a path the
     // harness spelled otherwise.
     let (keep, spelled) = for_harness_off_thread(&narrative, rules.keep).await;
+    // Its agent holds the whole text, however much of it the budget keeps
+    // here: what it holds (the request too) is not appended, and what is
+    // appended is what the hook gives back.
+    let beside = format!("{narrative}\n{spelled}");
     let parts = Parts {
-        beside: &spelled,
+        beside: &beside,
         ..Parts::of(&narrative, Shape::Prose, rules.conversation)
     };
     let mut finished = finish_off_thread(parts, &keep, rules.max_tokens).await;

@@ -399,6 +399,51 @@ async fn claude_codes_footer_is_no_invention_wherever_its_home_directory_sits() 
 }
 
 #[tokio::test]
+async fn the_hook_gives_back_what_the_ledger_appended_and_counts_the_same_parked() {
+    let app = spawn_app().await;
+    let session = "5c0d9e8f-1a2b-4c3d-8e4f-6a7b8c9d0e1f";
+    let path = session_file("claude-code-parked");
+    let mut cc = before_the_first_compaction(session);
+    // More tickets than any budget holds.
+    for batch in 0..3 {
+        let tickets: Vec<String> = (0..400).map(|n| format!("TKT-{}", 10_000 + batch * 400 + n)).collect();
+        cc.user(&format!("Also close these: {}.", tickets.join(", ")));
+        cc.answer(&format!("msg_t{batch}"), "Noted.", 150_000);
+    }
+    cc.user("Now triage them.");
+    cc.answer("msg_t3", "Triaging.", 150_000);
+    cc.write(&path);
+    let before = pre_compact(&app, session, &path).await;
+    assert_eq!(before.code, Some(0), "{}", before.stderr);
+    cc.compact("auto", 150_000, "The user asked for parser fixes and ticket triage.");
+    cc.write(&path);
+    let after = hook(
+        "claude-code",
+        &app.address,
+        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
+    )
+    .await;
+    assert_eq!(after.code, Some(0), "{}", after.stderr);
+    let answer: Value = serde_json::from_str(&after.stdout).expect("SessionStart answers JSON");
+    let given = answer["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
+
+    let recorded = compactions(&app, session).await;
+    let keep = &recorded[0]["keep"];
+    let parked = keep["parked"].as_u64().unwrap();
+    assert!(parked > 0, "the budget parks some: {keep}");
+    assert!(
+        given.contains(&format!("with {parked} more items this summary does not hold")),
+        "the hook counts what the ledger parked ({parked}): {given}"
+    );
+    let given_tickets = given.matches("TKT-").count() as u64;
+    assert_eq!(
+        given_tickets, keep["by_kind"]["id"]["appended"],
+        "the tickets given back are those the ledger appended: {keep}"
+    );
+    std::fs::remove_file(&path).ok();
+}
+
+#[tokio::test]
 async fn what_the_hook_gives_back_opens_with_the_files_changed_then_the_users_items() {
     let app = spawn_app().await;
     let session = "3a9e1f0c-7b2d-4e5a-8f6c-1d2e3f4a5b6c";
