@@ -72,6 +72,7 @@ mod tests {
                 .collect(),
             harness_summaries: Vec::new(),
             window: None,
+            model: None,
         }
     }
 

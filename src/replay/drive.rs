@@ -135,12 +135,13 @@ impl Replay {
 
     /// Reports the context in use; what it plans to prepare is written
     /// before the replay goes on, when it prepares.
-    async fn report_usage(&self, conversation: &str, used: u64, window: u64, at: &str) -> Result<(), ReplayError> {
-        self.call(
-            "/usage",
-            json!({"conversation_id": conversation, "used": used, "size": window, "at": at}),
-        )
-        .await?;
+    async fn report_usage(&self, state: &State, used: u64, window: u64, at: &str) -> Result<(), ReplayError> {
+        let conversation = state.conversation.as_str();
+        let mut body = json!({"conversation_id": conversation, "used": used, "size": window, "at": at});
+        if let Some(model) = &state.model {
+            body["model"] = json!(model);
+        }
+        self.call("/usage", body).await?;
         if let Some(own) = self.own.as_ref().filter(|_| self.options.prepare) {
             let id = ConversationId::parse("conversation_id", conversation.to_owned())
                 .map_err(|err| ReplayError::Service(err.to_string()))?;
@@ -281,8 +282,7 @@ impl Replay {
         if !state.since_boundary.is_empty() {
             // Mid-run, the conversation may not exist yet: the agent reports
             // its context as a harness does before it compacts.
-            self.report_usage(&state.conversation, state.used(), report.window, at)
-                .await?;
+            self.report_usage(state, state.used(), report.window, at).await?;
             self.compact(state, report, turn, at, ("harness", Some("manual")))
                 .await?;
         }
@@ -320,9 +320,15 @@ impl Replay {
             })
             .unwrap_or_default();
         let first = format!("replay-{run}-{stem}");
+        // A name the service would refuse is left out, never the report.
+        let model = session
+            .model
+            .clone()
+            .filter(|model| crate::domain::ModelName::parse("model", model.clone()).is_ok());
         let mut state = State {
             conversation: first.clone(),
             first,
+            model,
             ..State::default()
         };
         let window = self.window_for(session);
@@ -359,12 +365,11 @@ impl Replay {
                 let full = used.saturating_mul(100) >= window.saturating_mul(95)
                     || (self.options.schedule == Schedule::Policy && used >= trigger_tokens);
                 if batch_ends && full {
-                    self.report_usage(&state.conversation, used, window, &at).await?;
+                    self.report_usage(&state, used, window, &at).await?;
                     self.act(&mut state, &mut report, index, &at, true).await?;
                 }
             }
-            self.report_usage(&state.conversation, state.used(), window, &at)
-                .await?;
+            self.report_usage(&state, state.used(), window, &at).await?;
             let user = turn
                 .messages
                 .first()
@@ -430,6 +435,8 @@ struct State {
     recorded: Option<Recorded>,
     /// It has compacted or rolled over once at least.
     restarted: bool,
+    /// The agent's model, as the session recorded it.
+    model: Option<String>,
 }
 
 /// The session's own count of its context, where it kept one: what its

@@ -95,7 +95,13 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
                 }
                 continue;
             }
-            Some("session_meta" | "turn_context") => continue,
+            Some("turn_context") => {
+                if let Some(model) = record["payload"]["model"].as_str().filter(|model| !model.is_empty()) {
+                    parsed.model = Some(model.to_owned());
+                }
+                continue;
+            }
+            Some("session_meta") => continue,
             _ => &record,
         };
         let message = match item["type"].as_str() {
@@ -145,6 +151,7 @@ mod tests {
     #[test]
     fn token_count_events_record_the_context_after_the_message_before_them() {
         let text = [
+            r#"{"timestamp":"t","type":"turn_context","payload":{"cwd":"/repo","model":"gpt-5-codex"}}"#,
             r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a README."}]}}"#,
             r#"{"timestamp":"t","type":"event_msg","payload":{"type":"token_count","info":null}}"#,
             r#"{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Added."}]}}"#,
@@ -163,6 +170,7 @@ mod tests {
             "the model's window, as the session recorded it"
         );
         assert_eq!(parsed.last_used, Some(12_300));
+        assert_eq!(parsed.model.as_deref(), Some("gpt-5-codex"), "its turn context's model");
     }
 
     #[test]

@@ -66,6 +66,9 @@ pub struct Session {
     pub harness_summaries: Vec<HarnessSummary>,
     /// The agent model's context window, where the session recorded it.
     pub window: Option<u64>,
+    /// The agent's model, where the session recorded it: what a compaction
+    /// spares each later call is priced at it.
+    pub model: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -195,7 +198,7 @@ pub fn parse(name: String, text: &str, harness: &HarnessPatterns) -> Result<Sess
         Format::OpenAiChat => openai_chat::parse(text),
     }
     .map_err(|why| SessionError::Malformed(name.clone(), why))?;
-    let window = parsed.window;
+    let (window, model) = (parsed.window, parsed.model.clone());
     let (turns, harness_summaries) = into_turns(parsed, harness);
     Ok(Session {
         name,
@@ -203,6 +206,7 @@ pub fn parse(name: String, text: &str, harness: &HarnessPatterns) -> Result<Sess
         turns,
         harness_summaries,
         window,
+        model,
     })
 }
 

@@ -492,6 +492,38 @@ async fn a_replay_into_a_running_service_shows_there_and_measures_as_one_of_its_
 }
 
 #[tokio::test]
+async fn a_replay_reports_the_sessions_model_so_what_its_compactions_spare_is_priced() {
+    let app = crate::helpers::spawn(compactd::config::Settings {
+        prices: compactd::domain::Prices::parse("claude-opus-4-6=5/0.5/25").unwrap(),
+        ..test_settings()
+    })
+    .await;
+    let dir = scratch();
+    let file = dir.join("priced.jsonl");
+    std::fs::write(&file, session_with_recorded_usage(true)).unwrap();
+    let report = compactd::replay::replay_into(&app.address, None, &[file], test_settings().summaries, EVERY_8)
+        .await
+        .expect("the replay runs against the service")
+        .remove(0);
+    assert!(!report.compactions.is_empty(), "{report:?}");
+    let (status, ledger) = app
+        .get_json(&format!("/conversations/{}/compactions", report.final_conversation))
+        .await;
+    assert_eq!(status, 200, "{ledger}");
+    let spared: Vec<&Value> = ledger["compactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["savings"]["calls"].as_u64() > Some(0))
+        .collect();
+    assert!(!spared.is_empty(), "calls after a compaction: {ledger}");
+    for row in spared {
+        assert_eq!(row["savings"]["unpriced_calls"], 0, "priced at claude-opus-4-6: {row}");
+        assert!(row["savings"]["usd"].is_f64(), "in dollars: {row}");
+    }
+}
+
+#[tokio::test]
 async fn a_replay_at_a_url_nobody_serves_fails_and_starts_no_database() {
     let dir = scratch();
     let file = write(&dir, "chat.json", &openai_chat());
