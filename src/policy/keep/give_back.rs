@@ -8,12 +8,14 @@
 
 use super::check_commands::check_of;
 use super::extract::file_name;
+use super::shell::changes_by;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::KeepKind;
+use super::kinds::Source;
 use super::set::{KeepItem, KeepSet, Tier};
 
 /// The set as a harness's agent would want it given back: what the agent
@@ -36,10 +38,13 @@ fn is_path_like(kind: KeepKind) -> bool {
     matches!(kind, KeepKind::Path | KeepKind::FileChanged)
 }
 
-/// The folders kept paths lie under, each looked up at once.
+/// The folders kept paths lie under, and the files deleted, each looked up
+/// at once.
 struct Paths<'a> {
     /// Every folder a kept path lies under (`/p`, `/p/lib` of `/p/lib/a.ex`).
     folders: HashSet<&'a str>,
+    /// Files changed that an agent's `rm` deleted after their last write.
+    deleted: HashSet<&'a str>,
 }
 
 impl<'a> Paths<'a> {
@@ -51,7 +56,10 @@ impl<'a> Paths<'a> {
                 folders.insert(&path[..at]);
             }
         }
-        Self { folders }
+        Self {
+            folders,
+            deleted: deleted(set),
+        }
     }
 
     /// `scripts/`, or `scripts` where `scripts/run.sh` is kept too.
@@ -63,17 +71,93 @@ impl<'a> Paths<'a> {
 fn only_looked_at(item: &KeepItem, paths: &Paths) -> bool {
     let named_by_agent = matches!(item.tier(), Some(Tier::NamedByAssistant | Tier::SeenInToolOutput));
     match item.kind {
-        KeepKind::FileChanged => paths.is_folder(&item.text),
+        // A file deleted since is no file of the project's (graders: a
+        // migration written, then removed, listed as changed misleads).
+        KeepKind::FileChanged => {
+            paths.is_folder(&item.text) || is_harness_scratch(&item.text) || paths.deleted.contains(item.text.as_str())
+        }
         // A file the agent only read: its summary names those that mattered
         // (graders called 24 of 26 such paths noise or repeated); one only
         // ever in tool output is given back to nobody.
         KeepKind::Path => named_by_agent || item.tier().is_none(),
-        // A check is run again; the rest the agent did once (a look, a
-        // push, a task closed) and get_keep_set still lists.
-        KeepKind::Command if named_by_agent => check_of(&item.text).is_none(),
+        // The project's check, run again and again; the rest the agent did
+        // once (a look, a push, a task closed, a test of one file, a check
+        // it ran a single time) and get_keep_set still lists.
+        KeepKind::Command if named_by_agent => item.times_seen < 2 || !is_project_check(&item.text),
+        // A page the agent only fetched was a lookup (graders: noise); one
+        // it wrote about (a pull request it opened) is not.
+        KeepKind::Url if named_by_agent => !item.sources.contains(Source::Assistant),
         KeepKind::Quantity if named_by_agent => is_count(&item.text),
         _ => false,
     }
+}
+
+/// The files changed whose last change was an agent's command deleting
+/// them: no write followed the `rm` (the same command's sighting of the
+/// file shares its tick).
+fn deleted(set: &KeepSet) -> HashSet<&str> {
+    let files: HashMap<&str, u64> = set
+        .items()
+        .iter()
+        .filter(|item| item.kind == KeepKind::FileChanged)
+        .map(|item| (item.text.as_str(), item.last_tick))
+        .collect();
+    let mut deleted = HashSet::new();
+    for command in set.items().iter().filter(|item| item.kind == KeepKind::Command) {
+        for removed in changes_by(&command.text).removed {
+            if let Some((file, last)) = files.get_key_value(removed.as_str())
+                && *last <= command.last_tick
+            {
+                deleted.insert(*file);
+            }
+        }
+    }
+    deleted
+}
+
+/// A file the harness keeps for itself (Claude Code's plan files), not one
+/// of the project's.
+fn is_harness_scratch(path: &str) -> bool {
+    path.replace('\\', "/").contains("/.claude/plans/")
+}
+
+/// A check of the whole project, as it is run again (`mix test`, `cargo
+/// clippy --all-targets -- -D warnings`, `go test ./...`), its output
+/// trimmed or not: not one run on a file or two (graders called those
+/// one-offs of a finished task), nor several steps joined.
+fn is_project_check(command: &str) -> bool {
+    let command = command.trim();
+    let command = command
+        .strip_prefix("cd ")
+        .and_then(|rest| rest.split_once("&&"))
+        .map_or(command, |(_, rest)| rest);
+    let (check, trimmed) = command.split_once('|').unwrap_or((command, ""));
+    let filters_only = trimmed.split('|').all(|filter| {
+        let program = filter.split_whitespace().next().unwrap_or_default();
+        trimmed.is_empty() || matches!(program, "tail" | "head" | "grep" | "less" | "cat" | "tee")
+    });
+    filters_only
+        && !check.contains("&&")
+        && !check.contains("||")
+        && !check.contains(';')
+        && check_of(check).is_some()
+        && !check.split_whitespace().skip(1).any(names_a_file)
+}
+
+/// An argument naming a file or folder: `test/a_test.exs`, `lib/`, `a.rs`;
+/// not the whole tree (`./...`, `.`, `//...`), an option or a redirection.
+fn names_a_file(word: &str) -> bool {
+    let word = word.trim_matches(['"', '\'']);
+    if word.starts_with('-') || word.contains(['>', '&', '=']) || matches!(word, "." | "./..." | "..." | "//...") {
+        return false;
+    }
+    word.contains('/')
+        || word.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && ext.len() <= 5
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                && ext.chars().any(|c| c.is_ascii_alphabetic())
+        })
 }
 
 /// A count standing alone (`84 tests`, `Total: 0`): what it counted is not
@@ -89,7 +173,8 @@ static TALLY: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^[A-Z][a-z]+:\s*\d
 /// keep set's: a kept absolute path by its place in the project
 /// (`lib/a/b.ex` for `/home/u/proj/lib/a/b.ex`), a kept relative path by an
 /// absolute one ending in it, a kept path by its file's name where no other
-/// kept path has that name (`mix.exs`). One kept path a line, for the fit
+/// kept path has that name (`mix.exs`); and the agent's commands it holds
+/// in substance (`credo --strict` for `mix credo --strict`). One a line, for the fit
 /// to find beside the text. A path's tail has two segments at least: that
 /// of a relative path could be another file's (`lib/src/a.rs` is not
 /// `src/a.rs`).
@@ -124,14 +209,39 @@ pub(crate) fn spelled_otherwise(text: &str, set: &KeepSet) -> String {
                 || (name.contains('.') && name != path && words.contains(name) && one_file(name))
         }
     };
+    let lowered: HashSet<String> = text
+        .split(|c: char| c.is_whitespace() || "`\"'()[]{}<>,;|*".contains(c))
+        .map(|word| word.trim_end_matches(['.', ':', '!', '?']).to_lowercase())
+        .filter(|word| !word.is_empty())
+        .collect();
     let mut seen = HashSet::new();
     paths
         .into_iter()
         .filter(|item| named(item))
+        .chain(set.items().iter().filter(|item| {
+            item.kind == KeepKind::Command
+                && matches!(item.tier(), Some(Tier::NamedByAssistant | Tier::SeenInToolOutput))
+                && held_in_substance(&item.text, &lowered)
+        }))
         .map(|item| item.text.as_str())
         .filter(|text| seen.insert(*text))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Whether `words` (a text's, lowercased) hold a command of the agent's in
+/// substance: each of its words but the program, its output's filters
+/// aside (`credo --strict` holds `mix credo --strict`, "run the tests"
+/// does not hold `mix test`, "mix test passes" does).
+fn held_in_substance(command: &str, words: &HashSet<String>) -> bool {
+    let run = command.split('|').next().unwrap_or(command);
+    let mut said = run
+        .split_whitespace()
+        .skip(1)
+        .filter(|word| !word.contains(['>', '&']))
+        .map(|word| word.trim_matches(['"', '\'']).to_lowercase())
+        .peekable();
+    said.peek().is_some() && said.all(|word| words.contains(&word))
 }
 
 fn segments(path: &str) -> usize {
@@ -165,13 +275,24 @@ mod tests {
         set
     }
 
+    /// Every command of `set` run a second time, as checks are.
+    fn run_again(set: &mut KeepSet) {
+        let commands: Vec<Sighting> = set
+            .items()
+            .iter()
+            .filter(|item| item.kind == KeepKind::Command)
+            .map(|item| Sighting::new(item.kind, item.text.as_str(), item.source))
+            .collect();
+        set.observe(&commands, &Place::of_turn(99));
+    }
+
     fn texts(set: &KeepSet) -> Vec<&str> {
         set.items().iter().map(|item| item.text.as_str()).collect()
     }
 
     #[test]
     fn what_the_agent_only_looked_at_is_not_given_back() {
-        let set = set_of(&[
+        let mut set = set_of(&[
             (KeepKind::FileChanged, "/p/lib/a.ex", Source::ToolCall),
             (KeepKind::FileChanged, "/p/scripts", Source::ToolCall),
             (KeepKind::FileChanged, "/p/scripts/run.sh", Source::ToolCall),
@@ -190,6 +311,7 @@ mod tests {
             (KeepKind::Quantity, "500ms", Source::Assistant),
             (KeepKind::Quantity, "Total: 0", Source::Assistant),
         ]);
+        run_again(&mut set);
         assert_eq!(
             texts(&worth_giving_back(&set)),
             [
@@ -200,6 +322,105 @@ mod tests {
                 "500ms"
             ]
         );
+    }
+
+    #[test]
+    fn only_the_projects_own_checks_pages_the_agent_wrote_about_and_its_files_are_given_back() {
+        let mut set = set_of(&[
+            (KeepKind::Command, "mix test test/a_test.exs", Source::ToolCall),
+            (
+                KeepKind::Command,
+                "mix credo --strict lib/a.ex lib/b.ex",
+                Source::ToolCall,
+            ),
+            (
+                KeepKind::Command,
+                "mix compile --warnings-as-errors && mix credo --strict",
+                Source::ToolCall,
+            ),
+            (KeepKind::Command, "mix test --seed 0 2>&1 | tail -20", Source::ToolCall),
+            (KeepKind::Command, "go test ./...", Source::ToolCall),
+            (KeepKind::Command, "cd web && pnpm run test:unit", Source::ToolCall),
+            (
+                KeepKind::Command,
+                "cargo clippy --all-targets -- -D warnings",
+                Source::ToolCall,
+            ),
+            (KeepKind::Command, "mix test | xargs rm", Source::ToolCall),
+            (KeepKind::Url, "https://hexdocs.pm/a/A.html", Source::ToolCall),
+            (KeepKind::Url, "https://github.com/o/r/pull/12", Source::Assistant),
+            (KeepKind::Url, "https://ci.example.com/runs/7", Source::User),
+            (
+                KeepKind::FileChanged,
+                "/home/u/.claude/plans/drifting-whisper.md",
+                Source::ToolCall,
+            ),
+            (
+                KeepKind::FileChanged,
+                "/home/u/p/.claude/settings.json",
+                Source::ToolCall,
+            ),
+        ]);
+        run_again(&mut set);
+        // A check run a single time is a one-off.
+        set.observe(
+            &[Sighting::new(
+                KeepKind::Command,
+                "mix format --check-formatted",
+                Source::ToolCall,
+            )],
+            &Place::of_turn(30),
+        );
+        assert_eq!(
+            texts(&worth_giving_back(&set)),
+            [
+                "mix test --seed 0 2>&1 | tail -20",
+                "go test ./...",
+                "cd web && pnpm run test:unit",
+                "cargo clippy --all-targets -- -D warnings",
+                "https://github.com/o/r/pull/12",
+                "https://ci.example.com/runs/7",
+                "/home/u/p/.claude/settings.json",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_file_deleted_after_its_last_write_is_not_given_back_as_changed() {
+        let mut set = set_of(&[
+            (KeepKind::FileChanged, "/p/priv/migrations/1_add.exs", Source::ToolCall),
+            (KeepKind::FileChanged, "/p/lib/a.ex", Source::ToolCall),
+        ]);
+        // One tool call: the command and the files it deletes.
+        let rm = "rm /p/priv/migrations/1_add.exs /p/lib/a.ex";
+        let call: Vec<Sighting> = std::iter::once(Sighting::new(KeepKind::Command, rm, Source::ToolCall))
+            .chain(
+                changes_by(rm)
+                    .files
+                    .into_iter()
+                    .map(|file| Sighting::new(KeepKind::FileChanged, file, Source::ToolCall)),
+            )
+            .collect();
+        set.observe(&call, &Place::of_turn(2));
+        // Written again after it was deleted: it is there.
+        set.observe(
+            &[Sighting::new(KeepKind::FileChanged, "/p/lib/a.ex", Source::ToolCall)],
+            &Place::of_turn(3),
+        );
+        assert_eq!(texts(&worth_giving_back(&set)), ["/p/lib/a.ex"]);
+    }
+
+    #[test]
+    fn a_command_the_summary_says_in_substance_is_held() {
+        let set = set_of(&[
+            (KeepKind::Command, "mix credo --strict", Source::ToolCall),
+            (KeepKind::Command, "mix test", Source::ToolCall),
+            (KeepKind::Command, "mix compile --warnings-as-errors", Source::ToolCall),
+            (KeepKind::Command, "git status", Source::User),
+        ]);
+        let text = "Pre-commit: `credo --strict` is clean, mix test passes; mix compile too. git status shows nothing.";
+        assert_eq!(spelled_otherwise(text, &set), "mix credo --strict\nmix test");
+        assert_eq!(spelled_otherwise("Run the tests.", &set), "");
     }
 
     #[test]

@@ -84,6 +84,8 @@ pub(crate) struct Changes {
     pub files: Vec<String>,
     /// (from, to) of every move.
     pub moves: Vec<(String, String)>,
+    /// Paths deleted (`rm`, `git rm`, `rmdir`, `unlink`), in order.
+    pub removed: Vec<String>,
 }
 
 /// The paths a shell command line creates, writes, moves or deletes.
@@ -96,6 +98,7 @@ fn files_changed_by(command_line: &str) -> Vec<String> {
 pub(crate) fn changes_by(command_line: &str) -> Changes {
     let mut changed: Vec<String> = Vec::new();
     let mut moves: Vec<(String, String)> = Vec::new();
+    let mut removed: Vec<String> = Vec::new();
     let mut add = |path: &str| {
         let path = path.trim_end_matches(';');
         if is_path_shaped(path) && !changed.iter().any(|p| p == path) {
@@ -139,7 +142,16 @@ pub(crate) fn changes_by(command_line: &str) -> Changes {
                     add(&to);
                 }
             }
-            "rm" | "rmdir" | "touch" | "mkdir" | "tee" | "truncate" | "unlink" => {
+            "rm" | "rmdir" | "unlink" => {
+                for word in &redirect_free {
+                    add(word);
+                    let path = word.trim_end_matches(';');
+                    if is_path_shaped(path) && !removed.iter().any(|p| p == path) {
+                        removed.push(path.to_owned());
+                    }
+                }
+            }
+            "touch" | "mkdir" | "tee" | "truncate" => {
                 redirect_free.iter().for_each(|w| add(w));
             }
             "cp" | "ln" | "install" => {
@@ -154,7 +166,11 @@ pub(crate) fn changes_by(command_line: &str) -> Changes {
             _ => {}
         }
     }
-    Changes { files: changed, moves }
+    Changes {
+        files: changed,
+        moves,
+        removed,
+    }
 }
 
 #[cfg(test)]
@@ -193,8 +209,18 @@ mod tests {
                     ("a.txt".into(), "c/a.txt".into()),
                     ("b.txt".into(), "c/b.txt".into()),
                 ],
+                removed: vec![],
             }
         );
+    }
+
+    #[test]
+    fn what_a_command_line_deletes_is_told_apart() {
+        assert_eq!(
+            changes_by("rm -f a.txt 'b dir/c.md' && git rm -r old/ && touch d.txt").removed,
+            ["a.txt", "b dir/c.md", "old/"]
+        );
+        assert!(changes_by("mv a.txt b.txt && touch c.txt").removed.is_empty());
     }
 
     #[test]
