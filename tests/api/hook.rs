@@ -149,6 +149,16 @@ async fn pre_compact(app: &TestApp, session: &str, path: &Path) -> Ran {
     .await
 }
 
+/// Claude Code's SessionStart hook right after it compacted.
+async fn session_start(app: &TestApp, session: &str, path: &Path) -> Ran {
+    hook(
+        "claude-code",
+        &app.address,
+        &claude_input(session, path, "SessionStart", json!({"source": "compact"})),
+    )
+    .await
+}
+
 async fn compactions(app: &TestApp, id: &str) -> Vec<Value> {
     let (status, body) = app
         .get_json(&format!("/conversations/{}/compactions", encode(id)))
@@ -201,12 +211,7 @@ async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropp
         "The user asked to fix a tokenizer bug in src/parser/lexer.rs; it was fixed and the tests pass.",
     );
     cc.write(&path);
-    let after = hook(
-        "claude-code",
-        &app.address,
-        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
-    )
-    .await;
+    let after = session_start(&app, session, &path).await;
     assert_eq!(after.code, Some(0), "{}", after.stderr);
     let answer: Value = serde_json::from_str(&after.stdout).expect("SessionStart answers JSON");
     assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "SessionStart");
@@ -260,12 +265,7 @@ async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropp
 
     // The same hook again (Claude Code restarted, or PostCompact and
     // SessionStart both on): nothing is recorded twice.
-    let again = hook(
-        "claude-code",
-        &app.address,
-        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
-    )
-    .await;
+    let again = session_start(&app, session, &path).await;
     assert_eq!(again.code, Some(0), "{}", again.stderr);
     assert_eq!(again.stdout, after.stdout);
     assert_eq!(compactions(&app, session).await.len(), 1);
@@ -281,12 +281,7 @@ async fn claude_codes_own_compaction_is_in_the_ledger_and_what_its_summary_dropp
         "Latest: Good. Now document the fix in docs/lexer.md. Rule: Don't touch Cargo.lock. PROJ-4711 is fixed (https://ci.example.com/runs/88231; run 88231 timed out); /repo/src/parser/lexer.rs and /repo/docs/lexer.md were edited (src/parser/lexer.rs, docs/lexer.md).",
     );
     cc.write(&path);
-    let second = hook(
-        "claude-code",
-        &app.address,
-        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
-    )
-    .await;
+    let second = session_start(&app, session, &path).await;
     assert_eq!(second.code, Some(0), "{}", second.stderr);
     assert_eq!(second.stdout, "", "a summary that holds every item gets nothing back");
     let recorded = compactions(&app, session).await;
@@ -417,12 +412,7 @@ async fn the_hook_gives_back_what_the_ledger_appended_and_counts_the_same_parked
     assert_eq!(before.code, Some(0), "{}", before.stderr);
     cc.compact("auto", 150_000, "The user asked for parser fixes and ticket triage.");
     cc.write(&path);
-    let after = hook(
-        "claude-code",
-        &app.address,
-        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
-    )
-    .await;
+    let after = session_start(&app, session, &path).await;
     assert_eq!(after.code, Some(0), "{}", after.stderr);
     let answer: Value = serde_json::from_str(&after.stdout).expect("SessionStart answers JSON");
     let given = answer["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
@@ -462,12 +452,7 @@ async fn what_the_hook_gives_back_opens_with_the_files_changed_then_the_users_it
     // A summary that names none of it.
     cc.compact("auto", 150_000, "The user asked for parser fixes; they were made.");
     cc.write(&path);
-    let after = hook(
-        "claude-code",
-        &app.address,
-        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
-    )
-    .await;
+    let after = session_start(&app, session, &path).await;
     assert_eq!(after.code, Some(0), "{}", after.stderr);
     let answer: Value = serde_json::from_str(&after.stdout).expect("SessionStart answers JSON");
     let given = answer["hookSpecificOutput"]["additionalContext"].as_str().unwrap();
@@ -617,12 +602,7 @@ async fn a_huge_paste_and_a_broken_line_do_not_stop_the_session_being_recorded()
 
     cc.compact("auto", 121_000, "The user asked about a log and a lexer fix.");
     cc.write(&path);
-    let after = hook(
-        "claude-code",
-        &app.address,
-        &claude_input(session, &path, "SessionStart", json!({"source": "compact"})),
-    )
-    .await;
+    let after = session_start(&app, session, &path).await;
     assert_eq!(after.code, Some(0), "{}", after.stderr);
     assert_eq!(compactions(&app, session).await.len(), 1, "{}", after.stderr);
     std::fs::remove_file(&path).ok();
