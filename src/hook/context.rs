@@ -59,6 +59,26 @@ pub(super) fn appended_to<'a>(recorded: &'a str, summary: &str) -> &'a str {
         .map_or("", |found| recorded[from + found.start()..].trim())
 }
 
+/// `appended` without its latest request where the harness's `summary`
+/// holds that request word for word: the ledger pins the request in every
+/// summary it stores, but the agent already has it.
+pub(super) fn without_held_request(appended: &str, summary: &str) -> String {
+    let squeezed = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let summary = squeezed(summary);
+    let mut lines: Vec<&str> = appended
+        .lines()
+        .filter(|line| {
+            line.strip_prefix("- Latest request: ")
+                .is_none_or(|request| !summary.contains(&squeezed(request)))
+        })
+        .collect();
+    // A heading left with nothing under it goes too.
+    if lines.first() == Some(&STATE_HEADING) && lines.get(1).is_none_or(|next| next.trim().is_empty()) {
+        lines.remove(0);
+    }
+    lines.join("\n").trim().to_owned()
+}
+
 /// What the agent is told: the items its summary left out, and the names it
 /// holds that appear nowhere in the conversation; "" when there are neither.
 pub(super) fn given_back(conversation: &str, missing: &str, unverified: &[String]) -> String {
@@ -127,6 +147,16 @@ mod tests {
         assert_eq!(appended_to(&format!("{summary}\n\n{parked}"), summary), parked);
         assert_eq!(appended_to(summary, summary), "");
         assert_eq!(appended_to("", summary), "", "not recorded");
+    }
+
+    #[test]
+    fn a_request_the_summary_holds_word_for_word_is_not_given_back() {
+        let appended = "Where things stand:\n- Latest request: Document the fix in docs/lexer.md.\n\nKept word for word:\n- Rule: Don't touch Cargo.lock.";
+        assert_eq!(
+            without_held_request(appended, "Latest: Document the fix\nin docs/lexer.md. More."),
+            "Kept word for word:\n- Rule: Don't touch Cargo.lock."
+        );
+        assert_eq!(without_held_request(appended, "We fixed the lexer."), appended);
     }
 
     #[test]

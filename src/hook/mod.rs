@@ -30,7 +30,7 @@ use serde_json::{Value, json};
 
 pub use client::CallError;
 use client::Client;
-use context::{appended_to, given_back, shown};
+use context::{appended_to, given_back, shown, without_held_request};
 use transcript::{Compacted, Transcript};
 
 pub use crate::domain::Harness;
@@ -109,9 +109,9 @@ pub async fn run(harness: Harness, options: &HookOptions, stdin: &str) -> Result
     }
     // What the ledger appended to the summary is what the agent gets back:
     // one count of what is parked, wherever it is read.
-    let missing = appended_to(&recorded, &compaction.summary);
+    let missing = without_held_request(appended_to(&recorded, &compaction.summary), &compaction.summary);
     let unverified = shown(invented, options.max_tokens);
-    let given = given_back(&input.session_id, missing, &unverified);
+    let given = given_back(&input.session_id, &missing, &unverified);
     Ok((!given.is_empty()).then(|| {
         json!({
             "hookSpecificOutput": {

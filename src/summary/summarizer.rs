@@ -298,12 +298,11 @@ pub(crate) async fn from_harness(text: &str, invented: &[String], rules: Rules<'
     // (`POST …/keep/check`): not what it only looked at, nor a path the
     // harness spelled otherwise.
     let (keep, spelled) = for_harness_off_thread(&narrative, rules.keep).await;
-    // Its agent holds the whole text, however much of it the budget keeps
-    // here: what it holds (the request too) is not appended, and what is
-    // appended is what the hook gives back.
-    let beside = format!("{narrative}\n{spelled}");
+    // Only what the budget keeps of its text counts as held: the stored
+    // summary is the next compaction's anchor and a handoff's source, and
+    // must hold every item it can (the hook gives back what is appended).
     let parts = Parts {
-        beside: &beside,
+        beside: &spelled,
         ..Parts::of(&narrative, Shape::Prose, rules.conversation)
     };
     let mut finished = finish_off_thread(parts, &keep, rules.max_tokens).await;

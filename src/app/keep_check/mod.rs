@@ -53,8 +53,6 @@ async fn check(services: &Services, check: Check) -> AppResult<Checked> {
     let harness = &services.summaries.harness;
     let current = keep_set::current(&mut conn, &check.tenant, &check.id, harness).await?;
     drop(conn);
-    let kept = current.set.items().iter().map(|item| item.text.clone()).collect();
-    let invented = invented::made_up(services, &check.tenant, &check.id, &stored, kept, &check.text).await?;
     // Given back to an agent that has a summary of its own: not what its
     // agent only looked at, nor a path its summary spells otherwise.
     let (set, spelled) = for_harness_off_thread(&check.text, &current.set).await;
@@ -70,6 +68,8 @@ async fn check(services: &Services, check: Check) -> AppResult<Checked> {
             "this conversation needs max_tokens of at least {least} for its headings and the line naming what is parked (asked for {max_tokens})"
         )));
     }
+    let kept = current.set.items().iter().map(|item| item.text.clone()).collect();
+    let invented = invented::made_up(services, &check.tenant, &check.id, &stored, kept, &check.text).await?;
     // The summary stands beside an empty narrative: what it lacks is appended.
     let state = StateAtCut::default();
     let beside = format!("{}\n{spelled}", check.text);

@@ -65,10 +65,11 @@ pub(crate) struct KeepCheckResponse {
     /// (`invented`).
     pub keep: KeepCounts,
     /// The paths, ids, URLs and figures the summary names that appear in
-    /// none of the conversation's stored turns (the newest 64 MiB of them),
-    /// its keep set, summary or memory, in order, the first 200: what the
-    /// keep guard marks `[unverified]` in a model's summary. `null` when no
-    /// turn of the conversation is stored to tell by.
+    /// none of the conversation's stored turns (the newest 16 MiB of them),
+    /// its keep set, summary or memory, in order: of the first 200 it names
+    /// that the keep set, summary and memory do not hold. What the keep
+    /// guard marks `[unverified]` in a model's summary. `null` when no turn
+    /// of the conversation is stored to tell by.
     pub invented: Option<Vec<InventedName>>,
 }
 

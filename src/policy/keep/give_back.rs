@@ -235,13 +235,20 @@ pub(crate) fn spelled_otherwise(text: &str, set: &KeepSet) -> String {
 /// does not hold `mix test`, "mix test passes" does).
 fn held_in_substance(command: &str, words: &HashSet<String>) -> bool {
     let run = command.split('|').next().unwrap_or(command);
-    let mut said = run
+    let said: Vec<String> = run
         .split_whitespace()
-        .skip(1)
         .filter(|word| !word.contains(['>', '&']))
-        .map(|word| word.trim_matches(['"', '\'']).to_lowercase())
-        .peekable();
-    said.peek().is_some() && said.all(|word| words.contains(&word))
+        .map(|word| {
+            word.trim_matches(['"', '\''])
+                .trim_end_matches(['.', ':', '!', '?'])
+                .to_lowercase()
+        })
+        .filter(|word| !word.is_empty())
+        .collect();
+    // One word past the program (`test` of `mix test`) is any prose's: the
+    // program must be said too.
+    let from = if said.len() > 2 { 1 } else { 0 };
+    said.len() >= 2 && said[from..].iter().all(|word| words.contains(word))
 }
 
 fn segments(path: &str) -> usize {
@@ -421,6 +428,11 @@ mod tests {
         let text = "Pre-commit: `credo --strict` is clean, mix test passes; mix compile too. git status shows nothing.";
         assert_eq!(spelled_otherwise(text, &set), "mix credo --strict\nmix test");
         assert_eq!(spelled_otherwise("Run the tests.", &set), "");
+        assert_eq!(
+            spelled_otherwise("Added a test; the build compiles.", &set),
+            "",
+            "a word of prose is no command"
+        );
     }
 
     #[test]

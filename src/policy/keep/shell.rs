@@ -143,10 +143,12 @@ pub(crate) fn changes_by(command_line: &str) -> Changes {
                 }
             }
             "rm" | "rmdir" | "unlink" => {
+                // `git rm --cached` untracks a file, it does not delete it.
+                let untracks = words.iter().any(|w| w == "--cached");
                 for word in &redirect_free {
                     add(word);
                     let path = word.trim_end_matches(';');
-                    if is_path_shaped(path) && !removed.iter().any(|p| p == path) {
+                    if !untracks && is_path_shaped(path) && !removed.iter().any(|p| p == path) {
                         removed.push(path.to_owned());
                     }
                 }
@@ -166,6 +168,22 @@ pub(crate) fn changes_by(command_line: &str) -> Changes {
             _ => {}
         }
     }
+    // A file removed and written again on the same line (`rm -f a && touch
+    // a`) is there: what it wrote is not told apart by order here.
+    let written_too = |path: &String| {
+        REDIRECT
+            .captures_iter(command_line.lines().next().unwrap_or(""))
+            .any(|target| target.get(1).is_some_and(|t| t.as_str() == path))
+            || moves.iter().any(|(_, to)| to == path)
+            || SEGMENT_BREAK.split(script).any(|segment| {
+                let words = words(segment);
+                words.first().is_some_and(|program| {
+                    matches!(program.as_str(), "touch" | "tee" | "cp" | "install" | "truncate")
+                        && words.last() == Some(path)
+                })
+            })
+    };
+    removed.retain(|path| !written_too(path));
     Changes {
         files: changed,
         moves,
@@ -221,6 +239,13 @@ mod tests {
             ["a.txt", "b dir/c.md", "old/"]
         );
         assert!(changes_by("mv a.txt b.txt && touch c.txt").removed.is_empty());
+        assert!(
+            changes_by("git rm --cached secrets.env").removed.is_empty(),
+            "untracked, not deleted"
+        );
+        for rewritten in ["rm -f a.txt && touch a.txt", "rm a.txt; echo x > a.txt"] {
+            assert!(changes_by(rewritten).removed.is_empty(), "{rewritten}");
+        }
     }
 
     #[test]

@@ -29,10 +29,11 @@ class KeepCheckResponse:
         max_tokens (int): The room it was fitted to.
         keep (KeepCounts): The keep guard's figures: in all, and by kind.
         invented (list[InventedName] | None | Unset): The paths, ids, URLs and figures the summary names that appear in
-            none of the conversation's stored turns (the newest 64 MiB of them),
-            its keep set, summary or memory, in order, the first 200: what the
-            keep guard marks `[unverified]` in a model's summary. `null` when no
-            turn of the conversation is stored to tell by.
+            none of the conversation's stored turns (the newest 16 MiB of them),
+            its keep set, summary or memory, in order: of the first 200 it names
+            that the keep set, summary and memory do not hold. What the keep
+            guard marks `[unverified]` in a model's summary. `null` when no turn
+            of the conversation is stored to tell by.
     """
 
     conversation_id: str
