@@ -131,17 +131,50 @@ fn is_project_check(command: &str) -> bool {
         .strip_prefix("cd ")
         .and_then(|rest| rest.split_once("&&"))
         .map_or(command, |(_, rest)| rest);
-    let (check, trimmed) = command.split_once('|').unwrap_or((command, ""));
-    let filters_only = trimmed.split('|').all(|filter| {
+    let mut stages = unquoted_pipes(command).into_iter();
+    let check = stages.next().unwrap_or_default();
+    let filters_only = stages.all(|filter| {
         let program = filter.split_whitespace().next().unwrap_or_default();
-        trimmed.is_empty() || matches!(program, "tail" | "head" | "grep" | "less" | "cat" | "tee")
+        matches!(program, "tail" | "head" | "grep" | "less" | "cat" | "tee")
+    });
+    // The script an interpreter runs is the program, not a file it checks
+    // (`python manage.py test`, `php vendor/bin/phpunit`).
+    let interpreted = check.split_whitespace().next().is_some_and(|program| {
+        matches!(
+            program,
+            "python" | "python3" | "php" | "node" | "ruby" | "bash" | "sh" | "perl"
+        )
     });
     filters_only
         && !check.contains("&&")
         && !check.contains("||")
         && !check.contains(';')
         && check_of(check).is_some()
-        && !check.split_whitespace().skip(1).any(names_a_file)
+        && !check
+            .split_whitespace()
+            .skip(if interpreted { 2 } else { 1 })
+            .any(names_a_file)
+}
+
+/// A command line's stages: split at each `|` outside quotes (`grep -E
+/// 'FAIL|ok'` is one stage), `||` left whole.
+fn unquoted_pipes(command: &str) -> Vec<&str> {
+    let mut stages = Vec::new();
+    let (mut quote, mut start) = (None, 0);
+    let bytes = command.as_bytes();
+    for (at, byte) in bytes.iter().enumerate() {
+        match (quote, *byte) {
+            (Some(q), b) if b == q => quote = None,
+            (None, b'\'' | b'"') => quote = Some(*byte),
+            (None, b'|') if bytes.get(at + 1) != Some(&b'|') && (at == 0 || bytes[at - 1] != b'|') => {
+                stages.push(&command[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    stages.push(&command[start..]);
+    stages
 }
 
 /// An argument naming a file or folder: `test/a_test.exs`, `lib/`, `a.rs`;
@@ -354,6 +387,12 @@ mod tests {
                 Source::ToolCall,
             ),
             (KeepKind::Command, "mix test | xargs rm", Source::ToolCall),
+            (
+                KeepKind::Command,
+                "go test ./... 2>&1 | grep -E 'FAIL|ok'",
+                Source::ToolCall,
+            ),
+            (KeepKind::Command, "python manage.py test", Source::ToolCall),
             (KeepKind::Url, "https://hexdocs.pm/a/A.html", Source::ToolCall),
             (KeepKind::Url, "https://github.com/o/r/pull/12", Source::Assistant),
             (KeepKind::Url, "https://ci.example.com/runs/7", Source::User),
@@ -385,6 +424,8 @@ mod tests {
                 "go test ./...",
                 "cd web && pnpm run test:unit",
                 "cargo clippy --all-targets -- -D warnings",
+                "go test ./... 2>&1 | grep -E 'FAIL|ok'",
+                "python manage.py test",
                 "https://github.com/o/r/pull/12",
                 "https://ci.example.com/runs/7",
                 "/home/u/p/.claude/settings.json",
