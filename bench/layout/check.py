@@ -2,7 +2,8 @@
 """The layout's ratchet, run by .ci/run: fails when bench/layout/measure.py
 finds an import loop (between modules, or between folders at any depth), an
 import tests/layers.rs forbids (a re-export counts), or `http` reaching the
-store. Each was 0 when this check was written (issue 37); a later change that
+store, or an unwrap()/expect() outside tests other than a static regex's.
+Each was 0 when this check was written (issues 37, 39); a later change that
 makes one of them more than 0 fails CI, whatever else it does.
 
     python3 bench/layout/check.py
@@ -10,6 +11,7 @@ makes one of them more than 0 fails CI, whatever else it does.
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 LIMITS = {
     r"import loops between modules: (\d+)": 0,
@@ -32,6 +34,24 @@ for pattern, limit in LIMITS.items():
 for line in report.splitlines():
     if re.match(r"(import loops|forbidden imports|http -> store)", line):
         print(f"layout: {line}")
+# Panics on a request path: every unwrap()/expect() in src outside its tests
+# is a static pattern's `.expect("a valid pattern")` (a literal, or one built
+# from constants: no input reaches it). Any other is one more way for bad
+# input to become a 500; it fails here (0 when this was written, issue 39).
+panicking, patterns = [], 0
+for path in sorted(Path("src").rglob("*.rs")):
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if line.strip().startswith("#[cfg(test)]"):
+            break
+        if line.strip().startswith("//"):
+            continue
+        patterns += line.count('.expect("a valid pattern")')
+        rest = line.replace('.expect("a valid pattern")', "")
+        if re.search(r"\.unwrap\(\)|\.expect\(", rest):
+            panicking.append(f"{path}:{number}: {line.strip()}")
+print(f"layout: unwrap()/expect() outside tests but static patterns: {len(panicking)} ({patterns} static patterns)")
+if panicking:
+    worse.append("unwrap()/expect() outside tests, where bad input could reach it:\n    " + "\n    ".join(panicking))
 if worse:
     print("layout ratchet failed:\n  " + "\n  ".join(worse))
     print(report)
