@@ -130,7 +130,7 @@ fn finish_unless(
 /// Set when the future that waits for work on a blocking thread is dropped
 /// (its request was abandoned at its deadline, its client went away, the
 /// service is stopping): the work stops at its next check.
-struct StopOnDrop(Arc<AtomicBool>);
+pub(crate) struct StopOnDrop(pub(crate) Arc<AtomicBool>);
 
 impl Drop for StopOnDrop {
     fn drop(&mut self) {

@@ -10,9 +10,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::app::{AppResult, Services};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::KeepKind;
-use crate::policy::keep::invented::{Given, invented_in, still_invented};
+use crate::policy::keep::invented::{Given, invented_in};
 use crate::records::StoredConversation;
 use crate::store::{StoreError, turns};
+use crate::summary::summarizer::StopOnDrop;
 
 /// Turns read at a time, newest first: a page is read, then let go of,
 /// before its words are searched, so no connection waits on the search.
@@ -63,13 +64,10 @@ pub(crate) async fn made_up(
         read += page.iter().map(|(_, words)| words.len()).sum::<usize>();
         let words: Vec<String> = page.into_iter().map(|(_, words)| words).collect();
         candidates = off_thread(move |stopped| {
+            let given = Given { texts: &refs(&words) };
             // A name at a time, so a check whose request ended stops soon.
+            candidates.retain(|(kind, name)| stopped() || !given.names(*kind, name));
             candidates
-                .into_iter()
-                .filter(|candidate| {
-                    stopped() || !still_invented(vec![candidate.clone()], Given { texts: &refs(&words) }).is_empty()
-                })
-                .collect()
         })
         .await;
     }
@@ -78,15 +76,6 @@ pub(crate) async fn made_up(
 
 fn refs(texts: &[String]) -> Vec<&str> {
     texts.iter().map(String::as_str).collect()
-}
-
-/// Sets the flag when the check's future is dropped (its request ended).
-struct StopOnDrop(Arc<AtomicBool>);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
 }
 
 /// Searching a page of turns of up to tens of MiB is work for a blocking

@@ -81,9 +81,6 @@ pub(crate) struct InventedName {
     pub text: String,
 }
 
-/// The most invented names an answer lists (`keep.invented` counts them all).
-const INVENTED_LISTED: usize = 200;
-
 fn parse(tenant: TenantId, id: ConversationId, request: KeepCheckRequest) -> Result<Check, InvalidValue> {
     let max_tokens = request
         .max_tokens
@@ -120,7 +117,6 @@ impl Render for Checked {
             invented: self.invented.map(|names| {
                 names
                     .into_iter()
-                    .take(INVENTED_LISTED)
                     .map(|(kind, text)| InventedName {
                         kind: kind.as_str().to_owned(),
                         text,

@@ -34,7 +34,7 @@ impl Given<'_> {
 
     /// Whether `identifier` of `kind` appears in what was given: a quantity
     /// by its figure (`1,836 ms` is given by `1836ms`), the rest as written.
-    fn names(&self, kind: KeepKind, identifier: &str) -> bool {
+    pub(crate) fn names(&self, kind: KeepKind, identifier: &str) -> bool {
         if kind == KeepKind::Path && is_word_list(identifier) {
             // `Elixir/Phoenix/Ash` is prose naming things one by one: given
             // where each of them is.
@@ -64,13 +64,6 @@ pub fn invented_in(text: &str, given: Given<'_>) -> Vec<(KeepKind, String)> {
         .into_iter()
         .filter(|(kind, identifier)| !given.names(*kind, identifier))
         .collect()
-}
-
-/// Those of `candidates` (from [`invented_in`]) that `given` does not name
-/// either: what was given, read a part at a time.
-pub fn still_invented(mut candidates: Vec<(KeepKind, String)>, given: Given<'_>) -> Vec<(KeepKind, String)> {
-    candidates.retain(|(kind, identifier)| !given.names(*kind, identifier));
-    candidates
 }
 
 /// Words joined by slashes rather than a path: no folder mark at either

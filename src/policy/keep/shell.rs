@@ -99,17 +99,22 @@ pub(crate) fn changes_by(command_line: &str) -> Changes {
     let mut changed: Vec<String> = Vec::new();
     let mut moves: Vec<(String, String)> = Vec::new();
     let mut removed: Vec<String> = Vec::new();
-    let mut add = |path: &str| {
+    // What the line writes (all it changes but what it deletes).
+    let mut written: Vec<String> = Vec::new();
+    let mut change = |path: &str, writes: bool| {
         let path = path.trim_end_matches(';');
         if is_path_shaped(path) && !changed.iter().any(|p| p == path) {
             changed.push(path.to_owned());
+        }
+        if writes && is_path_shaped(path) {
+            written.push(path.to_owned());
         }
     };
     // A heredoc's body is data, not commands.
     let script = command_line.split("<<").next().unwrap_or(command_line);
     for target in REDIRECT.captures_iter(command_line.lines().next().unwrap_or("")) {
         if let Some(path) = target.get(1) {
-            add(path.as_str());
+            change(path.as_str(), true);
         }
     }
     for segment in SEGMENT_BREAK.split(script) {
@@ -139,14 +144,14 @@ pub(crate) fn changes_by(command_line: &str) -> Changes {
                     if is_path_shaped(source) && is_path_shaped(&to) {
                         moves.push(((*source).clone(), to.clone()));
                     }
-                    add(&to);
+                    change(&to, true);
                 }
             }
             "rm" | "rmdir" | "unlink" => {
                 // `git rm --cached` untracks a file, it does not delete it.
                 let untracks = words.iter().any(|w| w == "--cached");
                 for word in &redirect_free {
-                    add(word);
+                    change(word, false);
                     let path = word.trim_end_matches(';');
                     if !untracks && is_path_shaped(path) && !removed.iter().any(|p| p == path) {
                         removed.push(path.to_owned());
@@ -154,36 +159,23 @@ pub(crate) fn changes_by(command_line: &str) -> Changes {
                 }
             }
             "touch" | "mkdir" | "tee" | "truncate" => {
-                redirect_free.iter().for_each(|w| add(w));
+                redirect_free.iter().for_each(|w| change(w, true));
             }
             "cp" | "ln" | "install" => {
                 if let Some(destination) = redirect_free.last() {
-                    add(destination);
+                    change(destination, true);
                 }
             }
             "sed" | "perl" if words.iter().any(|w| w == "-i" || w.starts_with("-i")) => {
                 // The script is the first free argument; the files follow it.
-                redirect_free.iter().skip(1).for_each(|w| add(w));
+                redirect_free.iter().skip(1).for_each(|w| change(w, true));
             }
             _ => {}
         }
     }
     // A file removed and written again on the same line (`rm -f a && touch
     // a`) is there: what it wrote is not told apart by order here.
-    let written_too = |path: &String| {
-        REDIRECT
-            .captures_iter(command_line.lines().next().unwrap_or(""))
-            .any(|target| target.get(1).is_some_and(|t| t.as_str() == path))
-            || moves.iter().any(|(_, to)| to == path)
-            || SEGMENT_BREAK.split(script).any(|segment| {
-                let words = words(segment);
-                words.first().is_some_and(|program| {
-                    matches!(program.as_str(), "touch" | "tee" | "cp" | "install" | "truncate")
-                        && words.last() == Some(path)
-                })
-            })
-    };
-    removed.retain(|path| !written_too(path));
+    removed.retain(|path| !written.contains(path));
     Changes {
         files: changed,
         moves,
