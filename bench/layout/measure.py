@@ -264,8 +264,15 @@ claim_sql = sorted(
     if re.search(r"\w+\s*<=?\s*now\(\)\s*-\s*\$\d+::interval", line) and "lease" not in f
 )
 
-long_files = sorted(((sum(1 for _ in open(f)), f) for f in files), reverse=True)
+# A file's length without its unit tests (issue 40 counts it so): the code a
+# reader has to hold, not the cases that pin it.
+def code_lines(f):
+    return without_tests(open(f).read()).count("\n")
+
+
+long_files = sorted(((code_lines(f), f) for f in files), reverse=True)
 long_files = [(n, f) for n, f in long_files if n > 300]
+policy_lines = sum(code_lines(f) for f in files if os.path.relpath(f, SRC).startswith("policy" + os.sep))
 pub_re = re.compile(r"^\s*pub (fn|async fn|struct|enum|const|static|type|trait|mod|use)\b")
 pub_items = sum(1 for f in files for line in open(f) if pub_re.match(line))
 crate_pub = sum(1 for f in files for line in open(f) if re.match(r"^\s*pub\((crate|super)\) ", line))
@@ -286,9 +293,10 @@ claim_shapes = sorted(
     if re.search(r"^\s*(pub(\(\w+\))?\s+)?fn\s+(keep_giving_back|give_back\w*)\b|^impl Drop for \w*(Claim|Guard|Lease|Held)", line)
 )
 
-print(f"files over 300 lines: {len(long_files)}")
+print(f"files over 300 lines (without tests): {len(long_files)}")
 for n, f in long_files:
     print(f"  {n:5} {os.path.relpath(f, SRC)}")
+print(f"lines in policy/ (without tests): {policy_lines}")
 print(f"`pub` items: {pub_items} (and {crate_pub} pub(crate)/pub(super))")
 long_functions = functions_over(80)
 print(f"functions over 80 lines: {len(long_functions)}")
