@@ -12,8 +12,8 @@ mod support;
 use std::time::Duration;
 
 use compactd::llm::tokens;
-use compactd::policy::prompt::{system_prompt, user_message};
 use compactd::policy::transcript::{Message, Role};
+use compactd::summary::prompt::{system_prompt, user_message};
 use serde_json::json;
 
 const COMPACTIONS: usize = 50;

@@ -15,7 +15,7 @@ use compactd::summary::summarizer::finish;
 use compactd::policy::handoff::Handoff;
 use compactd::policy::keep::narrative::{merged, narrative_of};
 use compactd::policy::keep::{HarnessPatterns, KeepSet, Parts, Place, Presence, Shape, sightings, state_at_cut};
-use compactd::policy::prompt::user_message;
+use compactd::summary::prompt::user_message;
 use compactd::policy::transcript::{Message, Role, ToolCall};
 use libfuzzer_sys::fuzz_target;
 use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};

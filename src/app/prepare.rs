@@ -19,12 +19,12 @@ use crate::llm::refusal::ContextRefusal;
 use crate::llm::{LlmError, UpstreamModel, tokens};
 use crate::policy::keep::{state_at_cut, summary_max_tokens};
 use crate::policy::prepare::{self, Covered, Reason};
-use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::Message;
 use crate::records::StoredConversation;
 use crate::store::preparations::{self, Claimed, Kept, Written};
 use crate::store::{self, StoreResult, conversations, keep, turns};
 use crate::summary::Via;
+use crate::summary::prompt::PROMPT_VERSION;
 use crate::summary::summarizer::{self, Rules};
 
 /// Claims up to `batch` planned preparations; a claim older than the

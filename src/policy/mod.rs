@@ -3,7 +3,6 @@
 
 pub mod audit;
 pub(crate) mod cache_life;
-pub(crate) mod chunks;
 pub(crate) mod config;
 pub(crate) mod conversation;
 pub(crate) mod cut;
@@ -17,7 +16,6 @@ mod model_call;
 mod next_message;
 pub(crate) mod pending;
 pub(crate) mod prepare;
-pub mod prompt;
 pub(crate) mod reason;
 pub(crate) mod score;
 pub mod transcript;

@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
+use super::chunks::{CallRoom, call_room, chunks, output_room};
+use super::prompt::{system_prompt, user_message};
 use crate::llm::context::ContextWindow;
 use crate::llm::evidence::Reading;
 use crate::llm::{CompletionRequest, LlmError, UpstreamModel, tokens};
-use crate::policy::chunks::{CallRoom, call_room, chunks, output_room};
-use crate::policy::prompt::{system_prompt, user_message};
 use crate::policy::transcript::{Message, clip, render};
 
 /// Summarization is rewriting, not invention.

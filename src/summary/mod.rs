@@ -4,6 +4,8 @@
 //! every one fitted to its budget with the keep set's items.
 
 mod chunked;
+mod chunks;
 mod extractive;
+pub mod prompt;
 pub mod summarizer;
 pub(crate) use summarizer::Via;

@@ -18,13 +18,13 @@ use crate::domain::ConversationId;
 use crate::llm::{LlmError, tokens};
 use crate::policy::cut;
 use crate::policy::keep::{HarnessPatterns, StateAtCut, state_at_cut, summary_max_tokens};
-use crate::policy::prompt::PROMPT_VERSION;
 use crate::policy::transcript::{Message, Role};
 use crate::policy::{CompactionTrigger, Writer};
 use crate::records::StoredConversation;
 use crate::store::StoreError;
 use crate::store::compactions::Attempt;
 use crate::summary::Via;
+use crate::summary::prompt::PROMPT_VERSION;
 use crate::summary::summarizer::{self, Draft, PreparedNarrative, Rules};
 
 /// Writes the summary `gathered` calls for, as [`plan`] chooses, into an

@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use super::transcript::{Message, Role};
+use crate::policy::transcript::{Message, Role};
 
 /// Of the window, held back for what our count of the prompt misses: the
 /// chat template's tokens and a tokenizer that counts more than ours.

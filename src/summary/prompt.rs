@@ -8,8 +8,8 @@
 //! the keep set itself and appends what the narrative lacks, so the model's
 //! words go to what only it can say — decisions, reasons, state, next steps.
 
-use super::keep::KEEP_INSTRUCTIONS;
-use super::transcript::{Message, fence, neutralize, render};
+use crate::policy::KEEP_INSTRUCTIONS;
+use crate::policy::transcript::{Message, fence, neutralize, render};
 
 /// Changes whenever the prompt's text does; stored with every summary.
 pub(crate) const PROMPT_VERSION: &str = "compactd-summary-3";
