@@ -13,6 +13,7 @@ pub mod idempotency;
 pub(crate) mod mcp;
 pub(crate) mod middleware;
 pub mod openapi;
+pub(crate) mod problems;
 mod router;
 pub(crate) mod routes;
 mod state;

@@ -12,6 +12,7 @@ use crate::domain::{At, ConversationId, Count, FleetCursor, HarnessName, Invalid
 use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
+use crate::http::problems::NoSuchConversation;
 use crate::http::views::ledger::Compaction;
 use crate::policy::Trigger;
 use crate::records::{FleetFilter, Recorded};
@@ -66,7 +67,7 @@ pub(crate) struct ConversationCompactions {
     params(ConversationIdParam, ConversationCompactionsQuery),
     responses(
         (status = 200, description = "Its compaction attempts, newest first.", body = ConversationCompactions),
-        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        NoSuchConversation,
         (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -14,6 +14,7 @@ use crate::domain::InvalidValue;
 use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
+use crate::http::problems::NoSuchConversation;
 use crate::http::routes::turns::TurnView;
 
 /// The most recent turns one context carries.
@@ -72,7 +73,7 @@ pub(crate) struct Context {
     params(ConversationIdParam, ContextQuery),
     responses(
         (status = 200, description = "Critical turns, memory and the newest live turns.", body = Context),
-        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        NoSuchConversation,
         (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]

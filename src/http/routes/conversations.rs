@@ -13,6 +13,7 @@ use crate::domain::{ConversationId, Count, InvalidValue};
 use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
+use crate::http::problems::NoSuchConversation;
 use crate::http::views::conversation::ConversationState;
 
 /// The most events one page holds.
@@ -121,7 +122,7 @@ pub(crate) async fn list(
     params(ConversationIdParam),
     responses(
         (status = 200, description = "The conversation.", body = ConversationState),
-        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        NoSuchConversation,
         (status = 422, description = "The id is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]
@@ -177,7 +178,7 @@ pub(crate) struct EventsPage {
     params(ConversationIdParam, EventsQuery),
     responses(
         (status = 200, description = "A page of events.", body = EventsPage),
-        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        NoSuchConversation,
         (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]

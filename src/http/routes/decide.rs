@@ -14,6 +14,7 @@ use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
 use crate::http::idempotency::{self, Render, Reply};
+use crate::http::problems::ReportProblems;
 use crate::http::views::conversation::ConversationState;
 use crate::policy::{DecisionKind, Guard, KEEP_INSTRUCTIONS, Moment, Trigger};
 
@@ -99,10 +100,8 @@ impl Render for Decided {
     params(IdempotencyKeyParam),
     responses(
         (status = 200, description = "The decision, why, and the state it was made on.", body = DecideResponse),
-        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        ReportProblems,
         (status = 409, description = "A request with this Idempotency-Key is in flight.", body = Problem, content_type = "application/problem+json"),
-        (status = 410, description = "This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub(crate) async fn decide(

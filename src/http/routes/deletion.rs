@@ -10,6 +10,7 @@ use crate::app::delete::{self, DeleteConversation};
 use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
+use crate::http::problems::NoSuchConversation;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -67,7 +68,7 @@ pub(crate) struct Deletion {
     responses(
         (status = 200, description = "Deleted, now or before.", body = Deletion),
         (status = 403, description = "A reader key may not delete.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        NoSuchConversation,
         (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]

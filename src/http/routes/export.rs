@@ -20,6 +20,7 @@ use crate::http::AppState;
 use crate::http::connection::Connection;
 use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath};
+use crate::http::problems::NoSuchConversation;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/conversations/{id}/export", get(export_conversation))
@@ -68,7 +69,7 @@ pub(crate) struct ConversationExport {
     params(ConversationIdParam),
     responses(
         (status = 200, description = "The document.", body = ConversationExport),
-        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        NoSuchConversation,
         (status = 422, description = "The id is invalid.", body = Problem, content_type = "application/problem+json"),
         (status = 429, description = "This tenant has an export running already: one runs at a time.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The process runs as many exports as it may at once, or the database is unavailable; retry after the time given.", body = Problem, content_type = "application/problem+json"),

@@ -16,6 +16,7 @@ use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
 use crate::http::idempotency::{self, Render, Reply};
+use crate::http::problems::ReportProblems;
 use crate::policy::handoff::{Handoff, Request};
 
 pub(crate) fn router() -> Router<AppState> {
@@ -153,11 +154,9 @@ impl Render for HandedOff {
     params(IdempotencyKeyParam),
     responses(
         (status = 200, description = "The handoff text and the successor, or the recorded decline.", body = HandoffResponse),
-        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        ReportProblems,
         (status = 404, description = "No such conversation.", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The successor id is taken, or a request with this Idempotency-Key is running.", body = Problem, content_type = "application/problem+json"),
-        (status = 410, description = "This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub(crate) async fn handoff(

@@ -14,6 +14,7 @@ use crate::domain::{ConversationId, InvalidValue};
 use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
+use crate::http::problems::NoSuchConversation;
 use crate::policy::keep::{KeepItem, KeepKind, Place, Source};
 
 /// The most items one answer lists.
@@ -123,7 +124,7 @@ fn view(item: &KeepItem, in_summary: bool) -> KeepItemView {
     params(ConversationIdParam, KeepQuery),
     responses(
         (status = 200, description = "The keep set.", body = KeepSetView),
-        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        NoSuchConversation,
         (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -19,6 +19,7 @@ use crate::http::extract::{
     Caller, ConversationIdParam, ConversationPath, IdempotencyKey, IdempotencyKeyParam, JsonBody,
 };
 use crate::http::idempotency::{self, Render, Reply};
+use crate::http::problems::{NoSuchConversation, ReportProblems};
 use crate::http::views::ledger::KeepCounts;
 
 /// The most room a check may ask for.
@@ -147,11 +148,9 @@ impl Render for Checked {
     params(ConversationIdParam, IdempotencyKeyParam),
     responses(
         (status = 200, description = "What the summary left out, and the figures by kind.", body = KeepCheckResponse),
-        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        ReportProblems,
+        NoSuchConversation,
         (status = 409, description = "`max_tokens` is under the room this conversation's headings and parked line take (the detail names the least), or a request with this Idempotency-Key is in flight.", body = Problem, content_type = "application/problem+json"),
-        (status = 410, description = "This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "The check waited its turn past the request's deadline, or the database is unavailable; retry after the time given.", body = Problem, content_type = "application/problem+json"),
     )
 )]

@@ -17,6 +17,7 @@ use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
 use crate::http::idempotency::{self, Render, Reply};
+use crate::http::problems::ReportProblems;
 use crate::http::views::conversation::ConversationState;
 use crate::http::views::ledger::Compaction;
 use crate::policy::transcript::{Message, Role, ToolCall};
@@ -253,11 +254,9 @@ impl Render for Summarized {
     params(IdempotencyKeyParam),
     responses(
         (status = 200, description = "The attempt, successful or not, and the state after it.", body = SummarizeResponse),
-        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        ReportProblems,
         (status = 404, description = "No such conversation.", body = Problem, content_type = "application/problem+json"),
                 (status = 409, description = "A compaction of it, or a request with this Idempotency-Key, is running; or there is nothing to summarize.", body = Problem, content_type = "application/problem+json"),
-                (status = 410, description = "This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub(crate) async fn summarize(

@@ -14,6 +14,7 @@ use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody, PreferParam, ReturnMinimal};
 use crate::http::idempotency::{self, Render, Reply};
+use crate::http::problems::ReportProblems;
 use crate::http::views::conversation::ConversationState;
 use crate::policy::TurnEnd;
 use crate::records::TurnText;
@@ -103,10 +104,8 @@ impl Render for TurnEnded {
     responses(
         (status = 200, description = "The stored turn's id and the state after it.", body = TurnEndedResponse),
         (status = 204, description = "Recorded; no body, as `Prefer: return=minimal` asked (`Preference-Applied: return=minimal`)."),
-        (status = 400, description = "The body is not JSON.", body = Problem, content_type = "application/problem+json"),
+        ReportProblems,
         (status = 409, description = "A request with this Idempotency-Key is in flight.", body = Problem, content_type = "application/problem+json"),
-        (status = 410, description = "This Idempotency-Key's request was answered, then its conversation was deleted: it is not applied again.", body = Problem, content_type = "application/problem+json"),
-        (status = 422, description = "A value is invalid, or the Idempotency-Key was used for another body.", body = Problem, content_type = "application/problem+json"),
     )
 )]
 pub(crate) async fn end_turn(

@@ -15,6 +15,7 @@ use crate::domain::{ConversationId, Count, InvalidValue};
 use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
+use crate::http::problems::NoSuchConversation;
 
 /// The most turns one page holds.
 pub(crate) const MAX_TURNS: u32 = 200;
@@ -116,7 +117,7 @@ impl TurnView {
     params(ConversationIdParam, TurnsQuery),
     responses(
         (status = 200, description = "Turns read back from the bookmark, or the search's best matches.", body = TurnsPage),
-        (status = 404, description = "No such conversation for this tenant.", body = Problem, content_type = "application/problem+json"),
+        NoSuchConversation,
         (status = 422, description = "The id or a parameter is invalid.", body = Problem, content_type = "application/problem+json"),
     )
 )]
