@@ -11,8 +11,8 @@ mod support;
 
 use std::time::Duration;
 
+use compactd::domain::transcript::{Message, Role};
 use compactd::llm::tokens;
-use compactd::policy::transcript::{Message, Role};
 use compactd::summary::prompt::{system_prompt, user_message};
 use serde_json::json;
 

@@ -11,8 +11,8 @@ mod synthetic;
 
 use std::time::Instant;
 
+use compactd::domain::transcript::{Message, Role};
 use compactd::policy::keep::{HarnessPatterns, sightings};
-use compactd::policy::transcript::{Message, Role};
 
 fn main() {
     let (text, _) = synthetic::claude_code_session(synthetic::Spec {

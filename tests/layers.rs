@@ -8,16 +8,18 @@ use std::path::{Path, PathBuf};
 /// Each top-level module of `src/` and the layers it may import. Its own
 /// is always allowed.
 const LAYERS: &[(&str, &[&str])] = &[
-    // Values and rules: they import nothing of the crate.
+    // Values: they import nothing of the crate.
     ("names", &[]),
     ("domain", &[]),
-    ("policy", &[]),
     ("telemetry", &[]),
-    ("config", &["domain", "policy"]),
-    ("sessions", &["policy"]),
-    // The upstream client, and the summaries written with it.
-    ("llm", &["config", "policy"]),
-    ("summary", &["llm", "policy"]),
+    // The rules, over values (the transcript's shape is one).
+    ("policy", &["domain"]),
+    // The upstream client owns its settings: it needs nothing but values.
+    ("llm", &["domain"]),
+    ("config", &["domain", "llm", "policy"]),
+    ("sessions", &["domain", "policy"]),
+    // The summaries written with the upstream client.
+    ("summary", &["domain", "llm", "policy"]),
     // What the store keeps, as plain values: read by the use cases and the edge.
     ("records", &["domain", "policy"]),
     ("store", &["domain", "policy", "records"]),

@@ -16,7 +16,7 @@ use compactd::policy::handoff::Handoff;
 use compactd::policy::keep::narrative::{merged, narrative_of};
 use compactd::policy::keep::{HarnessPatterns, KeepSet, Parts, Place, Presence, Shape, sightings, state_at_cut};
 use compactd::summary::prompt::user_message;
-use compactd::policy::transcript::{Message, Role, ToolCall};
+use compactd::domain::transcript::{Message, Role, ToolCall};
 use libfuzzer_sys::fuzz_target;
 use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};
 

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
+use crate::domain::transcript::{Message, Role};
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::keep::extract::sightings_of;
 use crate::policy::keep::{HarnessPatterns, KeepSet, Place, Sighting, sightings};
-use crate::policy::transcript::{Message, Role};
 use crate::store::keep::{self, Marks, StoredKeep};
 use crate::store::turns::{self, Turn};
 use crate::store::{StoreError, StoreResult};

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::policy::transcript::{Message, Role};
+use crate::domain::transcript::{Message, Role};
 use crate::store::turns::Turn;
 
 pub(crate) struct Gathered {

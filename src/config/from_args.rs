@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use super::args::{LlmArgs, ProviderChoice, ReplayArgs, ServeArgs, SummaryArgs};
 use super::settings::{
-    AllowedHosts, BackgroundSettings, ConnectionLimits, DatabaseSettings, Leases, LlmConfig, Provider, RetryPolicy,
-    Settings, Standby, SummaryConfig, Timeouts, Upstream, WorkLimits,
+    AllowedHosts, BackgroundSettings, ConnectionLimits, DatabaseSettings, Leases, Settings, Standby, SummaryConfig,
+    Timeouts, Upstream, WorkLimits,
 };
+use crate::llm::{LlmConfig, Provider, RetryPolicy};
 use crate::policy::PolicyConfig;
 use crate::policy::keep::HarnessPatterns;
 

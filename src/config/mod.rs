@@ -15,7 +15,6 @@ pub use args::{
 pub use policy_args::PolicyArgs;
 pub use settings::{
     AllowedHosts, BackgroundSettings, ConnectionLimits, DEFAULT_DAILY_TOKEN_BUDGET, DEFAULT_SUMMARY_MAX_TOKENS,
-    DatabaseSettings, Invalid, Leases, LlmConfig, Provider, RetryPolicy, Settings, Standby, SummaryConfig, Timeouts,
-    Upstream, WorkLimits,
+    DatabaseSettings, Invalid, Leases, Settings, Standby, SummaryConfig, Timeouts, Upstream, WorkLimits,
 };
 pub use work_args::WorkArgs;

@@ -1,6 +1,8 @@
 //! Values checked once at the edge, so nothing past it sees an unchecked one.
 //!
 //! Each type is built only through its `parse`; an invalid value cannot exist.
+//! And the shape every transcript is read into ([`transcript`]), whichever
+//! harness wrote it.
 
 mod at;
 mod conversation_id;
@@ -13,6 +15,7 @@ mod role;
 pub(crate) mod series;
 mod tenant;
 pub(crate) mod text;
+pub mod transcript;
 pub(crate) use at::At;
 pub(crate) use conversation_id::ConversationId;
 pub(crate) use count::Count;

@@ -4,7 +4,7 @@ use super::InvalidValue;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]
-/// A key's role: named apart from a chat message's (`policy::transcript::Role`).
+/// A key's role: named apart from a chat message's (`domain::transcript::Role`).
 pub enum KeyRole {
     /// Writes and reads its tenant's conversations.
     Agent,

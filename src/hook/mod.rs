@@ -355,7 +355,7 @@ impl Hook<'_> {
 }
 
 /// A message in `/summarize`'s chat shape.
-fn message_json(message: &crate::policy::transcript::Message) -> Value {
+fn message_json(message: &crate::domain::transcript::Message) -> Value {
     let mut out = json!({"role": message.role, "content": message.content});
     if !message.tool_calls.is_empty() {
         out["tool_calls"] = message

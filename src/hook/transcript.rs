@@ -3,9 +3,9 @@
 //! themselves), and the places the harness compacted, each with the summary
 //! it wrote there.
 
+use crate::domain::transcript::{Message, Role};
 use crate::policy::keep::HarnessPatterns;
 use crate::policy::keep::extract::users_words;
-use crate::policy::transcript::{Message, Role};
 use crate::sessions::{Boundary, Parsed, turn_of_each};
 
 /// A tool's output is cut to this many characters before it is sent: the

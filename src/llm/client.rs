@@ -15,8 +15,8 @@ use tokio::time::Instant;
 use super::dialect::Dialect;
 use super::error::{LlmError, excerpt};
 use super::retry::retry_after;
+use super::settings::{LlmConfig, Provider, RetryPolicy};
 use super::wire::{Completion, CompletionRequest};
-use crate::config::{LlmConfig, Provider, RetryPolicy};
 
 /// The most of an answer read: a summary is a few KiB; more is a broken or
 /// hostile upstream.

@@ -13,7 +13,7 @@ use tokio::time::Instant;
 
 use super::evidence::{Evidence, FORGOTTEN_AFTER, Reading};
 use super::refusal::ContextRefusal;
-use crate::config::Provider;
+use super::settings::Provider;
 
 /// Ratios are kept in thousandths.
 const PER_MILLE: u64 = 1_000;

@@ -11,10 +11,12 @@ mod listing;
 mod model;
 pub mod refusal;
 pub mod retry;
+mod settings;
 pub mod tokens;
 pub(crate) mod wire;
 
 pub use client::LlmClient;
 pub use error::LlmError;
 pub(crate) use model::UpstreamModel;
+pub use settings::{LlmConfig, Provider, RetryPolicy};
 pub use wire::{Completion, CompletionRequest};

@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
-use crate::config::RetryPolicy;
+use super::settings::RetryPolicy;
 
 impl RetryPolicy {
     /// Full jitter: anywhere between zero and the attempt's ceiling, so that

@@ -4,7 +4,7 @@
 
 use tiktoken_rs::{CoreBPE, o200k_base_singleton};
 
-use crate::policy::transcript::Message;
+use crate::domain::transcript::Message;
 
 fn tokenizer() -> &'static CoreBPE {
     o200k_base_singleton()

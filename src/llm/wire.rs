@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::dialect::Dialect;
 use super::error::LlmError;
-use crate::config::Provider;
+use super::settings::Provider;
 
 /// One non-streaming completion: a system prompt and one user message.
 #[derive(Debug, Clone, PartialEq)]

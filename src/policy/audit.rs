@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::handoff::quote;
-use super::transcript::{Message, Role, fence, neutralize, render};
+use crate::domain::transcript::{Message, Role, fence, neutralize, render};
 
 /// The thresholds; `Default` is the spec's.
 #[derive(Debug, Clone, PartialEq, Eq)]

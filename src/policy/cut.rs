@@ -3,7 +3,7 @@
 //! separates a tool call from its result (providers reject a result whose call
 //! is gone), and it moves to a user message when one is near.
 
-use super::transcript::{Message, Role};
+use crate::domain::transcript::{Message, Role};
 
 /// How many messages either side of the budget's cut a user message may be
 /// for the cut to move to it...
@@ -49,7 +49,7 @@ pub(crate) fn kept_from(messages: &[Message], tokens: &[u64], keep_tokens: u64) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::transcript::ToolCall;
+    use crate::domain::transcript::ToolCall;
 
     fn user(text: &str) -> Message {
         Message::new(Role::User, text)

@@ -18,7 +18,6 @@ pub(crate) mod pending;
 pub(crate) mod prepare;
 pub(crate) mod reason;
 pub(crate) mod score;
-pub mod transcript;
 pub(crate) mod trigger;
 pub(crate) mod writer;
 

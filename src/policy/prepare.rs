@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use super::config::PolicyConfig;
 use super::conversation::Conversation;
 use super::guard::lasting_guard;
-use super::transcript::Message;
+use crate::domain::transcript::Message;
 
 /// The size trigger a conversation is heading for: its context-pressure
 /// threshold or the window's trigger, whichever comes first (`None`: it
@@ -227,7 +227,7 @@ mod tests {
     use chrono::{DateTime, Utc};
 
     use super::*;
-    use crate::policy::transcript::{Role, ToolCall};
+    use crate::domain::transcript::{Role, ToolCall};
 
     fn at() -> DateTime<Utc> {
         "2026-12-01T10:00:00Z".parse().unwrap()

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::keep::{identifiers, prohibitions};
-use super::transcript::{Message, Role, fence, render};
+use crate::domain::transcript::{Message, Role, fence, render};
 
 pub(crate) fn system_prompt() -> String {
     "You rate how much one turn of a conversation between a user and an AI agent matters for carrying the conversation on later.\n\

@@ -14,9 +14,9 @@ use super::report::{Compacted, Figures, HarnessComparison, RolledOver, SessionRe
 use super::{Replay, ReplayError, Schedule};
 use crate::app::keep_set;
 use crate::domain::ConversationId;
+use crate::domain::transcript::{Message, Role};
 use crate::llm::tokens;
 use crate::policy::keep::{KeepKind, KeepSet, Place, Sighting, Source};
-use crate::policy::transcript::{Message, Role};
 use crate::sessions::{HarnessSummary, Session};
 
 fn wire(message: &Message) -> Value {

@@ -7,7 +7,7 @@
 use serde_json::json;
 
 use super::parsed::Parsed;
-use crate::policy::transcript::{Message, Role, ToolCall};
+use crate::domain::transcript::{Message, Role, ToolCall};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Block {

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::parsed::{Boundary, Parsed};
-use crate::policy::transcript::{Message, Role, ToolCall};
+use crate::domain::transcript::{Message, Role, ToolCall};
 
 /// The text of a content value: a string, or the text blocks of an array.
 pub(crate) fn text_of(content: &Value) -> String {

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::claude_code::text_of;
 use super::parsed::{Boundary, Parsed};
-use crate::policy::transcript::{Message, Role, ToolCall};
+use crate::domain::transcript::{Message, Role, ToolCall};
 
 fn content_text(content: &Value) -> String {
     match content {

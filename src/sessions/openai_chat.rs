@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::claude_code::text_of;
 use super::parsed::Parsed;
-use crate::policy::transcript::{Message, Role, ToolCall};
+use crate::domain::transcript::{Message, Role, ToolCall};
 
 fn arguments_of(arguments: &Value) -> String {
     match arguments {

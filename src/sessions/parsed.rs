@@ -1,6 +1,6 @@
 //! What every session parser answers.
 
-use crate::policy::transcript::Message;
+use crate::domain::transcript::Message;
 
 /// What a parser reads out of a file: messages in order, and harness
 /// summaries after the message they follow.

@@ -10,9 +10,9 @@ use chrono::{DateTime, Utc};
 
 pub(crate) use super::parsed::Parsed;
 use super::{aider, claude_code, codex, openai_chat};
+use crate::domain::transcript::Message;
 use crate::policy::keep::HarnessPatterns;
 use crate::policy::keep::extract::users_words;
-use crate::policy::transcript::Message;
 
 /// The formats `compactd replay` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,7 +213,7 @@ pub fn parse(name: String, text: &str, harness: &HarnessPatterns) -> Result<Sess
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::transcript::Role;
+    use crate::domain::transcript::Role;
 
     #[test]
     fn formats_are_known_by_their_first_records() {

@@ -11,10 +11,10 @@ use tokio::time::Instant;
 
 use super::chunks::{CallRoom, call_room, chunks, output_room};
 use super::prompt::{system_prompt, user_message};
+use crate::domain::transcript::{Message, clip, render};
 use crate::llm::context::ContextWindow;
 use crate::llm::evidence::Reading;
 use crate::llm::{CompletionRequest, LlmError, UpstreamModel, tokens};
-use crate::policy::transcript::{Message, clip, render};
 
 /// Summarization is rewriting, not invention.
 pub(crate) const TEMPERATURE: f32 = 0.2;

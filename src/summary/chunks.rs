@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use crate::policy::transcript::{Message, Role};
+use crate::domain::transcript::{Message, Role};
 
 /// Of the window, held back for what our count of the prompt misses: the
 /// chat template's tokens and a tokenizer that counts more than ours.
@@ -79,7 +79,7 @@ pub(crate) fn chunks(messages: &[Message], tokens: &[u64], room: u64) -> Vec<Ran
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::transcript::fixtures::{call, result};
+    use crate::domain::transcript::fixtures::{call, result};
 
     fn user(text: &str) -> Message {
         Message::new(Role::User, text)

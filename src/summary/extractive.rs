@@ -21,8 +21,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::domain::transcript::{Message, Role};
 use crate::policy::keep::sentences::{Stretch, clipped, conclusion, is_announcement, is_filler, sentences, statements};
-use crate::policy::transcript::{Message, Role};
 
 /// How much of a request a line quotes (SPEC §4)…
 pub(crate) const REQUEST_CHARS: usize = 200;
@@ -371,7 +371,7 @@ pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::transcript::ToolCall;
+    use crate::domain::transcript::ToolCall;
 
     fn turn(request: &str, answer: &str, file: Option<&str>) -> Vec<Message> {
         let mut messages = vec![Message::new(Role::User, request)];

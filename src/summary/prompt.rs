@@ -8,8 +8,8 @@
 //! the keep set itself and appends what the narrative lacks, so the model's
 //! words go to what only it can say — decisions, reasons, state, next steps.
 
+use crate::domain::transcript::{Message, fence, neutralize, render};
 use crate::policy::KEEP_INSTRUCTIONS;
-use crate::policy::transcript::{Message, fence, neutralize, render};
 
 /// Changes whenever the prompt's text does; stored with every summary.
 pub(crate) const PROMPT_VERSION: &str = "compactd-summary-3";
@@ -62,7 +62,7 @@ pub fn user_message(prior: Option<&str>, messages: &[Message]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::transcript::Role;
+    use crate::domain::transcript::Role;
 
     #[test]
     fn the_system_prompt_carries_the_keep_rules_and_the_length() {

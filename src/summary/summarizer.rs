@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::chunked::{self, Unfolded};
 use super::extractive;
+use crate::domain::transcript::Message;
 use crate::llm::{LlmError, UpstreamModel, tokens};
 use crate::policy::handoff::defuse_handoff_tags;
 use crate::policy::keep::give_back::{spelled_otherwise, worth_giving_back};
@@ -18,7 +19,6 @@ use crate::policy::keep::narrative::{merged, narrative_of};
 use crate::policy::keep::{
     HarnessPatterns, KeepFigures, KeepKind, KeepSet, Parts, Shape, StateAtCut, fit_unless, identifiers,
 };
-use crate::policy::transcript::Message;
 use crate::policy::writer::Writer;
 
 /// What every summary is held to.
@@ -365,9 +365,9 @@ pub(crate) async fn clean_slate(text: &str, max_tokens: u64) -> Draft {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::transcript::Role;
     use crate::policy::keep::narrative::SINCE_HEADING;
     use crate::policy::keep::{Place, sightings};
-    use crate::policy::transcript::Role;
 
     fn keep_set_of(messages: &[Message], harness: &HarnessPatterns) -> KeepSet {
         let mut set = KeepSet::default();

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use compactd::auth::KeyRegistry;
 use compactd::config::Timeouts;
-use compactd::config::{LlmConfig, Provider, RetryPolicy};
 use compactd::config::{Settings, Upstream};
+use compactd::llm::{LlmConfig, Provider, RetryPolicy};
 use compactd::startup::Application;
 use compactd::store;
 use reqwest::{RequestBuilder, Response};

@@ -2,8 +2,8 @@
 
 use std::time::{Duration, Instant};
 
-use compactd::config::{LlmConfig, Provider, RetryPolicy};
 use compactd::llm::{CompletionRequest, LlmClient, LlmError};
+use compactd::llm::{LlmConfig, Provider, RetryPolicy};
 use serde_json::json;
 use wiremock::matchers::{body_partial_json, header, method, path, query_param};
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
+use crate::domain::transcript::Message;
 use crate::llm::tokens;
 use crate::policy::Conversation;
 use crate::policy::PolicyConfig;
 use crate::policy::prepare::{self, Compacting, Reason};
-use crate::policy::transcript::Message;
 use crate::store::prepared::Ready;
 
 /// The transcript's token counts.

@@ -17,10 +17,10 @@ use chrono::{DateTime, Utc};
 
 use crate::app::budget::Reservation;
 use crate::app::keep_set::{Observation, TakenIn};
+use crate::domain::transcript::Message;
 use crate::domain::{ConversationId, HarnessName, TenantId};
 use crate::policy::CompactionTrigger;
 use crate::policy::prepare::Reason;
-use crate::policy::transcript::Message;
 use crate::records::{Recorded, StoredConversation};
 use crate::store::compactions::Attempt;
 use crate::store::lease;

@@ -12,6 +12,7 @@ use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 use crate::app::summarize::{self, Overflow, Summarized};
 use crate::auth;
 use crate::domain::text::storable;
+use crate::domain::transcript::{Message, Role, ToolCall};
 use crate::domain::{self, At, ConversationId, Count, HarnessName, InvalidValue};
 use crate::http::AppState;
 use crate::http::error::{ApiError, ApiResult, Problem};
@@ -20,7 +21,6 @@ use crate::http::idempotency::{self, Render, Reply};
 use crate::http::problems::ReportProblems;
 use crate::http::views::conversation::ConversationState;
 use crate::http::views::ledger::Compaction;
-use crate::policy::transcript::{Message, Role, ToolCall};
 use crate::policy::{CompactionTrigger, KEEP_INSTRUCTIONS};
 
 pub(crate) fn router() -> Router<AppState> {

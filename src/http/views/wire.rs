@@ -9,10 +9,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
+use crate::domain::transcript::Role;
 use crate::policy::Writer;
 use crate::policy::keep::{KeepKind, Source};
 use crate::policy::prepare::Reason;
-use crate::policy::transcript::Role;
 use crate::policy::{CacheLife, CompactionTrigger, DecisionKind, Guard, Moment, Trigger};
 
 macro_rules! wire_name {

@@ -11,7 +11,7 @@ use super::check_commands::check_of;
 use super::extract::{names_changed, some_of};
 use super::outcome::{Action, LINE_CHARS, Outcome};
 use super::sentences::one_line;
-use crate::policy::transcript::Message;
+use crate::domain::transcript::Message;
 
 /// How many checks are shown (the latest of each kind).
 const SHOWN: usize = 3;
@@ -109,8 +109,8 @@ pub(crate) fn checks_line(messages: &[Message], actions: &[Action], shown: &[&Ac
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::transcript::fixtures::{call, result};
     use crate::policy::keep::outcome::actions;
-    use crate::policy::transcript::fixtures::{call, result};
 
     fn bash(id: &str, command: &str) -> Message {
         call(id, "Bash", &serde_json::json!({ "command": command }).to_string())

@@ -8,7 +8,7 @@ use super::extract::{names_changed, some_of};
 use super::git_lines::{COMMIT_LINE, PUSHED_NEW, PUSHED_RANGE};
 use super::outcome::Action;
 use super::sentences::one_line;
-use crate::policy::transcript::Message;
+use crate::domain::transcript::Message;
 
 /// A commit's subject is shown up to this many characters…
 const SUBJECT_CHARS: usize = 100;
@@ -159,8 +159,8 @@ pub(crate) fn commits_line(messages: &[Message], actions: &[Action]) -> Option<S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::transcript::fixtures::{call, result};
     use crate::policy::keep::outcome::actions;
-    use crate::policy::transcript::fixtures::{call, result};
 
     fn bash(id: &str, command: &str) -> Message {
         call(id, "Bash", &serde_json::json!({ "command": command }).to_string())

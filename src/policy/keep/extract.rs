@@ -11,8 +11,8 @@ use super::quantities::is_lifted_figure;
 use super::request::{UserMessage, UserReader, is_acknowledgement};
 use super::tool_calls::called;
 use super::{KeepKind, Source, identifiers, prohibitions};
+use crate::domain::transcript::{Message, Role};
 use crate::policy::handoff::quote;
-use crate::policy::transcript::{Message, Role};
 
 /// How much of one tool result is read for items: an `ls -R` or a log dump
 /// says little more after its first 16 KiB.
@@ -263,7 +263,7 @@ fn sightings_as(message: &Message, split: Option<UserText>, read: Option<UserMes
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::transcript::ToolCall;
+    use crate::domain::transcript::ToolCall;
 
     fn of(found: &[Sighting], kind: KeepKind) -> Vec<(&str, Source)> {
         found

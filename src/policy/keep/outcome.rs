@@ -12,7 +12,7 @@ use super::commands::{normalized, without_leading_cd};
 use super::git_lines::{is_commit_line, is_push_line};
 use super::sentences::one_line;
 use super::tool_calls::tool_name;
-use crate::policy::transcript::{Message, Role};
+use crate::domain::transcript::{Message, Role};
 
 /// The most of an error or a result line an action shows.
 pub(crate) const LINE_CHARS: usize = 200;
@@ -313,7 +313,7 @@ pub(crate) fn unresolved(actions: &[Action]) -> Option<&Action> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::transcript::fixtures::{call, result};
+    use crate::domain::transcript::fixtures::{call, result};
 
     #[test]
     fn failures_are_known_by_exit_code_tool_errors_and_error_lines() {

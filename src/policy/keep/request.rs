@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::harness::{HarnessPatterns, rejection_words};
-use crate::policy::transcript::{Message, Role};
+use crate::domain::transcript::{Message, Role};
 
 /// Words that make up an acknowledgement or a menu pick, in the languages
 /// SPEC §4 names.

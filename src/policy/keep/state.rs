@@ -12,7 +12,7 @@ use super::outcome::{Action, Outcome, actions, unresolved};
 use super::request::{UserMessage, read_users};
 use super::sentences::{leading, one_line, sentences};
 use super::tasks::{is_task_tool, task_list};
-use crate::policy::transcript::{Message, Role};
+use crate::domain::transcript::{Message, Role};
 
 /// The pinned heading of the section.
 pub const STATE_HEADING: &str = "Where things stand:";
@@ -185,7 +185,7 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::transcript::fixtures::{call, result};
+    use crate::domain::transcript::fixtures::{call, result};
 
     #[test]
     fn an_acknowledgement_and_a_command_come_after_the_request() {

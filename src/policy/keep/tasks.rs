@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::sentences::one_line;
 use super::tool_calls::tool_name;
-use crate::policy::transcript::{Message, Role};
+use crate::domain::transcript::{Message, Role};
 
 /// A task is shown up to this many characters…
 const TASK_CHARS: usize = 160;
@@ -161,7 +161,7 @@ fn render(tasks: &[Task]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::transcript::ToolCall;
+    use crate::domain::transcript::ToolCall;
 
     fn call(name: &str, arguments: Value) -> Message {
         Message {
