@@ -12,7 +12,7 @@ mod synthetic;
 use std::time::Instant;
 
 use compactd::domain::transcript::{Message, Role};
-use compactd::policy::keep::{HarnessPatterns, sightings};
+use compactd::summary::keep::{HarnessPatterns, sightings};
 
 fn main() {
     let (text, _) = synthetic::claude_code_session(synthetic::Spec {

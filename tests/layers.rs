@@ -12,17 +12,20 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("names", &[]),
     ("domain", &[]),
     ("telemetry", &[]),
-    // The rules, over values (the transcript's shape is one).
-    ("policy", &["domain"]),
+    // What a summary keeps and how it is written: read by every layer that
+    // stores, shows or checks a summary. The model it may be written with is
+    // the one layer below it.
+    ("summary", &["domain", "llm"]),
+    // The rules, over values (the transcript's shape is one); scoring and
+    // the audit read a turn with the summary's readers.
+    ("policy", &["domain", "summary"]),
     // The upstream client owns its settings: it needs nothing but values.
     ("llm", &["domain"]),
-    ("config", &["domain", "llm", "policy"]),
-    ("sessions", &["domain", "policy"]),
-    // The summaries written with the upstream client.
-    ("summary", &["domain", "llm", "policy"]),
+    ("config", &["domain", "llm", "policy", "summary"]),
+    ("sessions", &["domain", "policy", "summary"]),
     // What the store keeps, as plain values: read by the use cases and the edge.
-    ("records", &["domain", "policy"]),
-    ("store", &["domain", "policy", "records"]),
+    ("records", &["domain", "policy", "summary"]),
+    ("store", &["domain", "policy", "records", "summary"]),
     // The in-memory copy of the keys is filled through the store.
     ("auth", &["domain", "store"]),
     (
@@ -34,14 +37,23 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The edge reaches the store only through the use cases.
     (
         "http",
-        &["app", "auth", "config", "domain", "policy", "records", "telemetry"],
+        &[
+            "app",
+            "auth",
+            "config",
+            "domain",
+            "policy",
+            "records",
+            "summary",
+            "telemetry",
+        ],
     ),
     ("background", &["app", "config"]),
-    ("hook", &["domain", "llm", "policy", "sessions"]),
+    ("hook", &["domain", "llm", "policy", "sessions", "summary"]),
     (
         "replay",
         &[
-            "app", "config", "domain", "llm", "policy", "sessions", "startup", "store",
+            "app", "config", "domain", "llm", "policy", "sessions", "startup", "store", "summary",
         ],
     ),
     ("serve", &["config", "http"]),
@@ -173,7 +185,7 @@ fn no_module_imports_a_layer_its_row_forbids() {
 
 #[test]
 fn a_forbidden_import_is_found_however_it_is_written() {
-    let policy = "use crate::policy::keep::KeepSet;\nuse crate::store::turns::{self, Turn};\n";
+    let policy = "use crate::summary::keep::KeepSet;\nuse crate::store::turns::{self, Turn};\n";
     assert_eq!(forbidden_in("policy", policy).len(), 1, "a `use`");
     let inline = "fn f() { let x = crate::llm::tokens::count(\"a\"); }";
     assert_eq!(forbidden_in("store", inline).len(), 1, "a path written inline");

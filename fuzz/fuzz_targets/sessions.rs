@@ -3,7 +3,7 @@
 
 #![no_main]
 
-use compactd::policy::keep::HarnessPatterns;
+use compactd::summary::keep::HarnessPatterns;
 use compactd::sessions::parse;
 use libfuzzer_sys::fuzz_target;
 

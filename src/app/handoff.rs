@@ -8,15 +8,15 @@ use sqlx::{Connection, PgConnection};
 
 use super::{AppResult, Refusal, Services, Staged, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
-use crate::policy::Writer;
-use crate::policy::handoff::{Handoff, Request};
-use crate::policy::keep::narrative::narrative_of;
-use crate::policy::keep::{KeepSet, Parts, summary_max_tokens};
 use crate::records::StoredConversation;
 use crate::store::handoffs::{self, NotRolled};
 use crate::store::prepared::{self, Closing};
 use crate::store::turns::{self, Said};
 use crate::store::{StoreError, conversations, ledger};
+use crate::summary::Writer;
+use crate::summary::handoff::{Handoff, Request};
+use crate::summary::keep::narrative::narrative_of;
+use crate::summary::keep::{KeepSet, Parts, summary_max_tokens};
 use crate::summary::summarizer::finish;
 
 use super::prepare::count_wasted;

@@ -10,11 +10,11 @@ use sqlx::PgConnection;
 
 use crate::domain::transcript::{Message, Role};
 use crate::domain::{ConversationId, TenantId};
-use crate::policy::keep::extract::sightings_of;
-use crate::policy::keep::{HarnessPatterns, KeepSet, Place, Sighting, sightings};
 use crate::store::keep::{self, Marks, StoredKeep};
 use crate::store::turns::{self, Turn};
 use crate::store::{StoreError, StoreResult};
+use crate::summary::keep::extract::sightings_of;
+use crate::summary::keep::{HarnessPatterns, KeepSet, Place, Sighting, sightings};
 
 /// What one place said.
 #[derive(Debug, Clone)]

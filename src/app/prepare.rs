@@ -18,12 +18,12 @@ use crate::domain::transcript::Message;
 use crate::domain::{ConversationId, TenantId};
 use crate::llm::refusal::ContextRefusal;
 use crate::llm::{LlmError, UpstreamModel, tokens};
-use crate::policy::keep::{state_at_cut, summary_max_tokens};
 use crate::policy::prepare::{self, Covered, Reason};
 use crate::records::StoredConversation;
 use crate::store::preparations::{self, Claimed, Kept, Written};
 use crate::store::{self, StoreResult, conversations, keep, turns};
 use crate::summary::Via;
+use crate::summary::keep::{state_at_cut, summary_max_tokens};
 use crate::summary::prompt::PROMPT_VERSION;
 use crate::summary::summarizer::{self, Rules};
 
@@ -374,7 +374,7 @@ async fn read(
     unread: Vec<turns::Turn>,
     messages: Vec<Message>,
     prior: Option<String>,
-    harness: std::sync::Arc<crate::policy::keep::HarnessPatterns>,
+    harness: std::sync::Arc<crate::summary::keep::HarnessPatterns>,
 ) -> (Vec<Observation>, Counts, Vec<Message>) {
     let reading = move || {
         let observations = keep_set::of_turns(&id, &unread, &harness);

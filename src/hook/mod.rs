@@ -34,9 +34,9 @@ use context::{appended_to, given_back, shown, without_held_request};
 use transcript::{Compacted, Transcript};
 
 pub use crate::domain::Harness;
-use crate::policy::keep::invented::{Given, invented_in};
-use crate::policy::keep::{HarnessPatterns, KeepKind};
 use crate::sessions::{claude_code, codex};
+use crate::summary::keep::invented::{Given, invented_in};
+use crate::summary::keep::{HarnessPatterns, KeepKind};
 
 /// Where compactd is and how much the hook may give back.
 #[derive(Debug, Clone)]

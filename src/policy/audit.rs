@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::handoff::quote;
 use crate::domain::transcript::{Message, Role, fence, neutralize, render};
+use crate::summary::handoff::quote;
 
 /// The thresholds; `Default` is the spec's.
 #[derive(Debug, Clone, PartialEq, Eq)]

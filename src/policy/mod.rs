@@ -1,5 +1,6 @@
-//! The decision policy of SPEC §2 and the keep rules of §4, as pure functions
-//! over plain structs: no I/O, no clock (time is always the caller's `at`).
+//! The decision policy of SPEC §2 (and the scoring and audit rules of §5),
+//! as pure functions over plain structs: no I/O, no clock (time is always the
+//! caller's `at`). What a summary keeps and how it is written is `summary/`'s.
 
 pub mod audit;
 pub(crate) mod cache_life;
@@ -9,9 +10,7 @@ pub(crate) mod cut;
 mod decide;
 pub(crate) mod decision;
 pub(crate) mod guard;
-pub mod handoff;
 mod idle;
-pub mod keep;
 mod model_call;
 mod next_message;
 pub(crate) mod pending;
@@ -19,7 +18,6 @@ pub(crate) mod prepare;
 pub(crate) mod reason;
 pub(crate) mod score;
 pub(crate) mod trigger;
-pub(crate) mod writer;
 
 pub use cache_life::{CacheLife, CacheLifeSetting};
 pub use config::PolicyConfig;
@@ -27,8 +25,6 @@ pub use conversation::{Conversation, TurnEnd, UsageReport};
 pub(crate) use decide::decide;
 pub(crate) use decision::{Decision, DecisionKind, Moment};
 pub(crate) use guard::Guard;
-pub use keep::KEEP_INSTRUCTIONS;
 pub(crate) use model_call::ModelCall;
 pub(crate) use pending::PendingDecision;
 pub(crate) use trigger::{CompactionTrigger, Trigger};
-pub(crate) use writer::Writer;

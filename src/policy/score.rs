@@ -6,8 +6,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::keep::{identifiers, prohibitions};
 use crate::domain::transcript::{Message, Role, fence, render};
+use crate::summary::keep::{identifiers, prohibitions};
 
 pub(crate) fn system_prompt() -> String {
     "You rate how much one turn of a conversation between a user and an AI agent matters for carrying the conversation on later.\n\

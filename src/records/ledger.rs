@@ -3,8 +3,9 @@
 use chrono::{DateTime, Utc};
 
 use crate::domain::{ConversationId, FleetCursor, HarnessName};
-use crate::policy::keep::KeepFigures;
-use crate::policy::{CompactionTrigger, Trigger, Writer};
+use crate::policy::{CompactionTrigger, Trigger};
+use crate::summary::Writer;
+use crate::summary::keep::KeepFigures;
 
 /// What a compaction saved (SPEC §6): the calls reported after it, the
 /// tokens they did not resend, and those tokens at the agent's model's price.

@@ -16,8 +16,8 @@ use crate::app::keep_set;
 use crate::domain::ConversationId;
 use crate::domain::transcript::{Message, Role};
 use crate::llm::tokens;
-use crate::policy::keep::{KeepKind, KeepSet, Place, Sighting, Source};
 use crate::sessions::{HarnessSummary, Session};
+use crate::summary::keep::{KeepKind, KeepSet, Place, Sighting, Source};
 
 fn wire(message: &Message) -> Value {
     json!({

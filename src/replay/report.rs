@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::policy::keep::{KeepItem, KeepKind, Presence, Source, Tier};
 use crate::sessions::Session;
+use crate::summary::keep::{KeepItem, KeepKind, Presence, Source, Tier};
 
 /// Items kept out of items seen, for one group.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -341,7 +341,7 @@ pub fn render(report: &SessionReport) -> String {
 mod tests {
 
     use super::*;
-    use crate::policy::keep::{KeepSet, Place, Sighting};
+    use crate::summary::keep::{KeepSet, Place, Sighting};
 
     fn set() -> KeepSet {
         let mut set = KeepSet::default();

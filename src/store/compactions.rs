@@ -17,10 +17,10 @@ use super::state::{STATE_COLUMNS, bind_state};
 use super::statements::{self, on};
 use super::{StoreResult, db_count};
 use crate::domain::{ConversationId, HarnessName, TenantId};
-use crate::policy::Writer;
-use crate::policy::keep::KeepFigures;
 use crate::policy::{CompactionTrigger, Conversation};
 use crate::records::{Recorded, StoredConversation};
+use crate::summary::Writer;
+use crate::summary::keep::KeepFigures;
 
 /// Why a conversation could not be claimed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use sqlx::{PgConnection, Row};
 use super::statements::{self, on};
 use super::{StoreResult, count_of, db_count};
 use crate::domain::{ConversationId, TenantId};
-use crate::policy::keep::{KeepFigures, KeepItem, KeepKind, KeepSet, KindFigures, Place, Sources};
+use crate::summary::keep::{KeepFigures, KeepItem, KeepKind, KeepSet, KindFigures, Place, Sources};
 
 /// A conversation's keep set as stored, and the last stored turn it has read.
 #[derive(Debug, Clone, Default)]

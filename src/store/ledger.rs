@@ -9,9 +9,9 @@ use super::statements::{self, on};
 use super::{StoreResult, count_of};
 use crate::domain::{ConversationId, HarnessName, TenantId};
 use crate::policy::Trigger;
-use crate::policy::Writer;
-use crate::policy::keep::{KeepFigures, KeepKind, KindFigures};
 use crate::records::{FleetFilter, Recorded};
+use crate::summary::Writer;
+use crate::summary::keep::{KeepFigures, KeepKind, KindFigures};
 
 /// The keep figures read back; kinds this version does not know are skipped.
 fn keep_from_json(value: &serde_json::Value) -> KeepFigures {

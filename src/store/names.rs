@@ -12,9 +12,9 @@ use sqlx::{Decode, Encode, Postgres, Type};
 
 use crate::domain::{ConversationId, HarnessName, TenantId};
 use crate::policy::CompactionTrigger;
-use crate::policy::Writer;
-use crate::policy::keep::{KeepKind, Source};
 use crate::policy::prepare::{Reason, Status};
+use crate::summary::Writer;
+use crate::summary::keep::{KeepKind, Source};
 
 /// A type stored as text: `decode` reads it back (an error is a corrupt
 /// row), `as_str` writes it.

@@ -17,9 +17,9 @@ use super::scoring::append_event;
 use super::statements::{self, on};
 use super::{StoreResult, db_count};
 use crate::domain::{ConversationId, TenantId};
-use crate::policy::keep::KeepFigures;
 use crate::policy::prepare::{Covered, Reason};
 use crate::records::StoredConversation;
+use crate::summary::keep::KeepFigures;
 
 /// Plans a preparation of the stored turns up to the newest, as `stored`
 /// (the state a usage report just left) shows them; any open one is

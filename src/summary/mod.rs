@@ -6,6 +6,10 @@
 mod chunked;
 mod chunks;
 mod extractive;
+pub mod handoff;
+pub mod keep;
 pub mod prompt;
 pub mod summarizer;
+mod writer;
 pub(crate) use summarizer::Via;
+pub(crate) use writer::Writer;

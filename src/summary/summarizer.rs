@@ -12,14 +12,14 @@ use super::chunked::{self, Unfolded};
 use super::extractive;
 use crate::domain::transcript::Message;
 use crate::llm::{LlmError, UpstreamModel, tokens};
-use crate::policy::handoff::defuse_handoff_tags;
-use crate::policy::keep::give_back::{spelled_otherwise, worth_giving_back};
-use crate::policy::keep::invented::{Given, mark_invented, still_marked};
-use crate::policy::keep::narrative::{merged, narrative_of};
-use crate::policy::keep::{
+use crate::summary::Writer;
+use crate::summary::handoff::defuse_handoff_tags;
+use crate::summary::keep::give_back::{spelled_otherwise, worth_giving_back};
+use crate::summary::keep::invented::{Given, mark_invented, still_marked};
+use crate::summary::keep::narrative::{merged, narrative_of};
+use crate::summary::keep::{
     HarnessPatterns, KeepFigures, KeepKind, KeepSet, Parts, Shape, StateAtCut, fit_unless, identifiers,
 };
-use crate::policy::writer::Writer;
 
 /// What every summary is held to.
 #[derive(Debug, Clone, Copy)]
@@ -193,7 +193,7 @@ pub(crate) async fn finish_off_thread(parts: Parts<'_>, keep: &KeepSet, max_toke
 }
 
 /// What of `keep` a harness's agent is owed beside its summary `text`, and
-/// the kept paths `text` spells otherwise (`policy::keep::give_back`),
+/// the kept paths `text` spells otherwise (`summary::keep::give_back`),
 /// worked out on a blocking thread: thousands of paths beside a 256 KiB text.
 pub(crate) async fn for_harness_off_thread(text: &str, keep: &KeepSet) -> (KeepSet, String) {
     let given = |text: &str, keep: &KeepSet| {
@@ -366,8 +366,8 @@ pub(crate) async fn clean_slate(text: &str, max_tokens: u64) -> Draft {
 mod tests {
     use super::*;
     use crate::domain::transcript::Role;
-    use crate::policy::keep::narrative::SINCE_HEADING;
-    use crate::policy::keep::{Place, sightings};
+    use crate::summary::keep::narrative::SINCE_HEADING;
+    use crate::summary::keep::{Place, sightings};
 
     fn keep_set_of(messages: &[Message], harness: &HarnessPatterns) -> KeepSet {
         let mut set = KeepSet::default();

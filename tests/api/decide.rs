@@ -1,4 +1,5 @@
-use compactd::policy::{KEEP_INSTRUCTIONS, PolicyConfig};
+use compactd::policy::PolicyConfig;
+use compactd::summary::keep::KEEP_INSTRUCTIONS;
 use serde_json::json;
 
 use crate::helpers::{spawn_app, spawn_app_with};

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use compactd::policy::keep::STATE_HEADING;
-use compactd::policy::keep::narrative::{KEPT_HEADING, narrative_of};
+use compactd::summary::keep::STATE_HEADING;
+use compactd::summary::keep::narrative::{KEPT_HEADING, narrative_of};
 use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -9,10 +9,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::app::{AppResult, Services};
 use crate::domain::{ConversationId, TenantId};
-use crate::policy::keep::KeepKind;
-use crate::policy::keep::invented::{Given, invented_in};
 use crate::records::StoredConversation;
 use crate::store::{StoreError, turns};
+use crate::summary::keep::KeepKind;
+use crate::summary::keep::invented::{Given, invented_in};
 use crate::summary::summarizer::StopOnDrop;
 
 /// Turns read at a time, newest first: a page is read, then let go of,

@@ -11,8 +11,8 @@ use sqlx::PgConnection;
 
 use crate::app::{AppResult, Refusal, Services, Staged, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
-use crate::policy::keep::{KeepFigures, KeepKind, Parts, Shape, StateAtCut, least_room, summary_max_tokens};
 use crate::store::conversations;
+use crate::summary::keep::{KeepFigures, KeepKind, Parts, Shape, StateAtCut, least_room, summary_max_tokens};
 use crate::summary::summarizer::{finish_off_thread, for_harness_off_thread};
 
 /// What to check.

@@ -9,12 +9,12 @@ use crate::app::AppResult;
 use crate::app::Services;
 use crate::domain::TenantId;
 use crate::domain::series::Series;
-use crate::policy::keep::{KeepKind, KindFigures};
 use crate::records::{FleetFilter, PreparationStats, Recorded, Stats};
 use crate::store::ledger::{self};
 use crate::store::series::{self, Point};
 use crate::store::stats::{self};
 use crate::store::{StoreError, fleet_read, keep};
+use crate::summary::keep::{KeepKind, KindFigures};
 
 /// Up to `limit` compaction attempts that pass `filter`, newest first.
 pub(crate) async fn compactions(

@@ -17,13 +17,14 @@ use crate::app::{AppResult, Refusal, Services};
 use crate::domain::ConversationId;
 use crate::domain::transcript::{Message, Role};
 use crate::llm::{LlmError, tokens};
+use crate::policy::CompactionTrigger;
 use crate::policy::cut;
-use crate::policy::keep::{HarnessPatterns, StateAtCut, state_at_cut, summary_max_tokens};
-use crate::policy::{CompactionTrigger, Writer};
 use crate::records::StoredConversation;
 use crate::store::StoreError;
 use crate::store::compactions::Attempt;
 use crate::summary::Via;
+use crate::summary::Writer;
+use crate::summary::keep::{HarnessPatterns, StateAtCut, state_at_cut, summary_max_tokens};
 use crate::summary::prompt::PROMPT_VERSION;
 use crate::summary::summarizer::{self, Draft, PreparedNarrative, Rules};
 

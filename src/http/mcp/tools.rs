@@ -15,7 +15,7 @@ use crate::domain::{ConversationId, InvalidValue, TenantId};
 use crate::http::AppState;
 use crate::http::error::ApiError;
 use crate::http::routes::{compactions, context, keep, turns};
-use crate::policy::keep::KeepKind;
+use crate::summary::keep::KeepKind;
 
 /// What the agent asks, or why not: a problem as the REST API writes it.
 /// A tool's answer: the REST read's JSON as structured content (and as

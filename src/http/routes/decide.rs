@@ -16,7 +16,8 @@ use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody
 use crate::http::idempotency::{self, Render, Reply};
 use crate::http::problems::ReportProblems;
 use crate::http::views::conversation::ConversationState;
-use crate::policy::{DecisionKind, Guard, KEEP_INSTRUCTIONS, Moment, Trigger};
+use crate::policy::{DecisionKind, Guard, Moment, Trigger};
+use crate::summary::keep::KEEP_INSTRUCTIONS;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/decide", post(decide))

@@ -17,7 +17,7 @@ use crate::http::error::{ApiError, ApiResult, Problem};
 use crate::http::extract::{Caller, IdempotencyKey, IdempotencyKeyParam, JsonBody};
 use crate::http::idempotency::{self, Render, Reply};
 use crate::http::problems::ReportProblems;
-use crate::policy::handoff::{Handoff, Request};
+use crate::summary::handoff::{Handoff, Request};
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/handoff", post(handoff))

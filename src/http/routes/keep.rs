@@ -15,7 +15,7 @@ use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::http::problems::NoSuchConversation;
-use crate::policy::keep::{KeepItem, KeepKind, Place, Source};
+use crate::summary::keep::{KeepItem, KeepKind, Place, Source};
 
 /// The most items one answer lists.
 pub(crate) const MAX_ITEMS: u32 = 5_000;

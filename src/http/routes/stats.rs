@@ -16,9 +16,9 @@ use crate::domain::series::{Bucket, Series};
 use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, QueryParams};
-use crate::policy::keep::KeepKind;
 use crate::policy::prepare::Reason;
 use crate::records::{Money, PreparationStats};
+use crate::summary::keep::KeepKind;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new()

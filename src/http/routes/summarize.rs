@@ -21,7 +21,8 @@ use crate::http::idempotency::{self, Render, Reply};
 use crate::http::problems::ReportProblems;
 use crate::http::views::conversation::ConversationState;
 use crate::http::views::ledger::Compaction;
-use crate::policy::{CompactionTrigger, KEEP_INSTRUCTIONS};
+use crate::policy::CompactionTrigger;
+use crate::summary::keep::KEEP_INSTRUCTIONS;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/summarize", post(summarize))

@@ -9,9 +9,9 @@ use utoipa::ToSchema;
 
 use crate::domain::HarnessName;
 use crate::policy::Trigger;
-use crate::policy::Writer;
-use crate::policy::keep::{KeepFigures, KindFigures};
 use crate::records::{Recorded, Savings};
+use crate::summary::Writer;
+use crate::summary::keep::{KeepFigures, KindFigures};
 
 /// One compaction attempt, successful or not.
 #[derive(Debug, Serialize, ToSchema)]

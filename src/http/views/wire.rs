@@ -10,10 +10,10 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 
 use crate::domain::transcript::Role;
-use crate::policy::Writer;
-use crate::policy::keep::{KeepKind, Source};
 use crate::policy::prepare::Reason;
 use crate::policy::{CacheLife, CompactionTrigger, DecisionKind, Guard, Moment, Trigger};
+use crate::summary::Writer;
+use crate::summary::keep::{KeepKind, Source};
 
 macro_rules! wire_name {
     ($ty:ident, $description:literal) => {

@@ -220,8 +220,8 @@ fn standing_at(haystack: &str, start: usize, end: usize) -> (bool, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::keep::set::{KeepSet, Place};
-    use crate::policy::keep::{Sighting, Source};
+    use crate::summary::keep::set::{KeepSet, Place};
+    use crate::summary::keep::{Sighting, Source};
 
     fn items(list: &[(KeepKind, &str)]) -> Vec<KeepItem> {
         let mut set = KeepSet::default();

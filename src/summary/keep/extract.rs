@@ -12,7 +12,7 @@ use super::request::{UserMessage, UserReader, is_acknowledgement};
 use super::tool_calls::called;
 use super::{KeepKind, Source, identifiers, prohibitions};
 use crate::domain::transcript::{Message, Role};
-use crate::policy::handoff::quote;
+use crate::summary::handoff::quote;
 
 /// How much of one tool result is read for items: an `ls -R` or a log dump
 /// says little more after its first 16 KiB.

@@ -454,8 +454,8 @@ impl Summary<'_> {
 mod tests {
 
     use super::*;
-    use crate::policy::keep::set::Place;
-    use crate::policy::keep::{Presence, Sighting, Source};
+    use crate::summary::keep::set::Place;
+    use crate::summary::keep::{Presence, Sighting, Source};
 
     fn fit_beside(
         narrative: &str,

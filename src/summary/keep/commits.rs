@@ -160,7 +160,7 @@ pub(crate) fn commits_line(messages: &[Message], actions: &[Action]) -> Option<S
 mod tests {
     use super::*;
     use crate::domain::transcript::fixtures::{call, result};
-    use crate::policy::keep::outcome::actions;
+    use crate::summary::keep::outcome::actions;
 
     fn bash(id: &str, command: &str) -> Message {
         call(id, "Bash", &serde_json::json!({ "command": command }).to_string())
