@@ -12,7 +12,8 @@ mod synthetic;
 use std::time::Instant;
 
 use compactd::domain::transcript::{Message, Role};
-use compactd::summary::keep::{HarnessPatterns, sightings};
+use compactd::summary::keep::sightings;
+use compactd::summary::read::HarnessPatterns;
 
 fn main() {
     let (text, _) = synthetic::claude_code_session(synthetic::Spec {

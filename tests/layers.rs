@@ -200,3 +200,72 @@ fn a_forbidden_import_is_found_however_it_is_written() {
     let test_only = "fn f() {}\n#[cfg(test)]\nmod tests { use crate::store::Turn; }\n";
     assert_eq!(forbidden_in("policy", test_only).len(), 0, "tests may import anything");
 }
+
+/// `summary/`'s three parts and what each may not name: reading knows
+/// nothing of the keep set or of writing, the keep set nothing of writing,
+/// and none of them the model-backed writers above them.
+const SUMMARY_PARTS: &[(&str, &[&str])] = &[
+    ("read", &["keep", "write", "summarizer", "extractive", "chunked"]),
+    ("keep", &["write", "summarizer", "extractive", "chunked"]),
+    ("write", &["summarizer", "extractive", "chunked"]),
+];
+
+/// The parts of `summary/` that `code` (one file of `part`) names though its
+/// row forbids them. Comments and the file's tests are not read.
+fn summary_parts_forbidden_in(part: &str, code: &str) -> Vec<String> {
+    let forbidden = SUMMARY_PARTS
+        .iter()
+        .find(|(name, _)| *name == part)
+        .unwrap_or_else(|| panic!("`src/summary/{part}` has no row in SUMMARY_PARTS"))
+        .1;
+    let code = code.split("#[cfg(test)]").next().unwrap_or_default();
+    code.lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .filter(|line| {
+            forbidden.iter().any(|name| {
+                [format!("summary::{name}"), format!("super::super::{name}")]
+                    .iter()
+                    .any(|path| {
+                        line.match_indices(path.as_str())
+                            .any(|(at, _)| !ident_char(line[at + path.len()..].chars().next()))
+                    })
+            })
+        })
+        .map(|line| format!("{part}: {}", line.trim()))
+        .collect()
+}
+
+fn ident_char(c: Option<char>) -> bool {
+    c.is_some_and(|c| c.is_alphanumeric() || c == '_')
+}
+
+#[test]
+fn reading_keeping_and_writing_a_summary_import_only_downward() {
+    let summary = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/summary");
+    let mut forbidden = Vec::new();
+    for (part, _) in SUMMARY_PARTS {
+        let mut files = Vec::new();
+        rust_files(&summary.join(part), &mut files);
+        assert!(files.len() > 3, "src/summary/{part} holds its files");
+        for file in &files {
+            let code = std::fs::read_to_string(file).unwrap();
+            forbidden.extend(summary_parts_forbidden_in(part, &code));
+        }
+    }
+    assert!(
+        forbidden.is_empty(),
+        "imports summary's parts forbid:\n{}",
+        forbidden.join("\n")
+    );
+}
+
+#[test]
+fn a_summary_part_naming_one_above_it_is_found() {
+    let reading = "use crate::summary::keep::set::KeepSet;\nuse crate::summary::kinds::KeepKind;\n";
+    assert_eq!(summary_parts_forbidden_in("read", reading).len(), 1);
+    assert!(summary_parts_forbidden_in("write", reading).is_empty());
+    let inline = "fn f() { crate::summary::write::narrative::merged(a, b) }";
+    assert_eq!(summary_parts_forbidden_in("keep", inline).len(), 1);
+    let longer_name = "use crate::summary::keeper::X;";
+    assert!(summary_parts_forbidden_in("read", longer_name).is_empty());
+}

@@ -147,6 +147,8 @@ def imports(mod, path):
             if target is not None:
                 yield target
     without_uses = re.sub(r"^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+[^;]+;", "", text, flags=re.M)
+    # `pub(in crate::x)` names who may see an item, not what it uses.
+    without_uses = re.sub(r"pub\(in\s+[\w:]+\)", "pub", without_uses)
     for m in re.finditer(r"(?<![\w:])((?:crate|super)(?:::\w+)+)", without_uses):
         target = absolute(mod, path, m.group(1).split("::"))
         if target is not None:

@@ -3,7 +3,7 @@
 
 #![no_main]
 
-use compactd::summary::keep::HarnessPatterns;
+use compactd::summary::read::HarnessPatterns;
 use compactd::sessions::parse;
 use libfuzzer_sys::fuzz_target;
 

@@ -15,9 +15,10 @@ use crate::store::turns::{self, Said};
 use crate::store::{StoreError, conversations, ledger};
 use crate::summary::Writer;
 use crate::summary::handoff::{Handoff, Request};
-use crate::summary::keep::narrative::narrative_of;
-use crate::summary::keep::{KeepSet, Parts, summary_max_tokens};
+use crate::summary::keep::KeepSet;
 use crate::summary::summarizer::finish;
+use crate::summary::write::narrative::narrative_of;
+use crate::summary::write::{Parts, summary_max_tokens};
 
 use super::prepare::count_wasted;
 

@@ -14,7 +14,8 @@ use crate::store::keep::{self, Marks, StoredKeep};
 use crate::store::turns::{self, Turn};
 use crate::store::{StoreError, StoreResult};
 use crate::summary::keep::extract::sightings_of;
-use crate::summary::keep::{HarnessPatterns, KeepSet, Place, Sighting, sightings};
+use crate::summary::keep::{KeepSet, Place, Sighting, sightings};
+use crate::summary::read::HarnessPatterns;
 
 /// What one place said.
 #[derive(Debug, Clone)]

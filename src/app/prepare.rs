@@ -23,9 +23,10 @@ use crate::records::StoredConversation;
 use crate::store::preparations::{self, Claimed, Kept, Written};
 use crate::store::{self, StoreResult, conversations, keep, turns};
 use crate::summary::Via;
-use crate::summary::keep::{state_at_cut, summary_max_tokens};
 use crate::summary::prompt::PROMPT_VERSION;
+use crate::summary::read::state_at_cut;
 use crate::summary::summarizer::{self, Rules};
+use crate::summary::write::summary_max_tokens;
 
 /// Claims up to `batch` planned preparations; a claim older than the
 /// workers' lease was its worker's last and is taken again.
@@ -374,7 +375,7 @@ async fn read(
     unread: Vec<turns::Turn>,
     messages: Vec<Message>,
     prior: Option<String>,
-    harness: std::sync::Arc<crate::summary::keep::HarnessPatterns>,
+    harness: std::sync::Arc<crate::summary::read::HarnessPatterns>,
 ) -> (Vec<Observation>, Counts, Vec<Message>) {
     let reading = move || {
         let observations = keep_set::of_turns(&id, &unread, &harness);

@@ -10,7 +10,7 @@ use super::settings::{
 };
 use crate::llm::{LlmConfig, Provider, RetryPolicy};
 use crate::policy::PolicyConfig;
-use crate::summary::keep::HarnessPatterns;
+use crate::summary::read::HarnessPatterns;
 
 use super::settings::Invalid;
 

@@ -10,7 +10,7 @@ use crate::domain::Prices;
 use crate::llm::LlmConfig;
 use crate::policy::PolicyConfig;
 use crate::policy::audit::AuditConfig;
-use crate::summary::keep::HarnessPatterns;
+use crate::summary::read::HarnessPatterns;
 
 /// Why the flags cannot run: says which flag.
 pub type Invalid = String;

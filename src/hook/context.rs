@@ -8,9 +8,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::summary::keep::by_value;
-use crate::summary::keep::narrative::KEPT_HEADING;
-use crate::summary::keep::state::STATE_HEADING;
+use crate::summary::read::state::STATE_HEADING;
+use crate::summary::write::by_value;
+use crate::summary::write::narrative::KEPT_HEADING;
 
 /// How many of the names a summary made up are listed, and the share of
 /// the hook's budget they may take beside the items given back.

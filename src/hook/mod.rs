@@ -35,8 +35,9 @@ use transcript::{Compacted, Transcript};
 
 pub use crate::domain::Harness;
 use crate::sessions::{claude_code, codex};
+use crate::summary::keep::KeepKind;
 use crate::summary::keep::invented::{Given, invented_in};
-use crate::summary::keep::{HarnessPatterns, KeepKind};
+use crate::summary::read::HarnessPatterns;
 
 /// Where compactd is and how much the hook may give back.
 #[derive(Debug, Clone)]

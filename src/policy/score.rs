@@ -7,7 +7,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::domain::transcript::{Message, Role, fence, render};
-use crate::summary::keep::{identifiers, prohibitions};
+use crate::summary::keep::prohibitions;
+use crate::summary::read::identifiers;
 
 pub(crate) fn system_prompt() -> String {
     "You rate how much one turn of a conversation between a user and an AI agent matters for carrying the conversation on later.\n\

@@ -10,7 +10,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::sessions::Session;
-use crate::summary::keep::{KeepItem, KeepKind, Presence, Source, Tier};
+use crate::summary::keep::{KeepItem, KeepKind, Source, Tier};
+use crate::summary::write::Presence;
 
 /// Items kept out of items seen, for one group.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]

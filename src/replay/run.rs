@@ -6,7 +6,7 @@ use crate::config::{Settings, SummaryConfig};
 use crate::domain::TenantId;
 use crate::sessions::{Session, SessionError};
 use crate::startup::{Application, StartupError};
-use crate::summary::keep::summary_max_tokens;
+use crate::summary::write::summary_max_tokens;
 use sqlx::PgPool;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -11,8 +11,8 @@ use chrono::{DateTime, Utc};
 pub(crate) use super::parsed::Parsed;
 use super::{aider, claude_code, codex, openai_chat};
 use crate::domain::transcript::Message;
-use crate::summary::keep::HarnessPatterns;
-use crate::summary::keep::extract::users_words;
+use crate::summary::read::HarnessPatterns;
+use crate::summary::read::users_words;
 
 /// The formats `compactd replay` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,21 +8,21 @@
 //! then merges the oldest request lines, and the keep set's items are
 //! appended by the same guard as any summary's.
 
-use crate::summary::keep::HarnessPatterns;
-use crate::summary::keep::briefs::{briefs, shows_issue};
-use crate::summary::keep::edits::{NAMES_PER_FILE, names_defined};
-use crate::summary::keep::extract::{file_name, files_changed, is_inside};
-use crate::summary::keep::narrative::{ASKED_MARK, BRIEF_MARK, WORK_MARK, split_merged};
-use crate::summary::keep::outcome::{Outcome, actions};
-use crate::summary::keep::pasted::own_words;
-use crate::summary::keep::request::{UserMessage, is_acknowledgement, read_users};
-use crate::summary::keep::tool_calls::tool_name;
+use crate::summary::read::HarnessPatterns;
+use crate::summary::read::briefs::{briefs, shows_issue};
+use crate::summary::read::edits::{NAMES_PER_FILE, names_defined};
+use crate::summary::read::files::{file_name, files_changed, is_inside};
+use crate::summary::read::outcome::{Outcome, actions};
+use crate::summary::read::pasted::own_words;
+use crate::summary::read::request::{UserMessage, is_acknowledgement, read_users};
+use crate::summary::read::tool_calls::tool_name;
+use crate::summary::write::narrative::{ASKED_MARK, BRIEF_MARK, WORK_MARK, split_merged};
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use crate::domain::transcript::{Message, Role};
-use crate::summary::keep::sentences::{
+use crate::summary::read::sentences::{
     Stretch, clipped, conclusion, is_announcement, is_filler, sentences, statements,
 };
 
@@ -446,7 +446,7 @@ mod tests {
 
     #[test]
     fn a_merged_anchor_keeps_its_prose_as_one_line_and_its_lines() {
-        let anchor = crate::summary::keep::narrative::merged(
+        let anchor = crate::summary::write::narrative::merged(
             "The model wrote this. It decided X.",
             &["- Add a test. → Added.".to_owned()],
         );

@@ -8,8 +8,13 @@ mod chunks;
 mod extractive;
 pub mod handoff;
 pub mod keep;
+/// The kinds of the keep set's items and who said them: named by the
+/// reading as by the set, so they sit beside both.
+mod kinds;
 pub mod prompt;
+pub mod read;
 pub mod summarizer;
+pub mod write;
 mod writer;
 pub(crate) use summarizer::Via;
 pub(crate) use writer::Writer;

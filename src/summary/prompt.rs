@@ -9,7 +9,7 @@
 //! words go to what only it can say — decisions, reasons, state, next steps.
 
 use crate::domain::transcript::{Message, fence, neutralize, render};
-use crate::summary::keep::KEEP_INSTRUCTIONS;
+use crate::summary::write::KEEP_INSTRUCTIONS;
 
 /// Changes whenever the prompt's text does; stored with every summary.
 pub(crate) const PROMPT_VERSION: &str = "compactd-summary-3";

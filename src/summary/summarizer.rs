@@ -16,10 +16,10 @@ use crate::summary::Writer;
 use crate::summary::handoff::defuse_handoff_tags;
 use crate::summary::keep::give_back::{spelled_otherwise, worth_giving_back};
 use crate::summary::keep::invented::{Given, mark_invented, still_marked};
-use crate::summary::keep::narrative::{merged, narrative_of};
-use crate::summary::keep::{
-    HarnessPatterns, KeepFigures, KeepKind, KeepSet, Parts, Shape, StateAtCut, fit_unless, identifiers,
-};
+use crate::summary::keep::{KeepFigures, KeepKind, KeepSet};
+use crate::summary::read::{HarnessPatterns, StateAtCut, identifiers};
+use crate::summary::write::narrative::{merged, narrative_of};
+use crate::summary::write::{Parts, Shape, fit_unless};
 
 /// What every summary is held to.
 #[derive(Debug, Clone, Copy)]
@@ -366,8 +366,8 @@ pub(crate) async fn clean_slate(text: &str, max_tokens: u64) -> Draft {
 mod tests {
     use super::*;
     use crate::domain::transcript::Role;
-    use crate::summary::keep::narrative::SINCE_HEADING;
     use crate::summary::keep::{Place, sightings};
+    use crate::summary::write::narrative::SINCE_HEADING;
 
     fn keep_set_of(messages: &[Message], harness: &HarnessPatterns) -> KeepSet {
         let mut set = KeepSet::default();

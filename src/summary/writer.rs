@@ -2,7 +2,7 @@
 //! extractive summarizer, or the caller's harness; and how each one's
 //! narrative gives way to the budget.
 
-use super::keep::Shape;
+use super::write::Shape;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::VariantArray)]
 #[strum(serialize_all = "snake_case")]

@@ -5,8 +5,8 @@
 //! issue the agent read, and files named from the folder they share. Each
 //! is something blind graders found missing from summaries of real sessions.
 
-use compactd::summary::keep::STATE_HEADING;
-use compactd::summary::keep::narrative::KEPT_HEADING;
+use compactd::summary::read::STATE_HEADING;
+use compactd::summary::write::narrative::KEPT_HEADING;
 use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, spawn_app};

@@ -1,5 +1,5 @@
 use compactd::policy::PolicyConfig;
-use compactd::summary::keep::KEEP_INSTRUCTIONS;
+use compactd::summary::write::KEEP_INSTRUCTIONS;
 use serde_json::json;
 
 use crate::helpers::{spawn_app, spawn_app_with};

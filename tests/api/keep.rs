@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use compactd::config::SummaryConfig;
 use compactd::llm::tokens;
-use compactd::summary::keep::HarnessPatterns;
-use compactd::summary::keep::narrative::KEPT_HEADING;
+use compactd::summary::read::HarnessPatterns;
+use compactd::summary::write::narrative::KEPT_HEADING;
 use serde_json::{Value, json};
 use wiremock::MockServer;
 

@@ -7,8 +7,8 @@
 
 use std::time::Duration;
 
-use compactd::summary::keep::STATE_HEADING;
-use compactd::summary::keep::narrative::KEPT_HEADING;
+use compactd::summary::read::STATE_HEADING;
+use compactd::summary::write::narrative::KEPT_HEADING;
 use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, completions, spawn, spawn_app, upstream_settings};

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use compactd::summary::keep::STATE_HEADING;
-use compactd::summary::keep::narrative::{KEPT_HEADING, narrative_of};
+use compactd::summary::read::STATE_HEADING;
+use compactd::summary::write::narrative::{KEPT_HEADING, narrative_of};
 use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -12,8 +12,10 @@ use sqlx::PgConnection;
 use crate::app::{AppResult, Refusal, Services, Staged, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
 use crate::store::conversations;
-use crate::summary::keep::{KeepFigures, KeepKind, Parts, Shape, StateAtCut, least_room, summary_max_tokens};
+use crate::summary::keep::{KeepFigures, KeepKind};
+use crate::summary::read::StateAtCut;
 use crate::summary::summarizer::{finish_off_thread, for_harness_off_thread};
+use crate::summary::write::{Parts, Shape, least_room, summary_max_tokens};
 
 /// What to check.
 #[derive(Debug, Clone)]

@@ -6,7 +6,8 @@
 use crate::app::keep_set;
 use crate::app::{AppResult, Services};
 use crate::domain::{ConversationId, TenantId};
-use crate::summary::keep::{KeepItem, KeepKind, Presence};
+use crate::summary::keep::{KeepItem, KeepKind};
+use crate::summary::write::Presence;
 
 /// What the reader asks for, checked.
 #[derive(Debug, Clone)]

@@ -17,7 +17,7 @@ use crate::http::idempotency::{self, Render, Reply};
 use crate::http::problems::ReportProblems;
 use crate::http::views::conversation::ConversationState;
 use crate::policy::{DecisionKind, Guard, Moment, Trigger};
-use crate::summary::keep::KEEP_INSTRUCTIONS;
+use crate::summary::write::KEEP_INSTRUCTIONS;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/decide", post(decide))

@@ -22,7 +22,7 @@ use crate::http::problems::ReportProblems;
 use crate::http::views::conversation::ConversationState;
 use crate::http::views::ledger::Compaction;
 use crate::policy::CompactionTrigger;
-use crate::summary::keep::KEEP_INSTRUCTIONS;
+use crate::summary::write::KEEP_INSTRUCTIONS;
 
 pub(crate) fn router() -> Router<AppState> {
     Router::new().route("/summarize", post(summarize))

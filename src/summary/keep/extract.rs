@@ -3,16 +3,19 @@
 //! what its tool calls ran, changed and read; what tool output showed.
 //! Deterministic: the same message always gives the same items.
 
-use super::commands::written_commands;
-use super::harness::HarnessPatterns;
-use super::harness::{UserText, rejection_words};
-use super::pasted::own_words;
-use super::quantities::is_lifted_figure;
-use super::request::{UserMessage, UserReader, is_acknowledgement};
-use super::tool_calls::called;
-use super::{KeepKind, Source, identifiers, prohibitions};
+use super::prohibitions;
 use crate::domain::transcript::{Message, Role};
 use crate::summary::handoff::quote;
+use crate::summary::kinds::KeepKind;
+use crate::summary::kinds::Source;
+use crate::summary::read::commands::written_commands;
+use crate::summary::read::harness::HarnessPatterns;
+use crate::summary::read::harness::{UserText, rejection_words};
+use crate::summary::read::identifiers;
+use crate::summary::read::pasted::own_words;
+use crate::summary::read::quantities::is_lifted_figure;
+use crate::summary::read::request::{UserMessage, UserReader, is_acknowledgement};
+use crate::summary::read::tool_calls::called;
 
 /// How much of one tool result is read for items: an `ls -R` or a log dump
 /// says little more after its first 16 KiB.
@@ -64,82 +67,6 @@ fn named_in(text: &str, source: Source, into: &mut Vec<Sighting>) {
     }
     for command in written_commands(text) {
         into.push(Sighting::new(KeepKind::Command, command, source));
-    }
-}
-
-/// Whether a user-role message holds anything of the user's own: harness
-/// text alone is not a request.
-pub(crate) fn users_words(message: &Message, harness: &HarnessPatterns) -> Option<String> {
-    (message.role == Role::User)
-        .then(|| harness.split(&message.content).words)
-        .filter(|words| !words.is_empty())
-}
-
-/// The files an assistant message's tool calls created, wrote, edited,
-/// moved or deleted, in order, once each: its `file_changed` sightings,
-/// without reading the rest of it.
-pub(crate) fn files_changed(message: &Message) -> Vec<String> {
-    let mut files: Vec<String> = Vec::new();
-    if message.role != Role::Assistant {
-        return files;
-    }
-    for call in &message.tool_calls {
-        for (kind, text) in called(&call.name, &call.arguments).items {
-            if kind == KeepKind::FileChanged && !files.contains(&text) {
-                files.push(text);
-            }
-        }
-    }
-    files
-}
-
-/// A file's name without its folders (a line that names the request or the
-/// check it belongs to; the full path is in the keep set's files changed).
-pub(crate) fn file_name(path: &str) -> &str {
-    path.trim_end_matches('/').rsplit(['/', '\\']).next().unwrap_or(path)
-}
-
-/// Whether `file` lies inside `folder` (`src/a/b.rs` in `src/a`): a folder
-/// made for a file it holds is named by that file.
-pub(crate) fn is_inside(file: &str, folder: &str) -> bool {
-    let folder = folder.trim_end_matches('/');
-    file.strip_prefix(folder)
-        .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
-}
-
-/// The files `messages` changed, in order, once each, each by its name
-/// (with its folder where two share a name: `a/mod.rs`, `b/mod.rs`).
-pub(crate) fn names_changed(messages: &[Message]) -> Vec<String> {
-    let mut paths: Vec<String> = Vec::new();
-    for file in messages.iter().flat_map(files_changed) {
-        if !paths.contains(&file) {
-            paths.push(file);
-        }
-    }
-    let shared = |name: &str| paths.iter().filter(|path| file_name(path) == name).count() > 1;
-    paths
-        .iter()
-        .map(|path| {
-            let name = file_name(path);
-            if shared(name) {
-                let folder = path
-                    .trim_end_matches('/')
-                    .rsplit(['/', '\\'])
-                    .nth(1)
-                    .unwrap_or_default();
-                format!("{folder}/{name}")
-            } else {
-                name.to_owned()
-            }
-        })
-        .collect()
-}
-
-/// `names` joined, the first `shown` of them and how many more.
-pub(crate) fn some_of(names: &[String], shown: usize) -> String {
-    match names.len().checked_sub(shown) {
-        Some(more) if more > 0 => format!("{} and {more} more", names[..shown].join(", ")),
-        _ => names.join(", "),
     }
 }
 
@@ -208,7 +135,7 @@ fn sightings_as(message: &Message, split: Option<UserText>, read: Option<UserMes
             for command in split
                 .typed_commands
                 .iter()
-                .filter_map(|c| super::commands::normalized(c))
+                .filter_map(|c| crate::summary::read::commands::normalized(c))
             {
                 found.push(Sighting::new(KeepKind::Command, command, Source::User));
             }
@@ -264,6 +191,7 @@ fn sightings_as(message: &Message, split: Option<UserText>, read: Option<UserMes
 mod tests {
     use super::*;
     use crate::domain::transcript::ToolCall;
+    use crate::summary::read::files::files_changed;
 
     fn of(found: &[Sighting], kind: KeepKind) -> Vec<(&str, Source)> {
         found

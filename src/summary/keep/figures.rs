@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::KeepKind;
+use crate::summary::kinds::KeepKind;
 
 /// What became of one kind's items in one summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -57,7 +57,7 @@ impl KeepFigures {
         }
     }
 
-    pub(super) fn count(&mut self, kind: KeepKind, outcome: Outcome) {
+    pub(in crate::summary) fn count(&mut self, kind: KeepKind, outcome: Outcome) {
         let figures = self.by_kind.entry(kind).or_default();
         figures.checked += 1;
         match outcome {
@@ -70,7 +70,7 @@ impl KeepFigures {
 
 /// What became of one item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Outcome {
+pub(in crate::summary) enum Outcome {
     Present,
     Appended,
     Parked,

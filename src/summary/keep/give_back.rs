@@ -6,17 +6,17 @@
 //! project, files the agent only read, folders, commands run once (`ls`,
 //! `grep`, `git status`, a task closed), bare counts.
 
-use super::check_commands::check_of;
-use super::extract::file_name;
-use super::shell::changes_by;
+use crate::summary::read::check_commands::check_of;
+use crate::summary::read::files::file_name;
+use crate::summary::read::shell::changes_by;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::KeepKind;
-use super::kinds::Source;
 use super::set::{KeepItem, KeepSet, Tier};
+use crate::summary::kinds::KeepKind;
+use crate::summary::kinds::Source;
 
 /// The set as a harness's agent would want it given back: what the agent
 /// named in passing (a file it read, a folder it listed, a command other
@@ -196,7 +196,7 @@ fn names_a_file(word: &str) -> bool {
 /// A count standing alone (`84 tests`, `Total: 0`): what it counted is not
 /// said, and it is out of date by the next run.
 fn is_count(quantity: &str) -> bool {
-    TALLY.is_match(quantity.trim()) || super::quantities::is_count(quantity)
+    TALLY.is_match(quantity.trim()) || crate::summary::read::quantities::is_count(quantity)
 }
 
 /// A tally line's figure: `Total: 0`, `Done: 5`.
@@ -303,9 +303,9 @@ fn is_absolute(path: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::Sighting;
-    use super::super::kinds::Source;
     use super::super::set::Place;
     use super::*;
+    use crate::summary::kinds::Source;
 
     fn set_of(items: &[(KeepKind, &str, Source)]) -> KeepSet {
         let mut set = KeepSet::default();

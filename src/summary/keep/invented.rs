@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use super::KeepKind;
-use super::identifiers::{COMMON_FOLDERS, identifiers};
+use crate::summary::kinds::KeepKind;
+use crate::summary::read::identifiers::{COMMON_FOLDERS, identifiers};
 
 /// Follows each invented identifier in the text.
 pub const UNVERIFIED: &str = "[unverified]";

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::pasted::{outside_quotes, own_words};
+use crate::summary::read::pasted::{outside_quotes, own_words};
 
 /// A sentence longer than this is a paste or a paragraph with no full
 /// stop, not a rule someone typed: a rule is kept whole or not at all.

@@ -10,7 +10,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::extract::Sighting;
-use super::{KeepKind, Source, Sources};
+use crate::summary::kinds::KeepKind;
+use crate::summary::kinds::Source;
+use crate::summary::kinds::Sources;
 
 /// Where an item was seen: a stored turn, or a message of a `/summarize` delta.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

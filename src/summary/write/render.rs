@@ -6,10 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use super::KeepKind;
 use super::narrative::{KEPT_HEADING, Parked, parked_line};
-use super::set::{KeepItem, Tier};
-use super::state::STATE_HEADING;
+use crate::summary::keep::set::{KeepItem, Tier};
+use crate::summary::kinds::KeepKind;
+use crate::summary::read::state::STATE_HEADING;
 
 /// The line an item is appended on: tier 1 and 2 items each have their
 /// own; named items share one line per kind (or per tier past the narrative).

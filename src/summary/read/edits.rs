@@ -9,8 +9,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::KeepKind;
 use super::tool_calls::called;
+use crate::summary::kinds::KeepKind;
 
 /// The most names one file's line shows.
 pub(crate) const NAMES_PER_FILE: usize = 6;

@@ -7,7 +7,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::{KeepKind, quantities};
+use super::quantities;
+use crate::summary::kinds::KeepKind;
 
 /// An item's text is kept verbatim up to this many characters.
 pub(crate) const MAX_CHARS: usize = 300;
@@ -54,7 +55,7 @@ static JOINED_ID: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b[A-Za-z][A-Za-z0-9]*(?:[_\-][A-Za-z0-9]+)+\b").expect("a valid pattern"));
 
 /// Folders that start relative paths people name (`src/policy`, `tests/api`).
-pub(super) const COMMON_FOLDERS: &[&str] = &[
+pub(in crate::summary) const COMMON_FOLDERS: &[&str] = &[
     "src",
     "lib",
     "test",

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::state::STATE_HEADING;
+use crate::summary::read::state::STATE_HEADING;
 
 /// The pinned heading the keep guard appends items under.
 pub const KEPT_HEADING: &str = "Kept word for word:";

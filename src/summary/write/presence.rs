@@ -2,9 +2,9 @@
 //! whitespace does not count, and a name counts only where it stands on its
 //! own (`src/a.rs` is not in `xsrc/a.rs.bak`).
 
-use super::KeepKind;
 use super::render::expanded;
-use super::set::KeepItem;
+use crate::summary::keep::set::KeepItem;
+use crate::summary::kinds::KeepKind;
 
 pub(super) fn squeezed(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -27,7 +27,7 @@ static SETTING: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Where quantities may stand in `text`, widest first where two start together.
-pub(super) fn candidates(text: &str) -> Vec<(usize, usize)> {
+pub(in crate::summary) fn candidates(text: &str) -> Vec<(usize, usize)> {
     let mut found: Vec<(usize, usize)> = SETTING
         .find_iter(text)
         .chain(QUANTITY.find_iter(text))
@@ -40,7 +40,7 @@ pub(super) fn candidates(text: &str) -> Vec<(usize, usize)> {
 /// A count of something (`48,987 nodes`) needs two digits to say more than
 /// a figure of speech (`3 tests`); measures (`5s`, `2 GB`, `95%`) and named
 /// settings always do.
-pub(super) fn counts_something(quantity: &str) -> bool {
+pub(in crate::summary) fn counts_something(quantity: &str) -> bool {
     let digits: String = quantity
         .chars()
         .take_while(|c| c.is_ascii_digit() || *c == ',' || *c == '.')
@@ -55,13 +55,13 @@ pub(super) fn counts_something(quantity: &str) -> bool {
 
 /// A percentage or a count (`95%`, `48,987 nodes`): in tool output, a
 /// figure out of its table, not an item.
-pub(super) fn is_lifted_figure(quantity: &str) -> bool {
+pub(in crate::summary) fn is_lifted_figure(quantity: &str) -> bool {
     let quantity = quantity.trim();
     quantity.ends_with('%') || is_count(quantity)
 }
 
 /// A number of things (`84 tests`, `48,987 nodes`), not a measure.
-pub(super) fn is_count(quantity: &str) -> bool {
+pub(in crate::summary) fn is_count(quantity: &str) -> bool {
     let unit = quantity
         .trim()
         .trim_start_matches(|c: char| c.is_ascii_digit() || c == ',' || c == '.')

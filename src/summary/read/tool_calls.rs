@@ -7,9 +7,10 @@
 use serde_json::Value;
 
 use super::commands::normalized;
+use super::identifiers;
 use super::identifiers::MAX_CHARS;
 use super::shell::changes_by;
-use super::{KeepKind, identifiers};
+use crate::summary::kinds::KeepKind;
 
 /// Tools that run a shell command.
 const SHELL_TOOLS: &[&str] = &[

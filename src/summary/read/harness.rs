@@ -9,6 +9,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::domain::transcript::{Message, Role};
+
 /// What the user typed when refusing a tool call: Claude Code returns it as
 /// the call's result, after a sentence of its own ("…To tell you how to
 /// proceed, the user said:\n<words>", "…the following reason for the
@@ -189,6 +191,14 @@ impl HarnessPatterns {
         split.words = words.trim().to_owned();
         split
     }
+}
+
+/// Whether a user-role message holds anything of the user's own: harness
+/// text alone is not a request.
+pub(crate) fn users_words(message: &Message, harness: &HarnessPatterns) -> Option<String> {
+    (message.role == Role::User)
+        .then(|| harness.split(&message.content).words)
+        .filter(|words| !words.is_empty())
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::check_commands::check_of;
-use super::extract::{names_changed, some_of};
+use super::files::{names_changed, some_of};
 use super::outcome::{Action, LINE_CHARS, Outcome};
 use super::sentences::one_line;
 use crate::domain::transcript::Message;
@@ -110,7 +110,7 @@ pub(crate) fn checks_line(messages: &[Message], actions: &[Action], shown: &[&Ac
 mod tests {
     use super::*;
     use crate::domain::transcript::fixtures::{call, result};
-    use crate::summary::keep::outcome::actions;
+    use crate::summary::read::outcome::actions;
 
     fn bash(id: &str, command: &str) -> Message {
         call(id, "Bash", &serde_json::json!({ "command": command }).to_string())

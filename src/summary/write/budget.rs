@@ -9,15 +9,16 @@
 
 use std::collections::HashSet;
 
-use super::extract::is_inside;
-use super::figures::{KeepFigures, Outcome};
 pub use super::narrative::Shape;
 use super::narrative::{KEPT_HEADING, Parked, fit_narrative, parked_line};
 use super::presence::{Finder, squeezed};
 use super::render::{Candidate, Line, assemble, common_root, files_label, from_root, render, state_section};
-use super::set::{KeepSet, Tier};
-use super::state::{STATE_HEADING, StateAtCut};
-use super::{KeepItem, KeepKind};
+use crate::summary::keep::KeepItem;
+use crate::summary::keep::figures::{KeepFigures, Outcome};
+use crate::summary::keep::set::{KeepSet, Tier};
+use crate::summary::kinds::KeepKind;
+use crate::summary::read::files::is_inside;
+use crate::summary::read::state::{STATE_HEADING, StateAtCut};
 
 /// No summary's budget is smaller than this.
 pub(crate) const MIN_SUMMARY_TOKENS: u64 = 500;
@@ -455,7 +456,8 @@ mod tests {
 
     use super::*;
     use crate::summary::keep::set::Place;
-    use crate::summary::keep::{Presence, Sighting, Source};
+    use crate::summary::keep::{Sighting, Source};
+    use crate::summary::write::Presence;
 
     fn fit_beside(
         narrative: &str,

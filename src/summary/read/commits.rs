@@ -4,7 +4,7 @@
 //! must not redo, and what is still only in the working tree.
 
 use super::commands::steps;
-use super::extract::{names_changed, some_of};
+use super::files::{names_changed, some_of};
 use super::git_lines::{COMMIT_LINE, PUSHED_NEW, PUSHED_RANGE};
 use super::outcome::Action;
 use super::sentences::one_line;
@@ -160,7 +160,7 @@ pub(crate) fn commits_line(messages: &[Message], actions: &[Action]) -> Option<S
 mod tests {
     use super::*;
     use crate::domain::transcript::fixtures::{call, result};
-    use crate::summary::keep::outcome::actions;
+    use crate::summary::read::outcome::actions;
 
     fn bash(id: &str, command: &str) -> Message {
         call(id, "Bash", &serde_json::json!({ "command": command }).to_string())

@@ -4,7 +4,7 @@
 
 use super::narrative::KEPT_HEADING;
 use super::render::Line;
-use super::state::STATE_HEADING;
+use crate::summary::read::state::STATE_HEADING;
 
 /// What the keep guard appended to an empty narrative (`POST …/keep/check`)
 /// reordered for a harness whose agent already has its own summary: every

@@ -1,0 +1,74 @@
+//! The files an agent's tool calls changed, named as a reader would: once
+//! each, by the file's name, with its folder where two share a name.
+
+use super::tool_calls::called;
+use crate::domain::transcript::{Message, Role};
+use crate::summary::kinds::KeepKind;
+
+/// The files an assistant message's tool calls created, wrote, edited,
+/// moved or deleted, in order, once each: its `file_changed` sightings,
+/// without reading the rest of it.
+pub(crate) fn files_changed(message: &Message) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    if message.role != Role::Assistant {
+        return files;
+    }
+    for call in &message.tool_calls {
+        for (kind, text) in called(&call.name, &call.arguments).items {
+            if kind == KeepKind::FileChanged && !files.contains(&text) {
+                files.push(text);
+            }
+        }
+    }
+    files
+}
+
+/// A file's name without its folders (a line that names the request or the
+/// check it belongs to; the full path is in the keep set's files changed).
+pub(crate) fn file_name(path: &str) -> &str {
+    path.trim_end_matches('/').rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// Whether `file` lies inside `folder` (`src/a/b.rs` in `src/a`): a folder
+/// made for a file it holds is named by that file.
+pub(crate) fn is_inside(file: &str, folder: &str) -> bool {
+    let folder = folder.trim_end_matches('/');
+    file.strip_prefix(folder)
+        .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
+}
+
+/// The files `messages` changed, in order, once each, each by its name
+/// (with its folder where two share a name: `a/mod.rs`, `b/mod.rs`).
+pub(crate) fn names_changed(messages: &[Message]) -> Vec<String> {
+    let mut paths: Vec<String> = Vec::new();
+    for file in messages.iter().flat_map(files_changed) {
+        if !paths.contains(&file) {
+            paths.push(file);
+        }
+    }
+    let shared = |name: &str| paths.iter().filter(|path| file_name(path) == name).count() > 1;
+    paths
+        .iter()
+        .map(|path| {
+            let name = file_name(path);
+            if shared(name) {
+                let folder = path
+                    .trim_end_matches('/')
+                    .rsplit(['/', '\\'])
+                    .nth(1)
+                    .unwrap_or_default();
+                format!("{folder}/{name}")
+            } else {
+                name.to_owned()
+            }
+        })
+        .collect()
+}
+
+/// `names` joined, the first `shown` of them and how many more.
+pub(crate) fn some_of(names: &[String], shown: usize) -> String {
+    match names.len().checked_sub(shown) {
+        Some(more) if more > 0 => format!("{} and {more} more", names[..shown].join(", ")),
+        _ => names.join(", "),
+    }
+}

@@ -1,0 +1,36 @@
+//! Reading a transcript (SPEC §4): what the user asked and what the agent
+//! did — the requests, briefs, edits, commits, checks and their commands,
+//! tasks and outcomes, the state at the cut — found in the words themselves,
+//! never in a summary's own text. Pure: the same messages always read the
+//! same.
+//!
+//! One concept a file: who said it ([`harness`], [`pasted`]), what names
+//! something ([`identifiers`], [`quantities`], [`tool_calls`], [`commands`],
+//! [`shell`]), a message's sentences ([`sentences`]), the files changed
+//! ([`files`]), and what those add up to ([`request`], [`briefs`],
+//! [`outcome`], [`checks`], [`commits`], [`tasks`], [`state`]).
+
+pub(super) mod briefs;
+pub(super) mod check_commands;
+mod checks;
+pub(super) mod commands;
+mod commits;
+pub(super) mod edits;
+pub(super) mod files;
+mod git_lines;
+pub(super) mod harness;
+pub(super) mod identifiers;
+pub(super) mod outcome;
+pub(super) mod pasted;
+pub(super) mod quantities;
+pub(super) mod request;
+pub(super) mod sentences;
+pub(super) mod shell;
+pub(crate) mod state;
+mod tasks;
+pub(super) mod tool_calls;
+
+pub use harness::HarnessPatterns;
+pub(crate) use harness::users_words;
+pub(crate) use identifiers::identifiers;
+pub use state::{STATE_HEADING, StateAtCut, state_at_cut};
