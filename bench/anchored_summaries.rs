@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use compactd::domain::transcript::{Message, Role};
 use compactd::llm::tokens;
-use compactd::summary::prompt::{system_prompt, user_message};
+use compactd::summary::write::prompt::{system_prompt, user_message};
 use serde_json::json;
 
 const COMPACTIONS: usize = 50;

@@ -203,11 +203,11 @@ fn a_forbidden_import_is_found_however_it_is_written() {
 
 /// `summary/`'s three parts and what each may not name: reading knows
 /// nothing of the keep set or of writing, the keep set nothing of writing,
-/// and none of them the model-backed writers above them.
+/// and none of them the summarizer that puts them together.
 const SUMMARY_PARTS: &[(&str, &[&str])] = &[
-    ("read", &["keep", "write", "summarizer", "extractive", "chunked"]),
-    ("keep", &["write", "summarizer", "extractive", "chunked"]),
-    ("write", &["summarizer", "extractive", "chunked"]),
+    ("read", &["keep", "write", "summarizer"]),
+    ("keep", &["write", "summarizer"]),
+    ("write", &["summarizer"]),
 ];
 
 /// The parts of `summary/` that `code` (one file of `part`) names though its

@@ -17,7 +17,7 @@ use compactd::summary::write::narrative::{merged, narrative_of};
 use compactd::summary::read::{HarnessPatterns, state_at_cut};
 use compactd::summary::keep::{KeepSet, Place, sightings};
 use compactd::summary::write::{Parts, Presence, Shape};
-use compactd::summary::prompt::user_message;
+use compactd::summary::write::prompt::user_message;
 use compactd::domain::transcript::{Message, Role, ToolCall};
 use libfuzzer_sys::fuzz_target;
 use reqwest::header::{HeaderMap, HeaderValue, RETRY_AFTER};

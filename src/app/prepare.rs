@@ -23,9 +23,9 @@ use crate::records::StoredConversation;
 use crate::store::preparations::{self, Claimed, Kept, Written};
 use crate::store::{self, StoreResult, conversations, keep, turns};
 use crate::summary::Via;
-use crate::summary::prompt::PROMPT_VERSION;
 use crate::summary::read::state_at_cut;
 use crate::summary::summarizer::{self, Rules};
+use crate::summary::write::prompt::PROMPT_VERSION;
 use crate::summary::write::summary_max_tokens;
 
 /// Claims up to `batch` planned preparations; a claim older than the

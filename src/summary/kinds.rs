@@ -1,4 +1,5 @@
-//! What kinds of thing a summary must keep, and who said them.
+//! What kinds of thing a summary must keep, and who said them: named by the
+//! reading and by the keep set alike, so they sit beside both.
 
 /// What kind of thing an item is (stable names: the API and the ledger use them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, strum::IntoStaticStr, strum::VariantArray)]

@@ -1,17 +1,14 @@
-//! Summaries written (SPEC §3, §4): by the upstream model, the delta chunked
-//! when it outgrows the model's window, or by the extractive summarizer that
-//! needs none; merged into a prepared narrative or taken from the harness;
-//! every one fitted to its budget with the keep set's items.
+//! Everything about a summary (SPEC §3, §4). A transcript is [`read`], its
+//! [`keep`] set gathered, and the summary written ([`write`]): by the upstream model,
+//! the delta chunked when it outgrows the model's window, or by the
+//! extractive writer that needs none; merged into a prepared narrative or
+//! taken from the harness; every one fitted to its budget with the keep
+//! set's items. [`summarizer`] puts them together; [`handoff`] is the text
+//! that starts a successor.
 
-mod chunked;
-mod chunks;
-mod extractive;
 pub mod handoff;
 pub mod keep;
-/// The kinds of the keep set's items and who said them: named by the
-/// reading as by the set, so they sit beside both.
 mod kinds;
-pub mod prompt;
 pub mod read;
 pub mod summarizer;
 pub mod write;

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::chunked::{self, Unfolded};
-use super::extractive;
+use super::write::chunked::{self, Unfolded};
+use super::write::extractive;
 use crate::domain::transcript::Message;
 use crate::llm::{LlmError, UpstreamModel, tokens};
 use crate::summary::Writer;

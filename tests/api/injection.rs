@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use compactd::summary::prompt::system_prompt;
+use compactd::summary::write::prompt::system_prompt;
 use serde_json::{Value, json};
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};

@@ -24,9 +24,9 @@ use crate::store::StoreError;
 use crate::store::compactions::Attempt;
 use crate::summary::Via;
 use crate::summary::Writer;
-use crate::summary::prompt::PROMPT_VERSION;
 use crate::summary::read::{HarnessPatterns, StateAtCut, state_at_cut};
 use crate::summary::summarizer::{self, Draft, PreparedNarrative, Rules};
+use crate::summary::write::prompt::PROMPT_VERSION;
 use crate::summary::write::summary_max_tokens;
 
 /// Writes the summary `gathered` calls for, as [`plan`] chooses, into an
