@@ -1,0 +1,747 @@
+//! Fitting a summary to its budget (SPEC §4), in three steps: **rank** the
+//! keep set's items and what the reader gets besides ([`Ranked::new`]),
+//! **place** them — tiers 1–4 while they fit, the narrative in the room they
+//! leave, tiers 6–7 within their caps ([`Ranked::place`]) — and **park**
+//! what does not fit, giving way until the whole, counted exactly, fits
+//! ([`Ranked::park`]).
+
+use std::collections::HashSet;
+
+use super::arrangement::{Arrangement, folders_of_others};
+use super::budget::{Fitted, NAMED_BY_ASSISTANT_SHARE, Parts, SEEN_IN_TOOL_OUTPUT_SHARE, STATE_SHARE, least_room};
+use super::narrative::fit_narrative;
+use super::presence::{Finder, squeezed};
+use super::render::{Candidate, Line, common_root, files_label, from_root};
+use crate::summary::keep::set::{KeepSet, Tier};
+
+/// The summary of `parts` and the keep set within `max_tokens`, with what
+/// became of every item the summary was to carry.
+pub fn fit(parts: Parts<'_>, set: &KeepSet, max_tokens: u64, count: &dyn Fn(&str) -> u64) -> Fitted {
+    fit_unless(parts, set, max_tokens, count, &|| false).unwrap_or_default()
+}
+
+/// [`fit`], given up (`None`) as soon as `stopped` says so: its cost is
+/// items × text, and nobody may be waiting for it any more (issue 23).
+pub fn fit_unless(
+    parts: Parts<'_>,
+    set: &KeepSet,
+    max_tokens: u64,
+    count: &dyn Fn(&str) -> u64,
+    stopped: &dyn Fn() -> bool,
+) -> Option<Fitted> {
+    let ranked = Ranked::new(parts, set, max_tokens, count);
+    let placed = ranked.place(stopped)?;
+    ranked.park(placed, stopped)
+}
+
+/// The keep set's items in tier order, and what every arrangement of them
+/// shares: where things stand (within its share), what the reader has
+/// beside, the request's own line, and the room left for the rest.
+struct Ranked<'a> {
+    parts: Parts<'a>,
+    max_tokens: u64,
+    count: &'a dyn Fn(&str) -> u64,
+    candidates: Vec<Candidate<'a>>,
+    /// Files changed that are folders of others: held where one inside is.
+    folders: HashSet<usize>,
+    /// Which items a text holds, asked of every text the reader may get.
+    finder: Finder,
+    state_lines: Vec<String>,
+    beside: String,
+    /// Shown where things stand unless the reader has it beside.
+    request: String,
+    /// What the items and the narrative may take: the budget less the
+    /// headings, the parked line and where things stand.
+    room: u64,
+    /// The folder the files changed line may name its files from.
+    root: Option<String>,
+}
+
+/// Where the items went and the narrative they went beside.
+struct Placed {
+    admitted: Vec<usize>,
+    narrative: String,
+}
+
+impl<'a> Ranked<'a> {
+    fn new(parts: Parts<'a>, set: &'a KeepSet, max_tokens: u64, count: &'a dyn Fn(&str) -> u64) -> Self {
+        let candidates: Vec<Candidate> = set
+            .ranked()
+            .into_iter()
+            .map(|(tier, item)| Candidate {
+                tier,
+                line: Line::of(tier, item.kind),
+                item,
+            })
+            .collect();
+        let folders = folders_of_others(&candidates);
+        let finder = Finder::new(candidates.iter().map(|c| c.item));
+        // Where things stand, line by line while its share lasts.
+        let share = max_tokens * STATE_SHARE / 100;
+        let mut state_lines: Vec<String> = Vec::new();
+        let mut state_cost = 0;
+        for line in parts.state.lines() {
+            let price = count(&format!("\n{line}"));
+            if state_cost + price <= share {
+                state_cost += price;
+                state_lines.push(line);
+            }
+        }
+        let beside = squeezed(parts.beside);
+        // The request is shown where things stand (unless the reader has it
+        // beside): what it names is there too.
+        let request = {
+            let held_beside = finder.held(&beside);
+            candidates
+                .iter()
+                .enumerate()
+                .find(|(at, c)| c.tier == Tier::Request && !held_beside[*at])
+                .map_or(String::new(), |(_, c)| squeezed(&c.item.text))
+        };
+        // Room the headings, the blank lines and the parked line take.
+        let overhead = least_room(parts.conversation, candidates.len(), count);
+        let room = max_tokens.saturating_sub(overhead + state_cost);
+        let files: Vec<&str> = candidates
+            .iter()
+            .enumerate()
+            .filter(|(at, c)| c.line == Line::FilesChanged && !folders.contains(at))
+            .map(|(_, c)| c.item.text.as_str())
+            .collect();
+        let root = common_root(&files);
+        Self {
+            parts,
+            max_tokens,
+            count,
+            candidates,
+            folders,
+            finder,
+            state_lines,
+            beside,
+            request,
+            room,
+            root,
+        }
+    }
+
+    /// What the reader gets, with or without the request's own line.
+    fn reading(&self, narrative: &str, state: &[String], with_request: bool) -> String {
+        let request = if with_request { self.request.as_str() } else { "" };
+        format!(
+            "{} {} {request} {}",
+            squeezed(narrative),
+            self.beside,
+            squeezed(&state.join("\n"))
+        )
+    }
+
+    fn read(&self, narrative: &str, state: &[String]) -> String {
+        self.reading(narrative, state, true)
+    }
+
+    /// What an item costs on its line, whether or not it opens the line.
+    fn cost(&self, candidate: &Candidate, opens_line: bool) -> u64 {
+        let root = self.root.as_deref();
+        let files_line = candidate.line == Line::FilesChanged;
+        let prefix = match (opens_line || candidate.line.one_per_line(), files_line) {
+            (true, true) => format!("\n{}", files_label(root)),
+            (true, false) => format!("\n{}", candidate.line.label()),
+            (false, _) => candidate.line.separator().to_owned(),
+        };
+        let text = if files_line {
+            from_root(&candidate.item.text, root)
+        } else {
+            &candidate.item.text
+        };
+        (self.count)(&format!("{prefix}{text}"))
+    }
+
+    /// Place: tiers 1–4 in order while they fit, the narrative in the room
+    /// they leave, then tiers 6–7 within their caps.
+    fn place(&self, stopped: &dyn Fn() -> bool) -> Option<Placed> {
+        let (mut admitted, used, mut opened) = self.admit_guarded();
+        let narrative = self.narrative_beside(&admitted, used, stopped)?;
+        self.fill_unguarded(&narrative, &mut admitted, &mut opened, stopped)?;
+        Some(Placed { admitted, narrative })
+    }
+
+    /// Tiers 1–4, in order, while they fit (1 always; 2 parked only when
+    /// 1–2 alone are over the budget): the admitted, the room they take and
+    /// the lines they open.
+    fn admit_guarded(&self) -> (Vec<usize>, u64, HashSet<Line>) {
+        let mut admitted: Vec<usize> = Vec::new();
+        let mut used = 0_u64;
+        let mut opened: HashSet<Line> = HashSet::new();
+        for (at, candidate) in self
+            .candidates
+            .iter()
+            .enumerate()
+            .filter(|(at, c)| c.tier.is_guarded() && !self.folders.contains(at))
+        {
+            let price = self.cost(candidate, !opened.contains(&candidate.line));
+            if candidate.tier == Tier::Request || used + price <= self.room {
+                used += price;
+                opened.insert(candidate.line);
+                admitted.push(at);
+            }
+        }
+        (admitted, used, opened)
+    }
+
+    /// What the admitted items `narrative` lacks cost beside it.
+    fn price_of_missing(&self, narrative: &str, admitted: &[usize], stopped: &dyn Fn() -> bool) -> Option<u64> {
+        if stopped() {
+            return None;
+        }
+        let held = self.finder.held(&self.read(narrative, &self.state_lines));
+        let held_beside = self.finder.held(&self.beside);
+        let mut opened = HashSet::new();
+        let mut price = 0;
+        for (at, candidate) in admitted.iter().map(|at| (*at, &self.candidates[*at])) {
+            let missing = match candidate.tier {
+                // The request is shown where things stand unless the reader has it beside.
+                Tier::Request => !held_beside[at],
+                _ => !held[at],
+            };
+            if missing {
+                price += self.cost(candidate, opened.insert(candidate.line));
+            }
+        }
+        Some(price)
+    }
+
+    /// The longest narrative whose own length and the items it still lacks
+    /// fit the room: the least it may have is what the admitted items leave;
+    /// a narrative that holds them word for word may take their room too.
+    fn narrative_beside(&self, admitted: &[usize], used: u64, stopped: &dyn Fn() -> bool) -> Option<String> {
+        let (parts, count, room) = (self.parts, self.count, self.room);
+        let fits = |narrative_room: u64| -> Option<(bool, String)> {
+            let fitted = fit_narrative(parts.narrative, parts.shape, narrative_room, count);
+            let fits = count(&fitted) + self.price_of_missing(&fitted, admitted, stopped)? <= room;
+            Some((fits, fitted))
+        };
+        // Not monotone (a longer narrative can hold more items and so cost less
+        // beside it): try from the whole room down, in twelfths, and settle for
+        // the pessimistic room, which always fits.
+        let least = room.saturating_sub(used);
+        let step = ((room - least) / 12).max(1);
+        let mut narrative_room = room;
+        while narrative_room > least {
+            if let (true, fitted) = fits(narrative_room)? {
+                return Some(fitted);
+            }
+            narrative_room = narrative_room.saturating_sub(step).max(least);
+        }
+        Some(fit_narrative(parts.narrative, parts.shape, least, count))
+    }
+
+    /// Tiers 6–7 fill what is left beside `narrative`, each within its cap;
+    /// an item the narrative holds is admitted free.
+    fn fill_unguarded(
+        &self,
+        narrative: &str,
+        admitted: &mut Vec<usize>,
+        opened: &mut HashSet<Line>,
+        stopped: &dyn Fn() -> bool,
+    ) -> Option<()> {
+        let mut used = (self.count)(narrative) + self.price_of_missing(narrative, admitted, stopped)?;
+        let held = self.finder.held(&self.read(narrative, &self.state_lines));
+        let (mut by_assistant, mut in_tool_output) = (0_u64, 0_u64);
+        for (at, candidate) in self.candidates.iter().enumerate().filter(|(_, c)| !c.tier.is_guarded()) {
+            if stopped() {
+                return None;
+            }
+            if held[at] {
+                admitted.push(at);
+                continue;
+            }
+            let price = self.cost(candidate, !opened.contains(&candidate.line));
+            let (spent, share) = match candidate.tier {
+                Tier::NamedByAssistant => (&mut by_assistant, NAMED_BY_ASSISTANT_SHARE),
+                _ => (&mut in_tool_output, SEEN_IN_TOOL_OUTPUT_SHARE),
+            };
+            if used + price <= self.room && *spent + price <= self.max_tokens * share / 100 {
+                used += price;
+                *spent += price;
+                opened.insert(candidate.line);
+                admitted.push(at);
+            }
+        }
+        Some(())
+    }
+
+    /// Park: assemble, and give way until the whole, counted exactly, fits:
+    /// the tiers past the narrative first, then the narrative, then tiers 4
+    /// and 3, then where things stand, then rules; never the request.
+    fn park(&self, placed: Placed, stopped: &dyn Fn() -> bool) -> Option<Fitted> {
+        let Placed {
+            mut admitted,
+            narrative: mut fitted_narrative,
+        } = placed;
+        let mut state_lines = self.state_lines.clone();
+        let candidates = &self.candidates;
+        loop {
+            let arrangement = Arrangement {
+                candidates,
+                admitted: &admitted,
+                narrative: &fitted_narrative,
+                state_lines: &state_lines,
+                beside: &self.beside,
+                conversation: self.parts.conversation,
+                folders: &self.folders,
+                finder: &self.finder,
+                stopped,
+            };
+            let (text, figures) = arrangement.settle(
+                &self.read(&fitted_narrative, &state_lines),
+                &self.reading(&fitted_narrative, &state_lines, false),
+            )?;
+            let tokens = (self.count)(&text);
+            if tokens <= self.max_tokens {
+                return Some(Fitted { text, tokens, figures });
+            }
+            if let Some(position) = admitted.iter().rposition(|at| candidates[*at].tier > Tier::FileChanged) {
+                admitted.remove(position);
+                continue;
+            }
+            if !fitted_narrative.is_empty() {
+                let smaller = (self.count)(&fitted_narrative) * 9 / 10;
+                fitted_narrative = fit_narrative(self.parts.narrative, self.parts.shape, smaller, self.count);
+                if smaller == 0 {
+                    fitted_narrative.clear();
+                }
+                continue;
+            }
+            if let Some(position) = admitted.iter().rposition(|at| candidates[*at].tier > Tier::Prohibition) {
+                admitted.remove(position);
+                continue;
+            }
+            if state_lines.pop().is_some() {
+                continue;
+            }
+            match admitted.iter().rposition(|at| candidates[*at].tier != Tier::Request) {
+                Some(position) => {
+                    admitted.remove(position);
+                }
+                None => return Some(Fitted { text, tokens, figures }),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+
+    use super::*;
+    use crate::summary::keep::set::Place;
+    use crate::summary::keep::{Sighting, Source};
+    use crate::summary::kinds::KeepKind;
+    use crate::summary::read::state::{STATE_HEADING, StateAtCut};
+    use crate::summary::write::Presence;
+    use crate::summary::write::budget::{MIN_SUMMARY_TOKENS, Shape, summary_max_tokens};
+    use crate::summary::write::narrative::{KEPT_HEADING, Parked, parked_line};
+
+    fn fit_beside(
+        narrative: &str,
+        beside: &str,
+        shape: Shape,
+        set: &KeepSet,
+        max_tokens: u64,
+        count: &dyn Fn(&str) -> u64,
+    ) -> Fitted {
+        let state = StateAtCut::default();
+        let parts = Parts {
+            narrative,
+            shape,
+            state: &state,
+            beside,
+            conversation: "c",
+        };
+        fit(parts, set, max_tokens, count)
+    }
+
+    fn words(text: &str) -> u64 {
+        text.split_whitespace().count() as u64
+    }
+
+    fn place(turn: i64) -> Place {
+        Place::of_turn(turn)
+    }
+
+    fn set_of(items: &[(KeepKind, &str, Source)]) -> KeepSet {
+        let mut set = KeepSet::default();
+        for (turn, (kind, text, source)) in items.iter().enumerate() {
+            let sighting = Sighting::new(*kind, *text, *source);
+            set.observe(&[sighting], &place(turn as i64));
+        }
+        set
+    }
+
+    #[test]
+    fn files_changed_are_named_from_their_folder_and_a_folder_made_for_them_is_held_by_them() {
+        let set = set_of(&[
+            (KeepKind::FileChanged, "/Users/a/torre/apps/web", Source::ToolCall),
+            (
+                KeepKind::FileChanged,
+                "/Users/a/torre/apps/web/lib/api.ts",
+                Source::ToolCall,
+            ),
+            (
+                KeepKind::FileChanged,
+                "/Users/a/torre/apps/web/lib/logger.ts",
+                Source::ToolCall,
+            ),
+            (
+                KeepKind::FileChanged,
+                "/Users/a/torre/apps/api/route.ts",
+                Source::ToolCall,
+            ),
+            (
+                KeepKind::FileChanged,
+                "/Users/a/.claude/plans/plan.md",
+                Source::ToolCall,
+            ),
+        ]);
+        let fitted = fit_beside("Built the apps.", "", Shape::Prose, &set, 4_000, &words);
+        let files: Vec<&str> = fitted
+            .text
+            .lines()
+            .filter(|l| l.starts_with("- Files changed"))
+            .collect();
+        assert_eq!(
+            files,
+            [
+                "- Files changed (under /Users/a/torre/apps/): api/route.ts, web/lib/logger.ts, web/lib/api.ts",
+                "- Files changed: /Users/a/.claude/plans/plan.md",
+            ]
+        );
+        let figures = fitted.figures.by_kind[&KeepKind::FileChanged];
+        assert_eq!(
+            (figures.checked, figures.appended, figures.present, figures.parked),
+            (5, 4, 1, 0)
+        );
+        let presence = Presence::of(&fitted.text);
+        for item in set.items() {
+            assert!(presence.holds(item), "a reader finds {} in {}", item.text, fitted.text);
+        }
+    }
+
+    #[test]
+    fn a_file_named_whole_and_from_the_project_reads_once_and_both_are_found() {
+        let set = set_of(&[
+            (
+                KeepKind::FileChanged,
+                "/Users/a/dash/src/lib/reader.ts",
+                Source::ToolCall,
+            ),
+            (
+                KeepKind::FileChanged,
+                "/Users/a/dash/src/app/page.tsx",
+                Source::ToolCall,
+            ),
+            (KeepKind::FileChanged, "/Users/a/dash/README.md", Source::ToolCall),
+            (KeepKind::FileChanged, "src/lib/reader.ts", Source::ToolCall),
+        ]);
+        let fitted = fit_beside("Built the dashboard.", "", Shape::Prose, &set, 4_000, &words);
+        assert!(
+            fitted
+                .text
+                .lines()
+                .any(|line| line
+                    == "- Files changed (under /Users/a/dash/): README.md, src/app/page.tsx, src/lib/reader.ts"),
+            "{}",
+            fitted.text
+        );
+        let presence = Presence::of(&fitted.text);
+        for item in set.items() {
+            assert!(presence.holds(item), "a reader finds {} in {}", item.text, fitted.text);
+        }
+    }
+
+    #[test]
+    fn the_budget_is_a_twentieth_of_the_window_within_its_bounds() {
+        assert_eq!(summary_max_tokens(4_000, 200_000), 4_000);
+        assert_eq!(summary_max_tokens(4_000, 30_000), 1_500);
+        assert_eq!(summary_max_tokens(4_000, 8_000), MIN_SUMMARY_TOKENS);
+        assert_eq!(summary_max_tokens(4_000, 0), 4_000);
+    }
+
+    #[test]
+    fn missing_items_are_appended_once_under_the_heading() {
+        let set = set_of(&[
+            (KeepKind::Request, "Deploy 4711 to staging", Source::User),
+            (KeepKind::Prohibition, "Never force-push to main.", Source::User),
+            (KeepKind::Path, "/srv/app", Source::User),
+            (KeepKind::Path, "src/lib.rs", Source::User),
+            (KeepKind::FileChanged, "src/lib.rs", Source::ToolCall),
+        ]);
+        let fitted = fit_beside(
+            "We edited src/lib.rs and deployed.",
+            "",
+            Shape::Prose,
+            &set,
+            200,
+            &words,
+        );
+        assert_eq!(
+            fitted.text,
+            format!(
+                "We edited src/lib.rs and deployed.\n\n{STATE_HEADING}\n- Latest request: Deploy 4711 to staging\n\n{KEPT_HEADING}\n- Rule: Never force-push to main.\n- Paths: /srv/app"
+            )
+        );
+        let total = fitted.figures.total();
+        assert_eq!(
+            (total.checked, total.present, total.appended, total.parked),
+            (5, 2, 3, 0)
+        );
+    }
+
+    #[test]
+    fn a_complete_narrative_gets_nothing_appended_and_the_request_opens_where_things_stand() {
+        let set = set_of(&[
+            (KeepKind::Request, "Ship it", Source::User),
+            (KeepKind::Path, "src/a.rs", Source::User),
+        ]);
+        let fitted = fit_beside(
+            "The user said: Ship it, in src/a.rs.",
+            "",
+            Shape::Prose,
+            &set,
+            100,
+            &words,
+        );
+        assert_eq!(
+            fitted.text,
+            format!("The user said: Ship it, in src/a.rs.\n\n{STATE_HEADING}\n- Latest request: Ship it")
+        );
+        assert_eq!(fitted.figures.total().present, 2);
+    }
+
+    #[test]
+    fn every_summary_fits_its_budget_and_says_what_it_parked() {
+        let mut items: Vec<(KeepKind, String, Source)> = (0..200)
+            .map(|i| (KeepKind::Path, format!("src/module_{i}/file.rs"), Source::User))
+            .collect();
+        items.push((KeepKind::Request, "Finish the migration".into(), Source::User));
+        let items: Vec<(KeepKind, &str, Source)> = items.iter().map(|(k, t, s)| (*k, t.as_str(), *s)).collect();
+        let set = set_of(&items);
+        let narrative = "A long story. ".repeat(200);
+        let fitted = fit_beside(&narrative, "", Shape::Prose, &set, 120, &words);
+        assert!(fitted.tokens <= 120, "{} tokens", fitted.tokens);
+        assert_eq!(fitted.tokens, words(&fitted.text));
+        assert!(fitted.text.contains("- Latest request: Finish the migration"));
+        let total = fitted.figures.total();
+        assert!(total.parked > 0);
+        let parked = Parked {
+            all: total.parked as usize,
+            said: total.parked as usize,
+        };
+        assert!(fitted.text.ends_with(&parked_line(parked, "c")), "{}", fitted.text);
+        assert!(
+            fitted.text.contains("for conversation \"c\": get_keep_set"),
+            "{}",
+            fitted.text
+        );
+        assert!(fitted.text.contains("src/module_199/file.rs"), "the newest first");
+    }
+
+    #[test]
+    fn rules_outrank_the_narrative_and_the_oldest_rule_is_parked_last_of_all() {
+        let rules: Vec<String> = (0..40).map(|i| format!("Never do thing number {i} at all.")).collect();
+        let mut items: Vec<(KeepKind, &str, Source)> = rules
+            .iter()
+            .map(|r| (KeepKind::Prohibition, r.as_str(), Source::User))
+            .collect();
+        items.push((KeepKind::Path, "user/named.rs", Source::User));
+        let set = set_of(&items);
+        let fitted = fit_beside(
+            &"Narrative that does not fit. ".repeat(5),
+            "",
+            Shape::Prose,
+            &set,
+            100,
+            &words,
+        );
+        assert!(fitted.tokens <= 100);
+        assert!(!fitted.text.contains("Narrative"), "{}", fitted.text);
+        assert!(fitted.text.contains("thing number 39"));
+        assert!(!fitted.text.contains("thing number 0 "), "{}", fitted.text);
+        assert!(fitted.figures.by_kind[&KeepKind::Prohibition].parked > 0);
+    }
+
+    #[test]
+    fn names_are_present_only_where_they_stand_alone() {
+        let set = set_of(&[(KeepKind::Path, "src/a.rs", Source::User)]);
+        assert!(
+            fit_beside("Backed up xsrc/a.rs.bak.", "", Shape::Prose, &set, 100, &words)
+                .text
+                .contains("- Paths: src/a.rs")
+        );
+        assert_eq!(
+            fit_beside("Edited src/a.rs.", "", Shape::Prose, &set, 100, &words).text,
+            "Edited src/a.rs."
+        );
+    }
+
+    #[test]
+    fn the_agents_names_fill_what_the_narrative_leaves() {
+        let set = set_of(&[
+            (KeepKind::Path, "agent/one.rs", Source::Assistant),
+            (KeepKind::Path, "only/tool.rs", Source::ToolResult),
+        ]);
+        let fitted = fit_beside("Short.", "", Shape::Prose, &set, 100, &words);
+        assert!(
+            fitted.text.contains("- Also named by the agent: agent/one.rs"),
+            "{}",
+            fitted.text
+        );
+        assert!(!fitted.text.contains("only/tool.rs"));
+    }
+
+    #[test]
+    fn a_narrative_that_holds_every_item_takes_the_room_they_would_have_taken() {
+        let set = set_of(&[
+            (
+                KeepKind::Request,
+                "Rotate key KEY-2231 in /etc/app/keys now",
+                Source::User,
+            ),
+            (KeepKind::Path, "/etc/app/keys", Source::User),
+            (KeepKind::Id, "KEY-2231", Source::User),
+        ]);
+        let narrative = "Header line.\n- Rotate key KEY-2231 in /etc/app/keys now → Rotated it.";
+        let fitted = fit_beside(narrative, "", Shape::Lines, &set, 60, &words);
+        assert_eq!(
+            fitted.text,
+            format!("{narrative}\n\n{STATE_HEADING}\n- Latest request: Rotate key KEY-2231 in /etc/app/keys now"),
+            "nothing appended, nothing parked"
+        );
+        assert_eq!(fitted.figures.total().present, 3);
+    }
+
+    #[test]
+    fn what_the_reader_has_beside_the_summary_is_not_appended_again() {
+        let set = set_of(&[
+            (KeepKind::Request, "Book the 9:10 train", Source::User),
+            (KeepKind::Prohibition, "Never book first class.", Source::User),
+        ]);
+        let fitted = fit_beside(
+            "Planned a trip.",
+            "- (2026-10-18) Book the 9:10 train",
+            Shape::Prose,
+            &set,
+            100,
+            &words,
+        );
+        assert_eq!(
+            fitted.text,
+            format!("Planned a trip.\n\n{KEPT_HEADING}\n- Rule: Never book first class.")
+        );
+    }
+
+    #[test]
+    fn where_things_stand_comes_after_the_narrative_within_its_share() {
+        let set = set_of(&[
+            (KeepKind::Request, "Fix the retry test", Source::User),
+            (KeepKind::Prohibition, "Never touch prod.", Source::User),
+            (KeepKind::Path, "src/retry.rs", Source::User),
+        ]);
+        let state = StateAtCut {
+            then: vec!["answered: Great!".into()],
+            in_progress: Some("Raising the backoff in src/retry.rs to 774ms.".into()),
+            task_list: None,
+            last_actions: vec!["Bash `cargo test` → failed: backoff too short".into()],
+            checks: None,
+            commits: None,
+            waiting_on_user: None,
+            unresolved_error: Some(format!("Bash `make` failed: {}", "word ".repeat(40))),
+        };
+        let parts = Parts {
+            narrative: "We looked at the retries.",
+            shape: Shape::Prose,
+            state: &state,
+            beside: "",
+            conversation: "c",
+        };
+        let fitted = fit(parts, &set, 200, &words);
+        assert_eq!(
+            fitted.text,
+            format!(
+                "We looked at the retries.\n\n{STATE_HEADING}\n- Latest request: Fix the retry test\n- Then: answered: Great!\n\
+                 - In progress: Raising the backoff in src/retry.rs to 774ms.\n- Last actions: Bash `cargo test` → failed: backoff too short\n\n\
+                 {KEPT_HEADING}\n- Rule: Never touch prod."
+            ),
+            "the path is held where things stand; the long error is over the section's 15%"
+        );
+        assert_eq!(fitted.figures.by_kind[&KeepKind::Path].present, 1);
+    }
+
+    #[test]
+    fn the_agents_and_the_tools_names_are_capped() {
+        let mut items: Vec<(KeepKind, String, Source)> = (0..300)
+            .map(|i| (KeepKind::Command, format!("make target_{i}"), Source::ToolCall))
+            .collect();
+        items.extend((0..300).map(|i| (KeepKind::Path, format!("out/{i}.log"), Source::ToolResult)));
+        let items: Vec<(KeepKind, &str, Source)> = items.iter().map(|(k, t, s)| (*k, t.as_str(), *s)).collect();
+        let mut set = set_of(&items);
+        for i in 0..300 {
+            let again = Sighting::new(KeepKind::Path, format!("out/{i}.log"), Source::Assistant);
+            set.observe(&[again], &place(1000 + i));
+        }
+        let fitted = fit_beside("Short.", "", Shape::Prose, &set, 1_000, &words);
+        let line = |label: &str| fitted.text.lines().find(|l| l.starts_with(label)).map_or(0, words);
+        let by_agent = line("- Also named by the agent:");
+        let in_output = line("- Seen in tool output and mentioned again:");
+        assert!(by_agent > 0 && by_agent <= 150, "tier 6: {by_agent} words");
+        assert!(in_output > 0 && in_output <= 50, "tier 7: {in_output} words");
+        assert!(fitted.figures.total().parked > 0);
+    }
+
+    #[test]
+    fn the_same_inputs_give_the_same_summary() {
+        let set = set_of(&[
+            (KeepKind::Path, "b.rs", Source::User),
+            (KeepKind::Path, "a.rs", Source::User),
+            (KeepKind::Quantity, "774ms", Source::User),
+        ]);
+        let first = fit_beside("n", "", Shape::Prose, &set, 100, &words);
+        let again = fit_beside(
+            "n",
+            "",
+            Shape::Prose,
+            &KeepSet::new(set.items().to_vec(), set.clock()),
+            100,
+            &words,
+        );
+        assert_eq!(first, again);
+    }
+
+    #[test]
+    fn a_fit_told_to_stop_gives_up_and_one_never_told_fits_as_fit_does() {
+        let mut set = KeepSet::default();
+        let place = Place::of_turn(1);
+        let sightings: Vec<Sighting> = (0..50)
+            .map(|n| Sighting::new(KeepKind::Path, format!("src/m/f{n}.rs"), Source::User))
+            .collect();
+        set.observe(&sightings, &place);
+        let state = StateAtCut::default();
+        let parts = Parts {
+            narrative: "We worked.",
+            shape: Shape::Prose,
+            state: &state,
+            beside: "",
+            conversation: "c",
+        };
+        let asked = std::cell::Cell::new(0);
+        // Asked before each pass over a text (an item costs a lookup now).
+        let after_two = || {
+            asked.set(asked.get() + 1);
+            asked.get() > 2
+        };
+        assert_eq!(fit_unless(parts, &set, 2_000, &words, &after_two), None);
+        assert_eq!(asked.get(), 3, "it gave up at the first check told to");
+        assert_eq!(
+            fit_unless(parts, &set, 2_000, &words, &|| false),
+            Some(fit(parts, &set, 2_000, &words))
+        );
+    }
+}
