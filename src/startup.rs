@@ -16,7 +16,7 @@ use crate::app::gate::Gate;
 use crate::app::{Budget, Exports, Services};
 use crate::auth::{KeyRegistry, RateLimits};
 use crate::background::Workers;
-use crate::config::{ConnectionLimits, Settings};
+use crate::config::{ConnectionLimits, Settings, Standby, Upstream};
 use crate::http::{self, AppState};
 use crate::llm::{LlmClient, LlmError, UpstreamModel, tokens};
 use crate::serve;
@@ -69,53 +69,21 @@ pub struct Application {
 }
 
 impl Application {
-    pub async fn build(settings: Settings, pool: PgPool) -> Result<Self, StartupError> {
+    pub async fn build(mut settings: Settings, pool: PgPool) -> Result<Self, StartupError> {
         let listener = TcpListener::bind(settings.addr)
             .await
             .map_err(|source| StartupError::Bind {
                 addr: settings.addr,
                 source,
             })?;
-        let connections = match serve::raise_open_file_limit() {
-            Some(open_files) => {
-                let fitted = serve::fitted(settings.connections, open_files);
-                if fitted.max_connections < settings.connections.max_connections {
-                    tracing::warn!(
-                        configured = settings.connections.max_connections,
-                        cap = fitted.max_connections,
-                        open_files,
-                        "the open-file limit holds client connections below COMPACTD_CLIENT_CONNECTIONS; raise it (ulimit -n, LimitNOFILE) to serve more"
-                    );
-                }
-                fitted
-            }
-            None => settings.connections,
-        };
+        let connections = client_connections(settings.connections);
         wait_for_database(&listener, &pool, settings.database_wait, connections).await?;
-        let session = match &settings.database.direct_url {
-            Some(url) => Some(url.parse::<PgConnectOptions>().map_err(StartupError::DirectUrl)?),
-            None => None,
-        };
-        match &session {
-            Some(direct) => store::migrate_at(direct.clone()).await?,
-            None => store::migrate(&pool).await?,
-        }
+        let session = migrate(settings.database.direct_url.as_deref(), &pool).await?;
         let upstream_slots = settings
             .summarizer
             .as_ref()
             .map_or(1, |upstream| upstream.llm.max_concurrent);
-        let (summary_model, score_model) = match settings.summarizer {
-            Some(upstream) => {
-                // One client, so one bound on calls in flight, for both models.
-                let client = Arc::new(LlmClient::new(upstream.llm)?);
-                let score_model = upstream
-                    .score_model
-                    .map(|model| UpstreamModel::new(client.clone(), model, None));
-                let summary_model = UpstreamModel::new(client, upstream.model, upstream.context_tokens);
-                (Some(summary_model), score_model)
-            }
-            None => (None, None),
-        };
+        let (summary_model, score_model) = upstream_models(settings.summarizer.take())?;
         // Behind a transaction pooler an export's long transaction would
         // hold one of the server connections the requests share.
         let exports_database = session.clone().unwrap_or_else(|| (*pool.connect_options()).clone());
@@ -134,49 +102,17 @@ impl Application {
         crate::telemetry::metrics();
         // The tokenizer's vocabulary loads once, now, not in the first request.
         tokio::task::spawn_blocking(tokens::warm_up);
-        let (reads, standby_probe) = match &settings.database.standby {
-            Some(standby) => {
-                let options = standby
-                    .url
-                    .parse::<PgConnectOptions>()
-                    .map_err(StartupError::StandbyUrl)?;
-                let standby_pool = store::pool(options, pool.options().get_max_connections());
-                let reads = FleetReads::with_standby(pool.clone(), standby_pool, standby.max_lag);
-                (
-                    reads,
-                    Some((
-                        standby.probe_every,
-                        standby.max_lag.clamp(PROBE_PATIENCE.0, PROBE_PATIENCE.1),
-                    )),
-                )
-            }
-            None => (FleetReads::primary_only(pool.clone()), None),
-        };
+        let (reads, standby_probe) = fleet_reads(settings.database.standby.as_ref(), &pool)?;
         let (stopping, _) = tokio::sync::watch::channel(false);
-        let services = Services {
-            pool: pool.clone(),
-            warm: store::Warm::new(pool.clone()),
+        let services = services(
+            &settings,
+            &pool,
             reads,
-            policy: Arc::new(settings.policy),
-            summary_model,
-            summaries: settings.summaries.clone(),
-            score_model,
-            budget: Budget {
-                daily: settings.daily_token_budget,
-            },
-            leases: settings.leases,
+            (summary_model, score_model),
             process,
-            exports: Exports {
-                pool: store::side_pool(exports_database, settings.work.exports_at_once as u32),
-                gate: Gate::new("export", settings.work.exports_at_once),
-                stall: settings.work.export_stall,
-                deadline: settings.work.export_deadline,
-                stopping: stopping.subscribe(),
-            },
-            keep_checks: Gate::new("keep check", settings.work.keep_checks_at_once)
-                .waiting_at_most(settings.timeouts.request),
-            prices: Arc::new(settings.prices.clone()),
-        };
+            exports_database,
+            &stopping,
+        );
         let workers = settings.background.map(|background| Workers {
             services: services.clone(),
             settings: background,
@@ -394,4 +330,107 @@ pub(crate) fn shutdown_signal() -> impl Future<Output = ()> + Send + 'static {
         }
         tracing::info!("shutting down");
     }
+}
+
+/// Migrates the database, past the pooler when a direct URL is set (a
+/// transaction pooler cannot hold the migration's lock); answers that
+/// direct connection's options, for what needs a session of its own.
+async fn migrate(direct_url: Option<&str>, pool: &PgPool) -> Result<Option<PgConnectOptions>, StartupError> {
+    let Some(url) = direct_url else {
+        store::migrate(pool).await?;
+        return Ok(None);
+    };
+    let direct = url.parse::<PgConnectOptions>().map_err(StartupError::DirectUrl)?;
+    store::migrate_at(direct.clone()).await?;
+    Ok(Some(direct))
+}
+
+/// What the use cases share, from the settings and what start-up made.
+fn services(
+    settings: &Settings,
+    pool: &PgPool,
+    reads: FleetReads,
+    (summary_model, score_model): (Option<UpstreamModel>, Option<UpstreamModel>),
+    process: ProcessId,
+    exports_database: PgConnectOptions,
+    stopping: &tokio::sync::watch::Sender<bool>,
+) -> Services {
+    Services {
+        pool: pool.clone(),
+        warm: store::Warm::new(pool.clone()),
+        reads,
+        policy: Arc::new(settings.policy.clone()),
+        summary_model,
+        summaries: settings.summaries.clone(),
+        score_model,
+        budget: Budget {
+            daily: settings.daily_token_budget,
+        },
+        leases: settings.leases,
+        process,
+        exports: Exports {
+            pool: store::side_pool(exports_database, settings.work.exports_at_once as u32),
+            gate: Gate::new("export", settings.work.exports_at_once),
+            stall: settings.work.export_stall,
+            deadline: settings.work.export_deadline,
+            stopping: stopping.subscribe(),
+        },
+        keep_checks: Gate::new("keep check", settings.work.keep_checks_at_once)
+            .waiting_at_most(settings.timeouts.request),
+        prices: Arc::new(settings.prices.clone()),
+    }
+}
+
+/// Client connections held at once: as configured, or fewer when the
+/// open-file limit (raised to its hard limit first) cannot hold them.
+fn client_connections(configured: ConnectionLimits) -> ConnectionLimits {
+    let Some(open_files) = serve::raise_open_file_limit() else {
+        return configured;
+    };
+    let fitted = serve::fitted(configured, open_files);
+    if fitted.max_connections < configured.max_connections {
+        tracing::warn!(
+            configured = configured.max_connections,
+            cap = fitted.max_connections,
+            open_files,
+            "the open-file limit holds client connections below COMPACTD_CLIENT_CONNECTIONS; raise it (ulimit -n, LimitNOFILE) to serve more"
+        );
+    }
+    fitted
+}
+
+/// The summary model and the score model, on one client: one bound on the
+/// calls in flight for both.
+fn upstream_models(upstream: Option<Upstream>) -> Result<(Option<UpstreamModel>, Option<UpstreamModel>), StartupError> {
+    let Some(upstream) = upstream else {
+        return Ok((None, None));
+    };
+    let client = Arc::new(LlmClient::new(upstream.llm)?);
+    let score_model = upstream
+        .score_model
+        .map(|model| UpstreamModel::new(client.clone(), model, None));
+    let summary_model = UpstreamModel::new(client, upstream.model, upstream.context_tokens);
+    Ok((Some(summary_model), score_model))
+}
+
+/// Where the fleet's reads go (a standby when one is set), and how often and
+/// how patiently the standby is measured.
+fn fleet_reads(
+    standby: Option<&Standby>,
+    pool: &PgPool,
+) -> Result<(FleetReads, Option<(Duration, Duration)>), StartupError> {
+    let Some(standby) = standby else {
+        return Ok((FleetReads::primary_only(pool.clone()), None));
+    };
+    let options = standby
+        .url
+        .parse::<PgConnectOptions>()
+        .map_err(StartupError::StandbyUrl)?;
+    let standby_pool = store::pool(options, pool.options().get_max_connections());
+    let reads = FleetReads::with_standby(pool.clone(), standby_pool, standby.max_lag);
+    let probe = (
+        standby.probe_every,
+        standby.max_lag.clamp(PROBE_PATIENCE.0, PROBE_PATIENCE.1),
+    );
+    Ok((reads, Some(probe)))
 }
