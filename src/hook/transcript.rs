@@ -5,8 +5,7 @@
 
 use crate::domain::transcript::{Message, Role};
 use crate::sessions::{Boundary, Parsed, turn_of_each};
-use crate::summary::read::HarnessPatterns;
-use crate::summary::read::users_words;
+use crate::summary::read::{HarnessPatterns, users_words};
 
 /// A tool's output is cut to this many characters before it is sent: the
 /// summarizer reads 4 KiB of it at most, and a file read can be megabytes.

@@ -11,8 +11,7 @@ use chrono::{DateTime, Utc};
 pub(crate) use super::parsed::Parsed;
 use super::{aider, claude_code, codex, openai_chat};
 use crate::domain::transcript::Message;
-use crate::summary::read::HarnessPatterns;
-use crate::summary::read::users_words;
+use crate::summary::read::{HarnessPatterns, users_words};
 
 /// The formats `compactd replay` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,8 +5,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::app::AppResult;
-use crate::app::Services;
+use crate::app::{AppResult, Services};
 use crate::domain::TenantId;
 use crate::domain::series::Series;
 use crate::records::{FleetFilter, PreparationStats, Recorded, Stats};

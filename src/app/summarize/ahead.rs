@@ -7,9 +7,8 @@ use std::sync::Arc;
 
 use crate::domain::transcript::Message;
 use crate::llm::tokens;
-use crate::policy::Conversation;
-use crate::policy::PolicyConfig;
 use crate::policy::prepare::{self, Compacting, Reason};
+use crate::policy::{Conversation, PolicyConfig};
 use crate::store::prepared::Ready;
 
 /// The transcript's token counts.

@@ -17,17 +17,15 @@ use crate::app::{AppResult, Refusal, Services};
 use crate::domain::ConversationId;
 use crate::domain::transcript::{Message, Role};
 use crate::llm::{LlmError, tokens};
-use crate::policy::CompactionTrigger;
-use crate::policy::cut;
+use crate::policy::{CompactionTrigger, cut};
 use crate::records::StoredConversation;
 use crate::store::StoreError;
 use crate::store::compactions::Attempt;
-use crate::summary::Via;
-use crate::summary::Writer;
 use crate::summary::read::{HarnessPatterns, StateAtCut, state_at_cut};
 use crate::summary::summarizer::{self, Draft, PreparedNarrative, Rules};
 use crate::summary::write::prompt::PROMPT_VERSION;
 use crate::summary::write::summary_max_tokens;
+use crate::summary::{Via, Writer};
 
 /// Writes the summary `gathered` calls for, as [`plan`] chooses, into an
 /// attempt ready to be recorded.

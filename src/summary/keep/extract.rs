@@ -6,8 +6,7 @@
 use super::prohibitions;
 use crate::domain::transcript::{Message, Role};
 use crate::summary::handoff::quote;
-use crate::summary::kinds::KeepKind;
-use crate::summary::kinds::Source;
+use crate::summary::kinds::{KeepKind, Source};
 use crate::summary::read::commands::written_commands;
 use crate::summary::read::harness::HarnessPatterns;
 use crate::summary::read::harness::{UserText, rejection_words};

@@ -6,17 +6,16 @@
 //! project, files the agent only read, folders, commands run once (`ls`,
 //! `grep`, `git status`, a task closed), bare counts.
 
-use crate::summary::read::check_commands::check_of;
-use crate::summary::read::files::file_name;
-use crate::summary::read::shell::changes_by;
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::set::{KeepItem, KeepSet, Tier};
-use crate::summary::kinds::KeepKind;
-use crate::summary::kinds::Source;
+use crate::summary::kinds::{KeepKind, Source};
+use crate::summary::read::check_commands::check_of;
+use crate::summary::read::files::file_name;
+use crate::summary::read::shell::changes_by;
 
 /// The set as a harness's agent would want it given back: what the agent
 /// named in passing (a file it read, a folder it listed, a command other

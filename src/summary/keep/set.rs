@@ -10,9 +10,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::extract::Sighting;
-use crate::summary::kinds::KeepKind;
-use crate::summary::kinds::Source;
-use crate::summary::kinds::Sources;
+use crate::summary::kinds::{KeepKind, Source, Sources};
 
 /// Where an item was seen: a stored turn, or a message of a `/summarize` delta.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,6 +8,11 @@
 //! then merges the oldest request lines, and the keep set's items are
 //! appended by the same guard as any summary's.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::domain::transcript::{Message, Role};
 use crate::summary::read::HarnessPatterns;
 use crate::summary::read::briefs::{briefs, shows_issue};
 use crate::summary::read::edits::{NAMES_PER_FILE, names_defined};
@@ -15,16 +20,11 @@ use crate::summary::read::files::{file_name, files_changed, is_inside};
 use crate::summary::read::outcome::{Outcome, actions};
 use crate::summary::read::pasted::own_words;
 use crate::summary::read::request::{UserMessage, is_acknowledgement, read_users};
-use crate::summary::read::tool_calls::tool_name;
-use crate::summary::write::narrative::{ASKED_MARK, BRIEF_MARK, WORK_MARK, split_merged};
-use std::sync::LazyLock;
-
-use regex::Regex;
-
-use crate::domain::transcript::{Message, Role};
 use crate::summary::read::sentences::{
     Stretch, clipped, conclusion, is_announcement, is_filler, sentences, statements,
 };
+use crate::summary::read::tool_calls::tool_name;
+use crate::summary::write::narrative::{ASKED_MARK, BRIEF_MARK, WORK_MARK, split_merged};
 
 /// How much of a request a line quotes (SPEC §4)…
 pub(crate) const REQUEST_CHARS: usize = 200;
