@@ -85,12 +85,7 @@ fn forbidden_in(layer: &str, code: &str) -> Vec<String> {
         .find(|(name, _)| *name == layer)
         .unwrap_or_else(|| panic!("`src/{layer}` has no row in LAYERS: say what it may import"))
         .1;
-    let code = code.split("#[cfg(test)]").next().unwrap_or_default();
-    let code: Vec<&str> = code
-        .lines()
-        .filter(|line| !line.trim_start().starts_with("//"))
-        .collect();
-    let code = code.join("\n");
+    let code = code_lines(code).join("\n");
     let mut found = Vec::new();
     for (at, _) in code.match_indices("crate::") {
         let preceded = code[..at].chars().next_back();
@@ -108,6 +103,14 @@ fn forbidden_in(layer: &str, code: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// The lines of `code` a layer check reads: not its tests, not comments.
+fn code_lines(code: &str) -> Vec<&str> {
+    let code = code.split("#[cfg(test)]").next().unwrap_or_default();
+    code.lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect()
 }
 
 /// The first segment of the path `rest` begins with, or of each path in the
@@ -218,9 +221,8 @@ fn summary_parts_forbidden_in(part: &str, code: &str) -> Vec<String> {
         .find(|(name, _)| *name == part)
         .unwrap_or_else(|| panic!("`src/summary/{part}` has no row in SUMMARY_PARTS"))
         .1;
-    let code = code.split("#[cfg(test)]").next().unwrap_or_default();
-    code.lines()
-        .filter(|line| !line.trim_start().starts_with("//"))
+    code_lines(code)
+        .into_iter()
         .filter(|line| {
             forbidden.iter().any(|name| {
                 [format!("summary::{name}"), format!("super::super::{name}")]
