@@ -10,7 +10,7 @@ use crate::app::purge;
 use crate::config::{
     Cli, Command, DatabaseArgs, HookArgs, KeysAction, Pooler, ReplayArgs, ServeArgs, Settings, TenantsAction,
 };
-use crate::replay::report::render;
+use crate::replay::render;
 use crate::replay::{ReplayOptions, Schedule, SessionReport, replay_files, replay_into};
 use crate::startup::{Application, shutdown_signal};
 use crate::{http, store};
