@@ -8,30 +8,16 @@
 //! then merges the oldest request lines, and the keep set's items are
 //! appended by the same guard as any summary's.
 
-use std::sync::LazyLock;
+mod exchange;
+mod requests;
 
-use regex::Regex;
+pub(crate) use requests::request_lines;
 
-use crate::domain::transcript::{Message, Role};
+use crate::domain::transcript::Message;
 use crate::summary::read::HarnessPatterns;
-use crate::summary::read::briefs::{briefs, shows_issue};
-use crate::summary::read::edits::{NAMES_PER_FILE, names_defined};
-use crate::summary::read::files::{file_name, files_changed, is_inside};
-use crate::summary::read::outcome::{Outcome, actions};
-use crate::summary::read::pasted::own_words;
-use crate::summary::read::request::{UserMessage, is_acknowledgement, read_users};
-use crate::summary::read::sentences::{
-    Stretch, clipped, conclusion, is_announcement, is_filler, sentences, statements,
-};
-use crate::summary::read::tool_calls::tool_name;
-use crate::summary::write::narrative::{ASKED_MARK, BRIEF_MARK, WORK_MARK, split_merged};
+use crate::summary::read::sentences::{Stretch, clipped};
+use crate::summary::write::narrative::{WORK_MARK, split_merged};
 
-/// How much of a request a line quotes (SPEC §4)…
-pub(crate) const REQUEST_CHARS: usize = 200;
-/// …of its conclusion, or one step of the work…
-pub(crate) const STEP_CHARS: usize = 220;
-/// …and how many of the files it changed it names.
-pub(crate) const FILES_PER_LINE: usize = 12;
 /// How much of a prior narrative in prose (an earlier model's) is carried.
 pub(crate) const PRIOR_PROSE_CHARS: usize = 600;
 
@@ -54,123 +40,6 @@ pub(crate) fn max_tokens(transcript_tokens: u64, budget: u64) -> u64 {
 /// The first line of every extractive summary.
 pub(crate) fn header(why: &str) -> String {
     format!("Written by compactd without a model ({why}).")
-}
-
-/// One request, what the user said after it, what came of it, and the work between.
-#[derive(Default)]
-struct Exchange {
-    request: Option<String>,
-    /// The rest of the request, past its line: what else the user asked.
-    asked: Vec<String>,
-    /// "answered: yes", "ran /review".
-    then: Vec<String>,
-    outcome: Option<String>,
-    files: Vec<String>,
-    steps: Vec<String>,
-    /// What each changed file's edits defined, in the order first changed.
-    defined: Vec<(String, Vec<String>)>,
-    /// The agent's last words in the exchange: its report of what it did.
-    report: Option<String>,
-    /// The plan the agent put to the user (Claude Code's `ExitPlanMode`).
-    plan: Option<String>,
-    /// The issues, tickets and pull requests the agent read, each as its
-    /// title and the sections that bound the work.
-    briefs: Vec<Vec<String>>,
-}
-
-impl Exchange {
-    fn lines(&self) -> Vec<String> {
-        if self.request.is_none() && self.outcome.is_none() && self.files.is_empty() && self.steps.is_empty() {
-            return Vec::new();
-        }
-        let mut line = format!("- {}", self.request.as_deref().unwrap_or("(continuing)"));
-        if !self.then.is_empty() {
-            line.push_str(&format!(" [then {}]", self.then.join("; ")));
-        }
-        if let Some(outcome) = &self.outcome {
-            line.push_str(&format!(" → {outcome}"));
-        }
-        if !self.files.is_empty() {
-            let mut names: Vec<&str> = Vec::new();
-            let folder_of_another = |folder: &String| self.files.iter().any(|file| is_inside(file, folder));
-            for file in self.files.iter().filter(|file| !folder_of_another(file)) {
-                let name = file_name(file);
-                if !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-            let more = names.len().saturating_sub(FILES_PER_LINE);
-            names.truncate(FILES_PER_LINE);
-            let more = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
-            line.push_str(&format!(" (files: {}{more})", names.join(", ")));
-        }
-        let mut lines = vec![line];
-        lines.extend(self.asked.iter().map(|more| format!("{ASKED_MARK}{more}")));
-        lines.extend(
-            self.briefs
-                .iter()
-                .map(|brief| format!("{BRIEF_MARK}{}", brief.join(" — "))),
-        );
-        // The last step is the conclusion already on the line.
-        let steps = self.steps.iter().filter(|step| Some(*step) != self.outcome.as_ref());
-        lines.extend(steps.map(|step| format!("{WORK_MARK}{step}")));
-        // The plan put to the user: the goal, the approach, what to change.
-        if let Some(plan) = &self.plan {
-            lines.extend(
-                report_lines(plan, None)
-                    .into_iter()
-                    .take(PLAN_SENTENCES)
-                    .map(|line| format!("{WORK_MARK}plan: {line}")),
-            );
-        }
-        // The rest of the agent's report: what it did, what is left.
-        if let Some(report) = &self.report {
-            let told = report_lines(report, self.outcome.as_deref());
-            lines.extend(
-                told.iter()
-                    .filter(|line| !self.steps.contains(line))
-                    .map(|line| format!("{WORK_MARK}{line}")),
-            );
-        }
-        lines.extend(self.defined.iter().map(|(file, names)| {
-            let shown: Vec<&str> = names.iter().take(NAMES_PER_FILE).map(String::as_str).collect();
-            format!("{WORK_MARK}changed {}: {}", file_name(file), shown.join(", "))
-        }));
-        lines
-    }
-
-    fn defined(&mut self, file: String, names: Vec<String>) {
-        match self.defined.iter_mut().find(|(known, _)| *known == file) {
-            Some((_, known)) => {
-                for name in names {
-                    if !known.contains(&name) {
-                        known.push(name);
-                    }
-                }
-            }
-            None => self.defined.push((file, names)),
-        }
-    }
-
-    /// A brief read again (the same title) is kept once, as last read; an
-    /// exchange keeps the latest few.
-    fn brief(&mut self, brief: Vec<String>) {
-        self.briefs.retain(|known| known.first() != brief.first());
-        self.briefs.push(brief);
-        if self.briefs.len() > BRIEFS_PER_EXCHANGE {
-            self.briefs.remove(0);
-        }
-    }
-
-    fn step(&mut self, step: String) {
-        if !step.is_empty() && !self.steps.contains(&step) {
-            self.steps.push(step);
-        }
-    }
 }
 
 /// The narrative of `messages` on top of the anchor's narrative: a header
@@ -202,178 +71,11 @@ pub(crate) fn narrative(prior: Option<&str>, messages: &[Message], harness: &Har
     lines.join("\n")
 }
 
-/// A sentence that gives a reason: with it, a step says why.
-static REASON: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:because|since|so that|instead|rather than|in order to|which means|otherwise|as a result)\b")
-        .expect("a valid pattern")
-});
-
-/// What one of the agent's messages adds to the work: the first sentence
-/// that says something, with the first after it that gives a reason (a
-/// decision and its why), unless it only announces what it will look at
-/// next.
-fn step_of(text: &str) -> Option<String> {
-    let said = conclusion(text, STEP_CHARS)?;
-    if is_announcement(&said) && !REASON.is_match(&said) {
-        return None;
-    }
-    let all = sentences(text);
-    let reason = all
-        .iter()
-        .skip_while(|sentence| **sentence != said)
-        .skip(1)
-        .find(|next| REASON.is_match(next) && next.chars().count() <= STEP_CHARS)
-        .filter(|_| !REASON.is_match(&said));
-    Some(match reason {
-        Some(reason) => format!("{said} {reason}"),
-        None => said,
-    })
-}
-
-/// How many of the issues an exchange read are said under it.
-const BRIEFS_PER_EXCHANGE: usize = 8;
-
-/// How many more sentences of the agent's last words in an exchange are kept…
-const REPORT_SENTENCES: usize = 8;
-/// …and of a plan it put to the user.
-const PLAN_SENTENCES: usize = 12;
-
-/// The plan a call puts to the user for approval (Claude Code's `ExitPlanMode`).
-fn plan_put(tool: &str, arguments: &str) -> Option<String> {
-    let name = tool_name(tool).to_ascii_lowercase();
-    if name != "exitplanmode" && name != "exit_plan_mode" {
-        return None;
-    }
-    let parsed: serde_json::Value = serde_json::from_str(arguments).ok()?;
-    parsed.get("plan")?.as_str().map(str::to_owned)
-}
-
-/// The agent's last words past their conclusion: the sentences that say
-/// something (not filler, a heading, a lead-in or "let me…"), whole.
-fn report_lines(report: &str, concluded: Option<&str>) -> Vec<String> {
-    statements(report)
-        .into_iter()
-        .filter(|sentence| {
-            // A heading or a label ("The Problem", "**What we have:**") says nothing alone.
-            let says = sentence.split_whitespace().count() >= 4 || sentence.trim_end().ends_with(['.', '!', '?']);
-            says && !is_filler(sentence)
-                && !sentence.trim_end().trim_end_matches('*').ends_with(':')
-                && !is_announcement(sentence)
-                && concluded.is_none_or(|c| !c.starts_with(sentence.as_str()))
-        })
-        .filter_map(|sentence| conclusion(&sentence, STEP_CHARS))
-        .take(REPORT_SENTENCES)
-        .collect()
-}
-
-/// A sentence that is a link and nothing else (a pasted table of contents).
-static LINK_ALONE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\A\[[^\]]*\]\([^)]*\)[.,;:]?\z").expect("a valid pattern"));
-
-/// How much more of a request than its line is quoted under it.
-const REQUEST_REST_CHARS: usize = 600;
-
-/// What the user asked past the request's line (`line`): their own
-/// sentences (not what they pasted, not headings), whole, while they fit.
-fn rest_of_request(words: &str, line: &str) -> Vec<String> {
-    let mut rest = Vec::new();
-    let mut room = REQUEST_REST_CHARS;
-    let line = line.trim_end_matches('…');
-    for sentence in statements(&own_words(words)) {
-        let sentence = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
-        // The user's words are theirs even in one word ("- Postgres"); only a
-        // bare acknowledgement says nothing more.
-        if line.contains(&sentence) || is_acknowledgement(&sentence) || LINK_ALONE.is_match(&sentence) {
-            continue;
-        }
-        let length = sentence.chars().count();
-        if length > room {
-            break;
-        }
-        room -= length;
-        rest.push(sentence);
-    }
-    rest
-}
-
-/// One line per user request in `messages`, with its conclusion and the
-/// files it changed, each followed by its work (a delta that opens mid-run
-/// starts with a `(continuing)` line).
-pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut exchange = Exchange::default();
-    let read = read_users(messages, harness);
-    let mut done = actions(messages).into_iter();
-    for (message, user) in messages.iter().zip(&read) {
-        match user {
-            Some(UserMessage::Request(words)) => {
-                lines.extend(exchange.lines());
-                let line = clipped(words, REQUEST_CHARS, Stretch::None);
-                exchange = Exchange {
-                    asked: rest_of_request(words, &line),
-                    request: Some(line),
-                    ..Exchange::default()
-                };
-                continue;
-            }
-            Some(UserMessage::Answer(words)) => {
-                exchange
-                    .then
-                    .push(format!("answered: {}", clipped(words, 80, Stretch::None)));
-                continue;
-            }
-            Some(UserMessage::Command(command)) => {
-                exchange.then.push(format!("ran {command}"));
-                continue;
-            }
-            _ => {}
-        }
-        if message.role != Role::Assistant {
-            continue;
-        }
-        if let Some(said) = step_of(&message.content) {
-            exchange.outcome = Some(said.clone());
-            exchange.step(said);
-            exchange.report = Some(message.content.clone());
-        }
-        for call in &message.tool_calls {
-            for (file, names) in names_defined(&call.name, &call.arguments) {
-                exchange.defined(file, names);
-            }
-            if let Some(plan) = plan_put(&call.name, &call.arguments) {
-                exchange.plan = Some(plan);
-            }
-        }
-        for action in done.by_ref().take(message.tool_calls.len()) {
-            // A lookup that failed (`no issue found`) shows no issue.
-            if let (Some(at), Outcome::Ok(_)) = (action.result, &action.outcome)
-                && shows_issue(&action.tool, action.command.as_deref())
-            {
-                for brief in briefs(&messages[at].content) {
-                    exchange.brief(brief);
-                }
-            }
-            let target = action.target.replace('`', "'");
-            match action.outcome {
-                Outcome::Ok(Some(line)) => exchange.step(format!("`{target}` → {line}")),
-                Outcome::Failed(line) => exchange.step(format!("`{target}` failed: {line}")),
-                _ => {}
-            }
-        }
-        for file in files_changed(message) {
-            if !exchange.files.contains(&file) {
-                exchange.files.push(file);
-            }
-        }
-    }
-    lines.extend(exchange.lines());
-    lines
-}
-
 #[cfg(test)]
 mod tests {
+    use super::exchange::{REQUEST_CHARS, STEP_CHARS};
     use super::*;
-    use crate::domain::transcript::ToolCall;
+    use crate::domain::transcript::{Role, ToolCall};
 
     fn turn(request: &str, answer: &str, file: Option<&str>) -> Vec<Message> {
         let mut messages = vec![Message::new(Role::User, request)];

@@ -1,0 +1,158 @@
+//! One request and what came of it (an exchange), and the lines it is
+//! written as: the request's line, then what else was asked, the issues
+//! read, the work, the plan and the report.
+
+use crate::summary::read::edits::NAMES_PER_FILE;
+use crate::summary::read::files::{file_name, is_inside};
+use crate::summary::read::sentences::{conclusion, is_announcement, is_filler, statements};
+use crate::summary::write::narrative::{ASKED_MARK, BRIEF_MARK, WORK_MARK};
+
+/// How much of a request a line quotes (SPEC §4)…
+pub(crate) const REQUEST_CHARS: usize = 200;
+/// …of its conclusion, or one step of the work…
+pub(crate) const STEP_CHARS: usize = 220;
+/// …and how many of the files it changed it names.
+pub(crate) const FILES_PER_LINE: usize = 12;
+
+/// One request, what the user said after it, what came of it, and the work between.
+#[derive(Default)]
+pub(super) struct Exchange {
+    pub(super) request: Option<String>,
+    /// The rest of the request, past its line: what else the user asked.
+    pub(super) asked: Vec<String>,
+    /// "answered: yes", "ran /review".
+    pub(super) then: Vec<String>,
+    pub(super) outcome: Option<String>,
+    pub(super) files: Vec<String>,
+    pub(super) steps: Vec<String>,
+    /// What each changed file's edits defined, in the order first changed.
+    pub(super) defined: Vec<(String, Vec<String>)>,
+    /// The agent's last words in the exchange: its report of what it did.
+    pub(super) report: Option<String>,
+    /// The plan the agent put to the user (Claude Code's `ExitPlanMode`).
+    pub(super) plan: Option<String>,
+    /// The issues, tickets and pull requests the agent read, each as its
+    /// title and the sections that bound the work.
+    pub(super) briefs: Vec<Vec<String>>,
+}
+
+impl Exchange {
+    pub(super) fn lines(&self) -> Vec<String> {
+        if self.request.is_none() && self.outcome.is_none() && self.files.is_empty() && self.steps.is_empty() {
+            return Vec::new();
+        }
+        let mut line = format!("- {}", self.request.as_deref().unwrap_or("(continuing)"));
+        if !self.then.is_empty() {
+            line.push_str(&format!(" [then {}]", self.then.join("; ")));
+        }
+        if let Some(outcome) = &self.outcome {
+            line.push_str(&format!(" → {outcome}"));
+        }
+        if !self.files.is_empty() {
+            let mut names: Vec<&str> = Vec::new();
+            let folder_of_another = |folder: &String| self.files.iter().any(|file| is_inside(file, folder));
+            for file in self.files.iter().filter(|file| !folder_of_another(file)) {
+                let name = file_name(file);
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            let more = names.len().saturating_sub(FILES_PER_LINE);
+            names.truncate(FILES_PER_LINE);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            line.push_str(&format!(" (files: {}{more})", names.join(", ")));
+        }
+        let mut lines = vec![line];
+        lines.extend(self.asked.iter().map(|more| format!("{ASKED_MARK}{more}")));
+        lines.extend(
+            self.briefs
+                .iter()
+                .map(|brief| format!("{BRIEF_MARK}{}", brief.join(" — "))),
+        );
+        // The last step is the conclusion already on the line.
+        let steps = self.steps.iter().filter(|step| Some(*step) != self.outcome.as_ref());
+        lines.extend(steps.map(|step| format!("{WORK_MARK}{step}")));
+        // The plan put to the user: the goal, the approach, what to change.
+        if let Some(plan) = &self.plan {
+            lines.extend(
+                report_lines(plan, None)
+                    .into_iter()
+                    .take(PLAN_SENTENCES)
+                    .map(|line| format!("{WORK_MARK}plan: {line}")),
+            );
+        }
+        // The rest of the agent's report: what it did, what is left.
+        if let Some(report) = &self.report {
+            let told = report_lines(report, self.outcome.as_deref());
+            lines.extend(
+                told.iter()
+                    .filter(|line| !self.steps.contains(line))
+                    .map(|line| format!("{WORK_MARK}{line}")),
+            );
+        }
+        lines.extend(self.defined.iter().map(|(file, names)| {
+            let shown: Vec<&str> = names.iter().take(NAMES_PER_FILE).map(String::as_str).collect();
+            format!("{WORK_MARK}changed {}: {}", file_name(file), shown.join(", "))
+        }));
+        lines
+    }
+
+    pub(super) fn defined(&mut self, file: String, names: Vec<String>) {
+        match self.defined.iter_mut().find(|(known, _)| *known == file) {
+            Some((_, known)) => {
+                for name in names {
+                    if !known.contains(&name) {
+                        known.push(name);
+                    }
+                }
+            }
+            None => self.defined.push((file, names)),
+        }
+    }
+
+    /// A brief read again (the same title) is kept once, as last read; an
+    /// exchange keeps the latest few.
+    pub(super) fn brief(&mut self, brief: Vec<String>) {
+        self.briefs.retain(|known| known.first() != brief.first());
+        self.briefs.push(brief);
+        if self.briefs.len() > BRIEFS_PER_EXCHANGE {
+            self.briefs.remove(0);
+        }
+    }
+
+    pub(super) fn step(&mut self, step: String) {
+        if !step.is_empty() && !self.steps.contains(&step) {
+            self.steps.push(step);
+        }
+    }
+}
+
+/// How many of the issues an exchange read are said under it.
+const BRIEFS_PER_EXCHANGE: usize = 8;
+
+/// How many more sentences of the agent's last words in an exchange are kept…
+const REPORT_SENTENCES: usize = 8;
+/// …and of a plan it put to the user.
+const PLAN_SENTENCES: usize = 12;
+
+/// The agent's last words past their conclusion: the sentences that say
+/// something (not filler, a heading, a lead-in or "let me…"), whole.
+fn report_lines(report: &str, concluded: Option<&str>) -> Vec<String> {
+    statements(report)
+        .into_iter()
+        .filter(|sentence| {
+            // A heading or a label ("The Problem", "**What we have:**") says nothing alone.
+            let says = sentence.split_whitespace().count() >= 4 || sentence.trim_end().ends_with(['.', '!', '?']);
+            says && !is_filler(sentence)
+                && !sentence.trim_end().trim_end_matches('*').ends_with(':')
+                && !is_announcement(sentence)
+                && concluded.is_none_or(|c| !c.starts_with(sentence.as_str()))
+        })
+        .filter_map(|sentence| conclusion(&sentence, STEP_CHARS))
+        .take(REPORT_SENTENCES)
+        .collect()
+}

@@ -1,0 +1,160 @@
+//! A delta's messages read into exchanges: each request the user makes opens
+//! one, and the agent's words and calls after it fill it.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::exchange::{Exchange, REQUEST_CHARS, STEP_CHARS};
+use crate::domain::transcript::{Message, Role};
+use crate::summary::read::HarnessPatterns;
+use crate::summary::read::briefs::{briefs, shows_issue};
+use crate::summary::read::edits::names_defined;
+use crate::summary::read::files::files_changed;
+use crate::summary::read::outcome::{Outcome, actions};
+use crate::summary::read::pasted::own_words;
+use crate::summary::read::request::{UserMessage, is_acknowledgement, read_users};
+use crate::summary::read::sentences::{Stretch, clipped, conclusion, is_announcement, sentences, statements};
+use crate::summary::read::tool_calls::tool_name;
+
+/// A sentence that gives a reason: with it, a step says why.
+static REASON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:because|since|so that|instead|rather than|in order to|which means|otherwise|as a result)\b")
+        .expect("a valid pattern")
+});
+
+/// What one of the agent's messages adds to the work: the first sentence
+/// that says something, with the first after it that gives a reason (a
+/// decision and its why), unless it only announces what it will look at
+/// next.
+fn step_of(text: &str) -> Option<String> {
+    let said = conclusion(text, STEP_CHARS)?;
+    if is_announcement(&said) && !REASON.is_match(&said) {
+        return None;
+    }
+    let all = sentences(text);
+    let reason = all
+        .iter()
+        .skip_while(|sentence| **sentence != said)
+        .skip(1)
+        .find(|next| REASON.is_match(next) && next.chars().count() <= STEP_CHARS)
+        .filter(|_| !REASON.is_match(&said));
+    Some(match reason {
+        Some(reason) => format!("{said} {reason}"),
+        None => said,
+    })
+}
+
+/// The plan a call puts to the user for approval (Claude Code's `ExitPlanMode`).
+fn plan_put(tool: &str, arguments: &str) -> Option<String> {
+    let name = tool_name(tool).to_ascii_lowercase();
+    if name != "exitplanmode" && name != "exit_plan_mode" {
+        return None;
+    }
+    let parsed: serde_json::Value = serde_json::from_str(arguments).ok()?;
+    parsed.get("plan")?.as_str().map(str::to_owned)
+}
+
+/// A sentence that is a link and nothing else (a pasted table of contents).
+static LINK_ALONE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A\[[^\]]*\]\([^)]*\)[.,;:]?\z").expect("a valid pattern"));
+
+/// How much more of a request than its line is quoted under it.
+const REQUEST_REST_CHARS: usize = 600;
+
+/// What the user asked past the request's line (`line`): their own
+/// sentences (not what they pasted, not headings), whole, while they fit.
+fn rest_of_request(words: &str, line: &str) -> Vec<String> {
+    let mut rest = Vec::new();
+    let mut room = REQUEST_REST_CHARS;
+    let line = line.trim_end_matches('…');
+    for sentence in statements(&own_words(words)) {
+        let sentence = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
+        // The user's words are theirs even in one word ("- Postgres"); only a
+        // bare acknowledgement says nothing more.
+        if line.contains(&sentence) || is_acknowledgement(&sentence) || LINK_ALONE.is_match(&sentence) {
+            continue;
+        }
+        let length = sentence.chars().count();
+        if length > room {
+            break;
+        }
+        room -= length;
+        rest.push(sentence);
+    }
+    rest
+}
+
+/// One line per user request in `messages`, with its conclusion and the
+/// files it changed, each followed by its work (a delta that opens mid-run
+/// starts with a `(continuing)` line).
+pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut exchange = Exchange::default();
+    let read = read_users(messages, harness);
+    let mut done = actions(messages).into_iter();
+    for (message, user) in messages.iter().zip(&read) {
+        match user {
+            Some(UserMessage::Request(words)) => {
+                lines.extend(exchange.lines());
+                let line = clipped(words, REQUEST_CHARS, Stretch::None);
+                exchange = Exchange {
+                    asked: rest_of_request(words, &line),
+                    request: Some(line),
+                    ..Exchange::default()
+                };
+                continue;
+            }
+            Some(UserMessage::Answer(words)) => {
+                exchange
+                    .then
+                    .push(format!("answered: {}", clipped(words, 80, Stretch::None)));
+                continue;
+            }
+            Some(UserMessage::Command(command)) => {
+                exchange.then.push(format!("ran {command}"));
+                continue;
+            }
+            _ => {}
+        }
+        if message.role != Role::Assistant {
+            continue;
+        }
+        if let Some(said) = step_of(&message.content) {
+            exchange.outcome = Some(said.clone());
+            exchange.step(said);
+            exchange.report = Some(message.content.clone());
+        }
+        for call in &message.tool_calls {
+            for (file, names) in names_defined(&call.name, &call.arguments) {
+                exchange.defined(file, names);
+            }
+            if let Some(plan) = plan_put(&call.name, &call.arguments) {
+                exchange.plan = Some(plan);
+            }
+        }
+        for action in done.by_ref().take(message.tool_calls.len()) {
+            // A lookup that failed (`no issue found`) shows no issue.
+            if let (Some(at), Outcome::Ok(_)) = (action.result, &action.outcome)
+                && shows_issue(&action.tool, action.command.as_deref())
+            {
+                for brief in briefs(&messages[at].content) {
+                    exchange.brief(brief);
+                }
+            }
+            let target = action.target.replace('`', "'");
+            match action.outcome {
+                Outcome::Ok(Some(line)) => exchange.step(format!("`{target}` → {line}")),
+                Outcome::Failed(line) => exchange.step(format!("`{target}` failed: {line}")),
+                _ => {}
+            }
+        }
+        for file in files_changed(message) {
+            if !exchange.files.contains(&file) {
+                exchange.files.push(file);
+            }
+        }
+    }
+    lines.extend(exchange.lines());
+    lines
+}
