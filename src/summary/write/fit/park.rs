@@ -1,0 +1,70 @@
+//! Park, the last step of fitting: the placed items and narrative
+//! assembled, giving way in a fixed order until the whole, counted exactly,
+//! fits.
+
+use super::place::Placed;
+use super::rank::Ranked;
+use crate::summary::keep::set::Tier;
+use crate::summary::write::arrangement::Arrangement;
+use crate::summary::write::budget::Fitted;
+use crate::summary::write::narrative::fit_narrative;
+
+impl<'a> Ranked<'a> {
+    /// Park: assemble, and give way until the whole, counted exactly, fits:
+    /// the tiers past the narrative first, then the narrative, then tiers 4
+    /// and 3, then where things stand, then rules; never the request.
+    pub(super) fn park(&self, placed: Placed, stopped: &dyn Fn() -> bool) -> Option<Fitted> {
+        let Placed {
+            mut admitted,
+            narrative: mut fitted_narrative,
+        } = placed;
+        let mut state_lines = self.state_lines.clone();
+        let candidates = &self.candidates;
+        loop {
+            let arrangement = Arrangement {
+                candidates,
+                admitted: &admitted,
+                narrative: &fitted_narrative,
+                state_lines: &state_lines,
+                beside: &self.beside,
+                conversation: self.parts.conversation,
+                folders: &self.folders,
+                finder: &self.finder,
+                stopped,
+            };
+            let (text, figures) = arrangement.settle(
+                &self.read(&fitted_narrative, &state_lines),
+                &self.reading(&fitted_narrative, &state_lines, false),
+            )?;
+            let tokens = (self.count)(&text);
+            if tokens <= self.max_tokens {
+                return Some(Fitted { text, tokens, figures });
+            }
+            if let Some(position) = admitted.iter().rposition(|at| candidates[*at].tier > Tier::FileChanged) {
+                admitted.remove(position);
+                continue;
+            }
+            if !fitted_narrative.is_empty() {
+                let smaller = (self.count)(&fitted_narrative) * 9 / 10;
+                fitted_narrative = fit_narrative(self.parts.narrative, self.parts.shape, smaller, self.count);
+                if smaller == 0 {
+                    fitted_narrative.clear();
+                }
+                continue;
+            }
+            if let Some(position) = admitted.iter().rposition(|at| candidates[*at].tier > Tier::Prohibition) {
+                admitted.remove(position);
+                continue;
+            }
+            if state_lines.pop().is_some() {
+                continue;
+            }
+            match admitted.iter().rposition(|at| candidates[*at].tier != Tier::Request) {
+                Some(position) => {
+                    admitted.remove(position);
+                }
+                None => return Some(Fitted { text, tokens, figures }),
+            }
+        }
+    }
+}

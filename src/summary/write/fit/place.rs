@@ -1,0 +1,132 @@
+//! Place, the second step of fitting: tiers 1–4 while they fit, the
+//! narrative in the room they leave, then tiers 6–7 within their caps.
+
+use std::collections::HashSet;
+
+use super::rank::Ranked;
+use crate::summary::keep::set::Tier;
+use crate::summary::write::budget::{NAMED_BY_ASSISTANT_SHARE, SEEN_IN_TOOL_OUTPUT_SHARE};
+use crate::summary::write::narrative::fit_narrative;
+use crate::summary::write::render::Line;
+
+/// Where the items went and the narrative they went beside.
+pub(super) struct Placed {
+    pub(super) admitted: Vec<usize>,
+    pub(super) narrative: String,
+}
+
+impl<'a> Ranked<'a> {
+    /// Place: tiers 1–4 in order while they fit, the narrative in the room
+    /// they leave, then tiers 6–7 within their caps.
+    pub(super) fn place(&self, stopped: &dyn Fn() -> bool) -> Option<Placed> {
+        let (mut admitted, used, mut opened) = self.admit_guarded();
+        let narrative = self.narrative_beside(&admitted, used, stopped)?;
+        self.fill_unguarded(&narrative, &mut admitted, &mut opened, stopped)?;
+        Some(Placed { admitted, narrative })
+    }
+
+    /// Tiers 1–4, in order, while they fit (1 always; 2 parked only when
+    /// 1–2 alone are over the budget): the admitted, the room they take and
+    /// the lines they open.
+    fn admit_guarded(&self) -> (Vec<usize>, u64, HashSet<Line>) {
+        let mut admitted: Vec<usize> = Vec::new();
+        let mut used = 0_u64;
+        let mut opened: HashSet<Line> = HashSet::new();
+        for (at, candidate) in self
+            .candidates
+            .iter()
+            .enumerate()
+            .filter(|(at, c)| c.tier.is_guarded() && !self.folders.contains(at))
+        {
+            let price = self.cost(candidate, !opened.contains(&candidate.line));
+            if candidate.tier == Tier::Request || used + price <= self.room {
+                used += price;
+                opened.insert(candidate.line);
+                admitted.push(at);
+            }
+        }
+        (admitted, used, opened)
+    }
+
+    /// What the admitted items `narrative` lacks cost beside it.
+    fn price_of_missing(&self, narrative: &str, admitted: &[usize], stopped: &dyn Fn() -> bool) -> Option<u64> {
+        if stopped() {
+            return None;
+        }
+        let held = self.finder.held(&self.read(narrative, &self.state_lines));
+        let held_beside = self.finder.held(&self.beside);
+        let mut opened = HashSet::new();
+        let mut price = 0;
+        for (at, candidate) in admitted.iter().map(|at| (*at, &self.candidates[*at])) {
+            let missing = match candidate.tier {
+                // The request is shown where things stand unless the reader has it beside.
+                Tier::Request => !held_beside[at],
+                _ => !held[at],
+            };
+            if missing {
+                price += self.cost(candidate, opened.insert(candidate.line));
+            }
+        }
+        Some(price)
+    }
+
+    /// The longest narrative whose own length and the items it still lacks
+    /// fit the room: the least it may have is what the admitted items leave;
+    /// a narrative that holds them word for word may take their room too.
+    fn narrative_beside(&self, admitted: &[usize], used: u64, stopped: &dyn Fn() -> bool) -> Option<String> {
+        let (parts, count, room) = (self.parts, self.count, self.room);
+        let fits = |narrative_room: u64| -> Option<(bool, String)> {
+            let fitted = fit_narrative(parts.narrative, parts.shape, narrative_room, count);
+            let fits = count(&fitted) + self.price_of_missing(&fitted, admitted, stopped)? <= room;
+            Some((fits, fitted))
+        };
+        // Not monotone (a longer narrative can hold more items and so cost less
+        // beside it): try from the whole room down, in twelfths, and settle for
+        // the pessimistic room, which always fits.
+        let least = room.saturating_sub(used);
+        let step = ((room - least) / 12).max(1);
+        let mut narrative_room = room;
+        while narrative_room > least {
+            if let (true, fitted) = fits(narrative_room)? {
+                return Some(fitted);
+            }
+            narrative_room = narrative_room.saturating_sub(step).max(least);
+        }
+        Some(fit_narrative(parts.narrative, parts.shape, least, count))
+    }
+
+    /// Tiers 6–7 fill what is left beside `narrative`, each within its cap;
+    /// an item the narrative holds is admitted free.
+    fn fill_unguarded(
+        &self,
+        narrative: &str,
+        admitted: &mut Vec<usize>,
+        opened: &mut HashSet<Line>,
+        stopped: &dyn Fn() -> bool,
+    ) -> Option<()> {
+        let mut used = (self.count)(narrative) + self.price_of_missing(narrative, admitted, stopped)?;
+        let held = self.finder.held(&self.read(narrative, &self.state_lines));
+        let (mut by_assistant, mut in_tool_output) = (0_u64, 0_u64);
+        for (at, candidate) in self.candidates.iter().enumerate().filter(|(_, c)| !c.tier.is_guarded()) {
+            if stopped() {
+                return None;
+            }
+            if held[at] {
+                admitted.push(at);
+                continue;
+            }
+            let price = self.cost(candidate, !opened.contains(&candidate.line));
+            let (spent, share) = match candidate.tier {
+                Tier::NamedByAssistant => (&mut by_assistant, NAMED_BY_ASSISTANT_SHARE),
+                _ => (&mut in_tool_output, SEEN_IN_TOOL_OUTPUT_SHARE),
+            };
+            if used + price <= self.room && *spent + price <= self.max_tokens * share / 100 {
+                used += price;
+                *spent += price;
+                opened.insert(candidate.line);
+                admitted.push(at);
+            }
+        }
+        Some(())
+    }
+}
