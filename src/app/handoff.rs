@@ -20,7 +20,7 @@ use crate::summary::summarizer::finish;
 use crate::summary::write::narrative::narrative_of;
 use crate::summary::write::{Parts, summary_max_tokens};
 
-use super::prepare::count_wasted;
+use super::summarize::prepare::count_wasted;
 
 /// How many of the user's latest messages a handoff quotes by default…
 pub(crate) const DEFAULT_REQUESTS: usize = 3;

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use chrono::Utc;
 
-use super::prepare::count_wasted;
 use super::summarize::Request;
+use super::summarize::prepare::count_wasted;
 use super::{Alone, Refusal, Services};
 use crate::app::decide::decision_for;
 use crate::policy::prepare::Reason;

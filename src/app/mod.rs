@@ -22,7 +22,6 @@ pub(crate) mod idle_sweep;
 pub(crate) mod keep_check;
 pub(crate) mod keep_set;
 pub mod keys;
-pub(crate) mod prepare;
 pub(crate) mod purge;
 pub(crate) mod queries;
 pub(crate) mod retention;

@@ -5,7 +5,7 @@
 use tokio::task::JoinSet;
 
 use super::Workers;
-use crate::app::prepare;
+use crate::app::summarize::prepare;
 
 pub(super) async fn run(workers: Workers, slots: usize) {
     let Workers {

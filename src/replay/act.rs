@@ -32,7 +32,7 @@ impl Replay {
         if let Some(own) = self.own.as_ref().filter(|_| self.options.prepare) {
             let id = ConversationId::parse("conversation_id", conversation.to_owned())
                 .map_err(|err| ReplayError::Service(err.to_string()))?;
-            crate::app::prepare::settle(&own.services, &own.tenant, &id)
+            crate::app::summarize::prepare::settle(&own.services, &own.tenant, &id)
                 .await
                 .map_err(|err| ReplayError::Service(format!("a preparation failed: {err}")))?;
         }

@@ -5,11 +5,18 @@
 //! `write` it under §4's rules, and `record` the attempt with the state
 //! change it makes. Used by `POST /summarize` and by the idle sweep. The
 //! types the steps hand each other are here.
+//!
+//! Its second target is a summary prepared ahead of a compaction
+//! (`prepare`): its own gather of the turns a preparation covers, the same
+//! `read` of them, the upstream under the same rules, and a record that
+//! keeps a preparation instead of a compaction.
 
 mod ahead;
 mod compact;
 mod gather;
 mod plan;
+pub(crate) mod prepare;
+mod read;
 mod record;
 mod write;
 

@@ -3,8 +3,8 @@
 
 use sqlx::{Connection, PgConnection};
 
+use super::prepare::count_wasted;
 use super::{Ahead, Drafted};
-use crate::app::prepare::count_wasted;
 use crate::domain::Prices;
 use crate::policy::prepare::Reason;
 use crate::records::{Recorded, StoredConversation};

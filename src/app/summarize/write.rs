@@ -1,30 +1,24 @@
-//! Writing one summary from what was gathered: the transcript counted and
-//! cut, the keep set brought up to date, and the summary written by whom
-//! the plan names, under §4's rules, into the attempt to record.
+//! Writing a compaction's summary from what was gathered: the transcript
+//! read (`super::read`), and the summary written by whom the plan names,
+//! under §4's rules, into the attempt to record.
 
-use std::sync::Arc;
 use std::time::Instant;
 
-use chrono::{DateTime, Utc};
-
-use super::ahead::{self, Transcript};
+use super::ahead;
 use super::gather::Gathered;
 use super::plan::{self, Plan};
+use super::read::{Read, Reading, read};
 use super::{Drafted, NO_UPSTREAM, Request};
 use crate::app::budget::{Reservation, summary_estimate};
-use crate::app::keep_set::{self, Observation, TakenIn};
 use crate::app::{AppResult, Refusal, Services};
-use crate::domain::ConversationId;
 use crate::domain::transcript::{Message, Role};
 use crate::llm::{LlmError, tokens};
-use crate::policy::{CompactionTrigger, cut};
+use crate::policy::CompactionTrigger;
 use crate::records::StoredConversation;
 use crate::store::StoreError;
 use crate::store::compactions::Attempt;
-use crate::summary::read::{HarnessPatterns, StateAtCut, state_at_cut};
 use crate::summary::summarizer::{self, Draft, PreparedNarrative, Rules};
 use crate::summary::write::prompt::PROMPT_VERSION;
-use crate::summary::write::summary_max_tokens;
 use crate::summary::{Via, Writer};
 
 /// Writes the summary `gathered` calls for, as [`plan`] chooses, into an
@@ -47,19 +41,15 @@ pub(super) async fn write(
     }
     let tokens_before_asked = request.tokens_before;
     let reported = gathered.reported;
-    let mut read = read(services, &request, &stored, gathered, prior.clone()).await;
-    let offered = read.offered.take();
-    let transcript_tokens = read.counted.prior + read.counted.per_message.iter().sum::<u64>();
-    let tokens_before = plan::tokens_before(tokens_before_asked, reported, transcript_tokens);
-    let harness = &services.summaries.harness;
-    let rules = Rules {
-        keep: &read.taken.set,
-        max_tokens: summary_max_tokens(services.summaries.max_tokens, stored.state.size),
-        transcript_tokens,
-        harness,
-        state: &read.state,
-        conversation: request.id.as_str(),
+    let reading = Reading {
+        id: &request.id,
+        keep_recent_tokens: request.keep_recent_tokens,
+        at: request.at,
     };
+    let mut read = read(services, reading, &stored, gathered, prior.clone()).await;
+    let offered = read.offered.take();
+    let tokens_before = plan::tokens_before(tokens_before_asked, reported, read.transcript_tokens());
+    let rules = read.rules(services, stored.state.size, request.id.as_str());
     let given = harness_summary.is_some();
     let chosen = ahead::choose(
         offered,
@@ -108,86 +98,6 @@ pub(super) async fn write(
         observations: read.observations,
         reserved: reserved.unwrap_or_default(),
     })
-}
-
-/// The transcript read: counted, cut where the recent messages stay
-/// verbatim, what it says taken into the keep set, where things stand.
-struct Read {
-    transcript: crate::app::transcript::Gathered,
-    counted: ahead::Counted,
-    /// Where the verbatim messages begin (`None`: nothing kept verbatim).
-    kept_from: Option<usize>,
-    /// The delta's end: `kept_from`, else every message.
-    cut_at: usize,
-    /// The preparation offered, once checked against the transcript.
-    offered: Option<crate::store::prepared::Ready>,
-    observations: Vec<Observation>,
-    state: StateAtCut,
-    taken: TakenIn,
-}
-
-/// Reads the transcript off the async threads, two at a time.
-async fn read(
-    services: &Services,
-    request: &Request,
-    stored: &StoredConversation,
-    gathered: Gathered,
-    prior: Option<String>,
-) -> Read {
-    let Gathered {
-        transcript,
-        sent,
-        keep,
-        unread,
-        offered,
-        ..
-    } = gathered;
-    let counting = Transcript {
-        messages: Arc::clone(&transcript.messages),
-        prior,
-        boundary_turn: stored.boundary_turn_seq,
-        anchor_seq: stored.summary.as_ref().map(|(_, seq)| *seq),
-    };
-    let harness = services.summaries.harness.clone();
-    // The stored turns are read while the transcript is counted.
-    let (mut observations, (counted, offered)) = tokio::join!(
-        async {
-            keep_set::of_turns_off_thread(request.id.clone(), unread, harness.clone())
-                .await
-                .unwrap_or_default()
-        },
-        ahead::count(counting, offered)
-    );
-    let kept_from = request
-        .keep_recent_tokens
-        .map(|keep| cut::kept_from(&transcript.messages, &counted.per_message, keep));
-    let cut_at = kept_from.unwrap_or(transcript.messages.len());
-    let seq = stored.last_compaction_seq + 1;
-    // Where things stand is read from the delta beside the keep set's items
-    // (the kept messages come again in the next delta: read them then).
-    let (from_sent, state) = tokio::join!(
-        async {
-            if sent {
-                let delta = transcript.messages[..cut_at].to_vec();
-                observe_sent(request.id.clone(), seq, request.at, delta, harness.clone()).await
-            } else {
-                Vec::new()
-            }
-        },
-        read_state(Arc::clone(&transcript.messages), cut_at, harness.clone())
-    );
-    observations.extend(from_sent);
-    let taken = TakenIn::of(keep, &observations);
-    Read {
-        transcript,
-        counted,
-        kept_from,
-        cut_at,
-        offered,
-        observations,
-        state,
-        taken,
-    }
 }
 
 /// Carries the plan out; the upstream is asked only with what its call may
@@ -260,36 +170,4 @@ fn attempt(request: &Request, trigger: CompactionTrigger, tokens_before: u64, re
         upstream_calls: None,
         fallback: None,
     }
-}
-
-/// What the sent delta says (after the stored turns), read off the async
-/// threads: a delta full of tool output takes a while.
-async fn observe_sent(
-    id: ConversationId,
-    seq: i64,
-    at: DateTime<Utc>,
-    delta: Vec<Message>,
-    harness: Arc<HarnessPatterns>,
-) -> Vec<Observation> {
-    off_thread(move || keep_set::of_messages(&id, seq, at, &delta, &harness)).await
-}
-
-/// Where things stand at the end of the delta (its first `cut_at`
-/// messages), read off the async threads.
-async fn read_state(messages: Arc<Vec<Message>>, cut_at: usize, harness: Arc<HarnessPatterns>) -> StateAtCut {
-    let read = move || state_at_cut(&messages[..cut_at], &harness);
-    match tokio::task::spawn_blocking(read).await {
-        Ok(state) => state,
-        Err(err) => {
-            tracing::warn!(%err, "where things stand could not be read");
-            StateAtCut::default()
-        }
-    }
-}
-
-async fn off_thread(read: impl FnOnce() -> Vec<Observation> + Send + 'static) -> Vec<Observation> {
-    tokio::task::spawn_blocking(read).await.unwrap_or_else(|err| {
-        tracing::warn!(%err, "the transcript could not be read into the keep set");
-        Vec::new()
-    })
 }

@@ -1,0 +1,160 @@
+//! Reading a transcript once, for either target of the use case (a
+//! compaction, or a preparation ahead of one): counted, cut where the
+//! recent messages stay verbatim, what it says taken into the keep set, and
+//! where things stand at the cut; and the rules a summary of it is written
+//! under.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+
+use super::ahead::{self, Transcript};
+use super::gather::Gathered;
+use crate::app::Services;
+use crate::app::keep_set::{self, Observation, TakenIn};
+use crate::domain::ConversationId;
+use crate::domain::transcript::Message;
+use crate::policy::cut;
+use crate::records::StoredConversation;
+use crate::summary::read::{HarnessPatterns, StateAtCut, state_at_cut};
+use crate::summary::summarizer::Rules;
+use crate::summary::write::summary_max_tokens;
+
+/// Whose transcript is read, when, and how much of its end stays verbatim.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Reading<'a> {
+    pub id: &'a ConversationId,
+    pub keep_recent_tokens: Option<u64>,
+    pub at: DateTime<Utc>,
+}
+
+/// The transcript read: counted, cut where the recent messages stay
+/// verbatim, what it says taken into the keep set, where things stand.
+pub(super) struct Read {
+    pub transcript: crate::app::transcript::Gathered,
+    pub counted: ahead::Counted,
+    /// Where the verbatim messages begin (`None`: nothing kept verbatim).
+    pub kept_from: Option<usize>,
+    /// The delta's end: `kept_from`, else every message.
+    pub cut_at: usize,
+    /// The preparation offered, once checked against the transcript.
+    pub offered: Option<crate::store::prepared::Ready>,
+    pub observations: Vec<Observation>,
+    pub state: StateAtCut,
+    pub taken: TakenIn,
+}
+
+/// Reads the transcript off the async threads, two at a time.
+pub(super) async fn read(
+    services: &Services,
+    reading: Reading<'_>,
+    stored: &StoredConversation,
+    gathered: Gathered,
+    prior: Option<String>,
+) -> Read {
+    let Gathered {
+        transcript,
+        sent,
+        keep,
+        unread,
+        offered,
+        ..
+    } = gathered;
+    let counting = Transcript {
+        messages: Arc::clone(&transcript.messages),
+        prior,
+        boundary_turn: stored.boundary_turn_seq,
+        anchor_seq: stored.summary.as_ref().map(|(_, seq)| *seq),
+    };
+    let harness = services.summaries.harness.clone();
+    // The stored turns are read while the transcript is counted.
+    let (mut observations, (counted, offered)) = tokio::join!(
+        async {
+            keep_set::of_turns_off_thread(reading.id.clone(), unread, harness.clone())
+                .await
+                .unwrap_or_default()
+        },
+        ahead::count(counting, offered)
+    );
+    let kept_from = reading
+        .keep_recent_tokens
+        .map(|keep| cut::kept_from(&transcript.messages, &counted.per_message, keep));
+    let cut_at = kept_from.unwrap_or(transcript.messages.len());
+    let seq = stored.last_compaction_seq + 1;
+    // Where things stand is read from the delta beside the keep set's items
+    // (the kept messages come again in the next delta: read them then).
+    let (from_sent, state) = tokio::join!(
+        async {
+            if sent {
+                let delta = transcript.messages[..cut_at].to_vec();
+                observe_sent(reading.id.clone(), seq, reading.at, delta, harness.clone()).await
+            } else {
+                Vec::new()
+            }
+        },
+        read_state(Arc::clone(&transcript.messages), cut_at, harness.clone())
+    );
+    observations.extend(from_sent);
+    let taken = TakenIn::of(keep, &observations);
+    Read {
+        transcript,
+        counted,
+        kept_from,
+        cut_at,
+        offered,
+        observations,
+        state,
+        taken,
+    }
+}
+
+impl Read {
+    /// Its tokens: the anchor's and every message's.
+    pub(super) fn transcript_tokens(&self) -> u64 {
+        self.counted.prior + self.counted.per_message.iter().sum::<u64>()
+    }
+
+    /// The rules a summary of it is written under, in a window of `size`.
+    pub(super) fn rules<'a>(&'a self, services: &'a Services, size: u64, conversation: &'a str) -> Rules<'a> {
+        Rules {
+            keep: &self.taken.set,
+            max_tokens: summary_max_tokens(services.summaries.max_tokens, size),
+            transcript_tokens: self.transcript_tokens(),
+            harness: &services.summaries.harness,
+            state: &self.state,
+            conversation,
+        }
+    }
+}
+
+/// What the sent delta says (after the stored turns), read off the async
+/// threads: a delta full of tool output takes a while.
+async fn observe_sent(
+    id: ConversationId,
+    seq: i64,
+    at: DateTime<Utc>,
+    delta: Vec<Message>,
+    harness: Arc<HarnessPatterns>,
+) -> Vec<Observation> {
+    off_thread(move || keep_set::of_messages(&id, seq, at, &delta, &harness)).await
+}
+
+/// Where things stand at the end of the delta (its first `cut_at`
+/// messages), read off the async threads.
+async fn read_state(messages: Arc<Vec<Message>>, cut_at: usize, harness: Arc<HarnessPatterns>) -> StateAtCut {
+    let read = move || state_at_cut(&messages[..cut_at], &harness);
+    match tokio::task::spawn_blocking(read).await {
+        Ok(state) => state,
+        Err(err) => {
+            tracing::warn!(%err, "where things stand could not be read");
+            StateAtCut::default()
+        }
+    }
+}
+
+async fn off_thread(read: impl FnOnce() -> Vec<Observation> + Send + 'static) -> Vec<Observation> {
+    tokio::task::spawn_blocking(read).await.unwrap_or_else(|err| {
+        tracing::warn!(%err, "the transcript could not be read into the keep set");
+        Vec::new()
+    })
+}
