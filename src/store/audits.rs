@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
+use sqlx::postgres::PgRow;
 use sqlx::{Connection, PgConnection, Row};
 
 use super::StoreResult;
@@ -53,6 +54,44 @@ pub(crate) async fn claim(
     reads_chars: usize,
 ) -> StoreResult<Option<Claimed>> {
     let mut tx = conn.begin().await?;
+    let claimed = claim_conversation(
+        &mut tx,
+        tenant,
+        conversation_id,
+        config,
+        (abandoned_after, holder),
+        retry_after,
+    )
+    .await?;
+    let Some(row) = claimed else { return Ok(None) };
+    let critical: serde_json::Value = row.try_get("critical")?;
+    let critical = serde_json::from_value(critical).unwrap_or_default();
+    let to_rescore = claim_turns_to_rescore(&mut tx, tenant, conversation_id, (abandoned_after, holder)).await?;
+    let live = live_turns(&mut tx, tenant, conversation_id, reads_chars).await?;
+    tx.commit().await?;
+    Ok(Some(Claimed {
+        tenant: tenant.to_owned(),
+        conversation_id: conversation_id.to_owned(),
+        claimed_at: row.try_get("audit_claimed_at")?,
+        last_turn_seq: row.try_get("last_turn_seq")?,
+        critical,
+        memory: row.try_get("memory")?,
+        memory_turn_seq: row.try_get("memory_turn_seq")?,
+        live,
+        to_rescore,
+    }))
+}
+
+/// Stamps the conversation's audit claim when its audit is due and free (no
+/// claim held, none failed lately); `None` when it is not.
+async fn claim_conversation(
+    tx: &mut PgConnection,
+    tenant: &TenantId,
+    conversation_id: &ConversationId,
+    config: &AuditConfig,
+    (abandoned_after, holder): (Duration, ProcessId),
+    retry_after: Duration,
+) -> StoreResult<Option<PgRow>> {
     let row = statements::query(concat!(
         "UPDATE conversations c SET audit_claimed_at = now(), audit_claimed_by = $7::uuid
           WHERE tenant = $1 AND conversation_id = $2 AND (",
@@ -77,9 +116,17 @@ pub(crate) async fn claim(
     .bind(SILENT_AFTER)
     .fetch_optional(&mut *tx)
     .await?;
-    let Some(row) = row else { return Ok(None) };
-    let critical: serde_json::Value = row.try_get("critical")?;
-    let critical = serde_json::from_value(critical).unwrap_or_default();
+    Ok(row)
+}
+
+/// Claims the live turns the audit re-scores: the unscored ones no scorer
+/// holds, and the weak ones; answers their seqs.
+async fn claim_turns_to_rescore(
+    tx: &mut PgConnection,
+    tenant: &TenantId,
+    conversation_id: &ConversationId,
+    (abandoned_after, holder): (Duration, ProcessId),
+) -> StoreResult<Vec<i64>> {
     let to_rescore: Vec<i64> = statements::query_scalar(concat!(
         "UPDATE turns SET score_claimed_at = now(), score_claimed_by = $4::uuid
           WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted
@@ -97,7 +144,18 @@ pub(crate) async fn claim(
     .bind(SILENT_AFTER)
     .fetch_all(&mut *tx)
     .await?;
-    let live = statements::query(
+    Ok(to_rescore)
+}
+
+/// The live turns, oldest first, each side's text cut to `reads_chars`
+/// characters.
+async fn live_turns(
+    tx: &mut PgConnection,
+    tenant: &TenantId,
+    conversation_id: &ConversationId,
+    reads_chars: usize,
+) -> StoreResult<Vec<LiveTurn>> {
+    Ok(statements::query(
         "SELECT seq, score, left(user_text, $3) AS user_text, left(assistant_text, $3) AS assistant_text FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted ORDER BY seq",
     )
@@ -117,19 +175,7 @@ pub(crate) async fn claim(
             assistant: row.try_get("assistant_text")?,
         })
     })
-    .collect::<sqlx::Result<Vec<_>>>()?;
-    tx.commit().await?;
-    Ok(Some(Claimed {
-        tenant: tenant.to_owned(),
-        conversation_id: conversation_id.to_owned(),
-        claimed_at: row.try_get("audit_claimed_at")?,
-        last_turn_seq: row.try_get("last_turn_seq")?,
-        critical,
-        memory: row.try_get("memory")?,
-        memory_turn_seq: row.try_get("memory_turn_seq")?,
-        live,
-        to_rescore,
-    }))
+    .collect::<sqlx::Result<Vec<_>>>()?)
 }
 
 /// What an audit decided.
