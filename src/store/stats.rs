@@ -22,45 +22,7 @@ pub(crate) async fn read(
     until: Option<DateTime<Utc>>,
 ) -> StoreResult<Stats> {
     let in_span = "($2::timestamptz IS NULL OR at >= $2) AND ($3::timestamptz IS NULL OR at < $3)";
-    // One trigger at a time, each an index-only range scan of its own: grouping
-    // the whole span instead sorts every row of it by trigger first, three
-    // times slower at a million rows (bench/dashboard_reads).
-    let mut triggers = statements::query(&format!(
-        "SELECT t.trigger, s.* FROM unnest($4::text[]) AS t(trigger) CROSS JOIN LATERAL (
-             SELECT count(*) AS count,
-                    count(*) FILTER (WHERE success) AS successes,
-                    count(*) FILTER (WHERE NOT success) AS failures,
-                    avg(percent_saved) FILTER (WHERE success)::float8 AS mean_percent_saved,
-                    percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
-                    percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95,
-                    -- Callers may state any count up to 2^63 - 1: the sum saturates.
-                    LEAST(coalesce(sum(tokens_saved) FILTER (WHERE success), 0), 9223372036854775807)::bigint
-                      AS tokens_saved
-               FROM compactions WHERE tenant = $1 AND trigger = t.trigger AND {in_span}) s
-          WHERE s.count > 0
-          ORDER BY t.trigger"
-    ))
-    .bind(tenant.as_str())
-    .bind(since)
-    .bind(until)
-    .bind(CompactionTrigger::names().collect::<Vec<_>>())
-    .fetch_all(on(&mut *conn))
-    .await?
-    .iter()
-    .map(|row| {
-        Ok(TriggerStats {
-            trigger: row.try_get("trigger")?,
-            count: count_of(row.try_get("count")?),
-            successes: count_of(row.try_get("successes")?),
-            failures: count_of(row.try_get("failures")?),
-            mean_percent_saved: row.try_get("mean_percent_saved")?,
-            p50_duration_ms: row.try_get("p50")?,
-            p95_duration_ms: row.try_get("p95")?,
-            tokens_saved: count_of(row.try_get("tokens_saved")?),
-            money: Money::default(),
-        })
-    })
-    .collect::<sqlx::Result<Vec<_>>>()?;
+    let mut triggers = by_trigger(conn, tenant, since, until, in_span).await?;
     for (trigger, figures) in money(conn, tenant, since, until).await? {
         if let Some(stats) = triggers.iter_mut().find(|t| t.trigger == trigger) {
             stats.money = figures;
@@ -96,6 +58,56 @@ pub(crate) async fn read(
     stats.decisions.sort();
     stats.deletions = deletions(conn, tenant, since, until, in_span).await?;
     Ok(stats)
+}
+
+/// The span's compactions, by trigger: counts, savings and durations (their
+/// money is filled in apart, by [`money`]).
+async fn by_trigger(
+    conn: &mut PgConnection,
+    tenant: &TenantId,
+    since: Option<DateTime<Utc>>,
+    until: Option<DateTime<Utc>>,
+    in_span: &str,
+) -> StoreResult<Vec<TriggerStats>> {
+    // One trigger at a time, each an index-only range scan of its own: grouping
+    // the whole span instead sorts every row of it by trigger first, three
+    // times slower at a million rows (bench/dashboard_reads).
+    Ok(statements::query(&format!(
+        "SELECT t.trigger, s.* FROM unnest($4::text[]) AS t(trigger) CROSS JOIN LATERAL (
+             SELECT count(*) AS count,
+                    count(*) FILTER (WHERE success) AS successes,
+                    count(*) FILTER (WHERE NOT success) AS failures,
+                    avg(percent_saved) FILTER (WHERE success)::float8 AS mean_percent_saved,
+                    percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) AS p50,
+                    percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) AS p95,
+                    -- Callers may state any count up to 2^63 - 1: the sum saturates.
+                    LEAST(coalesce(sum(tokens_saved) FILTER (WHERE success), 0), 9223372036854775807)::bigint
+                      AS tokens_saved
+               FROM compactions WHERE tenant = $1 AND trigger = t.trigger AND {in_span}) s
+          WHERE s.count > 0
+          ORDER BY t.trigger"
+    ))
+    .bind(tenant.as_str())
+    .bind(since)
+    .bind(until)
+    .bind(CompactionTrigger::names().collect::<Vec<_>>())
+    .fetch_all(on(&mut *conn))
+    .await?
+    .iter()
+    .map(|row| {
+        Ok(TriggerStats {
+            trigger: row.try_get("trigger")?,
+            count: count_of(row.try_get("count")?),
+            successes: count_of(row.try_get("successes")?),
+            failures: count_of(row.try_get("failures")?),
+            mean_percent_saved: row.try_get("mean_percent_saved")?,
+            p50_duration_ms: row.try_get("p50")?,
+            p95_duration_ms: row.try_get("p95")?,
+            tokens_saved: count_of(row.try_get("tokens_saved")?),
+            money: Money::default(),
+        })
+    })
+    .collect::<sqlx::Result<Vec<_>>>()?)
 }
 
 /// What the span's compactions cost and saved, by trigger: savings closed on
