@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
+use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
@@ -24,20 +25,7 @@ pub(crate) async fn lock_idle(
     compaction_lease: Duration,
     limit: i64,
 ) -> StoreResult<BTreeMap<TenantId, Vec<String>>> {
-    // The day index finds the candidates (updated_at's day, which changes
-    // once a day); updated_at itself, set by every write, decides.
-    let candidates = statements::query(&format!(
-        "SELECT tenant, conversation_id, predecessor_id, successor_id FROM conversations
-          WHERE active_on <= ((now() - $1::interval) AT TIME ZONE 'UTC')::date
-            AND updated_at < now() - $1::interval AND {}
-          ORDER BY active_on, tenant, conversation_id LIMIT $2 FOR UPDATE SKIP LOCKED",
-        free!("compacting_since", "3")
-    ))
-    .bind(idle_for)
-    .bind(limit)
-    .bind(compaction_lease)
-    .fetch_all(on(&mut *conn))
-    .await?;
+    let candidates = lock_candidates(conn, idle_for, compaction_lease, limit).await?;
     let mut held: BTreeSet<(TenantId, String)> = BTreeSet::new();
     // (tenant, conversation, a conversation it links to)
     let mut links: Vec<(TenantId, String, String)> = Vec::new();
@@ -54,17 +42,67 @@ pub(crate) async fn lock_idle(
         .unzip();
     let idle_ones = held.clone();
     if !ids.is_empty() {
-        let near: Vec<(TenantId, String)> = statements::query_as(
-            "SELECT tenant, conversation_id FROM conversations
-              WHERE (tenant, conversation_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
-              FOR UPDATE SKIP LOCKED",
-        )
-        .bind(&tenants)
-        .bind(&ids)
-        .fetch_all(on(&mut *conn))
-        .await?;
-        held.extend(near);
+        held.extend(lock_linked(conn, &tenants, &ids).await?);
     }
+    let blocked = blocked_by_a_request(conn, &links, &held).await?;
+    let mut idle: BTreeMap<TenantId, Vec<String>> = BTreeMap::new();
+    for (tenant, id) in idle_ones.into_iter().filter(|key| !blocked.contains(key)) {
+        idle.entry(tenant).or_default().push(id);
+    }
+    Ok(idle)
+}
+
+/// The conversations idle for `idle_for` and not being compacted, oldest
+/// first, up to `limit`, locked (those a request holds are skipped).
+async fn lock_candidates(
+    conn: &mut PgConnection,
+    idle_for: Duration,
+    compaction_lease: Duration,
+    limit: i64,
+) -> StoreResult<Vec<PgRow>> {
+    // The day index finds the candidates (updated_at's day, which changes
+    // once a day); updated_at itself, set by every write, decides.
+    let candidates = statements::query(&format!(
+        "SELECT tenant, conversation_id, predecessor_id, successor_id FROM conversations
+          WHERE active_on <= ((now() - $1::interval) AT TIME ZONE 'UTC')::date
+            AND updated_at < now() - $1::interval AND {}
+          ORDER BY active_on, tenant, conversation_id LIMIT $2 FOR UPDATE SKIP LOCKED",
+        free!("compacting_since", "3")
+    ))
+    .bind(idle_for)
+    .bind(limit)
+    .bind(compaction_lease)
+    .fetch_all(on(&mut *conn))
+    .await?;
+    Ok(candidates)
+}
+
+/// Locks the conversations the candidates link to (`tenants[i]`, `ids[i]`),
+/// skipping those a request holds; answers the ones it locked.
+async fn lock_linked(
+    conn: &mut PgConnection,
+    tenants: &[String],
+    ids: &[String],
+) -> StoreResult<Vec<(TenantId, String)>> {
+    let near: Vec<(TenantId, String)> = statements::query_as(
+        "SELECT tenant, conversation_id FROM conversations
+          WHERE (tenant, conversation_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+          FOR UPDATE SKIP LOCKED",
+    )
+    .bind(tenants)
+    .bind(ids)
+    .fetch_all(on(&mut *conn))
+    .await?;
+    Ok(near)
+}
+
+/// The conversations of `links` linked to one that exists but is not
+/// `held`: a request holds it.
+async fn blocked_by_a_request(
+    conn: &mut PgConnection,
+    links: &[(TenantId, String, String)],
+    held: &BTreeSet<(TenantId, String)>,
+) -> StoreResult<BTreeSet<(TenantId, String)>> {
     // One linked to a conversation a request holds is left for a later
     // sweep (one linked to a conversation that is gone is not).
     let unheld: Vec<&(TenantId, String, String)> = links
@@ -93,9 +131,5 @@ pub(crate) async fn lock_idle(
             .map(|(tenant, id, _)| (tenant.clone(), id.clone()))
             .collect();
     }
-    let mut idle: BTreeMap<TenantId, Vec<String>> = BTreeMap::new();
-    for (tenant, id) in idle_ones.into_iter().filter(|key| !blocked.contains(key)) {
-        idle.entry(tenant).or_default().push(id);
-    }
-    Ok(idle)
+    Ok(blocked)
 }
