@@ -77,6 +77,24 @@ pub(crate) async fn roll_over(
     if exists.is_none() {
         return Ok(Err(NotRolled::Missing));
     }
+    if let Err(not_rolled) = create_successor(&mut tx, tenant, id, successor, at).await? {
+        return Ok(Err(not_rolled));
+    }
+    let predecessor = point_at_successor(&mut tx, tenant, id, successor, at, text, bookmark).await?;
+    tx.commit().await?;
+    Ok(Ok(predecessor))
+}
+
+/// Creates the successor, fresh, with its predecessor and its first event.
+/// One that exists already will do if it names `id` as its predecessor (an
+/// earlier try of this rollover made it); else its id is taken.
+async fn create_successor(
+    tx: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    successor: &ConversationId,
+    at: DateTime<Utc>,
+) -> StoreResult<Result<(), NotRolled>> {
     let fresh = Conversation::new(at);
     let created = bind_state(
         statements::query(&format!(
@@ -115,6 +133,20 @@ pub(crate) async fn roll_over(
             return Ok(Err(NotRolled::SuccessorTaken));
         }
     }
+    Ok(Ok(()))
+}
+
+/// Points the predecessor at its successor and logs the handoff with its
+/// text; answers the predecessor as it is now.
+async fn point_at_successor(
+    tx: &mut PgConnection,
+    tenant: &TenantId,
+    id: &ConversationId,
+    successor: &ConversationId,
+    at: DateTime<Utc>,
+    text: &str,
+    bookmark: Option<&str>,
+) -> StoreResult<StoredConversation> {
     let row = statements::query(&format!(
         "WITH c AS (
            UPDATE conversations SET successor_id = $3, pending_decision = NULL,
@@ -136,9 +168,7 @@ pub(crate) async fn roll_over(
     .bind(json!({"successor_id": successor.as_str(), "bookmark": bookmark, "text": text, "role": "predecessor"}))
     .fetch_one(&mut *tx)
     .await?;
-    let predecessor = StoredConversation::from_row(&row)?;
-    tx.commit().await?;
-    Ok(Ok(predecessor))
+    StoredConversation::from_row(&row)
 }
 
 /// What the handoff from a conversation to its successor recorded.
