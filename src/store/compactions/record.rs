@@ -1,193 +1,20 @@
-//! The compaction ledger's writes: claiming a conversation while its
-//! summary is written, and recording every attempt with the state change the
-//! use case applied (the reads are in `ledger.rs`).
+//! Recording a compaction attempt inside the caller's transaction: the
+//! conversation's new state and anchor, the ledger's row, and the event that
+//! announces it.
 
-use std::time::Duration;
-
-use chrono::{DateTime, Utc};
 use serde_json::json;
-use sqlx::{PgConnection, Row};
+use sqlx::PgConnection;
 
-use super::events::EventKind;
-use super::lease::free;
-use super::ledger::recorded;
-use super::processes::{ProcessId, SILENT_AFTER, holder_gone};
-use super::row::conversation_columns;
-use super::state::{STATE_COLUMNS, bind_state};
-use super::statements::{self, on};
-use super::{StoreResult, db_count};
+use super::attempt::{Applied, Attempt};
 use crate::domain::{ConversationId, HarnessName, TenantId};
-use crate::policy::{CompactionTrigger, Conversation};
 use crate::records::{Recorded, StoredConversation};
-use crate::summary::Writer;
+use crate::store::events::EventKind;
+use crate::store::ledger::recorded;
+use crate::store::row::conversation_columns;
+use crate::store::state::{STATE_COLUMNS, bind_state};
+use crate::store::statements;
+use crate::store::{StoreResult, db_count};
 use crate::summary::keep::KeepFigures;
-
-/// Why a conversation could not be claimed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Unclaimed {
-    Missing,
-    /// Another /summarize of it is running.
-    Busy,
-}
-
-/// Claims the conversation for `holder`'s summary; a claim older than
-/// `stale_after`, or whose holder has gone silent, was abandoned (its
-/// process died) and is taken over.
-#[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn claim(
-    conn: &mut PgConnection,
-    tenant: &TenantId,
-    id: &ConversationId,
-    (stale_after, holder): (Duration, ProcessId),
-) -> StoreResult<Result<(StoredConversation, DateTime<Utc>), Unclaimed>> {
-    let claimed = statements::query(concat!(
-        "UPDATE conversations SET compacting_since = now(), compacting_by = $4::uuid
-          WHERE tenant = $1 AND conversation_id = $2 AND (",
-        free!("compacting_since", "3"),
-        " OR ",
-        holder_gone!("compacting_by", "5"),
-        ") RETURNING compacting_since, ",
-        conversation_columns!()
-    ))
-    .bind(tenant.as_str())
-    .bind(id.as_str())
-    .bind(stale_after)
-    .bind(holder.as_text())
-    .bind(SILENT_AFTER)
-    .fetch_optional(on(&mut *conn))
-    .await?;
-    if let Some(row) = claimed {
-        let since: DateTime<Utc> = row.try_get("compacting_since")?;
-        return Ok(Ok((StoredConversation::from_row(&row)?, since)));
-    }
-    let exists: bool = statements::query_scalar(
-        "SELECT EXISTS (SELECT FROM conversations WHERE tenant = $1 AND conversation_id = $2)",
-    )
-    .bind(tenant.as_str())
-    .bind(id.as_str())
-    .fetch_one(on(&mut *conn))
-    .await?;
-    Ok(Err(if exists { Unclaimed::Busy } else { Unclaimed::Missing }))
-}
-
-/// When the conversation was claimed for the compaction running now; `None`
-/// when none is (read under the caller's lock on the row, it stays so).
-#[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn claimed_since(
-    conn: &mut PgConnection,
-    tenant: &TenantId,
-    id: &ConversationId,
-) -> StoreResult<Option<DateTime<Utc>>> {
-    let since: Option<Option<DateTime<Utc>>> = statements::query_scalar(
-        "SELECT compacting_since FROM conversations WHERE tenant = $1 AND conversation_id = $2",
-    )
-    .bind(tenant.as_str())
-    .bind(id.as_str())
-    .fetch_optional(on(&mut *conn))
-    .await?;
-    Ok(since.flatten())
-}
-
-/// Gives the claim made at `since` back without recording anything; a claim
-/// made since (this one was taken over) is left alone.
-#[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn release(
-    conn: &mut PgConnection,
-    tenant: &TenantId,
-    id: &ConversationId,
-    since: DateTime<Utc>,
-) -> StoreResult<()> {
-    statements::query(
-        "UPDATE conversations SET compacting_since = NULL
-          WHERE tenant = $1 AND conversation_id = $2 AND compacting_since = $3",
-    )
-    .bind(tenant.as_str())
-    .bind(id.as_str())
-    .bind(since)
-    .execute(on(&mut *conn))
-    .await?;
-    Ok(())
-}
-
-/// One attempt, as the ledger keeps it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Attempt {
-    pub at: DateTime<Utc>,
-    pub trigger: CompactionTrigger,
-    pub by_host: bool,
-    pub idle: bool,
-    pub summarizer: Writer,
-    pub model: Option<String>,
-    pub tokens_before: u64,
-    pub tokens_after: u64,
-    pub total_messages: u64,
-    pub user_messages: u64,
-    pub assistant_messages: u64,
-    pub tool_messages: u64,
-    pub kept_from: Option<u64>,
-    pub duration_ms: u64,
-    pub upstream_input_tokens: Option<u64>,
-    pub upstream_output_tokens: Option<u64>,
-    /// The new summary, or why there is none.
-    pub outcome: Result<String, String>,
-    pub prompt_version: Option<&'static str>,
-    /// Stored turns up to this one are now behind the boundary.
-    pub boundary_turn_seq: i64,
-    /// What became of the keep set's items (none when no summary was written).
-    pub keep: Option<KeepFigures>,
-    /// It merged a summary prepared ahead, this old (between the `at` that
-    /// planned it and this attempt's), in milliseconds.
-    pub prepared_age_ms: Option<u64>,
-    /// Which harness wrote the summary it reported.
-    pub harness: Option<HarnessName>,
-    /// Upstream calls the summary took (none recorded when it failed).
-    pub upstream_calls: Option<u32>,
-    /// Why it was written extractively though a model is configured.
-    pub fallback: Option<&'static str>,
-}
-
-impl Attempt {
-    pub(crate) fn tokens_saved(&self) -> u64 {
-        self.tokens_before.saturating_sub(self.tokens_after)
-    }
-
-    pub(crate) fn percent_saved(&self) -> u64 {
-        if self.tokens_before == 0 {
-            0
-        } else {
-            (u128::from(self.tokens_saved()) * 100 / u128::from(self.tokens_before)) as u64
-        }
-    }
-}
-
-/// The keep figures as the ledger stores them: totals, and each kind's.
-pub(super) fn keep_json(figures: &KeepFigures) -> serde_json::Value {
-    let by_kind: serde_json::Map<String, serde_json::Value> = figures
-        .by_kind
-        .iter()
-        .map(|(kind, f)| (kind.as_str().to_owned(), json!(f)))
-        .collect();
-    let mut total = json!(figures.total());
-    total["by_kind"] = serde_json::Value::Object(by_kind);
-    total
-}
-
-fn small_count(n: u64) -> i32 {
-    i32::try_from(n).unwrap_or(i32::MAX)
-}
-
-/// What an attempt leaves the conversation with, as the use case applied
-/// the policy's transition to it.
-#[derive(Debug, Clone)]
-pub(crate) struct Applied {
-    pub state: Conversation,
-    /// The anchor from now on (`None`: none), and the compaction that wrote it.
-    pub summary: Option<String>,
-    pub summary_seq: Option<i64>,
-    pub boundary_turn_seq: i64,
-    /// This attempt's number.
-    pub seq: i64,
-}
 
 /// Records `attempt` and writes what it `applied` to the conversation (locked
 /// by `conversations::lock`): the ledger row, the new state and anchor, the event that
@@ -261,7 +88,7 @@ async fn write_state(
 /// Moves the savings accrued on the tenant's (`$1`) conversations that
 /// `which` picks (as `v`) onto the ledger rows they were accruing for: the
 /// conversation's next boundary, or its deletion, closes them.
-pub(super) fn close_savings(which: &str) -> String {
+pub(in crate::store) fn close_savings(which: &str) -> String {
     format!(
         "UPDATE compactions k
             SET saved_calls = v.saved_calls, saved_tokens = v.saved_tokens, saved_usd = v.saved_usd,
@@ -332,6 +159,22 @@ async fn insert(
     .fetch_one(&mut *tx)
     .await?;
     Ok(recorded(&ledger)?)
+}
+
+/// The keep figures as the ledger stores them: totals, and each kind's.
+pub(in crate::store) fn keep_json(figures: &KeepFigures) -> serde_json::Value {
+    let by_kind: serde_json::Map<String, serde_json::Value> = figures
+        .by_kind
+        .iter()
+        .map(|(kind, f)| (kind.as_str().to_owned(), json!(f)))
+        .collect();
+    let mut total = json!(figures.total());
+    total["by_kind"] = serde_json::Value::Object(by_kind);
+    total
+}
+
+fn small_count(n: u64) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
 }
 
 /// The `compaction` event, announced to listeners in the same statement.
