@@ -12,81 +12,20 @@
 //! Lock order: the conversations' rows first, in id order (as every writer,
 //! `races.rs`), then their turns, keep items and the rest.
 
-use sha2::{Digest, Sha256};
-use sqlx::{PgConnection, Row};
+mod audit;
+mod lineage;
+
+use sqlx::PgConnection;
+
+use lineage::LINEAGE;
 
 use super::StoreResult;
 use super::events::{self, EventKind};
 use super::statements::{self, on};
-use crate::domain::{ConversationId, TenantId};
+use crate::domain::TenantId;
 
-/// How a deletion was asked for, as its audit line says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum DeletionKind {
-    /// One conversation.
-    Conversation,
-    /// A conversation with its predecessors and successors.
-    Lineage,
-    /// A batch of a tenant's purge.
-    Purge,
-    /// A batch of conversations idle past the retention.
-    Retention,
-}
-
-impl DeletionKind {
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            Self::Conversation => "conversation",
-            Self::Lineage => "lineage",
-            Self::Purge => "tenant",
-            Self::Retention => "retention",
-        }
-    }
-}
-
-/// How much a deletion took away.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Erased {
-    pub conversations: u64,
-    pub turns: u64,
-    pub events: u64,
-    pub keep_items: u64,
-    pub preparations: u64,
-    pub idempotency_keys: u64,
-    /// Ledger rows kept without their content.
-    pub compactions: u64,
-}
-
-/// The SHA-256 an audit line keeps of a conversation id.
-pub(crate) fn id_hash(id: &str) -> Vec<u8> {
-    Sha256::digest(id.as_bytes()).to_vec()
-}
-
-/// The conversation and, with `lineage`, every conversation linked to it
-/// by a handoff, in either direction and however far, that the tenant has;
-/// locked with the conversations they link to, in id order. Empty when the
-/// tenant has no such conversation.
-#[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn lock(
-    conn: &mut PgConnection,
-    tenant: &TenantId,
-    id: &ConversationId,
-    lineage: bool,
-) -> StoreResult<Vec<String>> {
-    // The chain is walked only when asked for: a lone deletion locks the
-    // conversation and its neighbours without following every link.
-    let doomed = if lineage {
-        format!("{LINEAGE}, doomed(id) AS (SELECT id FROM lineage)")
-    } else {
-        "doomed(id) AS (SELECT unnest($2::text[]))".to_owned()
-    };
-    let rows = statements::query(&lock_doomed_and_near(&doomed))
-        .bind(tenant.as_str())
-        .bind([id.as_str()])
-        .fetch_all(on(&mut *conn))
-        .await?;
-    doomed_of(&rows)
-}
+pub(crate) use audit::{DeletionKind, Erased, announce, record, was_deleted};
+pub(crate) use lineage::{doomed_of, lock, lock_doomed_and_near};
 
 /// Deletes the content of the (locked) conversations `ids`, and every
 /// reference the rest of their lineage makes to them (links, handoff
@@ -199,112 +138,5 @@ async fn forget_in(conn: &mut PgConnection, tenant: &TenantId, ids: &[String], l
     Ok(())
 }
 
-/// `lineage(id)`: the conversations `$2` and every conversation of tenant
-/// `$1` linked to them by handoffs, in either direction and however far
-/// (UNION, not UNION ALL, stops at a conversation already reached, so a
-/// cycle of links ends).
-pub(crate) const LINEAGE: &str = "lineage(id) AS (
-         SELECT unnest($2::text[])
-         UNION
-         SELECT linked FROM conversations c JOIN lineage l ON c.tenant = $1 AND c.conversation_id = l.id
-              CROSS JOIN LATERAL unnest(ARRAY[c.predecessor_id, c.successor_id]) AS linked
-          WHERE linked IS NOT NULL)";
-
-/// `near(id)`: the conversations of tenant `$1` that `doomed(id)` links to.
-pub(crate) const NEAR: &str = "near(id) AS (
-         SELECT linked FROM conversations c JOIN doomed d ON c.tenant = $1 AND c.conversation_id = d.id
-              CROSS JOIN LATERAL unnest(ARRAY[c.predecessor_id, c.successor_id]) AS linked
-          WHERE linked IS NOT NULL)";
-
-/// Locks the conversations `doomed(id)` (defined before it) and those they
-/// link to, together in id order (as every writer locks them, so no
-/// deletion and no writer wait on each other in a cycle); answers the
-/// doomed ones that exist.
-pub(crate) fn lock_doomed_and_near(doomed: &str) -> String {
-    format!(
-        "WITH RECURSIVE {doomed}, {NEAR}
-         SELECT conversation_id, conversation_id IN (SELECT id FROM doomed) AS doomed FROM conversations
-          WHERE tenant = $1 AND (conversation_id IN (SELECT id FROM doomed) OR conversation_id IN (SELECT id FROM near))
-          ORDER BY conversation_id FOR UPDATE"
-    )
-}
-
-/// The doomed ones among the rows [`lock_doomed_and_near`] locked.
-pub(crate) fn doomed_of(rows: &[sqlx::postgres::PgRow]) -> StoreResult<Vec<String>> {
-    let mut doomed = Vec::new();
-    for row in rows {
-        if row.try_get::<bool, _>("doomed")? {
-            doomed.push(row.try_get("conversation_id")?);
-        }
-    }
-    Ok(doomed)
-}
-
 /// A tombstone for each id of `$2`.
 const TOMBS: &str = "SELECT gone, chr(127) || 'deleted ' || gen_random_uuid() AS id FROM unnest($2::text[]) AS gone";
-
-/// Writes a deletion's audit line, and announces it.
-#[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn record(
-    conn: &mut PgConnection,
-    tenant: &TenantId,
-    kind: DeletionKind,
-    key_id: Option<&str>,
-    ids: &[String],
-    erased: &Erased,
-) -> StoreResult<()> {
-    let hashes: Vec<Vec<u8>> = ids.iter().map(|id| id_hash(id)).collect();
-    let counts = [
-        erased.conversations,
-        erased.turns,
-        erased.events,
-        erased.keep_items,
-        erased.preparations,
-        erased.idempotency_keys,
-        erased.compactions,
-    ]
-    .map(super::db_count);
-    statements::query(
-        "INSERT INTO deletions (tenant, kind, key_id, conversation_hashes, conversations, turns, events, keep_items,
-                                preparations, idempotency_keys, compactions)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-    )
-    .bind(tenant.as_str())
-    .bind(kind.as_str())
-    .bind(key_id)
-    .bind(hashes)
-    .bind(counts[0])
-    .bind(counts[1])
-    .bind(counts[2])
-    .bind(counts[3])
-    .bind(counts[4])
-    .bind(counts[5])
-    .bind(counts[6])
-    .execute(on(&mut *conn))
-    .await?;
-    announce(conn, tenant, kind.as_str()).await
-}
-
-/// Says on `compactd_background`, when the transaction commits, that
-/// `tenant` deleted something (`tenant/deleted/what`): what waits for a
-/// deletion done in the background listens there.
-pub(crate) async fn announce(conn: &mut PgConnection, tenant: &TenantId, what: &str) -> StoreResult<()> {
-    statements::query("SELECT pg_notify('compactd_background', $1)")
-        .bind(format!("{tenant}/deleted/{what}"))
-        .execute(on(&mut *conn))
-        .await?;
-    Ok(())
-}
-
-/// Whether the tenant deleted a conversation with this id before.
-#[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn was_deleted(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<bool> {
-    let found: bool = statements::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM deletions WHERE tenant = $1 AND conversation_hashes @> ARRAY[$2::bytea])",
-    )
-    .bind(tenant.as_str())
-    .bind(id_hash(id.as_str()))
-    .fetch_one(on(&mut *conn))
-    .await?;
-    Ok(found)
-}
