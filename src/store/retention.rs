@@ -86,8 +86,8 @@ async fn lock_linked(
 ) -> StoreResult<Vec<(TenantId, String)>> {
     let near: Vec<(TenantId, String)> = statements::query_as(
         "SELECT tenant, conversation_id FROM conversations
-          WHERE (tenant, conversation_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
-          FOR UPDATE SKIP LOCKED",
+              WHERE (tenant, conversation_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+              FOR UPDATE SKIP LOCKED",
     )
     .bind(tenants)
     .bind(ids)
