@@ -1,250 +1,27 @@
 //! Things a conversation names (SPEC §4): paths, URLs, ids and quantities
 //! (read by [`quantities`]), found in text. Junk is not an identifier: markup (`/div`), SVG path data,
 //! bare numbers with no unit, fragments of fewer than 7 hex digits, dates,
-//! fractions and words joined by a slash (`and/or`, `TCP/IP`).
+//! fractions and words joined by a slash (`and/or`, `TCP/IP`). What names a
+//! file is [`paths`], a page [`urls`], a thing by its code [`ids`]; here they
+//! are found in order, each span once.
 
-use std::sync::LazyLock;
+mod ids;
+mod paths;
+mod urls;
 
-use regex::Regex;
+use paths::{FILE_NAME, NOT_FILES, PATH, is_path};
+use urls::{URL, page_of};
 
 use super::quantities;
 use crate::summary::kinds::KeepKind;
 
+pub(in crate::summary) use paths::COMMON_FOLDERS;
+
 /// An item's text is kept verbatim up to this many characters.
 pub(crate) const MAX_CHARS: usize = 300;
 
-static URL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)\b(?:https?|ftp|wss?|ssh|git|file)://[^\s<>"'`\]\[{}|\\^]+"#).expect("a valid pattern")
-});
-/// `/abs/path`, `~/x`, `./x`, `../x`, `rel/a/b`, `C:\x\y`, `C:\x/y`, `C:/x`.
-static PATH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?:~|\.{1,2})?/[\w.@+\-]+(?:/[\w.@+\-]+)*/?|\b[\w@+\-][\w.@+\-]*(?:/[\w.@+\-]+)+/?|\b[A-Za-z]:[\\/][\w.@+\-\\/]+",
-    )
-    .expect("a valid pattern")
-});
-/// A file named without a folder: `parser.py`, `Cargo.toml`, `Dockerfile`, `.env`.
-static FILE_NAME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?:\b[\w\-][\w.\-]*\.(?:",
-        "rs|py|pyi|ts|tsx|js|jsx|mjs|cjs|go|java|kt|kts|scala|rb|php|c|h|cc|cpp|cxx|hpp|hh|cs|fs|swift|mm|dart|lua|jl|ex|exs|erl|hrl|hs|ml|mli|clj|cljs|elm|zig|nim|sol|",
-        "sh|bash|zsh|fish|ps1|bat|sql|md|mdx|rst|txt|adoc|json|jsonl|yaml|yml|toml|ini|cfg|conf|env|xml|html|htm|css|scss|sass|less|vue|svelte|astro|",
-        "proto|graphql|gql|tf|tfvars|hcl|lock|csv|tsv|ipynb|pdf|png|jpg|jpeg|gif|svg|webp|ico|wasm|so|dll|dylib|log|gradle|properties|plist|pem|crt|db|sqlite|",
-        "parquet|tar|gz|tgz|zip|patch|diff|mod|sum|nix|service|ejs|hbs|njk|j2|tmpl|tpl|prisma|http",
-        r")\b|\b(?:Dockerfile|Makefile|Justfile|Gemfile|Rakefile|Procfile|Brewfile|Vagrantfile|Jenkinsfile|Caddyfile|Containerfile)\b",
-        r"|(?:^|[\s(`'])\.(?:gitignore|dockerignore|env(?:\.[\w]+)?|editorconfig|npmrc|nvmrc|bashrc|zshrc|profile|prettierrc|eslintrc(?:\.\w+)?)\b)",
-    ))
-    .expect("a valid pattern")
-});
-static UUID: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
-        .expect("a valid pattern")
-});
-static HEX: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(?:[0-9a-f]{7,64}|[0-9A-F]{7,64})\b").expect("a valid pattern"));
-static VERSION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\bv?\d+\.\d+\.\d+(?:-[0-9A-Za-z.\-]+)?(?:\+[0-9A-Za-z.\-]+)?\b|\bv\d+(?:\.\d+)+\b")
-        .expect("a valid pattern")
-});
-static TICKET: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b([A-Z][A-Z0-9]{1,9})-\d+\b").expect("a valid pattern"));
-static ISSUE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?:^|[\s(\[,])(#\d{2,})\b").expect("a valid pattern"));
-static ERROR_CODE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\b[A-Z]{1,4}\d{3,6}\b").expect("a valid pattern"));
-/// `req_8f3a2`, `job-77aa1`, `build_4711`: a word joined to a code.
-static JOINED_ID: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b[A-Za-z][A-Za-z0-9]*(?:[_\-][A-Za-z0-9]+)+\b").expect("a valid pattern"));
-
-/// Folders that start relative paths people name (`src/policy`, `tests/api`).
-pub(in crate::summary) const COMMON_FOLDERS: &[&str] = &[
-    "src",
-    "lib",
-    "test",
-    "tests",
-    "app",
-    "apps",
-    "docs",
-    "bin",
-    "pkg",
-    "cmd",
-    "internal",
-    "packages",
-    "crates",
-    "scripts",
-    "config",
-    "public",
-    "assets",
-    "include",
-    "examples",
-    "bench",
-    "benches",
-    "migrations",
-    "components",
-    "pages",
-    "tools",
-    "vendor",
-    "deploy",
-    "infra",
-    ".github",
-    ".claude",
-    ".vscode",
-    ".codex",
-    "node_modules",
-    "target",
-    "build",
-    "dist",
-];
-
-/// Framework names that look like file names.
-const NOT_FILES: &[&str] = &[
-    "node.js",
-    "vue.js",
-    "next.js",
-    "nuxt.js",
-    "express.js",
-    "three.js",
-    "d3.js",
-    "chart.js",
-    "react.js",
-    "ember.js",
-    "alpine.js",
-    "p5.js",
-    "backbone.js",
-    "angular.js",
-    "solid.js",
-    "socket.io",
-    "nest.js",
-    "hono.js",
-];
-
-/// Ticket-shaped names that are standards, not tickets.
-const NOT_TICKETS: &[&str] = &[
-    "UTF", "SHA", "AES", "ISO", "MD", "GPT", "ES", "ECMA", "ANSI", "RSA", "HS", "RS", "PS", "X", "TLS", "SSL",
-];
-
-/// Query parameters that only bust a cache: the same page either way.
-const CACHE_BUSTERS: &[&str] = &[
-    "v",
-    "ver",
-    "t",
-    "ts",
-    "_",
-    "_t",
-    "cb",
-    "cachebust",
-    "cachebuster",
-    "cache",
-    "nocache",
-    "bust",
-    "rev",
-    "hash",
-    "timestamp",
-];
-
-static LINE_AND_COLUMN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?::\d+){1,2}\z").expect("a valid pattern"));
-
-/// One item per page (SPEC §4, *Precision*): a URL without `:line:col`,
-/// its fragment, or cache-busting query parameters.
-fn page_of(url: &str) -> String {
-    let url = url.split('#').next().unwrap_or(url);
-    let (address, query) = url.split_once('?').unwrap_or((url, ""));
-    // `:line:col` after a path, never a port after the host.
-    let has_path = address.split_once("://").is_some_and(|(_, rest)| rest.contains('/'));
-    let address = if has_path && !query.is_empty() {
-        address.to_owned()
-    } else if has_path {
-        LINE_AND_COLUMN.replace(address, "").into_owned()
-    } else {
-        address.to_owned()
-    };
-    let kept: Vec<&str> = query
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .filter(|pair| {
-            let name = pair.split('=').next().unwrap_or("").to_ascii_lowercase();
-            !CACHE_BUSTERS.contains(&name.as_str())
-        })
-        .collect();
-    if kept.is_empty() {
-        address
-    } else {
-        format!("{address}?{}", kept.join("&"))
-    }
-}
-
 fn trim_trailing(text: &str) -> &str {
     text.trim_end_matches(['.', ',', ';', ':', '!', '?', ')', ']', '}', '\'', '"', '`'])
-}
-
-fn is_numeric(segment: &str) -> bool {
-    !segment.is_empty()
-        && segment
-            .chars()
-            .all(|c| c.is_ascii_digit() || c == '.' || c == '-' || c == '_')
-}
-
-/// Whether a path candidate names a file or folder rather than markup,
-/// a date, a fraction or a pair of words.
-fn is_path(text: &str, before: Option<char>, after: Option<char>) -> bool {
-    if matches!(before, Some('<' | '\\')) || after == Some('>') {
-        return false;
-    }
-    if before.is_some_and(|c| c.is_alphanumeric() || c == '_') && text.starts_with('/') {
-        return false;
-    }
-    let body = text.trim_start_matches('~').trim_start_matches('.');
-    let segments: Vec<&str> = body.split(['/', '\\']).filter(|s| !s.is_empty()).collect();
-    if segments.is_empty() || segments.iter().all(|s| is_numeric(s)) {
-        return false;
-    }
-    if !segments.iter().any(|s| s.chars().any(char::is_alphabetic)) {
-        return false;
-    }
-    let last = segments[segments.len() - 1];
-    let has_extension = last.rsplit_once('.').is_some_and(|(stem, ext)| {
-        !stem.is_empty() && (1..=10).contains(&ext.len()) && ext.chars().any(char::is_alphabetic)
-    });
-    let rooted = text.starts_with(['/', '~', '.']) || text.contains('\\');
-    if rooted {
-        // `/div`, `/span`, `/tmp`: one bare segment under the root is markup
-        // or too vague to keep.
-        return segments.len() >= 2
-            || has_extension
-            || text.starts_with("~/")
-            || text.starts_with("./")
-            || text.starts_with("../");
-    }
-    // `fetched/stored/failed` is a list of words; `app/api/v1`, `a/b/c/d` are folders.
-    let word_list = segments.iter().all(|s| s.chars().all(char::is_alphabetic));
-    has_extension
-        || text.ends_with('/')
-        || COMMON_FOLDERS.contains(&segments[0])
-        || segments.len() >= 4
-        || (segments.len() >= 3 && !word_list)
-}
-
-/// Whether a word joined to a code names something (`req_8f3a2`,
-/// `build_4711`) rather than a CSS class or a word list (`grid-cols-3`).
-fn is_joined_id(token: &str) -> bool {
-    let segments: Vec<&str> = token.split(['_', '-']).collect();
-    segments.iter().any(|segment| {
-        let digits = segment.chars().filter(char::is_ascii_digit).count();
-        let letters = segment.chars().filter(char::is_ascii_alphabetic).count();
-        (digits >= 2 && letters >= 1 && segment.len() >= 4) || (letters == 0 && digits >= 4)
-    })
-}
-
-/// Names of standards and algorithms (`SHA256`, `HMAC-SHA256`, `ISO8601`):
-/// well known, nothing this conversation named.
-fn is_standard(token: &str) -> bool {
-    static STANDARD: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i)(?:^|[-_])(?:sha|aes|iso|utf|rsa|crc|http|tls|ssl|base|md|ed|ecdsa|x)\d+$")
-            .expect("a valid pattern")
-    });
-    STANDARD.is_match(token)
-}
-
-fn is_hex_id(token: &str) -> bool {
-    token.chars().any(|c| c.is_ascii_digit()) && token.chars().any(|c| c.is_ascii_alphabetic())
 }
 
 /// Paths, URLs, ids and quantities in `text`, in order of appearance, each
@@ -276,33 +53,7 @@ pub(crate) fn identifiers(text: &str) -> Vec<(KeepKind, String)> {
             found.push(start, end, KeepKind::Path, kept.to_owned());
         }
     }
-    let mut ids: Vec<(usize, usize)> = Vec::new();
-    for pattern in [&*UUID, &*VERSION, &*HEX, &*TICKET, &*ERROR_CODE] {
-        for id in pattern.find_iter(text) {
-            let token = id.as_str();
-            let keep = match pattern {
-                p if std::ptr::eq(p, &*HEX) => is_hex_id(token),
-                p if std::ptr::eq(p, &*TICKET) => token
-                    .split_once('-')
-                    .is_some_and(|(prefix, _)| !NOT_TICKETS.contains(&prefix)),
-                p if std::ptr::eq(p, &*ERROR_CODE) => !is_standard(token),
-                _ => true,
-            };
-            if keep {
-                ids.push((id.start(), id.end()));
-            }
-        }
-    }
-    for issue in ISSUE.captures_iter(text) {
-        if let Some(number) = issue.get(1) {
-            ids.push((number.start(), number.end()));
-        }
-    }
-    for id in JOINED_ID.find_iter(text) {
-        if is_joined_id(id.as_str()) && !is_standard(id.as_str()) {
-            ids.push((id.start(), id.end()));
-        }
-    }
+    let mut ids = ids::candidates(text);
     // The widest id wins where two overlap (`build_4711` over `4711`).
     ids.sort_by_key(|(start, end)| (*start, std::cmp::Reverse(*end)));
     for (start, end) in ids {
