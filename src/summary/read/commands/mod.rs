@@ -4,158 +4,22 @@
 //! trailing `| head -20` left out, whitespace collapsed, so the variants of
 //! one command are one item; and never a fragment (unbalanced quotes, a
 //! heredoc opener, a trailing `&&` or `|`, or a line too long to keep whole).
+//! What a command starts with is in `programs`; a command line's simple
+//! commands, in `steps`.
+
+mod programs;
+mod steps;
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use programs::looks_like_command;
+
+pub(crate) use steps::steps;
+
 /// A command is kept verbatim up to this many characters.
 pub(crate) const MAX_CHARS: usize = 300;
-
-/// Programs a command line usually starts with.
-const PROGRAMS: &[&str] = &[
-    "cargo",
-    "rustc",
-    "rustup",
-    "npm",
-    "npx",
-    "pnpm",
-    "yarn",
-    "bun",
-    "bunx",
-    "deno",
-    "node",
-    "python",
-    "python3",
-    "pip",
-    "pip3",
-    "pipx",
-    "uv",
-    "uvx",
-    "poetry",
-    "pytest",
-    "ruff",
-    "mypy",
-    "black",
-    "tox",
-    "go",
-    "gofmt",
-    "make",
-    "cmake",
-    "ninja",
-    "gradle",
-    "./gradlew",
-    "mvn",
-    "java",
-    "javac",
-    "dotnet",
-    "git",
-    "gh",
-    "docker",
-    "docker-compose",
-    "podman",
-    "kubectl",
-    "helm",
-    "terraform",
-    "tofu",
-    "ansible",
-    "ansible-playbook",
-    "aws",
-    "gcloud",
-    "az",
-    "ssh",
-    "scp",
-    "rsync",
-    "curl",
-    "wget",
-    "ls",
-    "cd",
-    "cat",
-    "rm",
-    "mv",
-    "cp",
-    "mkdir",
-    "touch",
-    "chmod",
-    "chown",
-    "grep",
-    "rg",
-    "find",
-    "fd",
-    "sed",
-    "awk",
-    "jq",
-    "yq",
-    "head",
-    "tail",
-    "tar",
-    "unzip",
-    "zip",
-    "psql",
-    "mysql",
-    "sqlite3",
-    "redis-cli",
-    "systemctl",
-    "journalctl",
-    "sudo",
-    "apt",
-    "apt-get",
-    "brew",
-    "export",
-    "source",
-    "bash",
-    "sh",
-    "zsh",
-    "just",
-    "bazel",
-    "nix",
-    "flutter",
-    "dart",
-    "swift",
-    "xcodebuild",
-    "composer",
-    "php",
-    "ruby",
-    "bundle",
-    "rake",
-    "rails",
-    "mix",
-    "iex",
-    "stack",
-    "cabal",
-    "sbt",
-    "kill",
-    "pkill",
-    "lsof",
-    "openssl",
-    "pm2",
-    "vercel",
-    "wrangler",
-    "alembic",
-    "prisma",
-    "tsc",
-    "eslint",
-    "prettier",
-    "vitest",
-    "jest",
-    "playwright",
-    "webpack",
-    "vite",
-    "claude",
-    "codex",
-    "aider",
-    "diff",
-    "patch",
-    "wc",
-    "tee",
-    "xargs",
-    "env",
-    "echo",
-    "pg_dump",
-    "pg_restore",
-    "createdb",
-    "dropdb",
-];
 
 static BACKTICKED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"`([^`\n]{2,300})`").expect("a valid pattern"));
 static SHELL_BLOCK: LazyLock<Regex> = LazyLock::new(|| {
@@ -163,23 +27,6 @@ static SHELL_BLOCK: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid pattern")
 });
 static PROMPTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?m)^\s*\$ (\S.*)$").expect("a valid pattern"));
-
-/// Whether a line reads as a command: it starts with a known program or runs
-/// a script by its path.
-pub(crate) fn looks_like_command(line: &str) -> bool {
-    let first = line.split_whitespace().next().unwrap_or("");
-    PROGRAMS.contains(&first) || first.strip_prefix("./").is_some_and(is_script)
-}
-
-/// `./deploy.sh`, `./gradlew`: a program; `./notes.md`, `./.claude/x.md`: a file.
-fn is_script(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    match name.rsplit_once('.') {
-        _ if name.is_empty() || path.starts_with('.') => false,
-        Some((_, extension)) => ["sh", "bash", "zsh", "py", "rb", "pl", "js", "mjs", "ts"].contains(&extension),
-        None => true,
-    }
-}
 
 /// A heredoc's opener (`<<'EOF'`, `<<-END`): the lines after it are data.
 static HEREDOC: LazyLock<Regex> =
@@ -218,71 +65,6 @@ pub(crate) fn without_leading_cd(command: &str) -> String {
     }
     line
 }
-
-/// The simple commands of a command line, in order: split at `&&`, `||`,
-/// `;`, `|` and line breaks outside quotes, without a heredoc's data lines
-/// (they are a file's text or a message, not commands).
-pub(crate) fn steps(command: &str) -> Vec<String> {
-    let mut found: Vec<String> = Vec::new();
-    let mut step = String::new();
-    let mut quote: Option<char> = None;
-    let mut heredoc_end: Option<String> = None;
-    let mut chars = command.chars().peekable();
-    let mut line = String::new();
-    let flush = |step: &mut String, found: &mut Vec<String>| {
-        let trimmed = step.trim();
-        if !trimmed.is_empty() {
-            found.push(trimmed.to_owned());
-        }
-        step.clear();
-    };
-    while let Some(c) = chars.next() {
-        if let Some(end) = &heredoc_end {
-            // Inside a heredoc's data: skip to the line that ends it.
-            if c == '\n' {
-                if line.trim() == end.as_str() {
-                    heredoc_end = None;
-                }
-                line.clear();
-            } else {
-                line.push(c);
-            }
-            continue;
-        }
-        match (quote, c) {
-            (Some(q), c) if c == q => {
-                quote = None;
-                step.push(c);
-            }
-            (Some(_), c) => step.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                step.push(c);
-            }
-            (None, '&') if chars.peek() == Some(&'&') => {
-                chars.next();
-                flush(&mut step, &mut found);
-            }
-            (None, ';' | '|') => {
-                if chars.peek() == Some(&'|') {
-                    chars.next();
-                }
-                flush(&mut step, &mut found);
-            }
-            (None, '\n') => {
-                heredoc_end = HEREDOC_WORD.captures(&step).map(|found| found[1].to_owned());
-                flush(&mut step, &mut found);
-            }
-            (None, c) => step.push(c),
-        }
-    }
-    flush(&mut step, &mut found);
-    found
-}
-
-/// A heredoc's end word: `EOF` of `<<'EOF'`.
-static HEREDOC_WORD: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"<<-?\s*['"]?([A-Za-z_]\w*)['"]?"#).expect("a valid pattern"));
 
 /// A command in its one normal form, or `None` when what is there is a
 /// fragment rather than a command.
@@ -351,25 +133,6 @@ pub(crate) fn written_commands(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn a_command_line_is_split_into_its_steps_outside_quotes_and_heredocs() {
-        assert_eq!(
-            steps("cd web && npm test | tail -5; echo 'a && b' || true"),
-            ["cd web", "npm test", "tail -5", "echo 'a && b'", "true"]
-        );
-        assert_eq!(
-            steps("cat > notes.md <<'EOF'\ncargo test\nnever a step\nEOF\ngit add notes.md"),
-            ["cat > notes.md <<'EOF'", "git add notes.md"]
-        );
-        assert_eq!(
-            steps("git commit -m \"$(cat <<'EOF'\nfeat: x\n\nBody; more\nEOF\n)\" && git push"),
-            [
-                "git commit -m \"$(cat <<'EOF'\nfeat: x\n\nBody; more\nEOF\n)\"",
-                "git push"
-            ]
-        );
-    }
-
     use super::*;
 
     #[test]
