@@ -1,0 +1,149 @@
+//! What a tool's result says of its call: it failed (with its first error
+//! line), or it worked (with the line an agent carries on from, if any).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use crate::summary::read::git_lines::{is_commit_line, is_push_line};
+use crate::summary::read::sentences::one_line;
+
+/// The most of an error or a result line an action shows.
+pub(crate) const LINE_CHARS: usize = 200;
+
+static EXIT_CODE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?im)^\s*(?:exit code:?|process exited with code|exited with code|exit status:?)\s*(-?\d+)")
+        .expect("a valid pattern")
+});
+static TOOL_ERROR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?s)<tool_use_error>\s*(.*?)\s*(?:</tool_use_error>|\z)").expect("a valid pattern"));
+static ERROR_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\A\s*(?:error\b|fatal\b|panic|traceback|exception|\w+error:|\w+exception:|npm err!|failed\b|fail\b|",
+        r"\*\* \(|.*command not found|.*no such file or directory|.*permission denied|.*string to replace not found|",
+        r".*has not been read yet|cannot\b|could not\b|e\d{4}:|error\[|thread '.*' panicked|.*\b[1-9]\d*\s+(?:failures?|failed)\b)",
+    ))
+    .expect("a valid pattern")
+});
+/// Lines of a successful result worth carrying besides a commit or a push:
+/// a test tally.
+static TALLY_LINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\A\s*(?:.*\b\d+\s+(?:tests?|examples?|doctests?|specs?|properties)\b.*\b\d+\s+(?:failures?|failed|errors?)\b.*",
+        r"|.*\b\d+\s+passed\b.*|test result:.*|ok\s+\S+\s+[\d.]+s|tests?:\s+\d+.*|all \d+ tests? pass.*)\z",
+    ))
+    .expect("a valid pattern")
+});
+
+/// A line a successful result is carried by: a commit, a push, a tally.
+fn is_notable(line: &str) -> bool {
+    is_commit_line(line) || is_push_line(line) || TALLY_LINE.is_match(line)
+}
+
+/// What came of one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// It worked; with the line worth carrying, if any.
+    Ok(Option<String>),
+    /// It failed, with its first error line.
+    Failed(String),
+    /// No result came before the cut.
+    Pending,
+}
+
+/// What a tool's result says of the call: failed (with its first error
+/// line) or worked (with a commit or test tally line, if it has one).
+pub(crate) fn outcome_of(result: &str) -> Outcome {
+    // Codex's function output: {"output": "...", "metadata": {"exit_code": 1}}.
+    let (text, exit_code) = match serde_json::from_str::<Value>(result) {
+        Ok(Value::Object(object)) if object.contains_key("output") => (
+            object["output"].as_str().unwrap_or_default().to_owned(),
+            object
+                .get("metadata")
+                .and_then(|metadata| metadata.get("exit_code"))
+                .and_then(Value::as_i64),
+        ),
+        _ => (
+            result.to_owned(),
+            EXIT_CODE
+                .captures(result)
+                .and_then(|found| found[1].parse::<i64>().ok()),
+        ),
+    };
+    if let Some(found) = TOOL_ERROR.captures(&text) {
+        let first = found[1]
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("the tool refused the call");
+        return Outcome::Failed(one_line(first, LINE_CHARS));
+    }
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !EXIT_CODE.is_match(line))
+        .collect();
+    let error_line = lines.iter().find(|line| ERROR_LINE.is_match(line));
+    let failed = exit_code.is_some_and(|code| code != 0)
+        || lines
+            .first()
+            .is_some_and(|first| ERROR_LINE.is_match(first) && !is_notable(first));
+    if failed {
+        let line = error_line.or(lines.first()).map_or_else(
+            || format!("exit code {}", exit_code.unwrap_or(1)),
+            |line| one_line(line, LINE_CHARS),
+        );
+        return Outcome::Failed(line);
+    }
+    // A commit says more than the push after it (`git commit … && git push`).
+    let commit = lines.iter().rev().find(|line| is_commit_line(line));
+    Outcome::Ok(
+        commit
+            .or_else(|| lines.iter().rev().find(|line| is_notable(line)))
+            .map(|line| one_line(line, LINE_CHARS)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_are_known_by_exit_code_tool_errors_and_error_lines() {
+        assert_eq!(
+            outcome_of("Exit code 1\n   Compiling x\nerror[E0382]: borrow of moved value: `a`\n  --> src/lib.rs:4"),
+            Outcome::Failed("error[E0382]: borrow of moved value: `a`".into())
+        );
+        assert_eq!(
+            outcome_of("<tool_use_error>String to replace not found in file.\nString: x</tool_use_error>"),
+            Outcome::Failed("String to replace not found in file.".into())
+        );
+        assert_eq!(
+            outcome_of(
+                r#"{"output":"fatal: not a git repository\n","metadata":{"exit_code":128,"duration_seconds":0.1}}"#
+            ),
+            Outcome::Failed("fatal: not a git repository".into())
+        );
+        assert_eq!(
+            outcome_of("bash: foo: command not found"),
+            Outcome::Failed("bash: foo: command not found".into())
+        );
+    }
+
+    #[test]
+    fn a_success_carries_its_commit_or_test_tally() {
+        assert_eq!(
+            outcome_of("[spotter-gqc 99b497c] Add transcript annotations\n 9 files changed, 420 insertions(+)"),
+            Outcome::Ok(Some("[spotter-gqc 99b497c] Add transcript annotations".into()))
+        );
+        assert_eq!(
+            outcome_of("Compiling...\nFinished in 0.4 seconds\n14 doctests, 73 tests, 0 failures\n"),
+            Outcome::Ok(Some("14 doctests, 73 tests, 0 failures".into()))
+        );
+        assert_eq!(outcome_of("The file src/a.rs has been updated."), Outcome::Ok(None));
+        assert_eq!(
+            outcome_of("[x 99b497c] feat: a\n 2 files changed\nTo github.com:m/s.git\n * [new branch]      x -> x"),
+            Outcome::Ok(Some("[x 99b497c] feat: a".into())),
+            "a commit says more than the push after it"
+        );
+    }
+}
