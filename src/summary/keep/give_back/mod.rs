@@ -4,18 +4,24 @@
 //! spelling. Graders of the hook on real Claude Code sessions called half
 //! of what it gave back noise: files its summary held by their path in the
 //! project, files the agent only read, folders, commands run once (`ls`,
-//! `grep`, `git status`, a task closed), bare counts.
+//! `grep`, `git status`, a task closed), bare counts. How the kept paths
+//! are read is [`paths`]; which commands are the project's checks,
+//! [`project_check`].
+
+mod paths;
+mod project_check;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use paths::{Paths, is_absolute, is_path_like, segments, tails};
+use project_check::is_project_check;
+
 use super::set::{KeepItem, KeepSet, Tier};
 use crate::summary::kinds::{KeepKind, Source};
-use crate::summary::read::check_commands::check_of;
 use crate::summary::read::files::file_name;
-use crate::summary::read::shell::changes_by;
 
 /// The set as a harness's agent would want it given back: what the agent
 /// named in passing (a file it read, a folder it listed, a command other
@@ -31,40 +37,6 @@ pub(crate) fn worth_giving_back(set: &KeepSet) -> KeepSet {
         .cloned()
         .collect();
     KeepSet::new(kept, set.clock())
-}
-
-fn is_path_like(kind: KeepKind) -> bool {
-    matches!(kind, KeepKind::Path | KeepKind::FileChanged)
-}
-
-/// The folders kept paths lie under, and the files deleted, each looked up
-/// at once.
-struct Paths<'a> {
-    /// Every folder a kept path lies under (`/p`, `/p/lib` of `/p/lib/a.ex`).
-    folders: HashSet<&'a str>,
-    /// Files changed that an agent's `rm` deleted after their last write.
-    deleted: HashSet<&'a str>,
-}
-
-impl<'a> Paths<'a> {
-    fn of(set: &'a KeepSet) -> Self {
-        let mut folders = HashSet::new();
-        for item in set.items().iter().filter(|item| is_path_like(item.kind)) {
-            let path = item.text.trim_end_matches(['/', '\\']);
-            for (at, _) in path.match_indices(['/', '\\']).filter(|(at, _)| *at > 0) {
-                folders.insert(&path[..at]);
-            }
-        }
-        Self {
-            folders,
-            deleted: deleted(set),
-        }
-    }
-
-    /// `scripts/`, or `scripts` where `scripts/run.sh` is kept too.
-    fn is_folder(&self, path: &str) -> bool {
-        path.ends_with(['/', '\\']) || self.folders.contains(path)
-    }
 }
 
 fn only_looked_at(item: &KeepItem, paths: &Paths) -> bool {
@@ -91,105 +63,10 @@ fn only_looked_at(item: &KeepItem, paths: &Paths) -> bool {
     }
 }
 
-/// The files changed whose last change was an agent's command deleting
-/// them: no write followed the `rm` (the same command's sighting of the
-/// file shares its tick).
-fn deleted(set: &KeepSet) -> HashSet<&str> {
-    let files: HashMap<&str, u64> = set
-        .items()
-        .iter()
-        .filter(|item| item.kind == KeepKind::FileChanged)
-        .map(|item| (item.text.as_str(), item.last_tick))
-        .collect();
-    let mut deleted = HashSet::new();
-    for command in set.items().iter().filter(|item| item.kind == KeepKind::Command) {
-        for removed in changes_by(&command.text).removed {
-            if let Some((file, last)) = files.get_key_value(removed.as_str())
-                && *last <= command.last_tick
-            {
-                deleted.insert(*file);
-            }
-        }
-    }
-    deleted
-}
-
 /// A file the harness keeps for itself (Claude Code's plan files), not one
 /// of the project's.
 fn is_harness_scratch(path: &str) -> bool {
     path.replace('\\', "/").contains("/.claude/plans/")
-}
-
-/// A check of the whole project, as it is run again (`mix test`, `cargo
-/// clippy --all-targets -- -D warnings`, `go test ./...`), its output
-/// trimmed or not: not one run on a file or two (graders called those
-/// one-offs of a finished task), nor several steps joined.
-fn is_project_check(command: &str) -> bool {
-    let command = command.trim();
-    let command = command
-        .strip_prefix("cd ")
-        .and_then(|rest| rest.split_once("&&"))
-        .map_or(command, |(_, rest)| rest);
-    let mut stages = unquoted_pipes(command).into_iter();
-    let check = stages.next().unwrap_or_default();
-    let filters_only = stages.all(|filter| {
-        let program = filter.split_whitespace().next().unwrap_or_default();
-        matches!(program, "tail" | "head" | "grep" | "less" | "cat" | "tee")
-    });
-    // The script an interpreter runs is the program, not a file it checks
-    // (`python manage.py test`, `php vendor/bin/phpunit`).
-    let interpreted = check.split_whitespace().next().is_some_and(|program| {
-        matches!(
-            program,
-            "python" | "python3" | "php" | "node" | "ruby" | "bash" | "sh" | "perl"
-        )
-    });
-    filters_only
-        && !check.contains("&&")
-        && !check.contains("||")
-        && !check.contains(';')
-        && check_of(check).is_some()
-        && !check
-            .split_whitespace()
-            .skip(if interpreted { 2 } else { 1 })
-            .any(names_a_file)
-}
-
-/// A command line's stages: split at each `|` outside quotes (`grep -E
-/// 'FAIL|ok'` is one stage), `||` left whole.
-fn unquoted_pipes(command: &str) -> Vec<&str> {
-    let mut stages = Vec::new();
-    let (mut quote, mut start) = (None, 0);
-    let bytes = command.as_bytes();
-    for (at, byte) in bytes.iter().enumerate() {
-        match (quote, *byte) {
-            (Some(q), b) if b == q => quote = None,
-            (None, b'\'' | b'"') => quote = Some(*byte),
-            (None, b'|') if bytes.get(at + 1) != Some(&b'|') && (at == 0 || bytes[at - 1] != b'|') => {
-                stages.push(&command[start..at]);
-                start = at + 1;
-            }
-            _ => {}
-        }
-    }
-    stages.push(&command[start..]);
-    stages
-}
-
-/// An argument naming a file or folder: `test/a_test.exs`, `lib/`, `a.rs`;
-/// not the whole tree (`./...`, `.`, `//...`), an option or a redirection.
-fn names_a_file(word: &str) -> bool {
-    let word = word.trim_matches(['"', '\'']);
-    if word.starts_with('-') || word.contains(['>', '&', '=']) || matches!(word, "." | "./..." | "..." | "//...") {
-        return false;
-    }
-    word.contains('/')
-        || word.rsplit_once('.').is_some_and(|(stem, ext)| {
-            !stem.is_empty()
-                && ext.len() <= 5
-                && ext.chars().all(|c| c.is_ascii_alphanumeric())
-                && ext.chars().any(|c| c.is_ascii_alphabetic())
-        })
 }
 
 /// A count standing alone (`84 tests`, `Total: 0`): what it counted is not
@@ -282,29 +159,13 @@ fn held_in_substance(command: &str, words: &HashSet<String>) -> bool {
     let from = if said.len() > 2 { 1 } else { 0 };
     said.len() >= 2 && said[from..].iter().all(|word| words.contains(word))
 }
-
-fn segments(path: &str) -> usize {
-    path.split(['/', '\\']).filter(|segment| !segment.is_empty()).count()
-}
-
-/// What follows each separator of `path`, while two segments are left at
-/// least: `b/c/d.rs`, `c/d.rs` of `/a/b/c/d.rs`.
-fn tails(path: &str) -> impl Iterator<Item = &str> {
-    path.match_indices(['/', '\\'])
-        .map(move |(at, _)| &path[at + 1..])
-        .filter(|tail| !tail.is_empty() && segments(tail) >= 2)
-}
-
-fn is_absolute(path: &str) -> bool {
-    path.starts_with(['/', '~']) || path.get(1..3).is_some_and(|drive| drive == ":\\" || drive == ":/")
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::Sighting;
     use super::super::set::Place;
     use super::*;
     use crate::summary::kinds::Source;
+    use crate::summary::read::shell::changes_by;
 
     fn set_of(items: &[(KeepKind, &str, Source)]) -> KeepSet {
         let mut set = KeepSet::default();
