@@ -98,25 +98,13 @@ fn open_question(text: &str) -> Option<String> {
 /// summarizes, or the stored turns since the last boundary).
 pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtCut {
     let read = read_users(messages, harness);
-    let last_request = read
-        .iter()
-        .rposition(|user| matches!(user, Some(UserMessage::Request(_))));
     let last_user_words = read.iter().rposition(|user| {
         matches!(
             user,
             Some(UserMessage::Request(_) | UserMessage::Answer(_) | UserMessage::Command(_))
         )
     });
-    let after = last_request.map_or(0, |at| at + 1);
-    let then: Vec<String> = read[after..]
-        .iter()
-        .filter_map(|user| match user {
-            Some(UserMessage::Command(command)) => Some(format!("ran {command}")),
-            Some(UserMessage::Answer(words)) => Some(format!("answered: {}", one_line(words, ANSWER_CHARS))),
-            _ => None,
-        })
-        .collect();
-    let then = then[then.len().saturating_sub(AFTER_REQUEST)..].to_vec();
+    let then = after_the_request(&read);
     let last_said = messages
         .iter()
         .rposition(|message| message.role == Role::Assistant && !message.content.trim().is_empty());
@@ -138,17 +126,7 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
             1 => format!("{doing} (then 1 more tool call: see the last actions)"),
             n => format!("{doing} (then {n} more tool calls: see the last actions)"),
         });
-    // A question is open when the agent stopped on it: no call of its own,
-    // no answer, nothing but harness text after it.
-    let waiting_on_user = last_said
-        .filter(|said| {
-            agent_spoke_last
-                && messages[*said].tool_calls.is_empty()
-                && messages[said + 1..].iter().zip(&read[said + 1..]).all(|(m, user)| {
-                    m.role != Role::Tool && m.tool_calls.is_empty() && matches!(user, None | Some(UserMessage::Harness))
-                })
-        })
-        .and_then(|said| open_question(&messages[said].content));
+    let waiting_on_user = waiting_on_user(messages, &read, last_said, agent_spoke_last);
     let all_actions = actions(messages);
     // Keeping the task list is not an action on the work: it has its own line.
     let shown: Vec<&Action> = all_actions
@@ -158,18 +136,7 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
         .take(LAST_ACTIONS)
         .collect();
     let last_actions: Vec<String> = shown.iter().rev().map(|action| action.render()).collect();
-    // What failed before the user last spoke was theirs to see; the error
-    // that stands is one from the run since.
-    let since_user = all_actions
-        .iter()
-        .position(|action| last_user_words.is_none_or(|at| action.message > at))
-        .unwrap_or(all_actions.len());
-    let unresolved_error = unresolved(&all_actions[since_user..])
-        .filter(|failure| !shown.iter().any(|action| std::ptr::eq(*action, *failure)))
-        .map(|failure| match &failure.outcome {
-            Outcome::Failed(line) => format!("{} `{}` failed: {line}", failure.tool, failure.target.replace('`', "'")),
-            _ => failure.render(),
-        });
+    let unresolved_error = unresolved_error(&all_actions, &shown, last_user_words);
     StateAtCut {
         then,
         in_progress,
@@ -180,6 +147,60 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
         waiting_on_user,
         unresolved_error,
     }
+}
+
+/// What the user did after their latest request (ran a command, answered),
+/// the last [`AFTER_REQUEST`] of it.
+fn after_the_request(read: &[Option<UserMessage>]) -> Vec<String> {
+    let last_request = read
+        .iter()
+        .rposition(|user| matches!(user, Some(UserMessage::Request(_))));
+    let after = last_request.map_or(0, |at| at + 1);
+    let then: Vec<String> = read[after..]
+        .iter()
+        .filter_map(|user| match user {
+            Some(UserMessage::Command(command)) => Some(format!("ran {command}")),
+            Some(UserMessage::Answer(words)) => Some(format!("answered: {}", one_line(words, ANSWER_CHARS))),
+            _ => None,
+        })
+        .collect();
+    then[then.len().saturating_sub(AFTER_REQUEST)..].to_vec()
+}
+
+/// The question the agent's last words (`last_said`) end on, if it is
+/// open: the agent stopped on it, with no call of its own, no answer,
+/// nothing but harness text after it.
+fn waiting_on_user(
+    messages: &[Message],
+    read: &[Option<UserMessage>],
+    last_said: Option<usize>,
+    agent_spoke_last: bool,
+) -> Option<String> {
+    last_said
+        .filter(|said| {
+            agent_spoke_last
+                && messages[*said].tool_calls.is_empty()
+                && messages[said + 1..].iter().zip(&read[said + 1..]).all(|(m, user)| {
+                    m.role != Role::Tool && m.tool_calls.is_empty() && matches!(user, None | Some(UserMessage::Harness))
+                })
+        })
+        .and_then(|said| open_question(&messages[said].content))
+}
+
+/// The failure that stands, unless it is among the last actions `shown`.
+fn unresolved_error(all_actions: &[Action], shown: &[&Action], last_user_words: Option<usize>) -> Option<String> {
+    // What failed before the user last spoke was theirs to see; the error
+    // that stands is one from the run since.
+    let since_user = all_actions
+        .iter()
+        .position(|action| last_user_words.is_none_or(|at| action.message > at))
+        .unwrap_or(all_actions.len());
+    unresolved(&all_actions[since_user..])
+        .filter(|failure| !shown.iter().any(|action| std::ptr::eq(*action, *failure)))
+        .map(|failure| match &failure.outcome {
+            Outcome::Failed(line) => format!("{} `{}` failed: {line}", failure.tool, failure.target.replace('`', "'")),
+            _ => failure.render(),
+        })
 }
 
 #[cfg(test)]
