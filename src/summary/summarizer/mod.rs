@@ -3,8 +3,8 @@
 //! upstream writes the new narrative, or the extractive summarizer when
 //! there is none; either way the budget fits it with the keep set's items
 //! (the keep guard), and nothing in it can close a handoff. What each is
-//! held to and becomes is [`draft`]; that last fitting, [`finish`]; a
-//! summary the harness wrote, [`harness`].
+//! held to and becomes is in `draft`; that last fitting, in `finish`; a
+//! summary the harness wrote, in `harness`.
 
 mod draft;
 mod finish;
