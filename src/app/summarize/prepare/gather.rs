@@ -1,10 +1,10 @@
 //! One read of what a preparation covers, shaped as a compaction's
-//! (`super::super::gather`): the stored turns from the boundary through the
-//! last it covers, the keep set and the turns it has not read; nothing
+//! (`app::summarize::gather`): the stored turns from the boundary through
+//! the last it covers, the keep set and the turns it has not read; nothing
 //! offered ahead of it, and no report of the agent's.
 
-use super::super::gather::Gathered;
 use crate::app::Services;
+use crate::app::summarize::gather::Gathered;
 use crate::app::transcript::Gathered as Transcript;
 use crate::records::StoredConversation;
 use crate::store::preparations::Claimed;
