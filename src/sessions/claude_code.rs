@@ -30,12 +30,12 @@ pub(crate) fn text_of(content: &Value) -> String {
 /// How the summary Claude Code writes when it compacts begins.
 const CONTINUED: &str = "This session is being continued from a previous conversation";
 
-/// What a model call's `usage` says the context held: everything sent,
-/// cached or not, and the answer.
 /// Records Claude Code writes itself (an API error, "No response
 /// requested.") name this model and count nothing: not a model call.
 const SYNTHETIC_MODEL: &str = "<synthetic>";
 
+/// What a model call's `usage` says the context held: everything sent,
+/// cached or not, and the answer.
 fn context_used(message: &Value) -> Option<u64> {
     if message["model"] == SYNTHETIC_MODEL {
         return None;
@@ -71,81 +71,18 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
         }
         match record["type"].as_str() {
             Some("system") if record["subtype"] == "compact_boundary" => {
-                let metadata = &record["compactMetadata"];
-                parsed.boundaries.push(Boundary {
-                    next_message: parsed.messages.len(),
-                    trigger: metadata["trigger"].as_str().map(str::to_owned),
-                    pre_tokens: metadata["preTokens"].as_u64(),
-                    post_tokens: metadata["postTokens"].as_u64(),
-                    at: stamp.clone(),
-                    uuid: record["uuid"].as_str().map(str::to_owned),
-                });
+                let boundary = boundary_of(&record, parsed.messages.len(), stamp.clone());
+                parsed.boundaries.push(boundary);
                 last_assistant_id = None;
             }
             Some("user") => {
                 last_assistant_id = None;
-                let content = &message["content"];
-                let words = text_of(content);
-                // Builds that do not mark it still write it first after the boundary.
-                let opens_after_boundary = parsed
-                    .boundaries
-                    .last()
-                    .is_some_and(|boundary| boundary.next_message == parsed.messages.len())
-                    && words.trim_start().starts_with(CONTINUED);
-                let is_summary = record["isCompactSummary"].as_bool() == Some(true) || opens_after_boundary;
-                if is_summary {
-                    parsed.summaries.push((parsed.messages.len(), words.clone()));
-                }
-                if !words.trim().is_empty() {
-                    if is_summary {
-                        parsed.summary_messages.push(parsed.messages.len());
-                    }
-                    parsed.messages.push(Message::new(Role::User, words));
-                }
-                for block in content.as_array().into_iter().flatten() {
-                    if block["type"] == "tool_result" {
-                        parsed.messages.push(Message {
-                            tool_call_id: block["tool_use_id"].as_str().map(str::to_owned),
-                            ..Message::new(Role::Tool, text_of(&block["content"]))
-                        });
-                    }
-                }
+                add_user_record(&mut parsed, &record);
             }
             Some("assistant") => {
                 let id = message["id"].as_str().map(str::to_owned);
-                let mut words = Vec::new();
-                let mut calls = Vec::new();
-                for block in message["content"].as_array().into_iter().flatten() {
-                    match block["type"].as_str() {
-                        Some("text") => words.extend(block["text"].as_str().map(str::to_owned)),
-                        Some("tool_use") => calls.push(ToolCall {
-                            id: block["id"].as_str().unwrap_or_default().to_owned(),
-                            name: block["name"].as_str().unwrap_or_default().to_owned(),
-                            arguments: block["input"].to_string(),
-                        }),
-                        _ => {}
-                    }
-                }
-                if let Value::String(text) = &message["content"] {
-                    words.push(text.clone());
-                }
                 let continues = id.is_some() && id == last_assistant_id;
-                match parsed.messages.last_mut() {
-                    Some(previous) if continues && previous.role == Role::Assistant => {
-                        for word in words {
-                            if !previous.content.is_empty() {
-                                previous.content.push('\n');
-                            }
-                            previous.content.push_str(&word);
-                        }
-                        previous.tool_calls.extend(calls);
-                    }
-                    _ if words.is_empty() && calls.is_empty() => {}
-                    _ => parsed.messages.push(Message {
-                        tool_calls: calls,
-                        ..Message::new(Role::Assistant, words.join("\n"))
-                    }),
-                }
+                add_assistant_record(&mut parsed, message, continues);
                 last_assistant_id = id;
             }
             _ => {}
@@ -159,6 +96,95 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, String> {
         return Err("no Claude Code records".into());
     }
     Ok(parsed)
+}
+
+/// The harness compacting, from a `compact_boundary` record: before the
+/// message at `next_message`.
+fn boundary_of(record: &Value, next_message: usize, at: Option<String>) -> Boundary {
+    let metadata = &record["compactMetadata"];
+    Boundary {
+        next_message,
+        trigger: metadata["trigger"].as_str().map(str::to_owned),
+        pre_tokens: metadata["preTokens"].as_u64(),
+        post_tokens: metadata["postTokens"].as_u64(),
+        at,
+        uuid: record["uuid"].as_str().map(str::to_owned),
+    }
+}
+
+/// A user record: the user's words, or the summary Claude Code wrote when it
+/// compacted (noted as one), then a tool message per tool result it carries.
+fn add_user_record(parsed: &mut Parsed, record: &Value) {
+    let content = &record["message"]["content"];
+    let words = text_of(content);
+    // Builds that do not mark it still write it first after the boundary.
+    let opens_after_boundary = parsed
+        .boundaries
+        .last()
+        .is_some_and(|boundary| boundary.next_message == parsed.messages.len())
+        && words.trim_start().starts_with(CONTINUED);
+    let is_summary = record["isCompactSummary"].as_bool() == Some(true) || opens_after_boundary;
+    if is_summary {
+        parsed.summaries.push((parsed.messages.len(), words.clone()));
+    }
+    if !words.trim().is_empty() {
+        if is_summary {
+            parsed.summary_messages.push(parsed.messages.len());
+        }
+        parsed.messages.push(Message::new(Role::User, words));
+    }
+    for block in content.as_array().into_iter().flatten() {
+        if block["type"] == "tool_result" {
+            parsed.messages.push(Message {
+                tool_call_id: block["tool_use_id"].as_str().map(str::to_owned),
+                ..Message::new(Role::Tool, text_of(&block["content"]))
+            });
+        }
+    }
+}
+
+/// An assistant record: a message of its own, or, when it `continues` the
+/// answer the last one streamed, more of that message.
+fn add_assistant_record(parsed: &mut Parsed, message: &Value, continues: bool) {
+    let (words, calls) = words_and_calls(message);
+    match parsed.messages.last_mut() {
+        Some(previous) if continues && previous.role == Role::Assistant => {
+            for word in words {
+                if !previous.content.is_empty() {
+                    previous.content.push('\n');
+                }
+                previous.content.push_str(&word);
+            }
+            previous.tool_calls.extend(calls);
+        }
+        _ if words.is_empty() && calls.is_empty() => {}
+        _ => parsed.messages.push(Message {
+            tool_calls: calls,
+            ..Message::new(Role::Assistant, words.join("\n"))
+        }),
+    }
+}
+
+/// An assistant message's text blocks (or its text, when the content is a
+/// string) and its `tool_use` blocks as calls; thinking is left out.
+fn words_and_calls(message: &Value) -> (Vec<String>, Vec<ToolCall>) {
+    let mut words = Vec::new();
+    let mut calls = Vec::new();
+    for block in message["content"].as_array().into_iter().flatten() {
+        match block["type"].as_str() {
+            Some("text") => words.extend(block["text"].as_str().map(str::to_owned)),
+            Some("tool_use") => calls.push(ToolCall {
+                id: block["id"].as_str().unwrap_or_default().to_owned(),
+                name: block["name"].as_str().unwrap_or_default().to_owned(),
+                arguments: block["input"].to_string(),
+            }),
+            _ => {}
+        }
+    }
+    if let Value::String(text) = &message["content"] {
+        words.push(text.clone());
+    }
+    (words, calls)
 }
 
 #[cfg(test)]
