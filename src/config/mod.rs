@@ -1,6 +1,7 @@
 //! Configuration: the command line (`args`, `policy_args`), the settings the
 //! service runs with (`settings`), and the one place flags become settings
-//! (`from_args`). A leaf: it imports only the pure policy and domain values.
+//! (`from_args`). It imports only values: the domain's, the policy's, the
+//! summary's and the upstream client's settings, never the store or the app.
 
 mod args;
 mod from_args;
