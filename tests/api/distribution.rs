@@ -253,9 +253,9 @@ fn every_statement_of_the_store_names_its_tenant_but_the_listed_cross_tenant_one
     let mut unlisted = Vec::new();
     let mut listed_and_seen = vec![false; CROSS_TENANT.len()];
     let mut checked = 0;
-    for entry in std::fs::read_dir(&store).unwrap() {
-        let path = entry.unwrap().path();
-        let file = path.file_name().unwrap().to_str().unwrap().to_owned();
+    for path in rust_files_under(&store) {
+        // Named from the store's root: `keys.rs`, `compactions/record.rs`.
+        let file = path.strip_prefix(&store).unwrap().to_str().unwrap().to_owned();
         let source = std::fs::read_to_string(&path).unwrap();
         for (line, statement) in statements(&source) {
             let touches = DISTRIBUTED_TABLES.iter().chain(&REFERENCE_TABLES).any(|table| {
@@ -295,6 +295,21 @@ fn every_statement_of_the_store_names_its_tenant_but_the_listed_cross_tenant_one
         .map(|(listed, _)| listed)
         .collect();
     assert!(stale.is_empty(), "listed but no longer in the store: {stale:?}");
+}
+
+/// Every Rust file under `dir`, in its folders too, in a stable order.
+fn rust_files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(rust_files_under(&path));
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
 }
 
 #[test]
