@@ -18,6 +18,8 @@ pub(super) struct Counted {
     /// Whether the preparation offered covers the transcript's beginning
     /// (`None`: none was offered).
     pub covers: Option<Result<(), Reason>>,
+    /// The tokenizer failed: the counts are zeros, not the transcript's.
+    pub unknown: bool,
 }
 
 /// What the compaction is summarizing, as the preparation is checked against it.
@@ -64,6 +66,7 @@ pub(super) async fn count(transcript: Transcript, offered: Option<Ready>) -> (Co
                 per_message,
                 prior,
                 covers,
+                unknown: false,
             },
             offered,
         )
@@ -76,6 +79,7 @@ pub(super) async fn count(transcript: Transcript, offered: Option<Ready>) -> (Co
                 per_message: vec![0; len],
                 prior: 0,
                 covers: Some(Err(Reason::MessagesDiffer)),
+                unknown: true,
             },
             None,
         )

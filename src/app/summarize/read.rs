@@ -12,10 +12,12 @@ use super::ahead::{self, Transcript};
 use super::gather::Gathered;
 use crate::app::Services;
 use crate::app::keep_set::{self, Observation, TakenIn};
+use crate::app::transcript::Gathered as Messages;
 use crate::domain::ConversationId;
 use crate::domain::transcript::Message;
 use crate::policy::cut;
 use crate::records::StoredConversation;
+use crate::store::prepared::Ready;
 use crate::summary::read::{HarnessPatterns, StateAtCut, state_at_cut};
 use crate::summary::summarizer::Rules;
 use crate::summary::write::summary_max_tokens;
@@ -24,24 +26,30 @@ use crate::summary::write::summary_max_tokens;
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Reading<'a> {
     pub id: &'a ConversationId,
+    /// The recent messages kept verbatim, by their tokens (`None`: none).
     pub keep_recent_tokens: Option<u64>,
+    /// When the caller's messages were sent (read only when they were).
     pub at: DateTime<Utc>,
 }
 
 /// The transcript read: counted, cut where the recent messages stay
 /// verbatim, what it says taken into the keep set, where things stand.
 pub(super) struct Read {
-    pub transcript: crate::app::transcript::Gathered,
+    pub transcript: Messages,
     pub counted: ahead::Counted,
     /// Where the verbatim messages begin (`None`: nothing kept verbatim).
     pub kept_from: Option<usize>,
     /// The delta's end: `kept_from`, else every message.
     pub cut_at: usize,
     /// The preparation offered, once checked against the transcript.
-    pub offered: Option<crate::store::prepared::Ready>,
+    pub offered: Option<Ready>,
     pub observations: Vec<Observation>,
     pub state: StateAtCut,
     pub taken: TakenIn,
+    /// Every part was read. A part that failed (a panic, the runtime
+    /// shutting down) left its default: a compaction goes on with it, a
+    /// preparation, whose counts are kept for later, does not.
+    pub whole: bool,
 }
 
 /// Reads the transcript off the async threads, two at a time.
@@ -68,14 +76,12 @@ pub(super) async fn read(
     };
     let harness = services.summaries.harness.clone();
     // The stored turns are read while the transcript is counted.
-    let (mut observations, (counted, offered)) = tokio::join!(
-        async {
-            keep_set::of_turns_off_thread(reading.id.clone(), unread, harness.clone())
-                .await
-                .unwrap_or_default()
-        },
+    let (observed, (counted, offered)) = tokio::join!(
+        keep_set::of_turns_off_thread(reading.id.clone(), unread, harness.clone()),
         ahead::count(counting, offered)
     );
+    let mut whole = observed.is_some() && !counted.unknown;
+    let mut observations = observed.unwrap_or_default();
     let kept_from = reading
         .keep_recent_tokens
         .map(|keep| cut::kept_from(&transcript.messages, &counted.per_message, keep));
@@ -95,6 +101,8 @@ pub(super) async fn read(
         read_state(Arc::clone(&transcript.messages), cut_at, harness.clone())
     );
     observations.extend(from_sent);
+    whole &= state.is_some();
+    let state = state.unwrap_or_default();
     let taken = TakenIn::of(keep, &observations);
     Read {
         transcript,
@@ -105,6 +113,7 @@ pub(super) async fn read(
         observations,
         state,
         taken,
+        whole,
     }
 }
 
@@ -140,16 +149,13 @@ async fn observe_sent(
 }
 
 /// Where things stand at the end of the delta (its first `cut_at`
-/// messages), read off the async threads.
-async fn read_state(messages: Arc<Vec<Message>>, cut_at: usize, harness: Arc<HarnessPatterns>) -> StateAtCut {
+/// messages), read off the async threads; `None`: it could not be read.
+async fn read_state(messages: Arc<Vec<Message>>, cut_at: usize, harness: Arc<HarnessPatterns>) -> Option<StateAtCut> {
     let read = move || state_at_cut(&messages[..cut_at], &harness);
-    match tokio::task::spawn_blocking(read).await {
-        Ok(state) => state,
-        Err(err) => {
-            tracing::warn!(%err, "where things stand could not be read");
-            StateAtCut::default()
-        }
-    }
+    tokio::task::spawn_blocking(read)
+        .await
+        .inspect_err(|err| tracing::warn!(%err, "where things stand could not be read"))
+        .ok()
 }
 
 async fn off_thread(read: impl FnOnce() -> Vec<Observation> + Send + 'static) -> Vec<Observation> {

@@ -3,6 +3,7 @@
 //! the last it covers, the keep set and the turns it has not read; nothing
 //! offered ahead of it, and no report of the agent's.
 
+use super::still_stands;
 use crate::app::Services;
 use crate::app::summarize::gather::Gathered;
 use crate::app::transcript::Gathered as Transcript;
@@ -40,6 +41,7 @@ pub(super) async fn gather(
     let unread = covered.into_iter().filter(|turn| turn.seq > keep.turns_read).collect();
     let gathered = Gathered {
         transcript,
+        // The stored turns, not a caller's messages.
         sent: false,
         keep,
         unread,
@@ -47,12 +49,4 @@ pub(super) async fn gather(
         reported: None,
     };
     Ok(Some((stored, gathered)))
-}
-
-/// The conversation still stands where the preparation was planned: no
-/// compaction moved its boundary or wrote another anchor since.
-pub(super) fn still_stands(stored: &StoredConversation, claimed: &Claimed) -> bool {
-    stored.boundary_turn_seq == claimed.boundary_turn_seq
-        && stored.summary.as_ref().map(|(_, seq)| *seq) == claimed.anchor_seq
-        && stored.last_turn_seq >= claimed.through_turn_seq
 }

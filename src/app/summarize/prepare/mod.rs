@@ -18,6 +18,7 @@ use std::time::Duration;
 use crate::app::Services;
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::prepare::Reason;
+use crate::records::StoredConversation;
 use crate::store::StoreResult;
 use crate::store::preparations::{self, Claimed};
 
@@ -109,4 +110,12 @@ pub(crate) async fn settle(services: &Services, tenant: &TenantId, id: &Conversa
         }
     }
     Ok(written)
+}
+
+/// The conversation still stands where the preparation was planned: no
+/// compaction moved its boundary or wrote another anchor since.
+fn still_stands(stored: &StoredConversation, claimed: &Claimed) -> bool {
+    stored.boundary_turn_seq == claimed.boundary_turn_seq
+        && stored.summary.as_ref().map(|(_, seq)| *seq) == claimed.anchor_seq
+        && stored.last_turn_seq >= claimed.through_turn_seq
 }

@@ -5,7 +5,7 @@
 use sqlx::{Connection, PgConnection};
 
 use super::Outcome;
-use super::gather::still_stands;
+use super::still_stands;
 use crate::app::Services;
 use crate::app::keep_set::{Observation, TakenIn};
 use crate::llm::{LlmError, UpstreamModel};
@@ -54,7 +54,8 @@ pub(super) async fn dropped(services: &Services, claimed: &Claimed, reason: Reas
     Ok(Outcome::Dropped(reason))
 }
 
-/// Drops it as the upstream's failure, saying why.
+/// Drops the claimed preparation as the upstream's failure, logging the
+/// upstream's error.
 pub(super) async fn failed(
     services: &Services,
     claimed: &Claimed,

@@ -6,6 +6,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use chrono::Utc;
+
 use super::Outcome;
 use super::gather::gather;
 use super::record::{dropped, failed, record};
@@ -37,12 +39,15 @@ pub(super) async fn write(services: &Services, claimed: &Claimed, within: Durati
         id: &claimed.conversation_id,
         // A preparation summarizes every turn it covers.
         keep_recent_tokens: None,
-        at: chrono::Utc::now(),
+        // Unread: no messages were sent.
+        at: Utc::now(),
     };
     let read = read(services, reading, &stored, gathered, prior.clone()).await;
-    let messages = Arc::clone(&read.transcript.messages);
-    let Some(fingerprint) = fingerprint(prior.clone(), Arc::clone(&messages)).await else {
-        // The runtime is shutting down: nothing is written.
+    let messages = &read.transcript.messages;
+    let fingerprint = fingerprint(prior.clone(), Arc::clone(messages)).await;
+    let (true, Some(fingerprint)) = (read.whole, fingerprint) else {
+        // Counts read only in part would be kept for the compaction to trust:
+        // nothing is written, as when nothing is left to prepare.
         return dropped(services, claimed, Reason::CompactedFirst).await;
     };
     let rules = read.rules(services, stored.state.size, claimed.conversation_id.as_str());
@@ -51,7 +56,7 @@ pub(super) async fn write(services: &Services, claimed: &Claimed, within: Durati
         claimed,
         model,
         prior.as_deref(),
-        &messages,
+        messages,
         rules,
         (deadline, within),
     )
