@@ -216,7 +216,7 @@ async fn on_tenant(action: TenantsAction, target: Target) -> Result<(), AnyError
         purge.id,
         purge::BATCH
     );
-    let done = purge::work(&pool, purge, |now| {
+    let done = purge::work(&pool, purge, None, |now| {
         eprintln!("  {} conversations, {} turns deleted", now.conversations, now.turns);
     })
     .await?;

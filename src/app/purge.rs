@@ -16,6 +16,7 @@ use crate::domain::TenantId;
 use crate::records::Purge;
 use crate::records::PurgeAsker;
 use crate::store::deletions::DeletionKind;
+use crate::store::processes::ProcessId;
 use crate::store::purges;
 use crate::store::{self, StoreResult};
 
@@ -65,11 +66,17 @@ enum Step {
     Finished(Purge),
 }
 
-/// Works `purge` to its end, calling `on_batch` after each batch.
-pub(crate) async fn work(pool: &PgPool, purge: Purge, mut on_batch: impl FnMut(&Purge)) -> StoreResult<Purge> {
+/// Works `purge` to its end, calling `on_batch` after each batch; as
+/// `holder`, when it leased the purge, which stops when another took it over.
+pub(crate) async fn work(
+    pool: &PgPool,
+    purge: Purge,
+    holder: Option<ProcessId>,
+    mut on_batch: impl FnMut(&Purge),
+) -> StoreResult<Purge> {
     let mut purge = purge;
     loop {
-        match batch(pool, &purge).await? {
+        match batch(pool, &purge, holder).await? {
             Step::Deleted(now) => {
                 on_batch(&now);
                 purge = now;
@@ -82,24 +89,25 @@ pub(crate) async fn work(pool: &PgPool, purge: Purge, mut on_batch: impl FnMut(&
 /// Leases the oldest unfinished purge nobody works and works it to its
 /// end; `false` when there is none. One that fails keeps its lease, so
 /// the others go first and it is taken up again when the lease lapses.
-pub(crate) async fn work_next(pool: &PgPool, lease: Duration) -> StoreResult<bool> {
+pub(crate) async fn work_next(pool: &PgPool, lease: (Duration, ProcessId)) -> StoreResult<bool> {
     let mut conn = pool.acquire().await?;
     let Some(purge) = purges::claim(&mut conn, lease).await? else {
         return Ok(false);
     };
     drop(conn);
     let (tenant, id) = (purge.tenant.clone(), purge.id);
-    if let Err(err) = work(pool, purge, |_| {}).await {
+    if let Err(err) = work(pool, purge, Some(lease.1), |_| {}).await {
         tracing::warn!(%err, %tenant, purge = id, "a tenant purge failed; it is taken up again when its lease lapses");
     }
     Ok(true)
 }
 
-async fn batch(pool: &PgPool, purge: &Purge) -> StoreResult<Step> {
+async fn batch(pool: &PgPool, purge: &Purge, holder: Option<ProcessId>) -> StoreResult<Step> {
     let (step, erased) = store::retry_lost_races(|| async {
         let mut tx = pool.begin().await?;
-        if !purges::lock(&mut tx, purge).await? {
-            // Another process finished it.
+        if !purges::lock(&mut tx, purge, holder).await? {
+            // Another process finished it, or took it over from a holder
+            // that looked dead.
             let done = purges::show(&mut tx, &purge.tenant, purge.id).await?;
             return Ok((Step::Finished(done.unwrap_or_else(|| purge.clone())), None));
         }

@@ -14,7 +14,7 @@ pub(super) async fn run(workers: Workers) {
     loop {
         ticks.tick().await;
         loop {
-            match purge::work_next(pool, workers.services.leases.worker).await {
+            match purge::work_next(pool, (workers.services.leases.worker, workers.services.process)).await {
                 Ok(true) => {}
                 Ok(false) => break,
                 Err(err) => {

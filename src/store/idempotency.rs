@@ -18,8 +18,8 @@ use std::time::Duration;
 use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
-use super::lease::lapsed;
-use super::processes::{ProcessId, SILENT_AFTER, holder_gone};
+use super::lease::{holder_gone, lapsed};
+use super::processes::{ProcessId, SILENT_AFTER};
 use super::statements::{self, on};
 use crate::domain::TenantId;
 

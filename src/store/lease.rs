@@ -1,10 +1,12 @@
 //! One lease for everything a holder takes for a while: a conversation being
 //! compacted, an Idempotency-Key being answered, a turn being scored, an
-//! audit, a preparation. Each is taken by stamping when (the transaction's
-//! `now()`), and is free again when given back or when its stamp is older
-//! than its window — its holder died. The SQL of both is written here once
-//! and spliced into each claim's statement at compile time ([`free!`],
-//! [`lapsed!`]); the windows come from configuration (`config::Leases`).
+//! audit, a preparation, a tenant's purge. Each is taken by stamping when
+//! (the transaction's `now()`) and who (the holder's process), and is free
+//! again when given back, when its stamp is older than its window, or when
+//! its holder has fallen silent (`processes::SILENT_AFTER`) — its holder
+//! died. The SQL of each is written here once and spliced into each claim's
+//! statement at compile time ([`free!`], [`lapsed!`], [`holder_gone!`]);
+//! the windows come from configuration (`config::Leases`).
 //! A lease a request takes is [`Held`] until its work ends, and given back
 //! unless its work committed.
 
@@ -35,7 +37,24 @@ macro_rules! free {
     };
 }
 
-pub(crate) use {free, lapsed};
+/// A claim whose holder (the uuid in `$column`) has been silent longer than
+/// the statement's parameter `$silent` (an interval). A claim with no holder
+/// recorded lapses by its lease only.
+macro_rules! holder_gone {
+    ($column:literal, $silent:literal) => {
+        concat!(
+            "(",
+            $column,
+            " IS NOT NULL AND NOT EXISTS (SELECT FROM processes p WHERE p.id = ",
+            $column,
+            " AND p.seen_at > now() - $",
+            $silent,
+            "::interval))"
+        )
+    };
+}
+
+pub(crate) use {free, holder_gone, lapsed};
 
 type GiveBack = Box<dyn Fn() -> Pin<Box<dyn Future<Output = StoreResult<()>> + Send>> + Send + Sync>;
 

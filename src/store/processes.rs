@@ -1,13 +1,13 @@
 //! The service processes that are alive. Each beats while it runs; a request
 //! claim records its holder, and a claim whose holder has been silent past
-//! [`SILENT_AFTER`] is taken over by the next retry ([`holder_gone!`]) instead
+//! [`SILENT_AFTER`] is taken over by the next retry (`lease::holder_gone!`) instead
 //! of waiting out its lease (`COMPACTD_REQUEST_CLAIM_TIMEOUT_SECS`): a replica
 //! killed mid-request holds its keys and conversations for seconds, not
 //! minutes. Taking over a claim whose holder is only slow (a database it
 //! could not reach for that long) is safe: each holder's final write checks
 //! that the claim is still its own — an Idempotency-Key's token, a
 //! compaction's `compacting_since`, a score's `score_claimed_at`, an audit's
-//! `audit_claimed_at` — and drops its work otherwise.
+//! `audit_claimed_at`, a purge's `claimed_by` — and drops its work otherwise.
 
 use std::time::Duration;
 
@@ -52,24 +52,6 @@ impl Default for ProcessId {
         Self::new()
     }
 }
-
-/// A claim whose holder (the uuid in `$column`) has been silent longer than
-/// the statement's parameter `$silent` (an interval). A claim with no holder
-/// recorded lapses by its lease only.
-macro_rules! holder_gone {
-    ($column:literal, $silent:literal) => {
-        concat!(
-            "(",
-            $column,
-            " IS NOT NULL AND NOT EXISTS (SELECT FROM processes p WHERE p.id = ",
-            $column,
-            " AND p.seen_at > now() - $",
-            $silent,
-            "::interval))"
-        )
-    };
-}
-pub(crate) use holder_gone;
 
 /// Says `process` is alive now (and was started, the first time).
 #[tracing::instrument(level = "debug", skip_all)]

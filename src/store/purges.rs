@@ -12,7 +12,8 @@ use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
 use super::deletions::{Erased, doomed_of, lock_doomed_and_near};
-use super::lease::free;
+use super::lease::{free, holder_gone};
+use super::processes::{ProcessId, SILENT_AFTER};
 use super::statements::{self, on};
 use crate::domain::TenantId;
 use crate::records::{Purge, PurgeAsker};
@@ -82,34 +83,47 @@ pub(crate) async fn show(conn: &mut PgConnection, tenant: &TenantId, id: i64) ->
     Ok(row.as_ref().map(purge_of).transpose()?)
 }
 
-/// Leases the oldest unfinished purge nobody works (or whose worker died
-/// `window` ago).
+/// Leases the oldest unfinished purge nobody works (or whose worker died:
+/// silent, or its lease `window` passed) to `holder`.
 #[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn claim(conn: &mut PgConnection, window: Duration) -> StoreResult<Option<Purge>> {
+pub(crate) async fn claim(
+    conn: &mut PgConnection,
+    (window, holder): (Duration, ProcessId),
+) -> StoreResult<Option<Purge>> {
     let row = statements::query(&format!(
-        "UPDATE purges SET claimed_at = now()
+        "UPDATE purges SET claimed_at = now(), claimed_by = $2::uuid
           WHERE (tenant, id) = (SELECT tenant, id FROM purges
-                                 WHERE finished_at IS NULL AND {}
+                                 WHERE finished_at IS NULL AND ({} OR {})
                                  ORDER BY requested_at LIMIT 1 FOR UPDATE SKIP LOCKED)
          RETURNING {COLUMNS}",
-        free!("claimed_at", "1")
+        free!("claimed_at", "1"),
+        holder_gone!("claimed_by", "3")
     ))
     .bind(window)
+    .bind(holder.as_text())
+    .bind(SILENT_AFTER)
     .fetch_optional(on(&mut *conn))
     .await?;
     Ok(row.as_ref().map(purge_of).transpose()?)
 }
 
-/// Locks the purge's row, and says whether it is still to be worked.
+/// Locks the purge's row and says whether it is still to be worked by
+/// `holder`: unfinished, and (when a holder leased it) still leased to it,
+/// whose lease a batch renews. The command line works without a lease.
 #[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn lock(conn: &mut PgConnection, purge: &Purge) -> StoreResult<bool> {
-    let unfinished: Option<bool> =
-        statements::query_scalar("SELECT finished_at IS NULL FROM purges WHERE tenant = $1 AND id = $2 FOR UPDATE")
-            .bind(&purge.tenant)
-            .bind(purge.id)
-            .fetch_optional(on(&mut *conn))
-            .await?;
-    Ok(unfinished.unwrap_or(false))
+pub(crate) async fn lock(conn: &mut PgConnection, purge: &Purge, holder: Option<ProcessId>) -> StoreResult<bool> {
+    let ours: Option<bool> = statements::query_scalar(
+        "UPDATE purges SET claimed_at = CASE WHEN $3::uuid IS NULL THEN claimed_at ELSE now() END
+          WHERE tenant = $1 AND id = $2 AND finished_at IS NULL
+            AND ($3::uuid IS NULL OR claimed_by = $3::uuid)
+         RETURNING true",
+    )
+    .bind(&purge.tenant)
+    .bind(purge.id)
+    .bind(holder.map(|holder| holder.as_text()))
+    .fetch_optional(on(&mut *conn))
+    .await?;
+    Ok(ours.unwrap_or(false))
 }
 
 /// Up to `limit` of the conversations the purge is to delete (those the

@@ -11,8 +11,8 @@ use sqlx::{Connection, PgConnection, Row};
 
 use super::StoreResult;
 use super::events::EventKind;
-use super::lease::free;
-use super::processes::{ProcessId, SILENT_AFTER, holder_gone};
+use super::lease::{free, holder_gone};
+use super::processes::{ProcessId, SILENT_AFTER};
 use super::statements::{self, on};
 use crate::domain::{ConversationId, TenantId};
 

@@ -135,6 +135,54 @@ async fn an_admins_purge_deletes_every_conversation_of_its_tenant_in_batches_and
     assert_eq!(stats_after, stats_before, "the fleet's figures stay right");
 }
 
+/// A purge leased to a process that died (its holder silent, its lease
+/// minutes from lapsing) is taken up at once by a live one, which renews
+/// the lease with every batch.
+#[tokio::test]
+async fn a_purge_whose_worker_died_is_taken_up_without_waiting_out_its_lease() {
+    let app = spawn_with_lifecycle(None).await;
+    let (_, agent) = key(&app, "acme", "agent").await;
+    for n in 0..3 {
+        a_conversation_saying_as(&app, Some(&agent), &format!("acme-{n}"), ACME_SECRET).await;
+    }
+    let dead = "00000000-0000-4000-8000-00000000dead";
+    sqlx::query("INSERT INTO processes (id, seen_at) VALUES ($1::uuid, now() - interval '1 hour')")
+        .bind(dead)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO purges (tenant, requested_by, claimed_at, claimed_by)
+         VALUES ('acme', 'command line', now(), $1::uuid)",
+    )
+    .bind(dead)
+    .execute(&app.pool)
+    .await
+    .unwrap();
+
+    wait_for_count(
+        &app.pool,
+        "SELECT count(*) FROM purges WHERE finished_at IS NOT NULL",
+        1,
+    )
+    .await;
+    let (holder, conversations): (Option<String>, i64) =
+        sqlx::query_as("SELECT claimed_by::text, conversations FROM purges WHERE tenant = 'acme'")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(conversations, 3);
+    let live: Vec<String> =
+        sqlx::query_scalar("SELECT id::text FROM processes WHERE seen_at > now() - interval '1 minute'")
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    assert!(
+        holder.as_ref().is_some_and(|holder| live.contains(holder)),
+        "the live process took it over: {holder:?} among {live:?}"
+    );
+}
+
 #[tokio::test]
 async fn a_purge_deletes_what_the_tenant_had_when_asked_and_the_command_line_takes_it_up() {
     // No background here: the purge waits for the command line.

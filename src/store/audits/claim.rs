@@ -12,8 +12,8 @@ use crate::domain::{ConversationId, TenantId};
 use crate::policy::audit::{AuditConfig, LiveTurn};
 use crate::records::Critical;
 use crate::store::StoreResult;
-use crate::store::lease::free;
-use crate::store::processes::{ProcessId, SILENT_AFTER, holder_gone};
+use crate::store::lease::{free, holder_gone};
+use crate::store::processes::{ProcessId, SILENT_AFTER};
 use crate::store::statements;
 
 /// A conversation claimed for its audit.

@@ -12,8 +12,8 @@ use chrono::{DateTime, Utc};
 use sqlx::{PgConnection, Row};
 
 use super::StoreResult;
-use super::lease::free;
-use super::processes::{ProcessId, SILENT_AFTER, holder_gone};
+use super::lease::{free, holder_gone};
+use super::processes::{ProcessId, SILENT_AFTER};
 use super::row::conversation_columns;
 use super::statements::{self, on};
 use crate::domain::{ConversationId, TenantId};
