@@ -5,13 +5,14 @@ use std::time::Duration;
 
 use super::args::{LlmArgs, ProviderChoice, ReplayArgs, ServeArgs, SummaryArgs};
 use super::settings::{
-    AllowedHosts, BackgroundSettings, ConnectionLimits, DatabaseSettings, Leases, Settings, Standby, SummaryConfig,
-    Timeouts, Upstream, WorkLimits,
+    BackgroundSettings, ConnectionLimits, DatabaseSettings, Leases, Settings, Standby, SummaryConfig, Timeouts,
+    Upstream, WorkLimits,
 };
 use crate::llm::{LlmConfig, Provider, RetryPolicy};
 use crate::policy::PolicyConfig;
 use crate::summary::read::HarnessPatterns;
 
+use super::allowed_hosts::AllowedHosts;
 use super::settings::Invalid;
 
 impl TryFrom<&ServeArgs> for Settings {

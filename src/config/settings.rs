@@ -12,6 +12,8 @@ use crate::policy::PolicyConfig;
 use crate::policy::audit::AuditConfig;
 use crate::summary::read::HarnessPatterns;
 
+use super::allowed_hosts::AllowedHosts;
+
 /// Why the flags cannot run: says which flag.
 pub type Invalid = String;
 
@@ -122,66 +124,6 @@ impl std::fmt::Debug for DatabaseSettings {
             .field("standby", &self.standby.as_ref().map(|s| ("[redacted]", s.max_lag)))
             .finish()
     }
-}
-
-/// The names the service answers to besides loopback ones (`localhost`,
-/// `*.localhost`, 127.0.0.0/8, `::1`): none by default, which matters only
-/// while the service is open (with keys, every name is answered).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AllowedHosts {
-    /// Lower-cased; `*` any name, `*.example.com` any name under it.
-    names: Vec<String>,
-}
-
-impl AllowedHosts {
-    /// From a comma-separated list (`compactd.internal, *.example.com`).
-    pub fn parse(list: &str) -> Result<Self, String> {
-        let mut names = Vec::new();
-        for name in list.split(',').map(str::trim).filter(|name| !name.is_empty()) {
-            let bare = name.strip_prefix("*.").unwrap_or(name);
-            // A name without its port: a port never matches a name.
-            let valid = name == "*"
-                || (!bare.is_empty()
-                    && bare
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_')));
-            if !valid {
-                return Err(format!(
-                    "{name:?} is not a host name (letters, digits, '.', '-', without a port; or *.name, or *)"
-                ));
-            }
-            names.push(name.to_ascii_lowercase());
-        }
-        Ok(Self { names })
-    }
-
-    /// Whether requests' `Host` is checked: while the service is open, or
-    /// when names were given.
-    pub(crate) fn is_checked(&self, open: bool) -> bool {
-        open || !self.names.is_empty()
-    }
-
-    /// Whether `name` (no port) is answered.
-    pub(crate) fn allows(&self, name: &str) -> bool {
-        let name = name.to_ascii_lowercase();
-        is_loopback(&name)
-            || self.names.iter().any(|allowed| {
-                allowed == "*"
-                    || *allowed == name
-                    || allowed
-                        .strip_prefix('*')
-                        .is_some_and(|suffix| suffix.starts_with('.') && name.ends_with(suffix))
-            })
-    }
-}
-
-/// A name only this machine answers to.
-fn is_loopback(name: &str) -> bool {
-    name == "localhost"
-        || name.ends_with(".localhost")
-        || name
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|address| address.is_loopback())
 }
 
 /// The upstream LLM and the models asked there.

@@ -13,7 +13,7 @@ use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
 use super::dialect::Dialect;
-use super::error::{LlmError, excerpt};
+use super::error::{LlmError, excerpt, transport, without_query};
 use super::retry::retry_after;
 use super::settings::{LlmConfig, Provider, RetryPolicy};
 use super::wire::{Completion, CompletionRequest};
@@ -282,43 +282,9 @@ impl LlmClient {
     }
 }
 
-fn transport(err: reqwest::Error) -> LlmError {
-    if err.is_timeout() {
-        return LlmError::Deadline { attempts: 0 };
-    }
-    // A configured URL may carry a key in its query (`?api-key=…`): keep the
-    // host and path only, even in the log.
-    let url = err.url().map(without_query);
-    let err = err.without_url();
-    let mut text = err.to_string();
-    let mut source = std::error::Error::source(&err);
-    while let Some(cause) = source {
-        text = format!("{text}: {cause}");
-        source = cause.source();
-    }
-    LlmError::Transport(match url {
-        Some(url) => format!("{text} ({url})"),
-        None => text,
-    })
-}
-
-/// `url` without its query string and fragment.
-pub(crate) fn without_query(url: &reqwest::Url) -> String {
-    let mut bare = url.clone();
-    bare.set_query(None);
-    bare.set_fragment(None);
-    bare.to_string()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_url_loses_its_query_before_it_is_shown() {
-        let url = reqwest::Url::parse("https://llm.example/openai/v1/chat/completions?api-key=sk-secret#x").unwrap();
-        assert_eq!(without_query(&url), "https://llm.example/openai/v1/chat/completions");
-    }
 
     #[test]
     fn a_client_s_debug_shows_no_key_in_its_endpoint() {

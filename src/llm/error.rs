@@ -76,3 +76,44 @@ pub(crate) fn excerpt(body: &str) -> String {
     let head: String = trimmed.chars().take(BODY_EXCERPT_CHARS).collect();
     format!("{head}…")
 }
+
+/// A call that never got an answer: its deadline passed, or the connection
+/// failed (with every cause, for the log).
+pub(crate) fn transport(err: reqwest::Error) -> LlmError {
+    if err.is_timeout() {
+        return LlmError::Deadline { attempts: 0 };
+    }
+    // A configured URL may carry a key in its query (`?api-key=…`): keep the
+    // host and path only, even in the log.
+    let url = err.url().map(without_query);
+    let err = err.without_url();
+    let mut text = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    while let Some(cause) = source {
+        text = format!("{text}: {cause}");
+        source = cause.source();
+    }
+    LlmError::Transport(match url {
+        Some(url) => format!("{text} ({url})"),
+        None => text,
+    })
+}
+
+/// `url` without its query string and fragment.
+pub(crate) fn without_query(url: &reqwest::Url) -> String {
+    let mut bare = url.clone();
+    bare.set_query(None);
+    bare.set_fragment(None);
+    bare.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_loses_its_query_before_it_is_shown() {
+        let url = reqwest::Url::parse("https://llm.example/openai/v1/chat/completions?api-key=sk-secret#x").unwrap();
+        assert_eq!(without_query(&url), "https://llm.example/openai/v1/chat/completions");
+    }
+}

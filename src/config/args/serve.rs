@@ -7,8 +7,8 @@ use std::net::SocketAddr;
 use clap::Args;
 
 use super::{DatabaseArgs, LlmArgs, StandbyArgs, SummaryArgs};
+use crate::config::allowed_hosts::AllowedHosts;
 use crate::config::policy_args::PolicyArgs;
-use crate::config::settings::AllowedHosts;
 use crate::config::work_args::WorkArgs;
 
 #[derive(Debug, Clone, Args)]
