@@ -30,7 +30,7 @@ use crate::http::AppState;
         crate::http::routes::keep_check::check,
         crate::http::routes::context::context,
         crate::http::routes::stats::read,
-        crate::http::routes::stats::read_series,
+        crate::http::routes::stats::series::read_series,
         crate::http::routes::due::list_due,
         crate::http::routes::conversations::list,
         crate::http::routes::conversations::show,
