@@ -9,7 +9,7 @@ use sqlx::{Connection, PgConnection};
 use super::{AppResult, Refusal, Services, Staged, UseCase, keep_set};
 use crate::domain::{ConversationId, TenantId};
 use crate::records::StoredConversation;
-use crate::store::handoffs::{self, NotRolled};
+use crate::store::handoffs::{self, NotRolled, Rollover};
 use crate::store::prepared::{self, Closing};
 use crate::store::turns::{self, Said};
 use crate::store::{StoreError, conversations, ledger};
@@ -189,16 +189,15 @@ async fn roll_over(services: &Services, conn: &mut PgConnection, rendered: Rende
     crate::store::keep::save(&mut tx, &tenant, &id, &current.set, current.turns_read).await?;
     handoff.summary = Some(summary_section(services, &mut tx, &stored, &current.set, &handoff).await?);
     let text = handoff.render();
-    let rolled = handoffs::roll_over(
-        &mut tx,
-        &tenant,
-        &id,
-        &successor,
+    let rollover = Rollover {
+        tenant: &tenant,
+        id: &id,
+        successor: &successor,
         at,
-        &text,
-        handoff.bookmark.as_deref(),
-    )
-    .await?;
+        text: &text,
+        bookmark: handoff.bookmark.as_deref(),
+    };
+    let rolled = handoffs::roll_over(&mut tx, rollover).await?;
     match rolled {
         Ok(_) => {
             crate::store::keep::inherit(&mut tx, &tenant, &id, &successor).await?;

@@ -56,18 +56,32 @@ pub(crate) async fn decline(
     StoredConversation::from_row(&row)
 }
 
-/// Records the rollover of `id` into `successor` in one transaction (a
-/// savepoint inside the caller's); answers the predecessor as it is now.
+/// One conversation rolled over into its successor, with the handoff's
+/// text and the bookmark it carries.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rollover<'a> {
+    pub tenant: &'a TenantId,
+    pub id: &'a ConversationId,
+    pub successor: &'a ConversationId,
+    pub at: DateTime<Utc>,
+    pub text: &'a str,
+    pub bookmark: Option<&'a str>,
+}
+
+/// Records the rollover in one transaction (a savepoint inside the
+/// caller's); answers the predecessor as it is now.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn roll_over(
     conn: &mut PgConnection,
-    tenant: &TenantId,
-    id: &ConversationId,
-    successor: &ConversationId,
-    at: DateTime<Utc>,
-    text: &str,
-    bookmark: Option<&str>,
+    rollover: Rollover<'_>,
 ) -> StoreResult<Result<StoredConversation, NotRolled>> {
+    let Rollover {
+        tenant,
+        id,
+        successor,
+        at,
+        ..
+    } = rollover;
     let mut tx = conn.begin().await?;
     let exists = statements::query("SELECT 1 FROM conversations WHERE tenant = $1 AND conversation_id = $2 FOR UPDATE")
         .bind(tenant.as_str())
@@ -80,7 +94,7 @@ pub(crate) async fn roll_over(
     if let Err(not_rolled) = create_successor(&mut tx, tenant, id, successor, at).await? {
         return Ok(Err(not_rolled));
     }
-    let predecessor = point_at_successor(&mut tx, tenant, id, successor, at, text, bookmark).await?;
+    let predecessor = point_at_successor(&mut tx, rollover).await?;
     tx.commit().await?;
     Ok(Ok(predecessor))
 }
@@ -138,15 +152,15 @@ async fn create_successor(
 
 /// Points the predecessor at its successor and logs the handoff with its
 /// text; answers the predecessor as it is now.
-async fn point_at_successor(
-    tx: &mut PgConnection,
-    tenant: &TenantId,
-    id: &ConversationId,
-    successor: &ConversationId,
-    at: DateTime<Utc>,
-    text: &str,
-    bookmark: Option<&str>,
-) -> StoreResult<StoredConversation> {
+async fn point_at_successor(tx: &mut PgConnection, rollover: Rollover<'_>) -> StoreResult<StoredConversation> {
+    let Rollover {
+        tenant,
+        id,
+        successor,
+        at,
+        text,
+        bookmark,
+    } = rollover;
     let row = statements::query(&format!(
         "WITH c AS (
            UPDATE conversations SET successor_id = $3, pending_decision = NULL,
