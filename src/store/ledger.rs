@@ -1,15 +1,15 @@
 //! The compaction ledger read back: a conversation's attempts, the fleet's
 //! history, and who wrote an anchor.
 
-use sqlx::postgres::PgRow;
-use sqlx::{PgConnection, Row};
+use chrono::{DateTime, Utc};
+use sqlx::PgConnection;
 
-use super::row::{SAVED, SavingsColumns, savings};
+use super::row::{Saved, savings};
 use super::statements::{self, on};
 use super::{StoreResult, count_of};
 use crate::domain::{ConversationId, HarnessName, TenantId};
-use crate::policy::Trigger;
-use crate::records::{FleetFilter, Recorded};
+use crate::policy::{CompactionTrigger, Trigger};
+use crate::records::{FleetFilter, Recorded, Savings};
 use crate::summary::Writer;
 use crate::summary::keep::{KeepFigures, KeepKind, KindFigures};
 
@@ -29,65 +29,109 @@ fn keep_from_json(value: &serde_json::Value) -> KeepFigures {
     KeepFigures { by_kind }
 }
 
-pub(super) fn recorded(row: &PgRow) -> sqlx::Result<Recorded> {
-    let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
-    let optional = |column: &str| row.try_get::<Option<i64>, _>(column).map(|n| n.map(count_of));
-    let small = |column: &str| row.try_get::<i32, _>(column).map(|n| count_of(n.into()));
-    Ok(Recorded {
-        id: row.try_get("id")?,
-        conversation_id: row.try_get("conversation_id")?,
-        seq: row.try_get("seq")?,
-        at: row.try_get("at")?,
-        trigger: row.try_get("trigger")?,
-        by_host: row.try_get("by_host")?,
-        idle: row.try_get("idle")?,
-        summarizer: row.try_get("summarizer")?,
-        model: row.try_get("model")?,
-        tokens_before: count("tokens_before")?,
-        tokens_after: count("tokens_after")?,
-        tokens_saved: count("tokens_saved")?,
-        percent_saved: count_of(row.try_get::<i16, _>("percent_saved")?.into()),
-        total_messages: small("total_messages")?,
-        user_messages: small("user_messages")?,
-        assistant_messages: small("assistant_messages")?,
-        tool_messages: small("tool_messages")?,
-        kept_from: row.try_get::<Option<i32>, _>("kept_from")?.map(|n| count_of(n.into())),
-        duration_ms: count("duration_ms")?,
-        upstream_input_tokens: optional("upstream_input_tokens")?,
-        upstream_output_tokens: optional("upstream_output_tokens")?,
-        success: row.try_get("success")?,
-        error: row.try_get("error")?,
-        summary: row.try_get("summary")?,
-        keep: row
-            .try_get::<Option<serde_json::Value>, _>("keep")?
-            .as_ref()
-            .map(keep_from_json),
-        prepared_age_ms: match row.try_get::<bool, _>("prepared")? {
-            true => Some(optional("prepared_age_ms")?.unwrap_or(0)),
-            false => None,
-        },
-        harness: row.try_get("harness")?,
-        upstream_calls: row
-            .try_get::<Option<i32>, _>("upstream_calls")?
-            .map(|n| count_of(n.into())),
-        fallback: row.try_get("fallback")?,
-        recorded_at: row.try_get("recorded_at")?,
-        cost_usd: row.try_get("cost_usd")?,
-        savings: savings(row, SAVED)?.plus(savings(row, OPEN)?),
-        saving: row.try_get("saving")?,
-    })
+/// A ledger row as `ledger_rows!` reads it (and as an insert returns it),
+/// with the savings its conversation still accrues for it.
+#[derive(sqlx::FromRow)]
+pub(super) struct LedgerRow {
+    id: i64,
+    conversation_id: ConversationId,
+    seq: i64,
+    at: DateTime<Utc>,
+    trigger: CompactionTrigger,
+    by_host: bool,
+    idle: bool,
+    summarizer: Writer,
+    model: Option<String>,
+    tokens_before: i64,
+    tokens_after: i64,
+    tokens_saved: i64,
+    percent_saved: i16,
+    total_messages: i32,
+    user_messages: i32,
+    assistant_messages: i32,
+    tool_messages: i32,
+    kept_from: Option<i32>,
+    duration_ms: i64,
+    upstream_input_tokens: Option<i64>,
+    upstream_output_tokens: Option<i64>,
+    success: bool,
+    error: Option<String>,
+    summary: Option<String>,
+    keep: Option<serde_json::Value>,
+    prepared: bool,
+    prepared_age_ms: Option<i64>,
+    harness: Option<HarnessName>,
+    upstream_calls: Option<i32>,
+    fallback: Option<String>,
+    recorded_at: DateTime<Utc>,
+    cost_usd: Option<f64>,
+    #[sqlx(flatten)]
+    saved: Saved,
+    #[sqlx(flatten)]
+    open: Open,
+    saving: bool,
 }
 
 /// A ledger row's savings still accruing on its conversation (zero once closed).
-const OPEN: SavingsColumns = [
-    "open_calls",
-    "open_tokens",
-    "open_usd",
-    "open_rewrite_usd",
-    "open_unpriced_calls",
-];
+#[derive(sqlx::FromRow)]
+struct Open {
+    open_calls: i64,
+    open_tokens: i64,
+    open_usd: f64,
+    open_rewrite_usd: f64,
+    open_unpriced_calls: i64,
+}
 
-/// The tenant's (`$1`) ledger rows as [`recorded`] reads them, as `k`, each
+impl From<LedgerRow> for Recorded {
+    fn from(row: LedgerRow) -> Self {
+        let small = |n: i32| count_of(n.into());
+        let open = row.open;
+        let open = savings(
+            open.open_calls,
+            open.open_tokens,
+            open.open_usd,
+            open.open_rewrite_usd,
+            open.open_unpriced_calls,
+        );
+        Self {
+            id: row.id,
+            conversation_id: row.conversation_id,
+            seq: row.seq,
+            at: row.at,
+            trigger: row.trigger,
+            by_host: row.by_host,
+            idle: row.idle,
+            summarizer: row.summarizer,
+            model: row.model,
+            tokens_before: count_of(row.tokens_before),
+            tokens_after: count_of(row.tokens_after),
+            tokens_saved: count_of(row.tokens_saved),
+            percent_saved: count_of(row.percent_saved.into()),
+            total_messages: small(row.total_messages),
+            user_messages: small(row.user_messages),
+            assistant_messages: small(row.assistant_messages),
+            tool_messages: small(row.tool_messages),
+            kept_from: row.kept_from.map(small),
+            duration_ms: count_of(row.duration_ms),
+            upstream_input_tokens: row.upstream_input_tokens.map(count_of),
+            upstream_output_tokens: row.upstream_output_tokens.map(count_of),
+            success: row.success,
+            error: row.error,
+            summary: row.summary,
+            keep: row.keep.as_ref().map(keep_from_json),
+            prepared_age_ms: row.prepared.then(|| row.prepared_age_ms.map_or(0, count_of)),
+            harness: row.harness,
+            upstream_calls: row.upstream_calls.map(small),
+            fallback: row.fallback,
+            recorded_at: row.recorded_at,
+            cost_usd: row.cost_usd,
+            savings: Savings::from(row.saved).plus(open),
+            saving: row.saving,
+        }
+    }
+}
+
+/// The tenant's (`$1`) ledger rows as [`LedgerRow`] reads them, as `k`, each
 /// with the savings its conversation still accrues for it (SPEC §6); the
 /// statement goes on with more of its condition.
 macro_rules! ledger_rows {
@@ -142,7 +186,7 @@ pub(crate) async fn of_conversation(
     before_seq: Option<i64>,
     limit: i64,
 ) -> StoreResult<Vec<Recorded>> {
-    let rows = statements::query(concat!(
+    let rows = statements::query_as::<LedgerRow>(concat!(
         ledger_rows!(),
         "k.conversation_id = $2 AND k.seq < COALESCE($3, 9223372036854775807)
           ORDER BY k.seq DESC LIMIT $4"
@@ -153,7 +197,7 @@ pub(crate) async fn of_conversation(
     .bind(limit)
     .fetch_all(on(&mut *conn))
     .await?;
-    Ok(rows.iter().map(recorded).collect::<sqlx::Result<_>>()?)
+    Ok(rows.into_iter().map(Recorded::from).collect())
 }
 
 /// The tenant's attempts across conversations, newest first by their time
@@ -165,7 +209,7 @@ pub(crate) async fn of_fleet(
     filter: &FleetFilter,
     limit: i64,
 ) -> StoreResult<Vec<Recorded>> {
-    let rows = statements::query(concat!(
+    let rows = statements::query_as::<LedgerRow>(concat!(
         ledger_rows!(),
         "k.deleted_at IS NULL
             AND ($2::text IS NULL OR k.trigger = $2)
@@ -187,5 +231,5 @@ pub(crate) async fn of_fleet(
     .bind(filter.harness.as_ref().map(HarnessName::as_str))
     .fetch_all(on(&mut *conn))
     .await?;
-    Ok(rows.iter().map(recorded).collect::<sqlx::Result<_>>()?)
+    Ok(rows.into_iter().map(Recorded::from).collect())
 }

@@ -1,10 +1,12 @@
 //! A `conversations` row and its mapping to the policy's state.
 
-use sqlx::Row;
+use chrono::{DateTime, Utc};
+use sqlx::FromRow;
 use sqlx::postgres::PgRow;
 use sqlx::types::Json;
 
 use super::{StoreError, count_of};
+use crate::domain::{ConversationId, TenantId};
 use crate::policy::prepare::Planned;
 use crate::policy::{CacheLifeSetting, Conversation, ModelCall, PendingDecision};
 use crate::records::{Saving, Savings, StoredConversation};
@@ -26,94 +28,146 @@ macro_rules! conversation_columns {
 }
 pub(super) use conversation_columns;
 
+/// A `conversations` row as [`conversation_columns`] reads it, before its
+/// counts are clamped and its settings and JSON parsed.
+#[derive(sqlx::FromRow)]
+struct ConversationRow {
+    tenant: TenantId,
+    conversation_id: ConversationId,
+    used: i64,
+    size: i64,
+    cache_life_source: String,
+    cache_life: Option<String>,
+    context_pressure_tokens: Option<i64>,
+    created_at: DateTime<Utc>,
+    last_turn_at: Option<DateTime<Utc>>,
+    turns_since_compaction: i64,
+    compactions: i64,
+    host_compactions_24h: Vec<DateTime<Utc>>,
+    used_after_compaction: Option<i64>,
+    idle_compacted: bool,
+    rollover_declined: bool,
+    total_user_messages: i64,
+    user_messages_since_boundary: i64,
+    runs_completed_since_boundary: i64,
+    user_messages_since_run_completed: i64,
+    failed_compactions_in_row: i64,
+    summary: Option<String>,
+    summary_seq: Option<i64>,
+    predecessor_id: Option<ConversationId>,
+    successor_id: Option<ConversationId>,
+    pending_decision: Option<Json<PendingDecision>>,
+    last_call: Option<Json<ModelCall>>,
+    last_event_seq: i64,
+    last_turn_seq: i64,
+    last_compaction_seq: i64,
+    boundary_turn_seq: i64,
+    critical: serde_json::Value,
+    memory: Option<String>,
+    prepare_turn_seq: Option<i64>,
+    prepare_used: Option<i64>,
+    updated_at: DateTime<Utc>,
+    saving_seq: Option<i64>,
+    saving_tokens: i64,
+    saving_prefix: i64,
+    saving_warm: bool,
+    saved_calls: i64,
+}
+
 impl StoredConversation {
     pub(super) fn from_row(row: &PgRow) -> Result<Self, StoreError> {
-        let source: String = row.try_get("cache_life_source")?;
-        let life: Option<String> = row.try_get("cache_life")?;
+        Self::try_from(ConversationRow::from_row(row)?)
+    }
+}
+
+impl TryFrom<ConversationRow> for StoredConversation {
+    type Error = StoreError;
+
+    fn try_from(row: ConversationRow) -> Result<Self, StoreError> {
+        let (source, life) = (row.cache_life_source, row.cache_life);
         let cache_life = CacheLifeSetting::from_parts(&source, life.as_deref())
             .ok_or_else(|| StoreError::Corrupt(format!("cache life {life:?} from {source:?}")))?;
-        let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
-        let optional_count = |column: &str| row.try_get::<Option<i64>, _>(column).map(|n| n.map(count_of));
-        let summary: Option<String> = row.try_get("summary")?;
-        let summary_seq: Option<i64> = row.try_get("summary_seq")?;
         Ok(Self {
-            tenant: row.try_get("tenant")?,
-            conversation_id: row.try_get("conversation_id")?,
+            tenant: row.tenant,
+            conversation_id: row.conversation_id,
             state: Conversation {
-                used: count("used")?,
-                size: count("size")?,
+                used: count_of(row.used),
+                size: count_of(row.size),
                 cache_life,
-                context_pressure_tokens: optional_count("context_pressure_tokens")?,
-                created_at: row.try_get("created_at")?,
-                last_turn_at: row.try_get("last_turn_at")?,
-                turns_since_compaction: count("turns_since_compaction")?,
-                compactions: count("compactions")?,
-                host_compactions_24h: row.try_get("host_compactions_24h")?,
-                used_after_compaction: optional_count("used_after_compaction")?,
-                idle_compacted: row.try_get("idle_compacted")?,
-                rollover_declined: row.try_get("rollover_declined")?,
-                total_user_messages: count("total_user_messages")?,
-                user_messages_since_boundary: count("user_messages_since_boundary")?,
-                runs_completed_since_boundary: count("runs_completed_since_boundary")?,
-                user_messages_since_run_completed: count("user_messages_since_run_completed")?,
-                failed_compactions_in_row: count("failed_compactions_in_row")?,
+                context_pressure_tokens: row.context_pressure_tokens.map(count_of),
+                created_at: row.created_at,
+                last_turn_at: row.last_turn_at,
+                turns_since_compaction: count_of(row.turns_since_compaction),
+                compactions: count_of(row.compactions),
+                host_compactions_24h: row.host_compactions_24h,
+                used_after_compaction: row.used_after_compaction.map(count_of),
+                idle_compacted: row.idle_compacted,
+                rollover_declined: row.rollover_declined,
+                total_user_messages: count_of(row.total_user_messages),
+                user_messages_since_boundary: count_of(row.user_messages_since_boundary),
+                runs_completed_since_boundary: count_of(row.runs_completed_since_boundary),
+                user_messages_since_run_completed: count_of(row.user_messages_since_run_completed),
+                failed_compactions_in_row: count_of(row.failed_compactions_in_row),
             },
-            summary: summary.zip(summary_seq),
-            predecessor_id: row.try_get("predecessor_id")?,
-            successor_id: row.try_get("successor_id")?,
-            pending_decision: row
-                .try_get::<Option<Json<PendingDecision>>, _>("pending_decision")?
-                .map(|Json(pending)| pending),
-            last_call: row
-                .try_get::<Option<Json<ModelCall>>, _>("last_call")?
-                .map(|Json(call)| call),
-            last_event_seq: row.try_get("last_event_seq")?,
-            last_turn_seq: row.try_get("last_turn_seq")?,
-            last_compaction_seq: row.try_get("last_compaction_seq")?,
-            boundary_turn_seq: row.try_get("boundary_turn_seq")?,
-            critical: serde_json::from_value(row.try_get("critical")?)
+            summary: row.summary.zip(row.summary_seq),
+            predecessor_id: row.predecessor_id,
+            successor_id: row.successor_id,
+            pending_decision: row.pending_decision.map(|Json(pending)| pending),
+            last_call: row.last_call.map(|Json(call)| call),
+            last_event_seq: row.last_event_seq,
+            last_turn_seq: row.last_turn_seq,
+            last_compaction_seq: row.last_compaction_seq,
+            boundary_turn_seq: row.boundary_turn_seq,
+            critical: serde_json::from_value(row.critical)
                 .map_err(|err| StoreError::Corrupt(format!("critical list: {err}")))?,
-            memory: row.try_get("memory")?,
-            planned: match (
-                row.try_get::<Option<i64>, _>("prepare_turn_seq")?,
-                optional_count("prepare_used")?,
-            ) {
+            memory: row.memory,
+            planned: match (row.prepare_turn_seq, row.prepare_used.map(count_of)) {
                 (Some(through_turn), Some(used)) => Some(Planned { through_turn, used }),
                 _ => None,
             },
-            updated_at: row.try_get("updated_at")?,
-            saving: match row.try_get::<Option<i64>, _>("saving_seq")? {
-                Some(seq) => Some(Saving {
-                    seq,
-                    per_call: count("saving_tokens")?,
-                    prefix: count("saving_prefix")?,
-                    warm: row.try_get("saving_warm")?,
-                    calls_so_far: count("saved_calls")?,
-                }),
-                None => None,
-            },
+            updated_at: row.updated_at,
+            saving: row.saving_seq.map(|seq| Saving {
+                seq,
+                per_call: count_of(row.saving_tokens),
+                prefix: count_of(row.saving_prefix),
+                warm: row.saving_warm,
+                calls_so_far: count_of(row.saved_calls),
+            }),
         })
     }
 }
 
-/// Where a row holds savings: its calls, tokens, dollars and unpriced calls.
-pub(super) type SavingsColumns = [&'static str; 5];
-/// A conversation's accruing savings, and a ledger row's closed ones.
-pub(super) const SAVED: SavingsColumns = [
-    "saved_calls",
-    "saved_tokens",
-    "saved_usd",
-    "saved_rewrite_usd",
-    "saved_unpriced_calls",
-];
+/// A row's savings as stored: a conversation's accruing ones, a ledger
+/// row's closed ones, or a sum of those.
+#[derive(sqlx::FromRow)]
+pub(super) struct Saved {
+    saved_calls: i64,
+    saved_tokens: i64,
+    saved_usd: f64,
+    saved_rewrite_usd: f64,
+    saved_unpriced_calls: i64,
+}
 
-pub(super) fn savings(row: &PgRow, [calls, tokens, usd, rewrite, unpriced]: SavingsColumns) -> sqlx::Result<Savings> {
-    let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
-    Ok(Savings {
-        calls: count(calls)?,
-        tokens: count(tokens)?,
-        usd: row.try_get(usd)?,
-        cache_rewrite_usd: row.try_get(rewrite)?,
-        unpriced_calls: count(unpriced)?,
-    })
+impl From<Saved> for Savings {
+    fn from(row: Saved) -> Self {
+        savings(
+            row.saved_calls,
+            row.saved_tokens,
+            row.saved_usd,
+            row.saved_rewrite_usd,
+            row.saved_unpriced_calls,
+        )
+    }
+}
+
+/// Savings from their columns: calls, tokens, dollars, the cache rewrite's
+/// dollars and unpriced calls.
+pub(super) fn savings(calls: i64, tokens: i64, usd: f64, cache_rewrite_usd: f64, unpriced_calls: i64) -> Savings {
+    Savings {
+        calls: count_of(calls),
+        tokens: count_of(tokens),
+        usd,
+        cache_rewrite_usd,
+        unpriced_calls: count_of(unpriced_calls),
+    }
 }

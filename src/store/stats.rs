@@ -2,17 +2,26 @@
 //! rollovers, the summaries prepared ahead, over a span of time.
 
 use chrono::{DateTime, Utc};
-use sqlx::{PgConnection, Row};
+use sqlx::PgConnection;
 
 use super::events;
 use super::ledger::ledger_with_accruing;
-use super::row::{SAVED, savings};
+use super::row::Saved;
 use super::statements::{self, on};
 use super::{StoreResult, count_of};
 use crate::domain::TenantId;
 use crate::policy::CompactionTrigger;
-use crate::policy::prepare::Status;
+use crate::policy::prepare::{Reason, Status};
 use crate::records::{DeletionStats, Money, PreparationStats, Stats, TriggerStats};
+
+/// The events counted, one column each as [`events::counted`] names them.
+#[derive(sqlx::FromRow)]
+struct Logged {
+    compact: i64,
+    rollover: i64,
+    rollovers: i64,
+    declined_rollovers: i64,
+}
 
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn read(
@@ -36,7 +45,7 @@ pub(crate) async fn read(
             format!("(SELECT count(*) FROM events WHERE tenant = $1 AND {in_span} AND {counted}) AS {name}")
         })
         .collect();
-    let logged = statements::query(&format!("SELECT {}", counts.join(", ")))
+    let logged = statements::query_as::<Logged>(&format!("SELECT {}", counts.join(", ")))
         .bind(tenant.as_str())
         .bind(since)
         .bind(until)
@@ -44,13 +53,13 @@ pub(crate) async fn read(
         .await?;
     let mut stats = Stats {
         triggers,
-        rollovers: count_of(logged.try_get("rollovers")?),
-        declined_rollovers: count_of(logged.try_get("declined_rollovers")?),
+        rollovers: count_of(logged.rollovers),
+        declined_rollovers: count_of(logged.declined_rollovers),
         ..Stats::default()
     };
     // Only non-keep decisions are logged (SPEC §3 /decide).
-    for decision in ["compact", "rollover"] {
-        let count = count_of(logged.try_get(decision)?);
+    for (decision, count) in [("compact", logged.compact), ("rollover", logged.rollover)] {
+        let count = count_of(count);
         if count > 0 {
             stats.decisions.push((decision.to_owned(), count));
         }
@@ -58,6 +67,35 @@ pub(crate) async fn read(
     stats.decisions.sort();
     stats.deletions = deletions(conn, tenant, since, until, in_span).await?;
     Ok(stats)
+}
+
+/// A trigger's compactions in the span, as [`by_trigger`] counts them.
+#[derive(sqlx::FromRow)]
+struct TriggerRow {
+    trigger: String,
+    count: i64,
+    successes: i64,
+    failures: i64,
+    mean_percent_saved: Option<f64>,
+    p50: Option<f64>,
+    p95: Option<f64>,
+    tokens_saved: i64,
+}
+
+impl From<TriggerRow> for TriggerStats {
+    fn from(row: TriggerRow) -> Self {
+        Self {
+            trigger: row.trigger,
+            count: count_of(row.count),
+            successes: count_of(row.successes),
+            failures: count_of(row.failures),
+            mean_percent_saved: row.mean_percent_saved,
+            p50_duration_ms: row.p50,
+            p95_duration_ms: row.p95,
+            tokens_saved: count_of(row.tokens_saved),
+            money: Money::default(),
+        }
+    }
 }
 
 /// The span's compactions, by trigger: counts, savings and durations (their
@@ -72,7 +110,7 @@ async fn by_trigger(
     // One trigger at a time, each an index-only range scan of its own: grouping
     // the whole span instead sorts every row of it by trigger first, three
     // times slower at a million rows (bench/dashboard_reads).
-    Ok(statements::query(&format!(
+    Ok(statements::query_as::<TriggerRow>(&format!(
         "SELECT t.trigger, s.* FROM unnest($4::text[]) AS t(trigger) CROSS JOIN LATERAL (
              SELECT count(*) AS count,
                     count(*) FILTER (WHERE success) AS successes,
@@ -93,21 +131,19 @@ async fn by_trigger(
     .bind(CompactionTrigger::names().collect::<Vec<_>>())
     .fetch_all(on(&mut *conn))
     .await?
-    .iter()
-    .map(|row| {
-        Ok(TriggerStats {
-            trigger: row.try_get("trigger")?,
-            count: count_of(row.try_get("count")?),
-            successes: count_of(row.try_get("successes")?),
-            failures: count_of(row.try_get("failures")?),
-            mean_percent_saved: row.try_get("mean_percent_saved")?,
-            p50_duration_ms: row.try_get("p50")?,
-            p95_duration_ms: row.try_get("p95")?,
-            tokens_saved: count_of(row.try_get("tokens_saved")?),
-            money: Money::default(),
-        })
-    })
-    .collect::<sqlx::Result<Vec<_>>>()?)
+    .into_iter()
+    .map(TriggerStats::from)
+    .collect())
+}
+
+/// A trigger's money in the span, as [`money`] sums it.
+#[derive(sqlx::FromRow)]
+struct MoneyRow {
+    trigger: String,
+    cost_usd: f64,
+    unpriced_summaries: i64,
+    #[sqlx(flatten)]
+    saved: Saved,
 }
 
 /// What the span's compactions cost and saved, by trigger: savings closed on
@@ -119,7 +155,7 @@ async fn money(
     until: Option<DateTime<Utc>>,
 ) -> StoreResult<Vec<(String, Money)>> {
     let in_span = "($2::timestamptz IS NULL OR k.at >= $2) AND ($3::timestamptz IS NULL OR k.at < $3)";
-    let rows = statements::query(&format!(
+    let rows = statements::query_as::<MoneyRow>(&format!(
         "SELECT k.trigger,
                 coalesce(sum(k.cost_usd), 0)::float8 AS cost_usd,
                 count(*) FILTER (WHERE k.cost_usd IS NULL) AS unpriced_summaries,
@@ -140,18 +176,25 @@ async fn money(
     .fetch_all(on(&mut *conn))
     .await?;
     Ok(rows
-        .iter()
+        .into_iter()
         .map(|row| {
-            Ok((
-                row.try_get("trigger")?,
-                Money {
-                    cost_usd: row.try_get("cost_usd")?,
-                    unpriced_summaries: count_of(row.try_get("unpriced_summaries")?),
-                    savings: savings(row, SAVED)?,
-                },
-            ))
+            let money = Money {
+                cost_usd: row.cost_usd,
+                unpriced_summaries: count_of(row.unpriced_summaries),
+                savings: row.saved.into(),
+            };
+            (row.trigger, money)
         })
-        .collect::<sqlx::Result<_>>()?)
+        .collect())
+}
+
+/// A kind of deletion's audit lines in the span, as [`deletions`] sums them.
+#[derive(sqlx::FromRow)]
+struct DeletionRow {
+    kind: String,
+    deletions: i64,
+    conversations: i64,
+    turns: i64,
 }
 
 /// The audit lines of the span's deletions, by kind.
@@ -162,7 +205,7 @@ async fn deletions(
     until: Option<DateTime<Utc>>,
     in_span: &str,
 ) -> StoreResult<Vec<DeletionStats>> {
-    let rows = statements::query(&format!(
+    let rows = statements::query_as::<DeletionRow>(&format!(
         "SELECT kind, count(*) AS deletions, sum(conversations)::bigint AS conversations, sum(turns)::bigint AS turns
            FROM deletions WHERE tenant = $1 AND {in_span} GROUP BY kind ORDER BY kind"
     ))
@@ -172,16 +215,29 @@ async fn deletions(
     .fetch_all(on(&mut *conn))
     .await?;
     Ok(rows
-        .iter()
-        .map(|row| {
-            Ok(DeletionStats {
-                kind: row.try_get("kind")?,
-                deletions: count_of(row.try_get("deletions")?),
-                conversations: count_of(row.try_get("conversations")?),
-                turns: count_of(row.try_get("turns")?),
-            })
+        .into_iter()
+        .map(|row| DeletionStats {
+            kind: row.kind,
+            deletions: count_of(row.deletions),
+            conversations: count_of(row.conversations),
+            turns: count_of(row.turns),
         })
-        .collect::<sqlx::Result<_>>()?)
+        .collect())
+}
+
+/// The span's preparations counted: in all, one column per [`Status`], and
+/// their upstream tokens.
+#[derive(sqlx::FromRow)]
+struct Prepared {
+    all_planned: i64,
+    planned: i64,
+    ready: i64,
+    used: i64,
+    wasted: i64,
+    dropped: i64,
+    input: i64,
+    output: i64,
+    prepared_compactions: i64,
 }
 
 #[tracing::instrument(level = "debug", skip_all)]
@@ -198,7 +254,7 @@ pub(crate) async fn preparations(
     let by_status: Vec<String> = Status::names()
         .map(|status| format!("count(*) FILTER (WHERE status = '{status}') AS {status}"))
         .collect();
-    let row = statements::query(&format!(
+    let row = statements::query_as::<Prepared>(&format!(
         "SELECT count(*) AS all_planned, {},
                 LEAST(coalesce(sum(upstream_input_tokens), 0), 9223372036854775807)::bigint AS input,
                 LEAST(coalesce(sum(upstream_output_tokens), 0), 9223372036854775807)::bigint AS output,
@@ -213,7 +269,7 @@ pub(crate) async fn preparations(
     .bind(until)
     .fetch_one(on(&mut *conn))
     .await?;
-    let reasons = statements::query(&format!(
+    let reasons = statements::query_as::<(Reason, i64)>(&format!(
         "SELECT reason, count(*) AS count FROM preparations
           WHERE tenant = $1 AND {} AND status = 'wasted' AND reason IS NOT NULL
           GROUP BY reason ORDER BY count DESC, reason",
@@ -224,20 +280,19 @@ pub(crate) async fn preparations(
     .bind(until)
     .fetch_all(on(&mut *conn))
     .await?;
-    let count = |column: &str| row.try_get::<i64, _>(column).map(count_of);
     Ok(PreparationStats {
-        prepared_compactions: count("prepared_compactions")?,
-        planned: count("all_planned")?,
-        waiting: count("planned")?,
-        ready: count("ready")?,
-        used: count("used")?,
-        wasted: count("wasted")?,
-        dropped: count("dropped")?,
-        upstream_input_tokens: count("input")?,
-        upstream_output_tokens: count("output")?,
+        prepared_compactions: count_of(row.prepared_compactions),
+        planned: count_of(row.all_planned),
+        waiting: count_of(row.planned),
+        ready: count_of(row.ready),
+        used: count_of(row.used),
+        wasted: count_of(row.wasted),
+        dropped: count_of(row.dropped),
+        upstream_input_tokens: count_of(row.input),
+        upstream_output_tokens: count_of(row.output),
         wasted_by_reason: reasons
-            .iter()
-            .map(|row| Ok((row.try_get("reason")?, count_of(row.try_get("count")?))))
-            .collect::<sqlx::Result<_>>()?,
+            .into_iter()
+            .map(|(reason, count)| (reason, count_of(count)))
+            .collect(),
     })
 }

@@ -9,7 +9,7 @@ use super::attempt::{Applied, Attempt};
 use crate::domain::{ConversationId, HarnessName, TenantId};
 use crate::records::{Recorded, StoredConversation};
 use crate::store::events::EventKind;
-use crate::store::ledger::recorded;
+use crate::store::ledger::LedgerRow;
 use crate::store::row::conversation_columns;
 use crate::store::state::{STATE_COLUMNS, bind_state};
 use crate::store::statements;
@@ -108,7 +108,7 @@ async fn insert(
     attempt: &Attempt,
     cost_usd: Option<f64>,
 ) -> StoreResult<Recorded> {
-    let ledger = statements::query(
+    let ledger = statements::query_as::<LedgerRow>(
         "INSERT INTO compactions (tenant, conversation_id, seq, at, trigger, by_host, idle, summarizer, model,
                 tokens_before, tokens_after, tokens_saved, percent_saved, total_messages, user_messages,
                 assistant_messages, tool_messages, kept_from, duration_ms, upstream_input_tokens,
@@ -158,7 +158,7 @@ async fn insert(
     .bind(attempt.outcome.is_ok())
     .fetch_one(&mut *tx)
     .await?;
-    Ok(recorded(&ledger)?)
+    Ok(Recorded::from(ledger))
 }
 
 /// The keep figures as the ledger stores them: totals, and each kind's.
