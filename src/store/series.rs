@@ -3,7 +3,7 @@
 //! the savings its conversations still accrue.
 
 use chrono::{DateTime, Utc};
-use sqlx::{PgConnection, Row};
+use sqlx::PgConnection;
 
 use super::ledger::ledger_with_accruing;
 use super::statements::{self, on};
@@ -24,6 +24,19 @@ pub(crate) struct Point {
     pub saved_usd: f64,
 }
 
+/// A (bucket, trigger) pair as [`read`] sums it.
+#[derive(sqlx::FromRow)]
+struct PointRow {
+    start: DateTime<Utc>,
+    trigger: String,
+    count: i64,
+    successes: i64,
+    failures: i64,
+    tokens_saved: i64,
+    cost_usd: f64,
+    saved_usd: f64,
+}
+
 /// The non-empty (bucket, trigger) pairs, oldest first.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Series) -> StoreResult<Vec<Point>> {
@@ -31,7 +44,7 @@ pub(crate) async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Se
     // over the whole span sorts every row of it first (the planner cannot
     // tell how few buckets there are), twice as slow at a million rows. (The
     // money columns read the ledger's rows, no longer its index alone.)
-    let rows = statements::query(concat!(
+    let rows = statements::query_as::<PointRow>(concat!(
         "SELECT $2 + make_interval(secs => n * $4) AS start, s.*
            FROM generate_series(0::bigint, $5::bigint - 1) AS n
           CROSS JOIN LATERAL (
@@ -57,19 +70,17 @@ pub(crate) async fn read(conn: &mut PgConnection, tenant: &TenantId, series: &Se
     .bind(series.buckets())
     .fetch_all(on(&mut *conn))
     .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(Point {
-                start: row.try_get("start")?,
-                trigger: row.try_get("trigger")?,
-                count: count_of(row.try_get("count")?),
-                successes: count_of(row.try_get("successes")?),
-                failures: count_of(row.try_get("failures")?),
-                tokens_saved: count_of(row.try_get("tokens_saved")?),
-                cost_usd: row.try_get("cost_usd")?,
-                saved_usd: row.try_get("saved_usd")?,
-            })
+    Ok(rows
+        .into_iter()
+        .map(|row| Point {
+            start: row.start,
+            trigger: row.trigger,
+            count: count_of(row.count),
+            successes: count_of(row.successes),
+            failures: count_of(row.failures),
+            tokens_saved: count_of(row.tokens_saved),
+            cost_usd: row.cost_usd,
+            saved_usd: row.saved_usd,
         })
-        .collect::<sqlx::Result<_>>()
-        .map_err(Into::into)
+        .collect())
 }

@@ -3,7 +3,7 @@
 //! hours from the sums and its edges from the ledger's rows.
 
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
-use sqlx::{PgConnection, Row};
+use sqlx::PgConnection;
 
 use crate::domain::TenantId;
 use crate::store::statements::{self, on};
@@ -48,6 +48,17 @@ pub(crate) async fn tally(
 /// From, until: either end open.
 type Span = (Option<DateTime<Utc>>, Option<DateTime<Utc>>);
 
+/// A kind's figures summed over a span, as [`figures_between`] reads them.
+#[derive(sqlx::FromRow)]
+struct FiguresRow {
+    kind: String,
+    checked: Option<i64>,
+    present: Option<i64>,
+    appended: Option<i64>,
+    parked: Option<i64>,
+    invented: Option<i64>,
+}
+
 /// The keep figures of every summary written in `[since, until)`, by kind:
 /// whole hours from their sums, the partial hours at the edges from the
 /// ledger's rows, so the span is exact.
@@ -82,7 +93,7 @@ pub(crate) async fn figures_between(
         }
     }
     edges.resize(2, (None, None));
-    let rows = statements::query(
+    let rows = statements::query_as::<FiguresRow>(
         "SELECT kind, sum(checked)::bigint AS checked, sum(present)::bigint AS present,
                 sum(appended)::bigint AS appended, sum(parked)::bigint AS parked,
                 sum(invented)::bigint AS invented
@@ -107,19 +118,18 @@ pub(crate) async fn figures_between(
     .fetch_all(on(&mut *conn))
     .await?;
     let mut figures = Vec::new();
-    for row in &rows {
-        let kind: String = row.try_get("kind")?;
-        let count = |column: &str| row.try_get::<Option<i64>, _>(column).map(|n| count_of(n.unwrap_or(0)));
+    for row in rows {
+        let count = |n: Option<i64>| count_of(n.unwrap_or(0));
         // A kind this version does not know (a newer one wrote it) is left out.
-        if let Some(kind) = KeepKind::parse(&kind) {
+        if let Some(kind) = KeepKind::parse(&row.kind) {
             figures.push((
                 kind,
                 KindFigures {
-                    checked: count("checked")?,
-                    present: count("present")?,
-                    appended: count("appended")?,
-                    parked: count("parked")?,
-                    invented: count("invented")?,
+                    checked: count(row.checked),
+                    present: count(row.present),
+                    appended: count(row.appended),
+                    parked: count(row.parked),
+                    invented: count(row.invented),
                 },
             ));
         }
