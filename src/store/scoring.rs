@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use serde_json::json;
-use sqlx::{Connection, PgConnection, Row};
+use sqlx::{Connection, PgConnection};
 
 use super::StoreResult;
 use super::events::EventKind;
@@ -17,15 +17,18 @@ use super::statements::{self, on};
 use crate::domain::{ConversationId, TenantId};
 
 /// A turn a worker has claimed for scoring.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub(crate) struct ClaimedTurn {
     pub tenant: TenantId,
     pub conversation_id: ConversationId,
     pub seq: i64,
+    #[sqlx(rename = "user_text")]
     pub user: Option<String>,
+    #[sqlx(rename = "assistant_text")]
     pub assistant: Option<String>,
     /// When it was claimed: a give-back names it, so a claim taken since
     /// (an audit's, another worker's) is left alone.
+    #[sqlx(rename = "score_claimed_at")]
     pub claimed_at: DateTime<Utc>,
 }
 
@@ -42,7 +45,7 @@ pub(crate) async fn claim(
     (abandoned_after, holder): (Duration, ProcessId),
     reads_chars: usize,
 ) -> StoreResult<Vec<ClaimedTurn>> {
-    let rows = statements::query(concat!(
+    let claimed = statements::query_as::<ClaimedTurn>(concat!(
         "UPDATE turns t SET score_claimed_at = now(), score_claimed_by = $4::uuid
            FROM (SELECT tenant, conversation_id, seq FROM turns
                   WHERE score IS NULL AND NOT score_failed AND (",
@@ -63,18 +66,7 @@ pub(crate) async fn claim(
     .bind(SILENT_AFTER)
     .fetch_all(on(&mut *conn))
     .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(ClaimedTurn {
-                tenant: row.try_get("tenant")?,
-                conversation_id: row.try_get("conversation_id")?,
-                seq: row.try_get("seq")?,
-                user: row.try_get("user_text")?,
-                assistant: row.try_get("assistant_text")?,
-                claimed_at: row.try_get("score_claimed_at")?,
-            })
-        })
-        .collect()
+    Ok(claimed)
 }
 
 /// Turns waiting to be scored (the scorer's queue).

@@ -3,8 +3,7 @@
 //! (what an agent's `search_history` reads).
 
 use chrono::{DateTime, Utc};
-use sqlx::postgres::PgRow;
-use sqlx::{Connection, PgConnection, Row};
+use sqlx::{Connection, PgConnection};
 
 use super::statements::{self, on};
 use super::{StoreResult, count_of};
@@ -45,28 +44,44 @@ impl Turn {
 /// turns stays small however large each turn is.
 pub(crate) const LISTED_CHARS: usize = 16_384;
 
-fn turn(row: &PgRow) -> sqlx::Result<Turn> {
-    let user: Option<String> = row.try_get("user_text")?;
-    let assistant: Option<String> = row.try_get("assistant_text")?;
-    // Lists read the whole lengths beside the cut texts; other reads have the texts whole.
-    let length = |column: &str, text: &Option<String>| match row.try_get::<Option<i32>, _>(column) {
-        Ok(chars) => chars.map(|chars| u64::try_from(chars).unwrap_or(0)),
-        Err(_) => text.as_ref().map(|text| text.chars().count() as u64),
-    };
-    Ok(Turn {
-        seq: row.try_get("seq")?,
-        at: row.try_get("at")?,
-        user_messages: count_of(row.try_get("user_messages")?),
-        user_chars: length("user_chars", &user),
-        assistant_chars: length("assistant_chars", &assistant),
-        user,
-        assistant,
-        score: row
-            .try_get::<Option<i16>, _>("score")?
-            .and_then(|score| u8::try_from(score).ok()),
-        score_source: row.try_get("score_source")?,
-        evicted: row.try_get("evicted")?,
-    })
+/// A `turns` row as [`COLUMNS`] or [`listed_columns`] reads it.
+#[derive(sqlx::FromRow)]
+struct TurnRow {
+    seq: i64,
+    at: DateTime<Utc>,
+    user_messages: i64,
+    user_text: Option<String>,
+    assistant_text: Option<String>,
+    // Lists read the whole lengths beside the cut texts (the outer `None`:
+    // not read); other reads have the texts whole.
+    #[sqlx(default)]
+    user_chars: Option<Option<i32>>,
+    #[sqlx(default)]
+    assistant_chars: Option<Option<i32>>,
+    score: Option<i16>,
+    score_source: Option<String>,
+    evicted: bool,
+}
+
+impl From<TurnRow> for Turn {
+    fn from(row: TurnRow) -> Self {
+        let length = |chars: Option<Option<i32>>, text: &Option<String>| match chars {
+            Some(chars) => chars.map(|chars| u64::try_from(chars).unwrap_or(0)),
+            None => text.as_ref().map(|text| text.chars().count() as u64),
+        };
+        Self {
+            seq: row.seq,
+            at: row.at,
+            user_messages: count_of(row.user_messages),
+            user_chars: length(row.user_chars, &row.user_text),
+            assistant_chars: length(row.assistant_chars, &row.assistant_text),
+            user: row.user_text,
+            assistant: row.assistant_text,
+            score: row.score.and_then(|score| u8::try_from(score).ok()),
+            score_source: row.score_source,
+            evicted: row.evicted,
+        }
+    }
 }
 
 const COLUMNS: &str = "seq, at, user_messages, user_text, assistant_text, score, score_source, evicted";
@@ -88,7 +103,7 @@ pub(crate) async fn since(
     id: &ConversationId,
     boundary: i64,
 ) -> StoreResult<Vec<Turn>> {
-    let rows = statements::query(&format!(
+    let rows = statements::query_as::<TurnRow>(&format!(
         "SELECT {COLUMNS} FROM turns WHERE tenant = $1 AND conversation_id = $2 AND seq > $3 ORDER BY seq"
     ))
     .bind(tenant.as_str())
@@ -96,7 +111,7 @@ pub(crate) async fn since(
     .bind(boundary)
     .fetch_all(on(&mut *conn))
     .await?;
-    Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+    Ok(rows.into_iter().map(Turn::from).collect())
 }
 
 /// The newest turns at or before `from` (all when `None`), newest first.
@@ -108,7 +123,7 @@ pub(crate) async fn back_from(
     from: Option<i64>,
     limit: i64,
 ) -> StoreResult<Vec<Turn>> {
-    let rows = statements::query(&format!(
+    let rows = statements::query_as::<TurnRow>(&format!(
         "SELECT {} FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($3, 9223372036854775807)
           ORDER BY seq DESC LIMIT $4",
@@ -120,7 +135,7 @@ pub(crate) async fn back_from(
     .bind(limit)
     .fetch_all(on(&mut *conn))
     .await?;
-    Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+    Ok(rows.into_iter().map(Turn::from).collect())
 }
 
 /// The words of the turns before `before`, newest first, a page of `limit`
@@ -133,7 +148,7 @@ pub(crate) async fn words_before(
     before: i64,
     limit: i64,
 ) -> StoreResult<Vec<(i64, String)>> {
-    let rows = statements::query(
+    let words = statements::query_as::<(i64, String)>(
         "SELECT seq, concat_ws(E'\\n', user_text, assistant_text) AS words FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND seq < $3
           ORDER BY seq DESC LIMIT $4",
@@ -144,10 +159,7 @@ pub(crate) async fn words_before(
     .bind(limit)
     .fetch_all(on(&mut *conn))
     .await?;
-    Ok(rows
-        .iter()
-        .map(|row| Ok((row.try_get("seq")?, row.try_get("words")?)))
-        .collect::<sqlx::Result<_>>()?)
+    Ok(words)
 }
 
 /// One turn, whole.
@@ -158,7 +170,7 @@ pub(crate) async fn one(
     id: &ConversationId,
     seq: i64,
 ) -> StoreResult<Option<Turn>> {
-    let row = statements::query(&format!(
+    let row = statements::query_as::<TurnRow>(&format!(
         "SELECT {COLUMNS} FROM turns WHERE tenant = $1 AND conversation_id = $2 AND seq = $3"
     ))
     .bind(tenant.as_str())
@@ -166,7 +178,7 @@ pub(crate) async fn one(
     .bind(seq)
     .fetch_optional(on(&mut *conn))
     .await?;
-    Ok(row.as_ref().map(turn).transpose()?)
+    Ok(row.map(Turn::from))
 }
 
 /// The newest turns whose user (or assistant) text is present, newest first.
@@ -182,7 +194,7 @@ pub(crate) async fn latest_with(
         Said::User => "user_text IS NOT NULL AND btrim(user_text) <> ''",
         Said::Assistant => "assistant_text IS NOT NULL AND btrim(assistant_text) <> ''",
     };
-    let rows = statements::query(&format!(
+    let rows = statements::query_as::<TurnRow>(&format!(
         "SELECT {COLUMNS} FROM turns WHERE tenant = $1 AND conversation_id = $2 AND {present}
           ORDER BY seq DESC LIMIT $3"
     ))
@@ -191,7 +203,7 @@ pub(crate) async fn latest_with(
     .bind(limit)
     .fetch_all(on(&mut *conn))
     .await?;
-    Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+    Ok(rows.into_iter().map(Turn::from).collect())
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -223,7 +235,7 @@ pub(crate) async fn search(
     statements::query("SELECT set_config('plan_cache_mode', 'force_custom_plan', true)")
         .execute(&mut *tx)
         .await?;
-    let rows = statements::query(&format!(
+    let rows = statements::query_as::<TurnRow>(&format!(
         "SELECT {} FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND seq <= COALESCE($4, 9223372036854775807)
             AND (search @@ websearch_to_tsquery('simple', $3)
@@ -246,7 +258,7 @@ pub(crate) async fn search(
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;
-    Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+    Ok(rows.into_iter().map(Turn::from).collect())
 }
 
 /// Whether `query` holds a letter of a script written without spaces (Han,
@@ -270,7 +282,7 @@ pub(crate) async fn recent_live(
     id: &ConversationId,
     limit: i64,
 ) -> StoreResult<Vec<Turn>> {
-    let rows = statements::query(&format!(
+    let rows = statements::query_as::<TurnRow>(&format!(
         "SELECT {} FROM (
            SELECT * FROM turns WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted ORDER BY seq DESC LIMIT $3
          ) newest ORDER BY seq",
@@ -281,7 +293,7 @@ pub(crate) async fn recent_live(
     .bind(limit)
     .fetch_all(on(&mut *conn))
     .await?;
-    Ok(rows.iter().map(turn).collect::<sqlx::Result<_>>()?)
+    Ok(rows.into_iter().map(Turn::from).collect())
 }
 
 #[cfg(test)]

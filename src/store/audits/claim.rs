@@ -5,8 +5,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use sqlx::postgres::PgRow;
-use sqlx::{Connection, PgConnection, Row};
+use sqlx::{Connection, PgConnection};
 
 use crate::domain::{ConversationId, TenantId};
 use crate::policy::audit::{AuditConfig, LiveTurn};
@@ -61,22 +60,31 @@ pub(crate) async fn claim(
     )
     .await?;
     let Some(row) = claimed else { return Ok(None) };
-    let critical: serde_json::Value = row.try_get("critical")?;
-    let critical = serde_json::from_value(critical).unwrap_or_default();
+    let critical = serde_json::from_value(row.critical).unwrap_or_default();
     let to_rescore = claim_turns_to_rescore(&mut tx, tenant, conversation_id, (abandoned_after, holder)).await?;
     let live = live_turns(&mut tx, tenant, conversation_id, reads_chars).await?;
     tx.commit().await?;
     Ok(Some(Claimed {
         tenant: tenant.to_owned(),
         conversation_id: conversation_id.to_owned(),
-        claimed_at: row.try_get("audit_claimed_at")?,
-        last_turn_seq: row.try_get("last_turn_seq")?,
+        claimed_at: row.audit_claimed_at,
+        last_turn_seq: row.last_turn_seq,
         critical,
-        memory: row.try_get("memory")?,
-        memory_turn_seq: row.try_get("memory_turn_seq")?,
+        memory: row.memory,
+        memory_turn_seq: row.memory_turn_seq,
         live,
         to_rescore,
     }))
+}
+
+/// The conversation as its audit claim returns it.
+#[derive(sqlx::FromRow)]
+struct ClaimedRow {
+    last_turn_seq: i64,
+    critical: serde_json::Value,
+    memory: Option<String>,
+    memory_turn_seq: i64,
+    audit_claimed_at: DateTime<Utc>,
 }
 
 /// Stamps the conversation's audit claim when its audit is due and free (no
@@ -88,8 +96,8 @@ async fn claim_conversation(
     config: &AuditConfig,
     (abandoned_after, holder): (Duration, ProcessId),
     retry_after: Duration,
-) -> StoreResult<Option<PgRow>> {
-    let row = statements::query(concat!(
+) -> StoreResult<Option<ClaimedRow>> {
+    let row = statements::query_as::<ClaimedRow>(concat!(
         "UPDATE conversations c SET audit_claimed_at = now(), audit_claimed_by = $7::uuid
           WHERE tenant = $1 AND conversation_id = $2 AND (",
         free!("audit_claimed_at", "3"),
@@ -144,6 +152,15 @@ async fn claim_turns_to_rescore(
     Ok(to_rescore)
 }
 
+/// A live turn as [`live_turns`] reads it.
+#[derive(sqlx::FromRow)]
+struct LiveRow {
+    seq: i64,
+    score: Option<i16>,
+    user_text: Option<String>,
+    assistant_text: Option<String>,
+}
+
 /// The live turns, oldest first, each side's text cut to `reads_chars`
 /// characters.
 async fn live_turns(
@@ -152,7 +169,7 @@ async fn live_turns(
     conversation_id: &ConversationId,
     reads_chars: usize,
 ) -> StoreResult<Vec<LiveTurn>> {
-    Ok(statements::query(
+    Ok(statements::query_as::<LiveRow>(
         "SELECT seq, score, left(user_text, $3) AS user_text, left(assistant_text, $3) AS assistant_text FROM turns
           WHERE tenant = $1 AND conversation_id = $2 AND NOT evicted ORDER BY seq",
     )
@@ -161,16 +178,12 @@ async fn live_turns(
     .bind(i32::try_from(reads_chars).unwrap_or(i32::MAX))
     .fetch_all(&mut *tx)
     .await?
-    .iter()
-    .map(|row| {
-        Ok(LiveTurn {
-            seq: row.try_get("seq")?,
-            score: row
-                .try_get::<Option<i16>, _>("score")?
-                .and_then(|s| u8::try_from(s).ok()),
-            user: row.try_get("user_text")?,
-            assistant: row.try_get("assistant_text")?,
-        })
+    .into_iter()
+    .map(|row| LiveTurn {
+        seq: row.seq,
+        score: row.score.and_then(|s| u8::try_from(s).ok()),
+        user: row.user_text,
+        assistant: row.assistant_text,
     })
-    .collect::<sqlx::Result<Vec<_>>>()?)
+    .collect())
 }
