@@ -69,7 +69,7 @@ pub(crate) async fn plan(
 }
 
 /// A preparation a worker has claimed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub(crate) struct Claimed {
     pub tenant: TenantId,
     pub conversation_id: ConversationId,
@@ -94,7 +94,7 @@ pub(crate) async fn claim(
     only: Option<(&TenantId, &ConversationId)>,
 ) -> StoreResult<Vec<Claimed>> {
     let (tenant, id) = only.unzip();
-    let rows = statements::query(concat!(
+    let claimed = statements::query_as::<Claimed>(concat!(
         "UPDATE preparations p SET claimed_at = now()
            FROM (SELECT tenant, conversation_id, seq FROM preparations
                   WHERE status = 'planned' AND ",
@@ -113,20 +113,7 @@ pub(crate) async fn claim(
     .bind(id)
     .fetch_all(on(&mut *conn))
     .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(Claimed {
-                tenant: row.try_get("tenant")?,
-                conversation_id: row.try_get("conversation_id")?,
-                seq: row.try_get("seq")?,
-                boundary_turn_seq: row.try_get("boundary_turn_seq")?,
-                through_turn_seq: row.try_get("through_turn_seq")?,
-                anchor_seq: row.try_get("anchor_seq")?,
-                planned_at: row.try_get("planned_at")?,
-                claimed_at: row.try_get("claimed_at")?,
-            })
-        })
-        .collect()
+    Ok(claimed)
 }
 
 /// Preparations waiting for a worker (the queue's depth).

@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use sqlx::postgres::PgRow;
 use sqlx::{PgConnection, Row};
 
 use super::lease::lapsed;
@@ -27,26 +26,43 @@ pub(crate) struct Ready {
     pub model: Option<String>,
 }
 
-fn ready_of(row: &PgRow) -> StoreResult<Ready> {
-    let fingerprint: Vec<u8> = row.try_get("fingerprint")?;
-    let messages: i32 = row.try_get("messages")?;
-    let tokens: Vec<i64> = row.try_get("message_tokens")?;
-    Ok(Ready {
-        seq: row.try_get("seq")?,
-        planned_at: row.try_get("planned_at")?,
-        covered: Covered {
-            boundary_turn: row.try_get("boundary_turn_seq")?,
-            anchor_seq: row.try_get("anchor_seq")?,
-            messages: usize::try_from(messages).unwrap_or(0),
-            fingerprint: fingerprint
-                .try_into()
-                .map_err(|_| StoreError::Corrupt("a preparation's fingerprint".to_owned()))?,
-        },
-        message_tokens: tokens.into_iter().map(count_of).collect(),
-        anchor_tokens: count_of(row.try_get("anchor_tokens")?),
-        narrative: row.try_get("narrative")?,
-        model: row.try_get("model")?,
-    })
+/// A written preparation's row as [`ready`] reads it.
+#[derive(sqlx::FromRow)]
+struct ReadyRow {
+    seq: i64,
+    planned_at: DateTime<Utc>,
+    boundary_turn_seq: i64,
+    anchor_seq: Option<i64>,
+    messages: i32,
+    fingerprint: Vec<u8>,
+    message_tokens: Vec<i64>,
+    anchor_tokens: i64,
+    narrative: String,
+    model: Option<String>,
+}
+
+impl TryFrom<ReadyRow> for Ready {
+    type Error = StoreError;
+
+    fn try_from(row: ReadyRow) -> Result<Self, StoreError> {
+        Ok(Self {
+            seq: row.seq,
+            planned_at: row.planned_at,
+            covered: Covered {
+                boundary_turn: row.boundary_turn_seq,
+                anchor_seq: row.anchor_seq,
+                messages: usize::try_from(row.messages).unwrap_or(0),
+                fingerprint: row
+                    .fingerprint
+                    .try_into()
+                    .map_err(|_| StoreError::Corrupt("a preparation's fingerprint".to_owned()))?,
+            },
+            message_tokens: row.message_tokens.into_iter().map(count_of).collect(),
+            anchor_tokens: count_of(row.anchor_tokens),
+            narrative: row.narrative,
+            model: row.model,
+        })
+    }
 }
 
 /// The conversation's written preparation waiting for a compaction, if any.
@@ -56,7 +72,7 @@ pub(crate) async fn ready(
     tenant: &TenantId,
     id: &ConversationId,
 ) -> StoreResult<Option<Ready>> {
-    let row = statements::query(
+    let row = statements::query_as::<ReadyRow>(
         "SELECT seq, planned_at, boundary_turn_seq, anchor_seq, messages, fingerprint, message_tokens,
                 anchor_tokens, narrative, model
            FROM preparations WHERE tenant = $1 AND conversation_id = $2 AND status = 'ready'
@@ -66,7 +82,7 @@ pub(crate) async fn ready(
     .bind(id)
     .fetch_optional(on(&mut *conn))
     .await?;
-    row.as_ref().map(ready_of).transpose()
+    row.map(Ready::try_from).transpose()
 }
 
 /// How a conversation's open preparations close.

@@ -6,14 +6,13 @@
 mod figures;
 
 use sha2::{Digest, Sha256};
-use sqlx::postgres::PgRow;
+use sqlx::PgConnection;
 use sqlx::types::Json;
-use sqlx::{PgConnection, Row};
 
 use super::statements::{self, on};
 use super::{StoreResult, count_of, db_count};
 use crate::domain::{ConversationId, TenantId};
-use crate::summary::keep::{KeepItem, KeepKind, KeepSet, Place, Sources};
+use crate::summary::keep::{KeepItem, KeepKind, KeepSet, Place, Source, Sources};
 
 pub(crate) use figures::{figures_between, tally};
 
@@ -28,29 +27,29 @@ pub(crate) struct StoredKeep {
 
 /// Where a stored keep set stands: every save moves its turns read or its
 /// clock, so a set read at the same marks is the same set.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, sqlx::FromRow)]
 pub(crate) struct Marks {
+    #[sqlx(rename = "keep_turn_seq")]
     pub turns_read: i64,
+    #[sqlx(rename = "keep_clock")]
     pub clock: i64,
 }
 
-/// The conversation's keep marks (the default for one that does not exist).
-#[tracing::instrument(level = "debug", skip_all)]
-pub(crate) async fn marks(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<Marks> {
-    let row = statements::query(
+/// Where the conversation's keep set stands (`None`: no such conversation).
+async fn marks_of(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<Option<Marks>> {
+    Ok(statements::query_as::<Marks>(
         "SELECT keep_turn_seq, keep_clock FROM conversations WHERE tenant = $1 AND conversation_id = $2",
     )
     .bind(tenant.as_str())
     .bind(id.as_str())
     .fetch_optional(on(&mut *conn))
-    .await?;
-    Ok(match row {
-        Some(row) => Marks {
-            turns_read: row.try_get("keep_turn_seq")?,
-            clock: row.try_get("keep_clock")?,
-        },
-        None => Marks::default(),
-    })
+    .await?)
+}
+
+/// The conversation's keep marks (the default for one that does not exist).
+#[tracing::instrument(level = "debug", skip_all)]
+pub(crate) async fn marks(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<Marks> {
+    Ok(marks_of(conn, tenant, id).await?.unwrap_or_default())
 }
 
 /// The row key: one request per conversation, every other item by its text.
@@ -61,37 +60,43 @@ fn key(kind: KeepKind, text: &str) -> Vec<u8> {
     }
 }
 
-fn item(row: &PgRow) -> StoreResult<KeepItem> {
-    let sources: i16 = row.try_get("sources")?;
-    let first_seen: Json<Place> = row.try_get("first_seen")?;
-    let last_seen: Json<Place> = row.try_get("last_seen")?;
-    Ok(KeepItem {
-        kind: row.try_get("kind")?,
-        text: row.try_get("text")?,
-        source: row.try_get("source")?,
-        sources: Sources::from_bits(u8::try_from(sources).unwrap_or(0)),
-        first_seen: first_seen.0,
-        last_seen: last_seen.0,
-        first_tick: count_of(row.try_get("first_tick")?),
-        last_tick: count_of(row.try_get("last_tick")?),
-        times_seen: count_of(row.try_get("times_seen")?),
-    })
+/// A `keep_items` row as [`load`] reads it.
+#[derive(sqlx::FromRow)]
+struct ItemRow {
+    kind: KeepKind,
+    text: String,
+    source: Source,
+    sources: i16,
+    first_seen: Json<Place>,
+    last_seen: Json<Place>,
+    first_tick: i64,
+    last_tick: i64,
+    times_seen: i64,
+}
+
+impl From<ItemRow> for KeepItem {
+    fn from(row: ItemRow) -> Self {
+        Self {
+            kind: row.kind,
+            text: row.text,
+            source: row.source,
+            sources: Sources::from_bits(u8::try_from(row.sources).unwrap_or(0)),
+            first_seen: row.first_seen.0,
+            last_seen: row.last_seen.0,
+            first_tick: count_of(row.first_tick),
+            last_tick: count_of(row.last_tick),
+            times_seen: count_of(row.times_seen),
+        }
+    }
 }
 
 /// The conversation's keep set (empty for one that has none yet).
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn load(conn: &mut PgConnection, tenant: &TenantId, id: &ConversationId) -> StoreResult<StoredKeep> {
-    let marks = statements::query(
-        "SELECT keep_turn_seq, keep_clock FROM conversations WHERE tenant = $1 AND conversation_id = $2",
-    )
-    .bind(tenant.as_str())
-    .bind(id.as_str())
-    .fetch_optional(on(&mut *conn))
-    .await?;
-    let Some(marks) = marks else {
+    let Some(marks) = marks_of(conn, tenant, id).await? else {
         return Ok(StoredKeep::default());
     };
-    let rows = statements::query(
+    let rows = statements::query_as::<ItemRow>(
         "SELECT kind, text, source, sources, first_seen, last_seen, first_tick, last_tick, times_seen
            FROM keep_items WHERE tenant = $1 AND conversation_id = $2
           ORDER BY first_tick, kind, key",
@@ -100,13 +105,11 @@ pub(crate) async fn load(conn: &mut PgConnection, tenant: &TenantId, id: &Conver
     .bind(id.as_str())
     .fetch_all(on(&mut *conn))
     .await?;
-    let items = rows.iter().map(item).collect::<StoreResult<Vec<_>>>()?;
-    let clock: i64 = marks.try_get("keep_clock")?;
-    let turns_read: i64 = marks.try_get("keep_turn_seq")?;
+    let items = rows.into_iter().map(KeepItem::from).collect();
     Ok(StoredKeep {
-        set: KeepSet::new(items, count_of(clock)),
-        turns_read,
-        marks: Marks { turns_read, clock },
+        set: KeepSet::new(items, count_of(marks.clock)),
+        turns_read: marks.turns_read,
+        marks,
     })
 }
 
