@@ -9,7 +9,7 @@
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
-use sqlx::{PgConnection, Row};
+use sqlx::PgConnection;
 
 use super::StoreResult;
 use super::statements::{self, on};
@@ -84,7 +84,7 @@ pub(crate) fn counted_payload() -> String {
 }
 
 /// One entry of the log.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub(crate) struct Event {
     /// 1, 2, 3… within the conversation, without gaps.
     pub seq: i64,
@@ -104,7 +104,7 @@ pub(crate) async fn list(
     after: i64,
     limit: i64,
 ) -> StoreResult<Vec<Event>> {
-    let rows = statements::query(
+    let events = statements::query_as::<Event>(
         "SELECT seq, at, kind, payload, recorded_at FROM events
           WHERE tenant = $1 AND conversation_id = $2 AND seq > $3
           ORDER BY seq LIMIT $4",
@@ -115,17 +115,7 @@ pub(crate) async fn list(
     .bind(limit)
     .fetch_all(on(&mut *conn))
     .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(Event {
-                seq: row.try_get("seq")?,
-                at: row.try_get("at")?,
-                kind: row.try_get("kind")?,
-                payload: row.try_get("payload")?,
-                recorded_at: row.try_get("recorded_at")?,
-            })
-        })
-        .collect()
+    Ok(events)
 }
 
 /// The context use the agent reported after the conversation's last

@@ -4,7 +4,7 @@
 //! every column comes out, including ones added later; only what is derived
 //! from the text (search vectors and their pieces) is left out.
 
-use sqlx::{PgConnection, Row};
+use sqlx::PgConnection;
 
 use super::StoreResult;
 use super::statements::{self, on};
@@ -100,7 +100,7 @@ pub(crate) async fn page(
     after: i64,
     (limit, bytes): (i64, i64),
 ) -> StoreResult<Vec<(i64, String)>> {
-    let rows = statements::query(part.page_sql())
+    let rows = statements::query_as::<(i64, String)>(part.page_sql())
         .bind(tenant.as_str())
         .bind(id.as_str())
         .bind(after)
@@ -108,10 +108,7 @@ pub(crate) async fn page(
         .bind(bytes)
         .fetch_all(on(&mut *conn))
         .await?;
-    Ok(rows
-        .iter()
-        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?)))
-        .collect::<sqlx::Result<_>>()?)
+    Ok(rows)
 }
 
 /// Where a page of keep items ends: the next page starts after it.
@@ -133,7 +130,7 @@ pub(crate) async fn keep_items(
     after: Option<&KeepCursor>,
     (limit, bytes): (i64, i64),
 ) -> StoreResult<(Vec<String>, Option<KeepCursor>)> {
-    let rows = statements::query(
+    let rows = statements::query_as::<(i64, String, Vec<u8>, String)>(
         "WITH page AS (SELECT kind, key, first_tick, size, sum(size) OVER (ORDER BY first_tick, kind, key) - size AS before \
          FROM (SELECT kind, key, first_tick, 256 + coalesce(octet_length(text), 0) AS size FROM keep_items \
                WHERE tenant = $1 AND conversation_id = $2 \
@@ -154,13 +151,9 @@ pub(crate) async fn keep_items(
     .await?;
     let mut items = Vec::with_capacity(rows.len());
     let mut last = None;
-    for row in &rows {
-        last = Some(KeepCursor {
-            first_tick: row.try_get(0)?,
-            kind: row.try_get(1)?,
-            key: row.try_get(2)?,
-        });
-        items.push(row.try_get(3)?);
+    for (first_tick, kind, key, item) in rows {
+        last = Some(KeepCursor { first_tick, kind, key });
+        items.push(item);
     }
     Ok((items, last))
 }

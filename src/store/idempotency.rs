@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-use sqlx::{PgConnection, Row};
+use sqlx::PgConnection;
 
 use super::StoreResult;
 use super::lease::{holder_gone, lapsed};
@@ -131,7 +131,7 @@ pub async fn begin(
     }
     // The key itself before its tombstone, and a tombstone past the key's
     // day is forgotten.
-    let row = statements::query(
+    let row = statements::query_as::<(Vec<u8>, Option<i16>, Option<Vec<u8>>)>(
         "SELECT fingerprint, status, body FROM idempotency_keys
           WHERE tenant = $1 AND (key = $2 OR (key = $3 AND created_at >= now() - $4::interval))
           ORDER BY key = $2 DESC LIMIT 1",
@@ -143,13 +143,12 @@ pub async fn begin(
     .fetch_optional(on(&mut *conn))
     .await?;
     // Gone between the two statements (abandoned and swept): a retry will claim it.
-    let Some(row) = row else { return Ok(Claim::InFlight) };
-    let stored: Vec<u8> = row.try_get("fingerprint")?;
+    let Some((stored, status, body)) = row else {
+        return Ok(Claim::InFlight);
+    };
     if stored != fingerprint {
         return Ok(Claim::Mismatch);
     }
-    let status: Option<i16> = row.try_get("status")?;
-    let body: Option<Vec<u8>> = row.try_get("body")?;
     Ok(match status.zip(body) {
         Some((GONE_STATUS, body)) if body.is_empty() => Claim::Gone,
         Some((status, body)) => Claim::Replay {

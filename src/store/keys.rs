@@ -1,12 +1,12 @@
 //! API keys as stored: the id, tenant, role, the secret's hash, revocation.
 
 use chrono::{DateTime, Utc};
-use sqlx::{PgConnection, Row};
+use sqlx::PgConnection;
 
 use super::StoreResult;
 use super::statements::{self, on};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub(crate) struct StoredKey {
     pub id: String,
     pub tenant: String,
@@ -40,22 +40,11 @@ pub(crate) async fn insert(
 /// Every key, revoked ones too, oldest first.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn all(conn: &mut PgConnection) -> StoreResult<Vec<StoredKey>> {
-    let rows = statements::query("SELECT * FROM api_keys ORDER BY created_at, id")
-        .fetch_all(on(&mut *conn))
-        .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(StoredKey {
-                id: row.try_get("id")?,
-                tenant: row.try_get("tenant")?,
-                role: row.try_get("role")?,
-                secret_hash: row.try_get("secret_hash")?,
-                note: row.try_get("note")?,
-                created_at: row.try_get("created_at")?,
-                revoked_at: row.try_get("revoked_at")?,
-            })
-        })
-        .collect()
+    Ok(
+        statements::query_as::<StoredKey>("SELECT * FROM api_keys ORDER BY created_at, id")
+            .fetch_all(on(&mut *conn))
+            .await?,
+    )
 }
 
 /// Revokes a key; `false` when there is no such key or it was revoked already.

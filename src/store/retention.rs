@@ -4,8 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use sqlx::postgres::PgRow;
-use sqlx::{PgConnection, Row};
+use sqlx::PgConnection;
 
 use super::StoreResult;
 use super::lease::free;
@@ -29,9 +28,8 @@ pub(crate) async fn lock_idle(
     let mut held: BTreeSet<(TenantId, String)> = BTreeSet::new();
     // (tenant, conversation, a conversation it links to)
     let mut links: Vec<(TenantId, String, String)> = Vec::new();
-    for row in &candidates {
-        let (tenant, id): (TenantId, String) = (row.try_get("tenant")?, row.try_get("conversation_id")?);
-        let linked: [Option<String>; 2] = [row.try_get("predecessor_id")?, row.try_get("successor_id")?];
+    for (tenant, id, predecessor, successor) in candidates {
+        let linked = [predecessor, successor];
         links.extend(linked.into_iter().flatten().map(|to| (tenant.clone(), id.clone(), to)));
         held.insert((tenant, id));
     }
@@ -52,6 +50,9 @@ pub(crate) async fn lock_idle(
     Ok(idle)
 }
 
+/// A candidate: its tenant, its id, and the ids of its predecessor and successor.
+type Candidate = (TenantId, String, Option<String>, Option<String>);
+
 /// The conversations idle for `idle_for` and not being compacted, oldest
 /// first, up to `limit`, locked (those a request holds are skipped).
 async fn lock_candidates(
@@ -59,10 +60,10 @@ async fn lock_candidates(
     idle_for: Duration,
     compaction_lease: Duration,
     limit: i64,
-) -> StoreResult<Vec<PgRow>> {
+) -> StoreResult<Vec<Candidate>> {
     // The day index finds the candidates (updated_at's day, which changes
     // once a day); updated_at itself, set by every write, decides.
-    let candidates = statements::query(&format!(
+    let candidates = statements::query_as::<Candidate>(&format!(
         "SELECT tenant, conversation_id, predecessor_id, successor_id FROM conversations
           WHERE active_on <= ((now() - $1::interval) AT TIME ZONE 'UTC')::date
             AND updated_at < now() - $1::interval AND {}
