@@ -4,6 +4,7 @@
 //! on, and the edge renders them, without any of those naming the others.
 
 mod conversation;
+mod erased;
 mod ledger;
 mod pricing;
 mod purge;
@@ -12,6 +13,7 @@ mod stats;
 mod turn;
 
 pub(crate) use conversation::{Critical, Saving, StoredConversation};
+pub(crate) use erased::Erased;
 pub(crate) use ledger::{FleetFilter, Recorded, Savings};
 pub(crate) use pricing::CallPricing;
 pub(crate) use purge::{Purge, PurgeAsker};

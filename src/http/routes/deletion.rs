@@ -11,6 +11,7 @@ use crate::http::AppState;
 use crate::http::error::{ApiResult, Problem};
 use crate::http::extract::{Caller, ConversationIdParam, ConversationPath, QueryParams};
 use crate::http::problems::NoSuchConversation;
+use crate::records::Erased;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[serde(deny_unknown_fields)]
@@ -21,30 +22,13 @@ pub(crate) struct DeleteQuery {
     pub lineage: Option<bool>,
 }
 
-/// What a deletion took away.
-#[derive(Debug, Serialize, ToSchema)]
-pub(crate) struct DeletedCounts {
-    pub conversations: u64,
-    pub turns: u64,
-    /// Its log's events (those /stats counts stay, content-free and
-    /// attached to no conversation).
-    pub events: u64,
-    pub keep_items: u64,
-    pub preparations: u64,
-    /// Answers kept for Idempotency-Keys of requests about it.
-    pub idempotency_keys: u64,
-    /// Ledger rows kept without their summary, error or conversation id, so
-    /// the fleet's figures stay right.
-    pub ledger_rows_emptied: u64,
-}
-
 /// A deletion's answer.
 #[derive(Debug, Serialize, ToSchema)]
 pub(crate) struct Deletion {
     /// The conversations deleted (with `lineage`, the whole lineage), in id
     /// order; empty when an earlier request deleted it.
     pub deleted_ids: Vec<String>,
-    pub deleted: DeletedCounts,
+    pub deleted: Erased,
     /// An earlier request deleted it: nothing was left to delete.
     pub already_deleted: bool,
 }
@@ -85,18 +69,9 @@ pub(crate) async fn delete_conversation(
         key_id: caller.key_id.clone(),
     };
     let done = delete::delete_conversation(&app.services, &command).await?;
-    let erased = done.erased;
     Ok(Json(Deletion {
         deleted_ids: done.conversations,
-        deleted: DeletedCounts {
-            conversations: erased.conversations,
-            turns: erased.turns,
-            events: erased.events,
-            keep_items: erased.keep_items,
-            preparations: erased.preparations,
-            idempotency_keys: erased.idempotency_keys,
-            ledger_rows_emptied: erased.compactions,
-        },
+        deleted: done.erased,
         already_deleted: done.already,
     }))
 }

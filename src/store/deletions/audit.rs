@@ -6,6 +6,7 @@ use sha2::{Digest, Sha256};
 use sqlx::PgConnection;
 
 use crate::domain::{ConversationId, TenantId};
+use crate::records::Erased;
 use crate::store::statements::{self, on};
 use crate::store::{StoreResult, db_count};
 
@@ -31,19 +32,6 @@ impl DeletionKind {
             Self::Retention => "retention",
         }
     }
-}
-
-/// How much a deletion took away.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Erased {
-    pub conversations: u64,
-    pub turns: u64,
-    pub events: u64,
-    pub keep_items: u64,
-    pub preparations: u64,
-    pub idempotency_keys: u64,
-    /// Ledger rows kept without their content.
-    pub compactions: u64,
 }
 
 /// The SHA-256 an audit line keeps of a conversation id.

@@ -24,7 +24,8 @@ use super::events::{self, EventKind};
 use super::statements::{self, on};
 use crate::domain::TenantId;
 
-pub(crate) use audit::{DeletionKind, Erased, announce, record, was_deleted};
+pub(crate) use crate::records::Erased;
+pub(crate) use audit::{DeletionKind, announce, record, was_deleted};
 pub(crate) use lineage::{doomed_of, lock, lock_doomed_and_near};
 
 /// Deletes the content of the (locked) conversations `ids`, and every
