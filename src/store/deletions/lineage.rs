@@ -2,7 +2,8 @@
 //! conversation linked to it by handoffs), locked with the conversations
 //! they link to, in id order.
 
-use sqlx::{PgConnection, Row};
+use sqlx::postgres::PgRow;
+use sqlx::{FromRow, PgConnection};
 
 use crate::domain::{ConversationId, TenantId};
 use crate::store::StoreResult;
@@ -64,12 +65,21 @@ pub(crate) fn lock_doomed_and_near(doomed: &str) -> String {
     )
 }
 
-/// The doomed ones among the rows [`lock_doomed_and_near`] locked.
-pub(crate) fn doomed_of(rows: &[sqlx::postgres::PgRow]) -> StoreResult<Vec<String>> {
+/// A row [`lock_doomed_and_near`] locked.
+#[derive(sqlx::FromRow)]
+struct Locked {
+    conversation_id: String,
+    doomed: bool,
+}
+
+/// The doomed ones among the rows [`lock_doomed_and_near`] locked (rows,
+/// not [`Locked`], as a purge's batch locks them with a statement of its own).
+pub(crate) fn doomed_of(rows: &[PgRow]) -> StoreResult<Vec<String>> {
     let mut doomed = Vec::new();
     for row in rows {
-        if row.try_get::<bool, _>("doomed")? {
-            doomed.push(row.try_get("conversation_id")?);
+        let locked = Locked::from_row(row)?;
+        if locked.doomed {
+            doomed.push(locked.conversation_id);
         }
     }
     Ok(doomed)
