@@ -12,7 +12,8 @@ use sqlx::{Connection, PgConnection, Row};
 
 use super::compactions::keep_json;
 use super::events::EventKind;
-use super::lease::free;
+use super::lease::{free, holder_gone};
+use super::processes::{ProcessId, SILENT_AFTER};
 use super::scoring::append_event;
 use super::statements::{self, on};
 use super::{StoreResult, db_count};
@@ -83,23 +84,26 @@ pub(crate) struct Claimed {
     pub claimed_at: DateTime<Utc>,
 }
 
-/// Claims up to `limit` planned preparations (of one conversation, when
-/// `only` names it), oldest first, skipping those another worker holds; a
-/// claim older than `abandoned_after` is taken again.
+/// Claims up to `limit` planned preparations for `holder` (of one
+/// conversation, when `only` names it), oldest first, skipping those
+/// another worker holds; a claim older than `abandoned_after`, or whose
+/// holder has gone silent, is taken again.
 #[tracing::instrument(level = "debug", skip_all)]
 pub(crate) async fn claim(
     conn: &mut PgConnection,
     limit: i64,
-    abandoned_after: Duration,
+    (abandoned_after, holder): (Duration, ProcessId),
     only: Option<(&TenantId, &ConversationId)>,
 ) -> StoreResult<Vec<Claimed>> {
     let (tenant, id) = only.unzip();
     let claimed = statements::query_as::<Claimed>(concat!(
-        "UPDATE preparations p SET claimed_at = now()
+        "UPDATE preparations p SET claimed_at = now(), claimed_by = $5::uuid
            FROM (SELECT tenant, conversation_id, seq FROM preparations
-                  WHERE status = 'planned' AND ",
+                  WHERE status = 'planned' AND (",
         free!("claimed_at", "2"),
-        " AND ($3::text IS NULL OR (tenant, conversation_id) = ($3, $4))
+        " OR ",
+        holder_gone!("claimed_by", "6"),
+        ") AND ($3::text IS NULL OR (tenant, conversation_id) = ($3, $4))
                   ORDER BY planned_at
                   LIMIT $1
                   FOR UPDATE SKIP LOCKED) picked
@@ -111,6 +115,8 @@ pub(crate) async fn claim(
     .bind(abandoned_after)
     .bind(tenant)
     .bind(id)
+    .bind(holder.as_text())
+    .bind(SILENT_AFTER)
     .fetch_all(on(&mut *conn))
     .await?;
     Ok(claimed)

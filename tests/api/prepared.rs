@@ -428,12 +428,10 @@ async fn two_replicas_prepare_each_summary_once() {
 /// The doomed worker's upstream deadline and claim timeout: it waits on its
 /// hanging upstream until it is killed, never giving up first.
 const WAITS: (&str, &str) = ("300", "316");
-/// The survivor's: its claims count as abandoned after 17 s, the least its
-/// upstream deadline of 1 s allows (a claim must outlast the 16 s a summary
-/// may take), and the claimer decides when a claim has lapsed: long past
-/// its own write of a few milliseconds, short enough that the test need not
-/// wait long for the dead one's.
-const QUICK: (&str, &str) = ("1", "17");
+/// The survivor's: a quick upstream deadline, and a claim that lasts ten
+/// minutes, so the dead worker's claim is taken over because its holder
+/// fell silent (10 s), not because its lease lapsed.
+const QUICK: (&str, &str) = ("1", "600");
 
 fn service_env<'a>(
     database: &'a str,
@@ -453,7 +451,7 @@ fn service_env<'a>(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_preparation_whose_worker_died_is_written_by_the_next_one() {
+async fn a_preparation_whose_worker_died_is_written_by_the_next_one_once_it_falls_silent() {
     let database = crate::helpers::Database::create().await;
     let (arrived, mut asked) = mpsc::unbounded_channel();
     let hanging = MockServer::start().await;

@@ -42,7 +42,7 @@ async fn claim_within(
     {
         metrics::gauge!("compactd_background_queue_depth", "work" => "preparation").set(waiting as f64);
     }
-    preparations::claim(&mut conn, batch, lapsed_after, only).await
+    preparations::claim(&mut conn, batch, (lapsed_after, services.process), only).await
 }
 
 /// Counts preparations wasted for `reason` (the metrics of issue 12).
