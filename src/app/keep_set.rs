@@ -15,7 +15,7 @@ use crate::store::turns::{self, Turn};
 use crate::store::{StoreError, StoreResult};
 use crate::summary::keep::extract::sightings_of;
 use crate::summary::keep::{KeepSet, Place, Sighting, sightings};
-use crate::summary::read::HarnessPatterns;
+use crate::summary::read::{HarnessPatterns, Reading};
 
 /// What one place said.
 #[derive(Debug, Clone)]
@@ -67,15 +67,16 @@ pub(crate) fn of_turns(conversation: &ConversationId, turns: &[Turn], harness: &
         .collect()
 }
 
-/// The observations of a delta's messages, as the compaction `seq` saw them.
+/// The observations of a delta's messages (read into `read`), as the
+/// compaction `seq` saw them.
 pub(crate) fn of_messages(
     conversation: &ConversationId,
     seq: i64,
     at: DateTime<Utc>,
     messages: &[Message],
-    harness: &HarnessPatterns,
+    read: &Reading,
 ) -> Vec<Observation> {
-    sightings_of(messages, harness)
+    sightings_of(messages, read)
         .into_iter()
         .enumerate()
         .map(|(index, sightings)| Observation {

@@ -1,8 +1,9 @@
 //! Reading a transcript once, for either target of the use case (a
 //! compaction, or a preparation ahead of one): counted, cut where the
-//! recent messages stay verbatim, what it says taken into the keep set, and
-//! where things stand at the cut; and the rules a summary of it is written
-//! under.
+//! recent messages stay verbatim, the delta read once into a [`Reading`]
+//! (where things stand at the cut, what the extractive writer writes from),
+//! what it says taken into the keep set; and the rules a summary of it is
+//! written under.
 
 use std::sync::Arc;
 
@@ -18,13 +19,13 @@ use crate::domain::transcript::Message;
 use crate::policy::cut;
 use crate::records::StoredConversation;
 use crate::store::prepared::Ready;
-use crate::summary::read::{HarnessPatterns, StateAtCut, state_at_cut};
+use crate::summary::read::{HarnessPatterns, Reading};
 use crate::summary::summarizer::Rules;
 use crate::summary::write::summary_max_tokens;
 
 /// Whose transcript is read, when, and how much of its end stays verbatim.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Reading<'a> {
+pub(super) struct ReadFor<'a> {
     pub id: &'a ConversationId,
     /// The recent messages kept verbatim, by their tokens (`None`: none).
     pub keep_recent_tokens: Option<u64>,
@@ -44,18 +45,21 @@ pub(super) struct Read {
     /// The preparation offered, once checked against the transcript.
     pub offered: Option<Ready>,
     pub observations: Vec<Observation>,
-    pub state: StateAtCut,
+    /// The delta (the first `cut_at` messages) read once.
+    pub reading: Arc<Reading>,
     pub taken: TakenIn,
     /// Every part was read. A part that failed (a panic, the runtime
-    /// shutting down) left its default: a compaction goes on with it, a
-    /// preparation, whose counts are kept for later, does not.
+    /// shutting down) left its default (a delta not read gives the keep set
+    /// none of its items): a compaction goes on with it, a preparation,
+    /// whose counts are kept for later, does not.
     pub whole: bool,
 }
 
-/// Reads the transcript off the async threads, two at a time.
+/// Reads the transcript off the async threads: its stored turns while it
+/// is counted, then its delta once, then what the delta says from that.
 pub(super) async fn read(
     services: &Services,
-    reading: Reading<'_>,
+    whose: ReadFor<'_>,
     stored: &StoredConversation,
     gathered: Gathered,
     prior: Option<String>,
@@ -77,32 +81,25 @@ pub(super) async fn read(
     let harness = services.summaries.harness.clone();
     // The stored turns are read while the transcript is counted.
     let (observed, (counted, offered)) = tokio::join!(
-        keep_set::of_turns_off_thread(reading.id.clone(), unread, harness.clone()),
+        keep_set::of_turns_off_thread(whose.id.clone(), unread, harness.clone()),
         ahead::count(counting, offered)
     );
     let mut whole = observed.is_some() && !counted.unknown;
     let mut observations = observed.unwrap_or_default();
-    let kept_from = reading
+    let kept_from = whose
         .keep_recent_tokens
         .map(|keep| cut::kept_from(&transcript.messages, &counted.per_message, keep));
     let cut_at = kept_from.unwrap_or(transcript.messages.len());
     let seq = stored.last_compaction_seq + 1;
-    // Where things stand is read from the delta beside the keep set's items
-    // (the kept messages come again in the next delta: read them then).
-    let (from_sent, state) = tokio::join!(
-        async {
-            if sent {
-                let delta = transcript.messages[..cut_at].to_vec();
-                observe_sent(reading.id.clone(), seq, reading.at, delta, harness.clone()).await
-            } else {
-                Vec::new()
-            }
-        },
-        read_state(Arc::clone(&transcript.messages), cut_at, harness.clone())
-    );
-    observations.extend(from_sent);
-    whole &= state.is_some();
-    let state = state.unwrap_or_default();
+    // The delta is read once, and the keep set takes its items from that
+    // reading (the kept messages come again in the next delta: read them then).
+    let reading = read_delta(Arc::clone(&transcript.messages), cut_at, harness).await;
+    whole &= reading.is_some();
+    let reading = reading.unwrap_or_default();
+    if sent {
+        let delta = (Arc::clone(&transcript.messages), Arc::clone(&reading));
+        observations.extend(observe_sent(whose.id.clone(), seq, whose.at, delta).await);
+    }
     let taken = TakenIn::of(keep, &observations);
     Read {
         transcript,
@@ -111,7 +108,7 @@ pub(super) async fn read(
         cut_at,
         offered,
         observations,
-        state,
+        reading,
         taken,
         whole,
     }
@@ -130,31 +127,30 @@ impl Read {
             max_tokens: summary_max_tokens(services.summaries.max_tokens, size),
             transcript_tokens: self.transcript_tokens(),
             harness: &services.summaries.harness,
-            state: &self.state,
+            reading: &self.reading,
             conversation,
         }
     }
 }
 
-/// What the sent delta says (after the stored turns), read off the async
-/// threads: a delta full of tool output takes a while.
+/// What the sent delta says (after the stored turns), from its reading,
+/// off the async threads: a delta full of tool output takes a while.
 async fn observe_sent(
     id: ConversationId,
     seq: i64,
     at: DateTime<Utc>,
-    delta: Vec<Message>,
-    harness: Arc<HarnessPatterns>,
+    (messages, read): (Arc<Vec<Message>>, Arc<Reading>),
 ) -> Vec<Observation> {
-    off_thread(move || keep_set::of_messages(&id, seq, at, &delta, &harness)).await
+    off_thread(move || keep_set::of_messages(&id, seq, at, &messages[..read.users.len()], &read)).await
 }
 
-/// Where things stand at the end of the delta (its first `cut_at`
-/// messages), read off the async threads; `None`: it could not be read.
-async fn read_state(messages: Arc<Vec<Message>>, cut_at: usize, harness: Arc<HarnessPatterns>) -> Option<StateAtCut> {
-    let read = move || state_at_cut(&messages[..cut_at], &harness);
+/// The delta (the first `cut_at` messages) read once, off the async
+/// threads; `None`: it could not be read.
+async fn read_delta(messages: Arc<Vec<Message>>, cut_at: usize, harness: Arc<HarnessPatterns>) -> Option<Arc<Reading>> {
+    let read = move || Arc::new(Reading::of(&messages, &harness, cut_at));
     tokio::task::spawn_blocking(read)
         .await
-        .inspect_err(|err| tracing::warn!(%err, "where things stand could not be read"))
+        .inspect_err(|err| tracing::warn!(%err, "the transcript could not be read"))
         .ok()
 }
 

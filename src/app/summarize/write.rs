@@ -7,7 +7,7 @@ use std::time::Instant;
 use super::ahead;
 use super::gather::Gathered;
 use super::plan::{self, Plan};
-use super::read::{Read, Reading, read};
+use super::read::{Read, ReadFor, read};
 use super::{Drafted, NO_UPSTREAM, Request};
 use crate::app::budget::{Reservation, summary_estimate};
 use crate::app::{AppResult, Refusal, Services};
@@ -41,12 +41,12 @@ pub(super) async fn write(
     }
     let tokens_before_asked = request.tokens_before;
     let reported = gathered.reported;
-    let reading = Reading {
+    let whose = ReadFor {
         id: &request.id,
         keep_recent_tokens: request.keep_recent_tokens,
         at: request.at,
     };
-    let mut read = read(services, reading, &stored, gathered, prior.clone()).await;
+    let mut read = read(services, whose, &stored, gathered, prior.clone()).await;
     let offered = read.offered.take();
     let tokens_before = plan::tokens_before(tokens_before_asked, reported, read.transcript_tokens());
     let rules = read.rules(services, stored.state.size, request.id.as_str());

@@ -7,13 +7,14 @@ use super::prohibitions;
 use crate::domain::transcript::{Message, Role};
 use crate::summary::handoff::quote;
 use crate::summary::kinds::{KeepKind, Source};
+use crate::summary::read::Reading;
 use crate::summary::read::commands::written_commands;
 use crate::summary::read::harness::HarnessPatterns;
 use crate::summary::read::harness::{UserText, rejection_words};
 use crate::summary::read::identifiers;
 use crate::summary::read::pasted::own_words;
 use crate::summary::read::quantities::is_lifted_figure;
-use crate::summary::read::request::{UserMessage, UserReader, is_acknowledgement};
+use crate::summary::read::request::{UserMessage, is_acknowledgement};
 use crate::summary::read::tool_calls::called;
 
 /// How much of one tool result is read for items: an `ls -R` or a log dump
@@ -69,24 +70,15 @@ fn named_in(text: &str, source: Source, into: &mut Vec<Sighting>) {
     }
 }
 
-/// Everything each of `messages` says, in order (see [`sightings`]): read
-/// together, so that a command's expanded template, which follows it in a
-/// message of its own, is not taken for the user's request.
-pub(crate) fn sightings_of(messages: &[Message], harness: &HarnessPatterns) -> Vec<Vec<Sighting>> {
-    let mut reader = UserReader::default();
+/// Everything each of `messages` says, in order (see [`sightings`]), from
+/// their [`Reading`]: read together, so that a command's expanded template,
+/// which follows it in a message of its own, is not taken for the user's
+/// request.
+pub(crate) fn sightings_of(messages: &[Message], read: &Reading) -> Vec<Vec<Sighting>> {
     messages
         .iter()
-        .map(|message| {
-            let split = (message.role == Role::User).then(|| harness.split(&message.content));
-            let words = match &split {
-                Some(split) => Some(split.words.as_str()),
-                None => (message.role == Role::Tool)
-                    .then(|| rejection_words(&message.content))
-                    .flatten(),
-            };
-            let read = reader.read(message, words);
-            sightings_as(message, split, read)
-        })
+        .zip(read.split.iter().zip(&read.users))
+        .map(|(message, (split, user))| sightings_as(message, split.as_ref(), user.as_ref()))
         .collect()
 }
 
@@ -94,7 +86,7 @@ pub(crate) fn sightings_of(messages: &[Message], harness: &HarnessPatterns) -> V
 /// once (read alone: see [`sightings_of`] for a transcript).
 pub fn sightings(message: &Message, harness: &HarnessPatterns) -> Vec<Sighting> {
     let split = (message.role == Role::User).then(|| harness.split(&message.content));
-    sightings_as(message, split, None)
+    sightings_as(message, split.as_ref(), None)
 }
 
 /// What the user's own words say: their request (unless they only
@@ -120,11 +112,11 @@ fn users_items(words: &str, found: &mut Vec<Sighting>) {
 
 /// What `message` says, its user's words split from the harness's once
 /// (`split`, for a user-role message) and what it is in its transcript.
-fn sightings_as(message: &Message, split: Option<UserText>, read: Option<UserMessage>) -> Vec<Sighting> {
+fn sightings_as(message: &Message, split: Option<&UserText>, read: Option<&UserMessage>) -> Vec<Sighting> {
     let mut found = Vec::new();
     match (message.role, split) {
         (Role::User, Some(split)) => {
-            let template = read == Some(UserMessage::Template);
+            let template = read == Some(&UserMessage::Template);
             if template {
                 // The user's own file, run as a command: named things, no request, no rules.
                 named_in(&split.words, Source::ToolResult, &mut found);
@@ -192,6 +184,13 @@ mod tests {
     use crate::domain::transcript::ToolCall;
     use crate::summary::read::files::files_changed;
 
+    fn sightings_in(messages: &[Message]) -> Vec<Vec<Sighting>> {
+        sightings_of(
+            messages,
+            &Reading::of(messages, &HarnessPatterns::default(), messages.len()),
+        )
+    }
+
     fn of(found: &[Sighting], kind: KeepKind) -> Vec<(&str, Source)> {
         found
             .iter()
@@ -226,7 +225,7 @@ mod tests {
                 "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nhave a look at https://linear.app/acme/issue/ENT-250 first. Don't edit phase.go.",
             )
         };
-        let found = sightings_of(&[refused], &HarnessPatterns::default());
+        let found = sightings_in(&[refused]);
         assert_eq!(
             of(&found[0], KeepKind::Request),
             [(
@@ -272,7 +271,7 @@ mod tests {
                 "# Session Handoff\nWrite docs/HANDOFF.md. Never skip the open questions.",
             ),
         ];
-        let found = sightings_of(&messages, &HarnessPatterns::default());
+        let found = sightings_in(&messages);
         assert!(of(&found[1], KeepKind::Request).is_empty());
         assert!(of(&found[1], KeepKind::Prohibition).is_empty());
         assert_eq!(of(&found[1], KeepKind::Path), [("docs/HANDOFF.md", Source::ToolResult)]);

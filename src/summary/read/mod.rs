@@ -8,7 +8,9 @@
 //! something ([`identifiers`], [`quantities`], [`tool_calls`], [`commands`],
 //! [`shell`]), a message's sentences ([`sentences`]), the files changed
 //! ([`files`]), and what those add up to ([`request`], [`briefs`],
-//! [`outcome`], [`checks`], [`commits`], [`tasks`], [`state`]).
+//! [`outcome`], [`checks`], [`commits`], [`tasks`], [`state`]); the
+//! one pass a compaction makes over its delta, read once and shared by
+//! every reader of it ([`Reading`]).
 
 pub(super) mod briefs;
 pub(super) mod check_commands;
@@ -23,6 +25,7 @@ pub(super) mod identifiers;
 pub(super) mod outcome;
 pub(super) mod pasted;
 pub(super) mod quantities;
+mod reading;
 pub(super) mod request;
 pub(super) mod sentences;
 pub(super) mod shell;
@@ -33,4 +36,5 @@ pub(super) mod tool_calls;
 pub use harness::HarnessPatterns;
 pub(crate) use harness::users_words;
 pub(crate) use identifiers::identifiers;
-pub use state::{STATE_HEADING, StateAtCut, state_at_cut};
+pub(crate) use reading::Reading;
+pub use state::{STATE_HEADING, StateAtCut};

@@ -9,7 +9,6 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::harness::{HarnessPatterns, rejection_words};
 use crate::domain::transcript::{Message, Role};
 
 /// Words that make up an acknowledgement or a menu pick, in the languages
@@ -213,32 +212,6 @@ pub(crate) enum UserMessage {
     Harness,
 }
 
-/// Reads the user-role messages of a transcript in order: each with what
-/// it is (`None` for other roles). A user message right after a command,
-/// with nothing between (no answer, no output of the command's own), is
-/// that command's expanded template.
-pub(crate) fn read_users(messages: &[Message], harness: &HarnessPatterns) -> Vec<Option<UserMessage>> {
-    let mut reader = UserReader::default();
-    messages
-        .iter()
-        .map(|message| {
-            let words = users_text(message, harness);
-            reader.read(message, words.as_deref())
-        })
-        .collect()
-}
-
-/// The user's own words in a message: a user-role message's without the
-/// harness's text, or what the user typed into a tool call they refused
-/// (`None` for every other message).
-pub(crate) fn users_text(message: &Message, harness: &HarnessPatterns) -> Option<String> {
-    match message.role {
-        Role::User => Some(harness.split(&message.content).words),
-        Role::Tool => rejection_words(&message.content).map(str::to_owned),
-        _ => None,
-    }
-}
-
 /// Reads a transcript's messages one at a time, in order (see [`read_users`]).
 #[derive(Debug, Default)]
 pub(crate) struct UserReader {
@@ -278,6 +251,12 @@ impl UserReader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::summary::read::harness::HarnessPatterns;
+    use crate::summary::read::reading::Reading;
+
+    fn read_users(messages: &[Message], harness: &HarnessPatterns) -> Vec<Option<UserMessage>> {
+        Reading::of(messages, harness, messages.len()).users
+    }
 
     #[test]
     fn acknowledgements_and_menu_picks_are_not_requests() {

@@ -7,9 +7,8 @@
 
 use super::checks::checks_line;
 use super::commits::commits_line;
-use super::harness::HarnessPatterns;
-use super::outcome::{Action, Outcome, actions, unresolved};
-use super::request::{UserMessage, read_users};
+use super::outcome::{Action, Outcome, unresolved};
+use super::request::UserMessage;
 use super::sentences::{leading, one_line, sentences};
 use super::tasks::{is_task_tool, task_list};
 use crate::domain::transcript::{Message, Role};
@@ -95,16 +94,16 @@ fn open_question(text: &str) -> Option<String> {
 }
 
 /// Where things stand at the end of `messages` (the delta a compaction
-/// summarizes, or the stored turns since the last boundary).
-pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtCut {
-    let read = read_users(messages, harness);
+/// summarizes), from what each of them is as the user's (`read`) and what
+/// came of every tool call (`all_actions`): see [`super::reading::Reading`].
+pub(super) fn state_at_cut(messages: &[Message], read: &[Option<UserMessage>], all_actions: &[Action]) -> StateAtCut {
     let last_user_words = read.iter().rposition(|user| {
         matches!(
             user,
             Some(UserMessage::Request(_) | UserMessage::Answer(_) | UserMessage::Command(_))
         )
     });
-    let then = after_the_request(&read);
+    let then = after_the_request(read);
     let last_said = messages
         .iter()
         .rposition(|message| message.role == Role::Assistant && !message.content.trim().is_empty());
@@ -126,8 +125,7 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
             1 => format!("{doing} (then 1 more tool call: see the last actions)"),
             n => format!("{doing} (then {n} more tool calls: see the last actions)"),
         });
-    let waiting_on_user = waiting_on_user(messages, &read, last_said, agent_spoke_last);
-    let all_actions = actions(messages);
+    let waiting_on_user = waiting_on_user(messages, read, last_said, agent_spoke_last);
     // Keeping the task list is not an action on the work: it has its own line.
     let shown: Vec<&Action> = all_actions
         .iter()
@@ -136,14 +134,14 @@ pub fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtC
         .take(LAST_ACTIONS)
         .collect();
     let last_actions: Vec<String> = shown.iter().rev().map(|action| action.render()).collect();
-    let unresolved_error = unresolved_error(&all_actions, &shown, last_user_words);
+    let unresolved_error = unresolved_error(all_actions, &shown, last_user_words);
     StateAtCut {
         then,
         in_progress,
         task_list: task_list(messages),
         last_actions,
-        checks: checks_line(messages, &all_actions, &shown),
-        commits: commits_line(messages, &all_actions),
+        checks: checks_line(messages, all_actions, &shown),
+        commits: commits_line(messages, all_actions),
         waiting_on_user,
         unresolved_error,
     }
@@ -207,6 +205,12 @@ fn unresolved_error(all_actions: &[Action], shown: &[&Action], last_user_words: 
 mod tests {
     use super::*;
     use crate::domain::transcript::fixtures::{call, result};
+    use crate::summary::read::harness::HarnessPatterns;
+    use crate::summary::read::reading::Reading;
+
+    fn state_at_cut(messages: &[Message], harness: &HarnessPatterns) -> StateAtCut {
+        Reading::of(messages, harness, messages.len()).state
+    }
 
     #[test]
     fn an_acknowledgement_and_a_command_come_after_the_request() {

@@ -4,7 +4,7 @@
 use crate::llm::UpstreamModel;
 use crate::summary::Writer;
 use crate::summary::keep::{KeepFigures, KeepSet};
-use crate::summary::read::{HarnessPatterns, StateAtCut};
+use crate::summary::read::{HarnessPatterns, Reading};
 use crate::summary::write::{Parts, Shape};
 
 /// What every summary is held to.
@@ -18,8 +18,9 @@ pub(crate) struct Rules<'a> {
     /// long transcript is at most a tenth of it.
     pub transcript_tokens: u64,
     pub harness: &'a HarnessPatterns,
-    /// Where things stand at the cut, from the transcript.
-    pub state: &'a StateAtCut,
+    /// The delta read once: where things stand at the cut, and what the
+    /// extractive writer takes its lines from.
+    pub reading: &'a Reading,
     /// The conversation summarized (its parked line names it).
     pub conversation: &'a str,
 }
@@ -29,7 +30,7 @@ impl Rules<'_> {
         Parts {
             narrative,
             shape,
-            state: self.state,
+            state: &self.reading.state,
             beside: "",
             conversation: self.conversation,
         }

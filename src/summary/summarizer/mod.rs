@@ -17,6 +17,7 @@ use crate::llm::LlmError;
 use crate::summary::Writer;
 use crate::summary::keep::invented::{Given, mark_invented, still_marked};
 use crate::summary::keep::{KeepKind, KeepSet};
+use crate::summary::read::Reading;
 use crate::summary::write::narrative::{merged, narrative_of};
 use crate::summary::write::{Parts, Shape};
 
@@ -25,8 +26,9 @@ pub use finish::finish;
 pub(crate) use finish::{StopOnDrop, finish_off_thread};
 pub(crate) use harness::{for_harness_off_thread, from_harness};
 
-/// The new summary of `messages` on top of the stored summary `prior`; an
-/// upstream failure is the error, and the caller keeps the anchor.
+/// The new summary of `messages` (read into `rules.reading`) on top of the
+/// stored summary `prior`; an upstream failure is the error, and the caller
+/// keeps the anchor.
 pub(crate) async fn write(
     via: Via<'_>,
     prior: Option<&str>,
@@ -98,7 +100,7 @@ async fn mark_off_thread(
 }
 
 async fn extractive_draft(anchor: Option<&str>, messages: &[Message], rules: Rules<'_>, why: &str) -> Draft {
-    let narrative = extractive::narrative(anchor, messages, rules.harness, why);
+    let narrative = extractive::narrative(anchor, messages, rules.reading, why);
     let max_tokens = extractive::max_tokens(rules.transcript_tokens, rules.max_tokens);
     let finished = finish_off_thread(rules.parts(&narrative, Shape::Lines), rules.keep, max_tokens).await;
     Draft::new(Writer::Extractive, narrative, finished)
@@ -116,7 +118,10 @@ pub(crate) struct PreparedNarrative<'a> {
 /// call (issue 12): its narrative, then one line per request of the delta,
 /// held to the budget and the keep guard like any summary.
 pub(crate) async fn merge(prepared: PreparedNarrative<'_>, delta: &[Message], rules: Rules<'_>) -> Draft {
-    let since = extractive::request_lines(delta, rules.harness);
+    // The messages after the preparation read on their own: read as the
+    // tail of the compaction's reading, a command or a call before them
+    // would change what they are.
+    let since = extractive::request_lines(delta, &Reading::of(delta, rules.harness, delta.len()));
     let narrative = merged(prepared.narrative, &since);
     let finished = finish_off_thread(rules.parts(&narrative, Shape::Prose), rules.keep, rules.max_tokens).await;
     Draft {
@@ -140,7 +145,7 @@ mod tests {
     use crate::domain::transcript::Role;
     use crate::llm::tokens;
     use crate::summary::keep::{Place, sightings};
-    use crate::summary::read::{HarnessPatterns, StateAtCut};
+    use crate::summary::read::HarnessPatterns;
     use crate::summary::write::narrative::SINCE_HEADING;
 
     fn keep_set_of(messages: &[Message], harness: &HarnessPatterns) -> KeepSet {
@@ -167,13 +172,13 @@ mod tests {
         ];
         let set = keep_set_of(&delta, &harness);
         let prose = "We hardened the billing retries. ".repeat(400);
-        let state = StateAtCut::default();
+        let reading = Reading::default();
         let rules = Rules {
             keep: &set,
             max_tokens: 500,
             transcript_tokens: 50_000,
             harness: &harness,
-            state: &state,
+            reading: &reading,
             conversation: "c",
         };
         let prepared = PreparedNarrative {

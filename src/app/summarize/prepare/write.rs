@@ -13,7 +13,7 @@ use super::gather::gather;
 use super::record::{dropped, failed, record};
 use crate::app::Services;
 use crate::app::budget::{Reservation, summary_estimate};
-use crate::app::summarize::read::{Read, Reading, read};
+use crate::app::summarize::read::{Read, ReadFor, read};
 use crate::domain::transcript::Message;
 use crate::llm::refusal::ContextRefusal;
 use crate::llm::{LlmError, UpstreamModel};
@@ -35,14 +35,14 @@ pub(super) async fn write(services: &Services, claimed: &Claimed, within: Durati
         return dropped(services, claimed, Reason::CompactedFirst).await;
     };
     let prior = stored.summary.as_ref().map(|(text, _)| text.clone());
-    let reading = Reading {
+    let whose = ReadFor {
         id: &claimed.conversation_id,
         // A preparation summarizes every turn it covers.
         keep_recent_tokens: None,
         // Unread: no messages were sent.
         at: Utc::now(),
     };
-    let read = read(services, reading, &stored, gathered, prior.clone()).await;
+    let read = read(services, whose, &stored, gathered, prior.clone()).await;
     let messages = &read.transcript.messages;
     let fingerprint = fingerprint(prior.clone(), Arc::clone(messages)).await;
     let (true, Some(fingerprint)) = (read.whole, fingerprint) else {

@@ -14,7 +14,7 @@ mod requests;
 pub(crate) use requests::request_lines;
 
 use crate::domain::transcript::Message;
-use crate::summary::read::HarnessPatterns;
+use crate::summary::read::Reading;
 use crate::summary::read::sentences::{Stretch, clipped};
 use crate::summary::write::narrative::{WORK_MARK, split_merged};
 
@@ -42,10 +42,10 @@ pub(crate) fn header(why: &str) -> String {
     format!("Written by compactd without a model ({why}).")
 }
 
-/// The narrative of `messages` on top of the anchor's narrative: a header
-/// saying why no model wrote it, the anchor's lines, then one line per
-/// request with its work.
-pub(crate) fn narrative(prior: Option<&str>, messages: &[Message], harness: &HarnessPatterns, why: &str) -> String {
+/// The narrative of `messages` (read into `read`) on top of the anchor's
+/// narrative: a header saying why no model wrote it, the anchor's lines,
+/// then one line per request with its work.
+pub(crate) fn narrative(prior: Option<&str>, messages: &[Message], read: &Reading, why: &str) -> String {
     let mut lines = vec![header(why)];
     let carried = |line: &&str| line.starts_with("- ") || line.starts_with(WORK_MARK);
     if let Some(prior) = prior.map(str::trim).filter(|p| !p.is_empty()) {
@@ -67,7 +67,7 @@ pub(crate) fn narrative(prior: Option<&str>, messages: &[Message], harness: &Har
             lines.extend(prior_lines.iter().map(|l| (*l).to_owned()));
         }
     }
-    lines.extend(request_lines(messages, harness));
+    lines.extend(request_lines(messages, read));
     lines.join("\n")
 }
 
@@ -76,6 +76,11 @@ mod tests {
     use super::exchange::{REQUEST_CHARS, STEP_CHARS};
     use super::*;
     use crate::domain::transcript::{Role, ToolCall};
+    use crate::summary::read::HarnessPatterns;
+
+    fn narrative(prior: Option<&str>, messages: &[Message], harness: &HarnessPatterns, why: &str) -> String {
+        super::narrative(prior, messages, &Reading::of(messages, harness, messages.len()), why)
+    }
 
     fn turn(request: &str, answer: &str, file: Option<&str>) -> Vec<Message> {
         let mut messages = vec![Message::new(Role::User, request)];

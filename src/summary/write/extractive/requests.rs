@@ -7,13 +7,13 @@ use regex::Regex;
 
 use super::exchange::{Exchange, REQUEST_CHARS, STEP_CHARS};
 use crate::domain::transcript::{Message, Role};
-use crate::summary::read::HarnessPatterns;
+use crate::summary::read::Reading;
 use crate::summary::read::briefs::{briefs, shows_issue};
 use crate::summary::read::edits::names_defined;
 use crate::summary::read::files::files_changed;
-use crate::summary::read::outcome::{Outcome, actions};
+use crate::summary::read::outcome::Outcome;
 use crate::summary::read::pasted::own_words;
-use crate::summary::read::request::{UserMessage, is_acknowledgement, read_users};
+use crate::summary::read::request::{UserMessage, is_acknowledgement};
 use crate::summary::read::sentences::{Stretch, clipped, conclusion, is_announcement, sentences, statements};
 use crate::summary::read::tool_calls::tool_name;
 
@@ -87,13 +87,12 @@ fn rest_of_request(words: &str, line: &str) -> Vec<String> {
 
 /// One line per user request in `messages`, with its conclusion and the
 /// files it changed, each followed by its work (a delta that opens mid-run
-/// starts with a `(continuing)` line).
-pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> Vec<String> {
+/// starts with a `(continuing)` line); `read` is their [`Reading`].
+pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String> {
     let mut lines = Vec::new();
     let mut exchange = Exchange::default();
-    let read = read_users(messages, harness);
-    let mut done = actions(messages).into_iter();
-    for (message, user) in messages.iter().zip(&read) {
+    let mut done = read.actions.iter();
+    for (message, user) in messages.iter().zip(&read.users) {
         match user {
             Some(UserMessage::Request(words)) => {
                 lines.extend(exchange.lines());
@@ -143,7 +142,7 @@ pub(crate) fn request_lines(messages: &[Message], harness: &HarnessPatterns) -> 
                 }
             }
             let target = action.target.replace('`', "'");
-            match action.outcome {
+            match &action.outcome {
                 Outcome::Ok(Some(line)) => exchange.step(format!("`{target}` → {line}")),
                 Outcome::Failed(line) => exchange.step(format!("`{target}` failed: {line}")),
                 _ => {}

@@ -1,0 +1,69 @@
+//! One pass over a transcript (issue 40): what each message is to the
+//! agent, what came of every tool call, and where things stand at the cut.
+//! A compaction reads its delta once into a [`Reading`], and the state at
+//! the cut, the extractive writer and the keep set all take what they need
+//! from it instead of reading the same messages again.
+
+use super::harness::{HarnessPatterns, UserText, rejection_words};
+use super::outcome::{Action, actions};
+use super::request::{UserMessage, UserReader};
+use super::state::{StateAtCut, state_at_cut};
+use crate::domain::transcript::{Message, Role};
+
+/// What a transcript's messages up to the cut say, message by message and
+/// as a whole. Each per-message list holds one entry for every message read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Reading {
+    /// A user-role message's words taken apart from the harness's (`None`:
+    /// the message is not user-role).
+    pub(crate) split: Vec<Option<UserText>>,
+    /// What each message is as the user's: a request, an answer, a command
+    /// (`None`: neither the user's nor a refused call's reason).
+    pub(crate) users: Vec<Option<UserMessage>>,
+    /// Every tool call, in order, with what came of it.
+    pub(crate) actions: Vec<Action>,
+    /// Where things stand at the cut.
+    pub(crate) state: StateAtCut,
+}
+
+impl Reading {
+    /// The reading of `messages[..cut]` (the delta a compaction summarizes:
+    /// the messages after the cut stay verbatim and are read next time).
+    pub(crate) fn of(messages: &[Message], harness: &HarnessPatterns, cut: usize) -> Self {
+        let messages = &messages[..cut.min(messages.len())];
+        let split: Vec<Option<UserText>> = messages
+            .iter()
+            .map(|message| (message.role == Role::User).then(|| harness.split(&message.content)))
+            .collect();
+        let users = users_of(messages, &split);
+        let actions = actions(messages);
+        let state = state_at_cut(messages, &users, &actions);
+        Self {
+            split,
+            users,
+            actions,
+            state,
+        }
+    }
+}
+
+/// What each message is as the user's, read in order (`None` for what is
+/// neither a user-role message nor a refused call's reason). A user message
+/// right after a command, with nothing between (no answer, no output of the
+/// command's own), is that command's expanded template.
+fn users_of(messages: &[Message], split: &[Option<UserText>]) -> Vec<Option<UserMessage>> {
+    let mut reader = UserReader::default();
+    messages
+        .iter()
+        .zip(split)
+        .map(|(message, split)| {
+            let words = match split {
+                Some(split) => Some(split.words.as_str()),
+                None => (message.role == Role::Tool)
+                    .then(|| rejection_words(&message.content))
+                    .flatten(),
+            };
+            reader.read(message, words)
+        })
+        .collect()
+}
