@@ -49,16 +49,22 @@ fn outcome_of_check(check: &Action, messages: &[Message]) -> String {
 }
 
 /// The checks line: the latest run of each check with what came of it,
-/// and what changed after the last one; `None` when nothing was changed
+/// and what changed after the last one (`changed`: the files each message
+/// changed); `None` when nothing was changed
 /// and nothing checked, or when the last actions (`shown`) already hold
 /// every run it would name and nothing changed after them.
-pub(crate) fn checks_line(messages: &[Message], actions: &[Action], shown: &[&Action]) -> Option<String> {
+pub(crate) fn checks_line(
+    messages: &[Message],
+    changed: &[Vec<String>],
+    actions: &[Action],
+    shown: &[&Action],
+) -> Option<String> {
     let checks: Vec<(String, &Action)> = actions
         .iter()
         .filter_map(|action| Some((check_of(action.command.as_deref()?)?, action)))
         .collect();
     let Some((_, last)) = checks.last() else {
-        let changed = names_changed(messages);
+        let changed = names_changed(changed);
         return (!changed.is_empty()).then(|| {
             format!(
                 "none seen: no test, build or lint ran after the {} changed",
@@ -90,7 +96,7 @@ pub(crate) fn checks_line(messages: &[Message], actions: &[Action], shown: &[&Ac
             )
         })
         .collect();
-    let after = names_changed(&messages[last.message + 1..]);
+    let after = names_changed(&changed[last.message + 1..]);
     if after.is_empty()
         && latest
             .iter()
@@ -110,7 +116,12 @@ pub(crate) fn checks_line(messages: &[Message], actions: &[Action], shown: &[&Ac
 mod tests {
     use super::*;
     use crate::domain::transcript::fixtures::{call, result};
+    use crate::summary::read::files::files_changed;
     use crate::summary::read::outcome::actions;
+
+    fn changed_by(messages: &[Message]) -> Vec<Vec<String>> {
+        messages.iter().map(files_changed).collect()
+    }
 
     fn bash(id: &str, command: &str) -> Message {
         call(id, "Bash", &serde_json::json!({ "command": command }).to_string())
@@ -125,7 +136,7 @@ mod tests {
     }
 
     fn line(messages: &[Message]) -> Option<String> {
-        checks_line(messages, &actions(messages), &[])
+        checks_line(messages, &changed_by(messages), &actions(messages), &[])
     }
 
     #[test]
@@ -193,9 +204,10 @@ mod tests {
         ];
         let all = actions(&messages);
         let last: Vec<&Action> = all.iter().collect();
-        assert_eq!(checks_line(&messages, &all, &last), None);
+        let changed = changed_by(&messages);
+        assert_eq!(checks_line(&messages, &changed, &all, &last), None);
         assert_eq!(
-            checks_line(&messages, &all, &last[..1]).as_deref(),
+            checks_line(&messages, &changed, &all, &last[..1]).as_deref(),
             Some("`cargo test` → test result: ok. 45 passed; 0 failed")
         );
     }

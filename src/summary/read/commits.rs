@@ -117,8 +117,9 @@ fn read_commits(messages: &[Message], actions: &[Action]) -> Vec<Commit> {
 
 /// The commits line: the latest commits with their hashes and subjects, on
 /// which branch, how far it was pushed, and what changed since the last
-/// one; `None` when the agent made no commit.
-pub(crate) fn commits_line(messages: &[Message], actions: &[Action]) -> Option<String> {
+/// one (`changed`: the files each message changed); `None` when the agent
+/// made no commit.
+pub(crate) fn commits_line(messages: &[Message], changed: &[Vec<String>], actions: &[Action]) -> Option<String> {
     let commits = read_commits(messages, actions);
     let last = commits.last()?;
     let earlier = commits.len().saturating_sub(SHOWN);
@@ -140,7 +141,7 @@ pub(crate) fn commits_line(messages: &[Message], actions: &[Action]) -> Option<S
         Some(at) => format!("pushed through {}, not {}", commits[at].hash, last.hash),
         None => "none pushed".to_owned(),
     };
-    let since = names_changed(&messages[last.message + 1..]);
+    let since = names_changed(&changed[last.message + 1..]);
     let uncommitted = if since.is_empty() {
         String::new()
     } else {
@@ -160,6 +161,7 @@ pub(crate) fn commits_line(messages: &[Message], actions: &[Action]) -> Option<S
 mod tests {
     use super::*;
     use crate::domain::transcript::fixtures::{call, result};
+    use crate::summary::read::files::files_changed;
     use crate::summary::read::outcome::actions;
 
     fn bash(id: &str, command: &str) -> Message {
@@ -167,7 +169,8 @@ mod tests {
     }
 
     fn line(messages: &[Message]) -> Option<String> {
-        commits_line(messages, &actions(messages))
+        let changed: Vec<Vec<String>> = messages.iter().map(files_changed).collect();
+        commits_line(messages, &changed, &actions(messages))
     }
 
     #[test]

@@ -37,11 +37,12 @@ pub(crate) fn is_inside(file: &str, folder: &str) -> bool {
         .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
 }
 
-/// The files `messages` changed, in order, once each, each by its name
-/// (with its folder where two share a name: `a/mod.rs`, `b/mod.rs`).
-pub(crate) fn names_changed(messages: &[Message]) -> Vec<String> {
-    let mut paths: Vec<String> = Vec::new();
-    for file in messages.iter().flat_map(files_changed) {
+/// The files changed by messages whose [`files_changed`] are `changed`, in
+/// order, once each, each by its name (with its folder where two share a
+/// name: `a/mod.rs`, `b/mod.rs`).
+pub(crate) fn names_changed(changed: &[Vec<String>]) -> Vec<String> {
+    let mut paths: Vec<&String> = Vec::new();
+    for file in changed.iter().flatten() {
         if !paths.contains(&file) {
             paths.push(file);
         }

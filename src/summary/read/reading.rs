@@ -1,9 +1,11 @@
 //! One pass over a transcript (issue 40): what each message is to the
-//! agent, what came of every tool call, and where things stand at the cut.
+//! agent, the files it changed, what came of every tool call, and where
+//! things stand at the cut.
 //! A compaction reads its delta once into a [`Reading`], and the state at
 //! the cut, the extractive writer and the keep set all take what they need
 //! from it instead of reading the same messages again.
 
+use super::files::files_changed;
 use super::harness::{HarnessPatterns, UserText, rejection_words};
 use super::outcome::{Action, actions};
 use super::request::{UserMessage, UserReader};
@@ -20,6 +22,8 @@ pub(crate) struct Reading {
     /// What each message is as the user's: a request, an answer, a command
     /// (`None`: neither the user's nor a refused call's reason).
     pub(crate) users: Vec<Option<UserMessage>>,
+    /// The files each message's tool calls changed ([`files_changed`]).
+    pub(crate) changed: Vec<Vec<String>>,
     /// Every tool call, in order, with what came of it.
     pub(crate) actions: Vec<Action>,
     /// Where things stand at the cut.
@@ -36,11 +40,13 @@ impl Reading {
             .map(|message| (message.role == Role::User).then(|| harness.split(&message.content)))
             .collect();
         let users = users_of(messages, &split);
+        let changed: Vec<Vec<String>> = messages.iter().map(files_changed).collect();
         let actions = actions(messages);
-        let state = state_at_cut(messages, &users, &actions);
+        let state = state_at_cut(messages, &users, &changed, &actions);
         Self {
             split,
             users,
+            changed,
             actions,
             state,
         }

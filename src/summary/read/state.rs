@@ -94,9 +94,15 @@ fn open_question(text: &str) -> Option<String> {
 }
 
 /// Where things stand at the end of `messages` (the delta a compaction
-/// summarizes), from what each of them is as the user's (`read`) and what
-/// came of every tool call (`all_actions`): see [`super::reading::Reading`].
-pub(super) fn state_at_cut(messages: &[Message], read: &[Option<UserMessage>], all_actions: &[Action]) -> StateAtCut {
+/// summarizes), from what each of them is as the user's (`read`), the files
+/// each changed (`changed`) and what came of every tool call
+/// (`all_actions`): see [`super::reading::Reading`].
+pub(super) fn state_at_cut(
+    messages: &[Message],
+    read: &[Option<UserMessage>],
+    changed: &[Vec<String>],
+    all_actions: &[Action],
+) -> StateAtCut {
     let last_user_words = read.iter().rposition(|user| {
         matches!(
             user,
@@ -140,8 +146,8 @@ pub(super) fn state_at_cut(messages: &[Message], read: &[Option<UserMessage>], a
         in_progress,
         task_list: task_list(messages),
         last_actions,
-        checks: checks_line(messages, all_actions, &shown),
-        commits: commits_line(messages, all_actions),
+        checks: checks_line(messages, changed, all_actions, &shown),
+        commits: commits_line(messages, changed, all_actions),
         waiting_on_user,
         unresolved_error,
     }

@@ -10,7 +10,6 @@ use crate::domain::transcript::{Message, Role};
 use crate::summary::read::Reading;
 use crate::summary::read::briefs::{briefs, shows_issue};
 use crate::summary::read::edits::names_defined;
-use crate::summary::read::files::files_changed;
 use crate::summary::read::outcome::Outcome;
 use crate::summary::read::pasted::own_words;
 use crate::summary::read::request::{UserMessage, is_acknowledgement};
@@ -92,7 +91,7 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
     let mut lines = Vec::new();
     let mut exchange = Exchange::default();
     let mut done = read.actions.iter();
-    for (message, user) in messages.iter().zip(&read.users) {
+    for ((message, user), changed) in messages.iter().zip(&read.users).zip(&read.changed) {
         match user {
             Some(UserMessage::Request(words)) => {
                 lines.extend(exchange.lines());
@@ -148,9 +147,9 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
                 _ => {}
             }
         }
-        for file in files_changed(message) {
-            if !exchange.files.contains(&file) {
-                exchange.files.push(file);
+        for file in changed {
+            if !exchange.files.contains(file) {
+                exchange.files.push(file.clone());
             }
         }
     }
