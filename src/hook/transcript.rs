@@ -67,8 +67,11 @@ impl Transcript {
     /// harness's summary joins the turn it falls in and adds nothing to it).
     pub(crate) fn turns(&self, harness: &HarnessPatterns) -> Vec<TurnText> {
         let messages = &self.parsed.messages;
+        // The user's words in each message, split from the harness's once:
+        // they cut the turns and are what each turn's user said.
+        let words: Vec<Option<String>> = messages.iter().map(|message| users_words(message, harness)).collect();
         let mut turns: Vec<TurnText> = Vec::new();
-        for (at, turn) in turn_of_each(messages, harness).into_iter().enumerate() {
+        for (at, turn) in turn_of_each(words.iter().map(Option::is_some)).into_iter().enumerate() {
             if turns.len() <= turn {
                 turns.push(TurnText {
                     user: None,
@@ -82,7 +85,7 @@ impl Transcript {
             };
             match message.role {
                 Role::User if current.user.is_none() => {
-                    current.user = users_words(message, harness).map(|words| clip(&words, TURN_TEXT_CHARS));
+                    current.user = words[at].as_deref().map(|words| clip(words, TURN_TEXT_CHARS));
                 }
                 Role::Assistant if !message.content.trim().is_empty() => {
                     let reply = current.assistant.get_or_insert_with(String::new);

@@ -106,16 +106,16 @@ pub(crate) fn detect(text: &str) -> Option<Format> {
     None
 }
 
-/// The turn each message belongs to: each message the user wrote
-/// themselves (not harness text) starts one; what comes before the first
-/// request (a system prompt, a harness's context) belongs to the first.
-pub(crate) fn turn_of_each(messages: &[Message], harness: &HarnessPatterns) -> Vec<usize> {
+/// The turn each message belongs to, given whether each holds words the
+/// user wrote themselves ([`users_words`]): each such message starts one;
+/// what comes before the first request (a system prompt, a harness's
+/// context) belongs to the first.
+pub(crate) fn turn_of_each(users_own: impl IntoIterator<Item = bool>) -> Vec<usize> {
     let mut turn = 0;
     let mut asked = false;
-    messages
-        .iter()
-        .map(|message| {
-            let request = users_words(message, harness).is_some();
+    users_own
+        .into_iter()
+        .map(|request| {
             if request && asked {
                 turn += 1;
             }
@@ -127,7 +127,11 @@ pub(crate) fn turn_of_each(messages: &[Message], harness: &HarnessPatterns) -> V
 
 /// Groups messages into turns (see [`turn_of_each`]).
 pub(crate) fn into_turns(parsed: Parsed, harness: &HarnessPatterns) -> (Vec<Turn>, Vec<HarnessSummary>) {
-    let turn_of_message = turn_of_each(&parsed.messages, harness);
+    let users_own = parsed
+        .messages
+        .iter()
+        .map(|message| users_words(message, harness).is_some());
+    let turn_of_message = turn_of_each(users_own);
     let first_of_turn = |turn: usize| turn_of_message.iter().position(|t| *t == turn).unwrap_or(0);
     let mut turns: Vec<Turn> = Vec::new();
     let stamps = parsed.stamps.iter().map(Some).chain(std::iter::repeat(None));
