@@ -9,13 +9,14 @@ use crate::summary::handoff::quote;
 use crate::summary::kinds::{KeepKind, Source};
 use crate::summary::read::Reading;
 use crate::summary::read::commands::written_commands;
+use crate::summary::read::files::calls_named;
 use crate::summary::read::harness::HarnessPatterns;
 use crate::summary::read::harness::{UserText, rejection_words};
 use crate::summary::read::identifiers;
 use crate::summary::read::pasted::own_words;
 use crate::summary::read::quantities::is_lifted_figure;
 use crate::summary::read::request::{UserMessage, is_acknowledgement};
-use crate::summary::read::tool_calls::called;
+use crate::summary::read::tool_calls::Named;
 
 /// How much of one tool result is read for items: an `ls -R` or a log dump
 /// says little more after its first 16 KiB.
@@ -75,10 +76,11 @@ fn named_in(text: &str, source: Source, into: &mut Vec<Sighting>) {
 /// which follows it in a message of its own, is not taken for the user's
 /// request.
 pub(crate) fn sightings_of(messages: &[Message], read: &Reading) -> Vec<Vec<Sighting>> {
+    let per_message = read.split.iter().zip(&read.users).zip(&read.calls);
     messages
         .iter()
-        .zip(read.split.iter().zip(&read.users))
-        .map(|(message, (split, user))| sightings_as(message, split.as_ref(), user.as_ref()))
+        .zip(per_message)
+        .map(|(message, ((split, user), calls))| sightings_as(message, split.as_ref(), user.as_ref(), calls))
         .collect()
 }
 
@@ -86,7 +88,7 @@ pub(crate) fn sightings_of(messages: &[Message], read: &Reading) -> Vec<Vec<Sigh
 /// once (read alone: see [`sightings_of`] for a transcript).
 pub fn sightings(message: &Message, harness: &HarnessPatterns) -> Vec<Sighting> {
     let split = (message.role == Role::User).then(|| harness.split(&message.content));
-    sightings_as(message, split.as_ref(), None)
+    sightings_as(message, split.as_ref(), None, &calls_named(message))
 }
 
 /// What the user's own words say: their request (unless they only
@@ -111,8 +113,14 @@ fn users_items(words: &str, found: &mut Vec<Sighting>) {
 }
 
 /// What `message` says, its user's words split from the harness's once
-/// (`split`, for a user-role message) and what it is in its transcript.
-fn sightings_as(message: &Message, split: Option<&UserText>, read: Option<&UserMessage>) -> Vec<Sighting> {
+/// (`split`, for a user-role message), what it is in its transcript, and
+/// what each of its tool calls names (`calls`, an assistant message's).
+fn sightings_as(
+    message: &Message,
+    split: Option<&UserText>,
+    read: Option<&UserMessage>,
+    calls: &[Named],
+) -> Vec<Sighting> {
     let mut found = Vec::new();
     match (message.role, split) {
         (Role::User, Some(split)) => {
@@ -142,9 +150,8 @@ fn sightings_as(message: &Message, split: Option<&UserText>, read: Option<&UserM
         }
         (Role::Assistant, _) => {
             named_in(&message.content, Source::Assistant, &mut found);
-            for call in &message.tool_calls {
-                let named = called(&call.name, &call.arguments);
-                for (kind, text) in named.items {
+            for named in calls {
+                for (kind, text) in named.items.iter().cloned() {
                     let moved_from = (kind == KeepKind::FileChanged)
                         .then(|| {
                             named

@@ -1,26 +1,41 @@
 //! The files an agent's tool calls changed, named as a reader would: once
 //! each, by the file's name, with its folder where two share a name.
 
-use super::tool_calls::called;
+use super::tool_calls::{Named, called};
 use crate::domain::transcript::{Message, Role};
 use crate::summary::kinds::KeepKind;
 
-/// The files an assistant message's tool calls created, wrote, edited,
-/// moved or deleted, in order, once each: its `file_changed` sightings,
-/// without reading the rest of it.
-pub(crate) fn files_changed(message: &Message) -> Vec<String> {
-    let mut files: Vec<String> = Vec::new();
+/// What each of an assistant message's tool calls names (nothing for
+/// another role's): read once, for the files it changed and the keep set.
+pub(crate) fn calls_named(message: &Message) -> Vec<Named> {
     if message.role != Role::Assistant {
-        return files;
+        return Vec::new();
     }
-    for call in &message.tool_calls {
-        for (kind, text) in called(&call.name, &call.arguments).items {
-            if kind == KeepKind::FileChanged && !files.contains(&text) {
-                files.push(text);
-            }
+    message
+        .tool_calls
+        .iter()
+        .map(|call| called(&call.name, &call.arguments))
+        .collect()
+}
+
+/// The files a message's tool calls (`calls`: what each named) created,
+/// wrote, edited, moved or deleted, in order, once each: its
+/// `file_changed` sightings, without reading the rest of it.
+pub(crate) fn changed_by_calls(calls: &[Named]) -> Vec<String> {
+    let mut files: Vec<String> = Vec::new();
+    for (kind, text) in calls.iter().flat_map(|named| &named.items) {
+        if *kind == KeepKind::FileChanged && !files.contains(text) {
+            files.push(text.clone());
         }
     }
     files
+}
+
+/// The files an assistant message's tool calls changed (see
+/// [`changed_by_calls`]).
+#[cfg(test)]
+pub(crate) fn files_changed(message: &Message) -> Vec<String> {
+    changed_by_calls(&calls_named(message))
 }
 
 /// A file's name without its folders (a line that names the request or the
@@ -37,7 +52,7 @@ pub(crate) fn is_inside(file: &str, folder: &str) -> bool {
         .is_some_and(|rest| rest.starts_with('/') && rest.len() > 1)
 }
 
-/// The files changed by messages whose [`files_changed`] are `changed`, in
+/// The files changed by messages whose [`changed_by_calls`] are `changed`, in
 /// order, once each, each by its name (with its folder where two share a
 /// name: `a/mod.rs`, `b/mod.rs`).
 pub(crate) fn names_changed(changed: &[Vec<String>]) -> Vec<String> {

@@ -5,11 +5,12 @@
 //! the cut, the extractive writer and the keep set all take what they need
 //! from it instead of reading the same messages again.
 
-use super::files::files_changed;
+use super::files::{calls_named, changed_by_calls};
 use super::harness::{HarnessPatterns, UserText, rejection_words};
 use super::outcome::{Action, actions};
 use super::request::{UserMessage, UserReader};
 use super::state::{StateAtCut, state_at_cut};
+use super::tool_calls::Named;
 use crate::domain::transcript::{Message, Role};
 
 /// What a transcript's messages up to the cut say, message by message and
@@ -22,7 +23,10 @@ pub(crate) struct Reading {
     /// What each message is as the user's: a request, an answer, a command
     /// (`None`: neither the user's nor a refused call's reason).
     pub(crate) users: Vec<Option<UserMessage>>,
-    /// The files each message's tool calls changed ([`files_changed`]).
+    /// What each of each message's tool calls names (an assistant message's:
+    /// none for another role's).
+    pub(crate) calls: Vec<Vec<Named>>,
+    /// The files each message's tool calls changed.
     pub(crate) changed: Vec<Vec<String>>,
     /// Every tool call, in order, with what came of it.
     pub(crate) actions: Vec<Action>,
@@ -40,12 +44,14 @@ impl Reading {
             .map(|message| (message.role == Role::User).then(|| harness.split(&message.content)))
             .collect();
         let users = users_of(messages, &split);
-        let changed: Vec<Vec<String>> = messages.iter().map(files_changed).collect();
+        let calls: Vec<Vec<Named>> = messages.iter().map(calls_named).collect();
+        let changed: Vec<Vec<String>> = calls.iter().map(|named| changed_by_calls(named)).collect();
         let actions = actions(messages);
         let state = state_at_cut(messages, &users, &changed, &actions);
         Self {
             split,
             users,
+            calls,
             changed,
             actions,
             state,
