@@ -18,60 +18,32 @@
 //! The hook never stands in the agent's way: when compactd cannot be
 //! reached it says so on stderr and exits 0, and it never blocks a
 //! compaction.
+//!
+//! Here, what one input makes it do ([`run`]) and what a summary made up;
+//! `input` what it is given, `transcript` the session read into turns,
+//! `record` what it tells compactd, `context` what it gives the agent back,
+//! `client` the calls.
 
 mod client;
 mod context;
+mod input;
+mod record;
 mod transcript;
 
-use std::path::PathBuf;
-
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 pub use client::CallError;
 use client::Client;
 use context::{appended_to, given_back, shown, without_held_request};
-use transcript::{Compacted, Transcript};
+pub use input::{HookError, HookOptions};
+use input::{HookInput, read};
+use record::Hook;
+use transcript::Transcript;
 
 pub use crate::domain::Harness;
-use crate::sessions::{claude_code, codex};
 use crate::summary::keep::KeepKind;
 use crate::summary::keep::invented::{Given, invented_in};
 use crate::summary::read::HarnessPatterns;
-
-/// Where compactd is and how much the hook may give back.
-#[derive(Debug, Clone)]
-pub struct HookOptions {
-    pub url: String,
-    pub api_key: Option<String>,
-    /// The hook's room, in tokens: the unverified names take a tenth of it.
-    pub max_tokens: u64,
-    /// The model's context window, reported with the usage when known.
-    pub window: Option<u64>,
-}
-
-/// The part of a hook's input the hook reads (Claude Code's and Codex's
-/// share these names); the rest is ignored.
-#[derive(Debug, Deserialize)]
-struct HookInput {
-    session_id: String,
-    transcript_path: Option<PathBuf>,
-    hook_event_name: String,
-    /// `SessionStart`: `startup`, `resume`, `clear` or `compact`.
-    source: Option<String>,
-    /// The folder the agent works in.
-    cwd: Option<PathBuf>,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum HookError {
-    #[error("the hook's input is not what {0} sends: {1}")]
-    Input(&'static str, serde_json::Error),
-    #[error("the transcript {0} cannot be read: {1}")]
-    Transcript(String, String),
-    #[error(transparent)]
-    Call(#[from] CallError),
-}
 
 /// What the hook does with one input; `Ok(Some(json))` is printed on stdout.
 pub async fn run(harness: Harness, options: &HookOptions, stdin: &str) -> Result<Option<String>, HookError> {
@@ -124,19 +96,6 @@ pub async fn run(harness: Harness, options: &HookOptions, stdin: &str) -> Result
     }))
 }
 
-/// The context window of a Claude model as Claude Code names it: 200,000
-/// tokens, or a million for the `[1m]` variants.
-fn claude_window(model: &str) -> Option<u64> {
-    let model = model.to_ascii_lowercase();
-    if !model.starts_with("claude") {
-        None
-    } else if model.contains("[1m]") {
-        Some(1_000_000)
-    } else {
-        Some(200_000)
-    }
-}
-
 /// What the harness's `summary` names that the conversation never did
 /// (SPEC §4, *Guard*): not in the transcript before the compaction, not the
 /// transcript's own path (the harness points the agent at it), and no file
@@ -168,205 +127,4 @@ fn made_up(summary: &str, transcript: &Transcript, input: &HookInput) -> Vec<Str
         .filter(|(kind, name)| !(matches!(kind, KeepKind::Path) && (exists(name) || is_transcript(name))))
         .map(|(_, name)| name)
         .collect()
-}
-
-/// The largest transcript the hook reads: past it, it says so and reads
-/// nothing (it resumes by counting the file's turns, so it reads a file
-/// whole or not at all).
-const MAX_TRANSCRIPT_BYTES: u64 = 256 * 1024 * 1024;
-
-/// A transcript's text: a regular file only (a FIFO or a device would hang
-/// the hook or fill its memory), of at most [`MAX_TRANSCRIPT_BYTES`], bytes
-/// that are not UTF-8 replaced where they stand (a line they break is
-/// skipped by the parser, not the whole file).
-fn read_text(path: &PathBuf) -> Result<String, String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    // Opened without waiting (a FIFO would wait for a writer), then looked at.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::fcntl::OFlag::O_NONBLOCK.bits())
-        .open(path)
-        .map_err(|err| err.to_string())?;
-    let metadata = file.metadata().map_err(|err| err.to_string())?;
-    if !metadata.is_file() {
-        return Err("not a regular file".into());
-    }
-    if metadata.len() > MAX_TRANSCRIPT_BYTES {
-        return Err(format!(
-            "{} bytes, more than the {MAX_TRANSCRIPT_BYTES} the hook reads",
-            metadata.len()
-        ));
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_TRANSCRIPT_BYTES)
-        .read_to_end(&mut bytes)
-        .map_err(|err| err.to_string())?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-fn read(harness: Harness, path: &PathBuf) -> Result<Transcript, HookError> {
-    let shown = path.display().to_string();
-    let text = read_text(path).map_err(|why| HookError::Transcript(shown.clone(), why))?;
-    let parsed = match harness {
-        Harness::ClaudeCode => claude_code::parse(&text),
-        Harness::Codex => codex::parse(&text),
-    }
-    .map_err(|why| HookError::Transcript(shown, why))?;
-    Ok(Transcript::new(parsed))
-}
-
-struct Hook<'a> {
-    harness: Harness,
-    options: &'a HookOptions,
-    client: &'a Client,
-    id: &'a str,
-    transcript: &'a Transcript,
-    patterns: HarnessPatterns,
-}
-
-impl Hook<'_> {
-    /// The turns so far, but the last (it may still be running), and the
-    /// context's size.
-    async fn before_compaction(&self) -> Result<(), HookError> {
-        let turns = self.transcript.turns(&self.patterns);
-        let finished = turns.len().saturating_sub(1);
-        self.store_turns(&turns[..finished]).await?;
-        // In the transcript's clock, as everything else the hook records,
-        // and after the turns it follows: one clock for the timeline.
-        if let Some(used) = self.transcript.last_used() {
-            self.usage(used, self.transcript.last_stamp(), None).await?;
-        }
-        Ok(())
-    }
-
-    /// The compaction in the ledger, with the turns before it stored first;
-    /// the summary as the ledger holds it ("" when it was not recorded).
-    async fn record(&self, compaction: &Compacted, invented: &[String]) -> Result<String, HookError> {
-        let boundary = &compaction.boundary;
-        let turns = self.transcript.turns(&self.patterns);
-        let before = turns
-            .iter()
-            .filter(|turn| turn.starts_at < boundary.next_message)
-            .count();
-        self.store_turns(&turns[..before]).await?;
-        let mark = boundary
-            .uuid
-            .clone()
-            .or_else(|| boundary.at.clone())
-            .unwrap_or_else(|| boundary.next_message.to_string());
-        if let Some(used) = boundary.pre_tokens {
-            self.usage(used, boundary.at.as_deref(), Some(&format!("{mark}:usage")))
-                .await?;
-        }
-        let trigger = match boundary.trigger.as_deref() {
-            Some("manual") => "manual",
-            _ => "harness",
-        };
-        let mut body = json!({
-            "conversation_id": self.id,
-            "messages": compaction.messages.iter().map(message_json).collect::<Vec<_>>(),
-            "summary": compaction.summary,
-            "trigger": trigger,
-            "by_host": true,
-            "harness": self.harness.as_str(),
-        });
-        if let Some(tokens) = boundary.pre_tokens {
-            body["tokens_before"] = json!(tokens);
-        }
-        if !invented.is_empty() {
-            // The ledger counts what the summary made up (the service allows 200).
-            body["invented"] = json!(invented.iter().take(200).collect::<Vec<_>>());
-        }
-        if let Some(at) = &boundary.at {
-            body["at"] = json!(at);
-        }
-        let once = self.once(&format!("{mark}:compaction"));
-        let answer = self.client.post("/summarize", &body, Some(&once)).await?;
-        // The context the agent goes on with: what the harness says it is,
-        // else the summary as compactd counts it.
-        let after = boundary
-            .post_tokens
-            .or_else(|| answer["compaction"]["tokens_after"].as_u64());
-        if let Some(used) = after {
-            self.usage(used, boundary.at.as_deref(), Some(&format!("{mark}:usage-after")))
-                .await?;
-        }
-        let recorded = match answer["success"].as_bool() {
-            Some(true) => answer["summary"].as_str().unwrap_or_default(),
-            _ => "",
-        };
-        Ok(recorded.to_owned())
-    }
-
-    async fn usage(&self, used: u64, at: Option<&str>, once: Option<&str>) -> Result<(), HookError> {
-        let mut body = json!({"conversation_id": self.id, "used": used});
-        let window = self
-            .options
-            .window
-            .or_else(|| self.transcript.model().and_then(claude_window));
-        if let Some(size) = window {
-            body["size"] = json!(size);
-        }
-        // What a compaction spares each call is priced at it (SPEC §6).
-        // A name the service would refuse is left out, never the report.
-        let nameable = |model: &&str| crate::domain::ModelName::parse("model", (*model).to_owned()).is_ok();
-        if let Some(model) = self.transcript.model().filter(nameable) {
-            body["model"] = json!(model);
-        }
-        if let Some(at) = at {
-            body["at"] = json!(at);
-        }
-        let once = once.map(|mark| self.once(mark));
-        self.client.report("/usage", &body, once.as_deref()).await?;
-        Ok(())
-    }
-
-    /// Stores the turns compactd does not have yet: those past its count.
-    async fn store_turns(&self, turns: &[transcript::TurnText]) -> Result<(), HookError> {
-        let stored = match self.client.conversation(self.id).await? {
-            Some(state) => state["turn_count"].as_u64().unwrap_or(0),
-            None => 0,
-        };
-        let from = usize::try_from(stored).unwrap_or(usize::MAX);
-        for turn in turns.iter().skip(from) {
-            let mut body = json!({"conversation_id": self.id});
-            if let Some(user) = &turn.user {
-                body["user"] = json!(user);
-            } else {
-                body["user_messages"] = json!(0);
-            }
-            if let Some(assistant) = &turn.assistant {
-                body["assistant"] = json!(assistant);
-            }
-            if let Some(at) = &turn.at {
-                body["at"] = json!(at);
-            }
-            self.client.report("/turn-ended", &body, None).await?;
-        }
-        Ok(())
-    }
-
-    /// An Idempotency-Key for one thing this session's hook records.
-    fn once(&self, mark: &str) -> String {
-        let key = format!("{}:{}:{mark}", self.harness.as_str(), self.id);
-        let visible: String = key.chars().filter(char::is_ascii_graphic).collect();
-        visible.chars().take(255).collect()
-    }
-}
-
-/// A message in `/summarize`'s chat shape.
-fn message_json(message: &crate::domain::transcript::Message) -> Value {
-    let mut out = json!({"role": message.role, "content": message.content});
-    if !message.tool_calls.is_empty() {
-        out["tool_calls"] = message
-            .tool_calls
-            .iter()
-            .map(|call| json!({"id": call.id, "name": call.name, "arguments": call.arguments}))
-            .collect();
-    }
-    if let Some(id) = &message.tool_call_id {
-        out["tool_call_id"] = json!(id);
-    }
-    out
 }
