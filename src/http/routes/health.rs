@@ -66,10 +66,17 @@ impl From<StandbyReport> for StandbyHealth {
         Self {
             state: report.state.as_str(),
             reads_on: if following { "standby" } else { "primary" },
-            lag_ms: report.lag.map(|lag| u64::try_from(lag.as_millis()).unwrap_or(u64::MAX)),
+            lag_ms: report.lag.map(whole_millis_up),
             trouble: report.trouble,
         }
     }
+}
+
+/// A lag in whole milliseconds, rounded up: a standby lagging past a
+/// limit of 300 ms by less than a millisecond shows 301, never the 300 it
+/// is said to be past.
+fn whole_millis_up(lag: Duration) -> u64 {
+    u64::try_from(lag.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX)
 }
 
 /// Liveness
@@ -95,5 +102,18 @@ pub(crate) async fn readyz(State(app): State<AppState>) -> ApiResult<Json<Health
             standby: app.services.standby().map(StandbyHealth::from),
         })),
         _ => Err(ApiError::Unavailable),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lag_past_its_limit_by_a_fraction_of_a_millisecond_shows_past_it() {
+        assert_eq!(whole_millis_up(Duration::from_micros(300_400)), 301);
+        assert_eq!(whole_millis_up(Duration::from_millis(300)), 300);
+        assert_eq!(whole_millis_up(Duration::ZERO), 0);
+        assert_eq!(whole_millis_up(Duration::from_nanos(1)), 1);
     }
 }
