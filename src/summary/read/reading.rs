@@ -39,6 +39,16 @@ impl Reading {
     /// the messages after the cut stay verbatim and are read next time).
     pub(crate) fn of(messages: &[Message], harness: &HarnessPatterns, cut: usize) -> Self {
         let messages = &messages[..cut.min(messages.len())];
+        let mut reading = Self::of_messages(messages, harness);
+        reading.state = state_at_cut(messages, &reading.users, &reading.changed, &reading.actions);
+        reading
+    }
+
+    /// The reading of every message, message by message, with no state at
+    /// the cut (left at its default): for a merge's tail after a prepared
+    /// summary, whose lines need what each message is and nothing of where
+    /// things stand.
+    pub(crate) fn of_messages(messages: &[Message], harness: &HarnessPatterns) -> Self {
         let split: Vec<Option<UserText>> = messages
             .iter()
             .map(|message| (message.role == Role::User).then(|| harness.split(&message.content)))
@@ -47,14 +57,13 @@ impl Reading {
         let calls: Vec<Vec<Named>> = messages.iter().map(calls_named).collect();
         let changed: Vec<Vec<String>> = calls.iter().map(|named| changed_by_calls(named)).collect();
         let actions = actions(messages);
-        let state = state_at_cut(messages, &users, &changed, &actions);
         Self {
             split,
             users,
             calls,
             changed,
             actions,
-            state,
+            state: StateAtCut::default(),
         }
     }
 }

@@ -120,8 +120,8 @@ pub(crate) struct PreparedNarrative<'a> {
 pub(crate) async fn merge(prepared: PreparedNarrative<'_>, delta: &[Message], rules: Rules<'_>) -> Draft {
     // The messages after the preparation read on their own: read as the
     // tail of the compaction's reading, a command or a call before them
-    // would change what they are.
-    let since = extractive::request_lines(delta, &Reading::of(delta, rules.harness, delta.len()));
+    // would change what they are. Their lines need no state at the cut.
+    let since = extractive::request_lines(delta, &Reading::of_messages(delta, rules.harness));
     let narrative = merged(prepared.narrative, &since);
     let finished = finish_off_thread(rules.parts(&narrative, Shape::Prose), rules.keep, rules.max_tokens).await;
     Draft {
