@@ -44,6 +44,7 @@ fn outcome_of_check(check: &Action, messages: &[Message]) -> String {
             Some(line) => format!("failed: {line}"),
             None => tally.clone().unwrap_or_else(|| "ok".to_owned()),
         },
+        Outcome::Refused(_) | Outcome::Interrupted => check.outcome.refusal(),
         Outcome::Pending => "no result yet".to_owned(),
     }
 }

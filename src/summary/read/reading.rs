@@ -12,6 +12,7 @@ use super::request::{UserMessage, UserReader};
 use super::state::{StateAtCut, state_at_cut};
 use super::tool_calls::Named;
 use crate::domain::transcript::{Message, Role};
+use crate::summary::kinds::KeepKind;
 
 /// What a transcript's messages up to the cut say, message by message and
 /// as a whole. Each per-message list holds one entry for every message read.
@@ -54,9 +55,26 @@ impl Reading {
             .map(|message| (message.role == Role::User).then(|| harness.split(&message.content)))
             .collect();
         let users = users_of(messages, &split);
-        let calls: Vec<Vec<Named>> = messages.iter().map(calls_named).collect();
-        let changed: Vec<Vec<String>> = calls.iter().map(|named| changed_by_calls(named)).collect();
         let actions = actions(messages);
+        let mut calls: Vec<Vec<Named>> = messages.iter().map(calls_named).collect();
+        // A refused edit, or one that failed, changed no file (issue 41):
+        // the paths it named stay, as paths.
+        for action in actions.iter().filter(|action| action.wrote_nothing()) {
+            if let Some(named) = calls
+                .get_mut(action.message)
+                .and_then(|named| named.get_mut(action.call))
+            {
+                for (kind, _) in named
+                    .items
+                    .iter_mut()
+                    .filter(|(kind, _)| *kind == KeepKind::FileChanged)
+                {
+                    *kind = KeepKind::Path;
+                }
+                named.moves.clear();
+            }
+        }
+        let changed: Vec<Vec<String>> = calls.iter().map(|named| changed_by_calls(named)).collect();
         Self {
             split,
             users,
@@ -87,4 +105,55 @@ fn users_of(messages: &[Message], split: &[Option<UserText>]) -> Vec<Option<User
             reader.read(message, words)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::transcript::fixtures::{call, result};
+
+    const REFUSED: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
+
+    #[test]
+    fn a_refused_edit_changed_no_file_and_a_refused_test_run_is_never_ok() {
+        let messages = [
+            Message::new(Role::User, "Make the retry back off exponentially."),
+            call(
+                "1",
+                "Edit",
+                r#"{"file_path":"src/retry.rs","old_string":"a","new_string":"b"}"#,
+            ),
+            result("1", "The file src/retry.rs has been updated."),
+            call(
+                "2",
+                "Edit",
+                r#"{"file_path":"src/backoff.rs","old_string":"a","new_string":"b"}"#,
+            ),
+            result("2", REFUSED),
+            call("3", "Bash", r#"{"command":"cargo test --workspace"}"#),
+            result("3", REFUSED),
+        ];
+
+        let reading = Reading::of(&messages, &HarnessPatterns::default(), messages.len());
+
+        let changed: Vec<&String> = reading.changed.iter().flatten().collect();
+        assert_eq!(changed, ["src/retry.rs"], "the refused edit wrote nothing");
+        assert!(
+            reading.calls[3][0]
+                .items
+                .contains(&(KeepKind::Path, "src/backoff.rs".to_owned())),
+            "its path is still named: {:?}",
+            reading.calls[3]
+        );
+        let lines = reading.state.lines().join("\n");
+        assert!(
+            lines.contains("Bash `cargo test --workspace` → refused by the user, never ran"),
+            "{lines}"
+        );
+        assert!(
+            lines.contains("Edit `src/backoff.rs` → refused by the user, never ran"),
+            "{lines}"
+        );
+        assert!(!lines.contains("workspace` → ok"), "{lines}");
+    }
 }

@@ -7,7 +7,7 @@
 mod results;
 mod target;
 
-use results::outcome_of;
+use results::{is_interruption, outcome_of};
 use target::target_of;
 
 use super::tool_calls::tool_name;
@@ -28,8 +28,10 @@ pub(crate) struct Action {
     /// the same command, or the same file.
     pub subject: String,
     pub outcome: Outcome,
-    /// The index of the message that made the call…
+    /// The index of the message that made the call, and of the call among
+    /// its calls…
     pub message: usize,
+    pub call: usize,
     /// …and of the one that answered it.
     pub result: Option<usize>,
 }
@@ -46,6 +48,7 @@ impl Action {
             Outcome::Ok(None) => "ok".to_owned(),
             Outcome::Ok(Some(line)) => format!("ok: {line}"),
             Outcome::Failed(line) => format!("failed: {line}"),
+            Outcome::Refused(_) | Outcome::Interrupted => self.outcome.refusal(),
             Outcome::Pending => "no result yet".to_owned(),
         };
         format!("{}{target} → {outcome}", self.tool)
@@ -60,7 +63,7 @@ pub(crate) fn actions(messages: &[Message]) -> Vec<Action> {
     for (at, message) in messages.iter().enumerate() {
         match message.role {
             Role::Assistant => {
-                for call in &message.tool_calls {
+                for (index, call) in message.tool_calls.iter().enumerate() {
                     let (target, subject, command) = target_of(&call.arguments);
                     open.push((call.id.clone(), found.len()));
                     found.push(Action {
@@ -70,6 +73,7 @@ pub(crate) fn actions(messages: &[Message]) -> Vec<Action> {
                         subject,
                         outcome: Outcome::Pending,
                         message: at,
+                        call: index,
                         result: None,
                     });
                 }
@@ -85,10 +89,26 @@ pub(crate) fn actions(messages: &[Message]) -> Vec<Action> {
                     found[action].result = Some(at);
                 }
             }
+            // Claude Code's "[Request interrupted by user for tool use]"
+            // with no result for the call: the user stopped it.
+            Role::User if is_interruption(&message.content) => {
+                for (_, action) in open.drain(..) {
+                    found[action].outcome = Outcome::Interrupted;
+                }
+            }
             _ => {}
         }
     }
     found
+}
+
+impl Action {
+    /// Whether the call certainly left its files as they were: the user
+    /// refused it, or a tool that writes files (not a shell, whose command
+    /// may have done part of its work) failed or was stopped.
+    pub(crate) fn wrote_nothing(&self) -> bool {
+        matches!(self.outcome, Outcome::Refused(_)) || (self.command.is_none() && self.outcome.fell_through())
+    }
 }
 
 /// The latest failure not set right since by a success on the same subject.
@@ -122,6 +142,13 @@ mod tests {
             result("3", "test result: ok. 12 passed; 0 failed"),
             call("4", "Bash", r#"{"command":"git push"}"#),
         ];
+        let mut stopped = messages.to_vec();
+        stopped.push(Message::new(Role::User, "[Request interrupted by user for tool use]"));
+        assert_eq!(
+            actions(&stopped)[3].render(),
+            "Bash `git push` → interrupted by the user",
+            "a call the user stopped before its result came"
+        );
         let found = actions(&messages);
         assert_eq!(
             found.iter().map(Action::render).collect::<Vec<_>>(),

@@ -7,6 +7,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::summary::read::git_lines::{is_commit_line, is_push_line};
+use crate::summary::read::harness::rejection_words;
 use crate::summary::read::sentences::one_line;
 
 /// The most of an error or a result line an action shows.
@@ -48,8 +49,56 @@ pub(crate) enum Outcome {
     Ok(Option<String>),
     /// It failed, with its first error line.
     Failed(String),
+    /// The user refused it when asked: it never ran (an edit was not
+    /// written); with what they said instead, if anything.
+    Refused(Option<String>),
+    /// The user stopped it: what it did, if anything, is unknown.
+    Interrupted,
     /// No result came before the cut.
     Pending,
+}
+
+impl Outcome {
+    /// Whether the call did not do its work: it failed, was refused or was
+    /// stopped (a result not yet come is neither).
+    pub(crate) fn fell_through(&self) -> bool {
+        matches!(self, Self::Failed(_) | Self::Refused(_) | Self::Interrupted)
+    }
+
+    /// What a refused or stopped call came to, as a summary says it: never
+    /// as having worked.
+    pub(crate) fn refusal(&self) -> String {
+        match self {
+            Self::Refused(None) => "refused by the user, never ran".to_owned(),
+            Self::Refused(Some(words)) => format!("refused by the user, never ran; they said: {words}"),
+            Self::Interrupted => "interrupted by the user".to_owned(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// A harness's answer for a call the user refused: Claude Code's "The user
+/// doesn't want to proceed with this tool use…" (with the user's words
+/// after it, if they typed any) and "…doesn't want to take this action right
+/// now", Codex's "exec command rejected by user" / "patch rejected by user".
+static REFUSAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?s)\A\s*(?:The user doesn't want to (?:proceed with this tool use|take this action right now)\.",
+        r"|(?:exec command|patch) rejected by user\b|This action was rejected due to unacceptable risk\.)",
+    ))
+    .expect("a valid pattern")
+});
+/// A harness's answer for a call the user stopped while it ran (Claude
+/// Code's "[Request interrupted by user for tool use]", Codex's "aborted").
+static INTERRUPTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\A\s*(?:\[Request interrupted by user[^\]\n]*\]|aborted(?: by (?:the )?user)?\.?\s*\z)")
+        .expect("a valid pattern")
+});
+
+/// Whether a user-role message is Claude Code's word that the user stopped
+/// the agent ("[Request interrupted by user…]").
+pub(super) fn is_interruption(text: &str) -> bool {
+    text.trim_start().starts_with("[Request interrupted by user")
 }
 
 /// What a tool's result says of the call: failed (with its first error
@@ -71,6 +120,13 @@ pub(crate) fn outcome_of(result: &str) -> Outcome {
                 .and_then(|found| found[1].parse::<i64>().ok()),
         ),
     };
+    if REFUSAL.is_match(&text) {
+        let words = rejection_words(&text).map(|words| one_line(words, LINE_CHARS));
+        return Outcome::Refused(words);
+    }
+    if INTERRUPTION.is_match(&text) {
+        return Outcome::Interrupted;
+    }
     if let Some(found) = TOOL_ERROR.captures(&text) {
         let first = found[1]
             .lines()
@@ -126,6 +182,43 @@ mod tests {
         assert_eq!(
             outcome_of("bash: foo: command not found"),
             Outcome::Failed("bash: foo: command not found".into())
+        );
+    }
+
+    #[test]
+    fn a_call_the_user_refused_or_stopped_never_worked() {
+        assert_eq!(
+            outcome_of(
+                "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed."
+            ),
+            Outcome::Refused(None)
+        );
+        assert_eq!(
+            outcome_of(
+                "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\nrun only the unit tests"
+            ),
+            Outcome::Refused(Some("run only the unit tests".into()))
+        );
+        assert_eq!(
+            outcome_of(
+                "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."
+            ),
+            Outcome::Refused(None)
+        );
+        assert_eq!(outcome_of("exec command rejected by user"), Outcome::Refused(None));
+        assert_eq!(
+            outcome_of(r#"{"output":"patch rejected by user","metadata":{"exit_code":1}}"#),
+            Outcome::Refused(None)
+        );
+        assert_eq!(
+            outcome_of("[Request interrupted by user for tool use]"),
+            Outcome::Interrupted
+        );
+        assert_eq!(outcome_of("aborted"), Outcome::Interrupted);
+        assert_eq!(
+            outcome_of("aborted: 3 jobs left behind"),
+            Outcome::Ok(None),
+            "a word at the start of output is not the harness's answer"
         );
     }
 

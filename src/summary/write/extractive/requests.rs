@@ -144,6 +144,9 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
             match &action.outcome {
                 Outcome::Ok(Some(line)) => exchange.step(format!("`{target}` → {line}")),
                 Outcome::Failed(line) => exchange.step(format!("`{target}` failed: {line}")),
+                Outcome::Refused(_) | Outcome::Interrupted => {
+                    exchange.step(format!("`{target}` {}", action.outcome.refusal()));
+                }
                 _ => {}
             }
         }
