@@ -62,5 +62,6 @@ mod summarize;
 #[path = "../../bench/synthetic/mod.rs"]
 mod synthetic;
 mod transitions;
+mod truth;
 mod turn_ended;
 mod usage;

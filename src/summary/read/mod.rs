@@ -26,12 +26,14 @@ pub(super) mod outcome;
 pub(super) mod pasted;
 pub(super) mod quantities;
 mod reading;
+mod relied;
 pub(super) mod request;
 pub(super) mod sentences;
 pub(super) mod shell;
 pub(crate) mod state;
 mod tasks;
 pub(super) mod tool_calls;
+mod values;
 
 pub use harness::HarnessPatterns;
 pub(crate) use harness::users_words;

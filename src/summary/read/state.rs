@@ -8,9 +8,11 @@
 use super::checks::checks_line;
 use super::commits::commits_line;
 use super::outcome::{Action, Outcome, unresolved};
+use super::relied::relied_on;
 use super::request::UserMessage;
 use super::sentences::{leading, one_line, sentences};
 use super::tasks::{is_task_tool, task_list};
+use super::values::changed_values;
 use crate::domain::transcript::{Message, Role};
 
 /// The pinned heading of the section.
@@ -36,6 +38,8 @@ pub struct StateAtCut {
     pub in_progress: Option<String>,
     /// The agent's own task list (Claude Code's `TodoWrite`, Codex's `update_plan`).
     pub task_list: Option<String>,
+    /// Values the conversation changed: `budget $60 (earlier $75)`.
+    pub changed_values: Vec<String>,
     pub last_actions: Vec<String>,
     /// The last test, build and lint runs, and what changed after them.
     pub checks: Option<String>,
@@ -43,6 +47,9 @@ pub struct StateAtCut {
     pub commits: Option<String>,
     pub waiting_on_user: Option<String>,
     pub unresolved_error: Option<String>,
+    /// Lines of tool output a later message of the agent's used a value of,
+    /// with the call that showed each.
+    pub relied_on: Vec<String>,
 }
 
 impl StateAtCut {
@@ -59,6 +66,9 @@ impl StateAtCut {
         }
         if let Some(doing) = &self.in_progress {
             lines.push(format!("- In progress: {doing}"));
+        }
+        if !self.changed_values.is_empty() {
+            lines.push(format!("- Values now: {}", self.changed_values.join("; ")));
         }
         if let Some(tasks) = &self.task_list {
             lines.push(format!("- Task list: {tasks}"));
@@ -77,6 +87,9 @@ impl StateAtCut {
         }
         if let Some(error) = &self.unresolved_error {
             lines.push(format!("- Unresolved error: {error}"));
+        }
+        for line in &self.relied_on {
+            lines.push(format!("- From tool output: {line}"));
         }
         lines
     }
@@ -141,15 +154,26 @@ pub(super) fn state_at_cut(
         .collect();
     let last_actions: Vec<String> = shown.iter().rev().map(|action| action.render()).collect();
     let unresolved_error = unresolved_error(all_actions, &shown, last_user_words);
+    // What the user and the agent said, for the values they changed.
+    let said = messages
+        .iter()
+        .zip(read)
+        .filter_map(|(message, user)| match (message.role, user) {
+            (Role::Assistant, _) => Some(message.content.as_str()),
+            (_, Some(UserMessage::Request(words) | UserMessage::Answer(words))) => Some(words.as_str()),
+            _ => None,
+        });
     StateAtCut {
         then,
         in_progress,
         task_list: task_list(messages),
+        changed_values: changed_values(said),
         last_actions,
         checks: checks_line(messages, changed, all_actions, &shown),
         commits: commits_line(messages, changed, all_actions),
         waiting_on_user,
         unresolved_error,
+        relied_on: relied_on(messages, all_actions),
     }
 }
 

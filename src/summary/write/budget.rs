@@ -62,6 +62,8 @@ impl<'a> Parts<'a> {
             then: Vec::new(),
             in_progress: None,
             task_list: None,
+            changed_values: Vec::new(),
+            relied_on: Vec::new(),
             last_actions: Vec::new(),
             checks: None,
             commits: None,

@@ -355,6 +355,8 @@ mod tests {
             then: vec!["answered: Great!".into()],
             in_progress: Some("Raising the backoff in src/retry.rs to 774ms.".into()),
             task_list: None,
+            changed_values: Vec::new(),
+            relied_on: Vec::new(),
             last_actions: vec!["Bash `cargo test` → failed: backoff too short".into()],
             checks: None,
             commits: None,

@@ -1,0 +1,166 @@
+//! Values the agent took from tool output (issue 41): a line near the top of
+//! a tool's result — a contact's name, a PR number, a timeout, a row count —
+//! that a later message of the agent's used. The summary keeps the line
+//! with the call it came from, where the bare value alone would say nothing.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::outcome::{Action, Outcome};
+use super::sentences::one_line;
+use crate::domain::transcript::{Message, Role};
+
+/// How far into a result a value counts as at its top: lines…
+const TOP_LINES: usize = 40;
+/// …and bytes.
+const TOP_BYTES: usize = 4096;
+/// How many lines one result gives at most…
+const PER_RESULT: usize = 2;
+/// …and how many the summary shows (the latest results').
+const SHOWN: usize = 5;
+/// The most of a line shown.
+const LINE_CHARS: usize = 160;
+
+/// A token that names one thing: it has a digit (`#4821`, `45s`, `1,204`,
+/// `v2.3.1`), an inner capital or underscore (`fetchUser`, `ERR_TIMEOUT`),
+/// an `@` (an address), or is a run of capitalized words (`Dana Whitfield`).
+static TOKEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"\p{Lu}\p{Ll}+(?:[ \t]\p{Lu}\p{Ll}+)+",
+        r"|[\p{L}\d#$][\p{L}\d_.,:/#@$%-]*[\p{L}\d%]",
+    ))
+    .expect("a valid pattern")
+});
+
+/// Whether `token` names one thing rather than being a common word or a
+/// small number.
+fn is_distinctive(token: &str) -> bool {
+    let chars = token.chars().count();
+    let digits = token.chars().filter(char::is_ascii_digit).count();
+    let has_inner_capital = token.chars().skip(1).any(char::is_uppercase) && token.chars().any(char::is_lowercase);
+    let name = token.contains([' ', '\t']);
+    (digits > 0 && chars >= 3)
+        || (chars >= 5 && (token.contains('_') || has_inner_capital))
+        || token.contains('@')
+        || name
+}
+
+/// The distinctive tokens of `text`.
+fn tokens(text: &str) -> impl Iterator<Item = &str> {
+    TOKEN
+        .find_iter(text)
+        .map(|m| m.as_str().trim_end_matches(['.', ',', ':']))
+        .filter(|token| is_distinctive(token))
+}
+
+/// What an assistant message says and passes to its calls.
+fn said_by(message: &Message) -> String {
+    let mut said = message.content.clone();
+    for call in &message.tool_calls {
+        said.push('\n');
+        said.push_str(&call.arguments);
+    }
+    said
+}
+
+/// The top of a result: its first lines, within a few kilobytes.
+fn top(result: &str) -> impl Iterator<Item = &str> {
+    let mut end = result.len().min(TOP_BYTES);
+    while !result.is_char_boundary(end) {
+        end -= 1;
+    }
+    result[..end].lines().take(TOP_LINES)
+}
+
+/// The lines at the top of tool results that a later message of the
+/// agent's used a value of, each with the call that showed it:
+/// `Read 'crm/contacts.json' showed: "owner: Dana Whitfield"`; the latest
+/// results' last.
+pub(crate) fn relied_on(messages: &[Message], actions: &[Action]) -> Vec<String> {
+    let said: Vec<Option<String>> = messages
+        .iter()
+        .map(|message| (message.role == Role::Assistant).then(|| said_by(message)))
+        .collect();
+    let mut shown: Vec<String> = Vec::new();
+    for action in actions {
+        let (Some(at), Outcome::Ok(_)) = (action.result, &action.outcome) else {
+            continue;
+        };
+        // What the agent knew before the result is not taken from it.
+        let known_before = said[..at].iter().flatten().map(String::as_str).collect::<Vec<_>>();
+        let used_after: Vec<&str> = said[at + 1..].iter().flatten().map(String::as_str).collect();
+        let mut lines: Vec<String> = Vec::new();
+        for line in top(&messages[at].content) {
+            let relied = tokens(line).any(|token| {
+                !known_before.iter().any(|text| text.contains(token))
+                    && used_after.iter().any(|text| text.contains(token))
+            });
+            if relied {
+                let line = one_line(line.trim(), LINE_CHARS);
+                if !lines.contains(&line) {
+                    lines.push(line);
+                }
+            }
+            if lines.len() == PER_RESULT {
+                break;
+            }
+        }
+        let source = format!("{} `{}`", action.tool, action.target.replace('`', "'"));
+        shown.extend(
+            lines
+                .into_iter()
+                .map(|line| format!("{source} showed: \"{}\"", line.replace('"', "'"))),
+        );
+    }
+    shown.split_off(shown.len().saturating_sub(SHOWN))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::transcript::fixtures::{call, result};
+    use crate::summary::read::outcome::actions;
+
+    #[test]
+    fn a_value_from_the_top_of_a_result_that_the_agent_used_is_kept_with_its_source() {
+        let messages = [
+            Message::new(Role::User, "Email the owner of the Acme account about the renewal."),
+            call("1", "Read", r#"{"file_path":"crm/accounts/acme.json"}"#),
+            result(
+                "1",
+                "{\n  \"account\": \"Acme\",\n  \"owner\": \"Dana Whitfield\",\n  \"renewal_date\": \"2027-02-01\",\n  \"seats\": 40\n}",
+            ),
+            call("2", "Bash", r#"{"command":"gh pr list --search renewal"}"#),
+            result(
+                "2",
+                "4821  Renewal reminder template  feature/renewal  OPEN\n77  Old thing  x  CLOSED",
+            ),
+            Message::new(
+                Role::Assistant,
+                "I'll draft the email to Dana Whitfield, reusing the template from PR #4821.",
+            ),
+        ];
+
+        let kept = relied_on(&messages, &actions(&messages));
+
+        assert_eq!(
+            kept,
+            [
+                "Read `crm/accounts/acme.json` showed: \"'owner': 'Dana Whitfield',\"",
+                "Bash `gh pr list --search renewal` showed: \"4821 Renewal reminder template feature/renewal OPEN\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn what_the_agent_knew_before_or_never_used_is_not_kept() {
+        let messages = [
+            Message::new(Role::Assistant, "Checking whether src/retry.rs still has MAX_RETRIES."),
+            call("1", "Bash", r#"{"command":"grep -n MAX_RETRIES src/retry.rs"}"#),
+            result("1", "12:const MAX_RETRIES: u32 = 5;\n13:const BACKOFF_MS: u64 = 250;"),
+            Message::new(Role::Assistant, "MAX_RETRIES is there; moving on."),
+        ];
+        assert!(relied_on(&messages, &actions(&messages)).is_empty());
+    }
+}
