@@ -64,4 +64,5 @@ mod synthetic;
 mod transitions;
 mod truth;
 mod turn_ended;
+mod unusable;
 mod usage;

@@ -71,6 +71,24 @@ pub(crate) async fn write(
                     ..draft
                 })
             }
+            // The anchor is never replaced by what is no summary.
+            Err(Unfolded::Unusable {
+                why,
+                calls,
+                input_tokens,
+                output_tokens,
+            }) => {
+                metrics::counter!("compactd_summary_fallbacks_total", "reason" => "unusable").increment(1);
+                let draft = extractive_draft(anchor, messages, rules, why).await;
+                Ok(Draft {
+                    fallback: Some(why),
+                    upstream_calls: calls,
+                    upstream_input_tokens: input_tokens,
+                    upstream_output_tokens: output_tokens,
+                    model: Some(summary_model.model.clone()),
+                    ..draft
+                })
+            }
         },
         Via::Extractive(why) => Ok(extractive_draft(anchor, messages, rules, why).await),
     }

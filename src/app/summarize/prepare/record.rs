@@ -8,7 +8,7 @@ use super::Outcome;
 use super::still_stands;
 use crate::app::Services;
 use crate::app::keep_set::{Observation, TakenIn};
-use crate::llm::{LlmError, UpstreamModel};
+use crate::llm::UpstreamModel;
 use crate::policy::prepare::Reason;
 use crate::store::preparations::{self, Claimed, Kept, Written};
 use crate::store::{StoreResult, conversations};
@@ -60,7 +60,7 @@ pub(super) async fn failed(
     services: &Services,
     claimed: &Claimed,
     model: &UpstreamModel,
-    error: &LlmError,
+    error: &(dyn std::fmt::Display + Sync),
 ) -> StoreResult<Outcome> {
     tracing::info!(%error, model = %model.model, preparation = claimed.seq, "a summary could not be prepared upstream");
     dropped(services, claimed, Reason::Upstream).await

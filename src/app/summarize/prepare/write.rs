@@ -15,13 +15,12 @@ use crate::app::Services;
 use crate::app::budget::{Reservation, summary_estimate};
 use crate::app::summarize::read::{Read, ReadFor, read};
 use crate::domain::transcript::Message;
-use crate::llm::refusal::ContextRefusal;
-use crate::llm::{LlmError, UpstreamModel};
+use crate::llm::UpstreamModel;
 use crate::policy::prepare::{self, Covered, Reason};
 use crate::store::preparations::{Claimed, Written};
 use crate::store::{self, StoreResult};
 use crate::summary::Via;
-use crate::summary::summarizer::{self, Rules};
+use crate::summary::summarizer::{self, Draft, Rules};
 use crate::summary::write::prompt::PROMPT_VERSION;
 
 /// Writes the claimed preparation and records it; what became of it.
@@ -132,14 +131,21 @@ async fn ask(
         return dropped(services, claimed, Reason::Upstream).await.map(Err);
     };
     let draft = match written {
-        // What the model's context cannot hold is not prepared: the
-        // compaction writes it then, extractively, and says why.
-        Ok(draft) if draft.fallback.is_some() => {
-            let calls = u64::from(draft.upstream_calls);
-            let spent = (draft.upstream_input_tokens, draft.upstream_output_tokens);
-            services.true_up(&claimed.tenant, reserved, spent, calls).await;
-            let refused = LlmError::ContextLength(ContextRefusal::default());
-            return failed(services, claimed, model, &refused).await.map(Err);
+        // What the model's context cannot hold, or what it answered with
+        // no summary, is not prepared: the compaction writes it then, and
+        // says why if it must do without the model.
+        Ok(Draft {
+            fallback: Some(why),
+            upstream_calls,
+            upstream_input_tokens,
+            upstream_output_tokens,
+            ..
+        }) => {
+            let spent = (upstream_input_tokens, upstream_output_tokens);
+            services
+                .true_up(&claimed.tenant, reserved, spent, u64::from(upstream_calls))
+                .await;
+            return failed(services, claimed, model, &why).await.map(Err);
         }
         Ok(draft) => draft,
         Err(error) => {

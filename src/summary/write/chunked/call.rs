@@ -6,6 +6,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::outcome::{OUT_OF_TIME, Step, Unfolded};
+use super::usable::{Shown, unusable};
 use crate::domain::transcript::clip;
 use crate::llm::evidence::Reading;
 use crate::llm::{CompletionRequest, LlmError, UpstreamModel, tokens};
@@ -51,19 +52,21 @@ async fn prompt_tokens(system: &str, user: &str) -> u64 {
 }
 
 /// One anchored call.
-pub(super) struct Call {
+pub(super) struct Call<'a> {
     pub(super) system: String,
     pub(super) user: String,
     pub(super) max_tokens: u64,
+    /// The narrative the answer replaces.
+    pub(super) anchor: Option<&'a str>,
 }
 
-impl Call {
+impl Call<'_> {
     pub(super) async fn send(self, model: &UpstreamModel, spent: &mut Spent) -> Result<String, Step> {
         let sent = prompt_tokens(&self.system, &self.user).await;
         let request = CompletionRequest {
             model: model.model.clone(),
-            system: self.system,
-            user: self.user,
+            system: self.system.clone(),
+            user: self.user.clone(),
             max_tokens: u32::try_from(self.max_tokens.max(1)).unwrap_or(u32::MAX),
             temperature: TEMPERATURE,
         };
@@ -94,6 +97,20 @@ impl Call {
                     Reading::Whole => {}
                 }
                 spent.answered_by = completion.model;
+                let shown = Shown {
+                    system: &self.system,
+                    user: &self.user,
+                    anchor: self.anchor,
+                };
+                if let Some(why) = unusable(&completion.text, &shown) {
+                    tracing::info!(model = %request.model, why, "the upstream's answer is no summary");
+                    return Err(Step::Stop(Unfolded::Unusable {
+                        why,
+                        calls: 0,
+                        input_tokens: None,
+                        output_tokens: None,
+                    }));
+                }
                 Ok(clip(&completion.text, MAX_SUMMARY_BYTES))
             }
             Err(LlmError::ContextLength(refusal)) => {

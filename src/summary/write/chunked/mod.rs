@@ -8,6 +8,7 @@
 mod call;
 mod outcome;
 mod parts;
+mod usable;
 
 use std::time::Duration;
 
@@ -63,6 +64,14 @@ pub(crate) async fn fold(
             }
             Err(Step::Refused) => {}
             Err(Step::Stop(Unfolded::DoesNotFit(why, _))) => return Err(Unfolded::DoesNotFit(why, spent.calls)),
+            Err(Step::Stop(Unfolded::Unusable { why, .. })) => {
+                return Err(Unfolded::Unusable {
+                    why,
+                    calls: spent.calls,
+                    input_tokens: spent.input,
+                    output_tokens: spent.output,
+                });
+            }
             Err(Step::Stop(failed)) => return Err(failed),
         }
     }
@@ -82,6 +91,7 @@ async fn whole(
         system: system_prompt(budget),
         user,
         max_tokens: budget,
+        anchor,
     };
     call.send(model, spent).await
 }
@@ -119,6 +129,7 @@ async fn in_chunks(
             system: system_prompt(max_tokens),
             user,
             max_tokens,
+            anchor: anchor.as_deref(),
         };
         anchor = Some(call.send(model, spent).await?);
     }

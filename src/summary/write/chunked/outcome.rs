@@ -31,6 +31,15 @@ pub(crate) enum Unfolded {
     /// deadline): the reason, for the extractive fallback, and the calls
     /// made before it was found.
     DoesNotFit(&'static str, u32),
+    /// The upstream answered with no summary (an echo of the prompt, a
+    /// loop, a few words for a long anchor): why, and what the calls took
+    /// (filled in as the fold ends).
+    Unusable {
+        why: &'static str,
+        calls: u32,
+        input_tokens: Option<u64>,
+        output_tokens: Option<u64>,
+    },
 }
 
 /// How one plan ended short of a narrative.

@@ -1,0 +1,216 @@
+//! Whether an upstream's answer is a summary at all (SPEC §3 *Fail-soft*:
+//! unusable output). A small local model may answer with the prompt's own
+//! last line, a few words where the anchor held pages, or one sentence over
+//! and over; stored as the narrative, any of them loses the anchor. Such an
+//! answer is never taken: the summary is written without the model, and
+//! says why.
+
+use std::collections::HashSet;
+
+pub(crate) const ECHOED: &str = "the summary model answered with its own instructions, not a summary";
+pub(crate) const TOO_SHORT: &str =
+    "the summary model's answer was far shorter than the summary it would replace and kept nothing of it";
+pub(crate) const LOOPING: &str = "the summary model's answer repeated itself in a loop";
+
+/// An anchor shorter than this (in words) may well be replaced by a few.
+const ANCHOR_WORDS_WORTH_KEEPING: usize = 80;
+/// An answer this many times shorter than its anchor must show it kept some.
+const SHORTER_BY: usize = 8;
+/// The anchor's own words an answer must carry to count as keeping it.
+const KEPT_WORDS: usize = 2;
+/// Word sequences compared for a loop, and how many an answer needs first.
+const LOOP_SPAN: usize = 6;
+const LOOP_MIN_SPANS: usize = 30;
+
+/// What the upstream was shown: its instructions, and the data among them.
+pub(super) struct Shown<'a> {
+    pub system: &'a str,
+    pub user: &'a str,
+    pub anchor: Option<&'a str>,
+}
+
+/// Why `answer` is no summary of what was `shown`; `None`: it may be one.
+pub(super) fn unusable(answer: &str, shown: &Shown<'_>) -> Option<&'static str> {
+    if echoes(answer, shown) {
+        return Some(ECHOED);
+    }
+    if loops(answer) {
+        return Some(LOOPING);
+    }
+    if shown.anchor.is_some_and(|anchor| drops(answer, anchor, shown.system)) {
+        return Some(TOO_SHORT);
+    }
+    None
+}
+
+fn normalized(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+}
+
+/// Every line of the answer is found in the instructions: the system prompt
+/// or the user message outside the anchor and the transcript it fences.
+fn echoes(answer: &str, shown: &Shown<'_>) -> bool {
+    let instructions = format!(
+        "{}\n{}",
+        normalized(shown.system),
+        normalized(&instruction_lines(shown.user))
+    );
+    let mut lines = answer
+        .lines()
+        .map(|line| normalized(line.trim_matches(|c: char| !c.is_alphanumeric())))
+        .filter(|line| !line.is_empty())
+        .peekable();
+    lines.peek().is_some() && lines.all(|line| instructions.contains(&line))
+}
+
+/// The user message's own lines, the fenced anchor and transcript left out.
+fn instruction_lines(user: &str) -> String {
+    let mut fenced_by: Option<String> = None;
+    let mut kept = Vec::new();
+    for line in user.lines() {
+        match &fenced_by {
+            Some(close) if line == close => fenced_by = None,
+            Some(_) => {}
+            None => match fence_close(line) {
+                Some(close) => fenced_by = Some(close),
+                None => kept.push(line),
+            },
+        }
+    }
+    kept.join("\n")
+}
+
+/// The closing line of a fence `line` opens (`<anchor-…>`, `<transcript-…>`).
+fn fence_close(line: &str) -> Option<String> {
+    let name = line.strip_prefix('<')?.strip_suffix('>')?;
+    let well_formed = !name.starts_with('/') && name.contains('-') && !name.contains(char::is_whitespace);
+    well_formed.then(|| format!("</{name}>"))
+}
+
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// The same few words said over and over: most spans of the answer are
+/// repeats of another.
+fn loops(answer: &str) -> bool {
+    let all: Vec<String> = words(answer).collect();
+    if all.len() < LOOP_SPAN + LOOP_MIN_SPANS {
+        return false;
+    }
+    let spans: Vec<&[String]> = all.windows(LOOP_SPAN).collect();
+    let distinct: HashSet<&[String]> = spans.iter().copied().collect();
+    distinct.len() * 5 < spans.len() * 2
+}
+
+/// A long anchor replaced by a few words that keep none of its own: those
+/// it shares with the instructions (`summary`, `user`) do not count.
+fn drops(answer: &str, anchor: &str, system: &str) -> bool {
+    let anchor_words: Vec<String> = words(anchor).collect();
+    let answer_words: HashSet<String> = words(answer).collect();
+    if anchor_words.len() < ANCHOR_WORDS_WORTH_KEEPING || words(answer).count() * SHORTER_BY > anchor_words.len() {
+        return false;
+    }
+    let generic: HashSet<String> = words(system).collect();
+    let kept: HashSet<&String> = anchor_words
+        .iter()
+        .filter(|word| word.chars().count() >= 4 && !generic.contains(*word) && answer_words.contains(*word))
+        .collect();
+    kept.len() < KEPT_WORDS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::transcript::{Message, Role};
+    use crate::summary::write::prompt::{system_prompt, user_message};
+
+    const ANCHOR: &str = "The user is migrating the billing service from Flask to FastAPI. \
+        Done: the invoice routes in billing/api/invoices.py moved and their tests pass; \
+        the refund routes are next. The user asked to keep the old /v1 paths working until \
+        the mobile app ships 4.2 and never to touch the production database directly. \
+        Ticket BILL-2291 tracks the work; the staging deploy failed once on a missing \
+        STRIPE_WEBHOOK_SECRET, which was added to the vault. The next step is porting \
+        refunds.py, then the webhook handler, then removing Flask from requirements.txt. \
+        An open question to the user: whether the admin routes move in this change or later.";
+
+    fn shown<'a>(system: &'a str, user: &'a str) -> Shown<'a> {
+        Shown {
+            system,
+            user,
+            anchor: Some(ANCHOR),
+        }
+    }
+
+    fn prompt() -> (String, String) {
+        let messages = [
+            Message::new(Role::User, "Port refunds.py next, keep /v1 working."),
+            Message::new(Role::Assistant, "Ported refunds.py; tests pass."),
+        ];
+        (system_prompt(800), user_message(Some(ANCHOR), &messages))
+    }
+
+    #[test]
+    fn the_prompts_own_last_line_or_instructions_are_an_echo() {
+        let (system, user) = prompt();
+        for echo in [
+            "Write the new summary now.",
+            "  Write the new summary now.  ",
+            "NEW SUMMARY:\nWrite the new summary now.",
+            "Describe tool calls and their results in plain prose.",
+        ] {
+            assert_eq!(unusable(echo, &shown(&system, &user)), Some(ECHOED), "{echo}");
+        }
+    }
+
+    #[test]
+    fn a_summary_that_quotes_the_transcript_or_anchor_is_no_echo() {
+        let (system, user) = prompt();
+        for summary in [
+            "Ported refunds.py; tests pass.",
+            "The user is migrating the billing service from Flask to FastAPI.",
+            "Summary\nThe refund routes of BILL-2291 are ported and their tests pass; the webhook handler is next.",
+        ] {
+            assert_eq!(unusable(summary, &shown(&system, &user)), None, "{summary}");
+        }
+    }
+
+    #[test]
+    fn a_few_words_in_place_of_a_long_anchor_keep_nothing_of_it() {
+        let (system, user) = prompt();
+        assert_eq!(
+            unusable("All done, nothing else happened.", &shown(&system, &user)),
+            Some(TOO_SHORT)
+        );
+        assert_eq!(
+            unusable("Refunds ported for BILL-2291; webhook next.", &shown(&system, &user)),
+            None,
+            "short but it keeps the anchor's own words"
+        );
+        let first = Shown {
+            anchor: None,
+            ..shown(&system, &user)
+        };
+        assert_eq!(
+            unusable("All done, nothing else happened.", &first),
+            None,
+            "no anchor to lose"
+        );
+    }
+
+    #[test]
+    fn one_sentence_over_and_over_is_a_loop() {
+        let (system, user) = prompt();
+        let looped = "The user asked to port the refund routes.\n".repeat(12);
+        assert_eq!(unusable(&looped, &shown(&system, &user)), Some(LOOPING));
+        let unbroken = "and then the agent ported the routes ".repeat(20);
+        assert_eq!(unusable(&unbroken, &shown(&system, &user)), Some(LOOPING));
+        let list: String = (1..=20)
+            .map(|n| format!("- Ported route {n} of billing/api/refunds.py and its test.\n"))
+            .collect();
+        assert_eq!(unusable(&list, &shown(&system, &user)), None, "{list}");
+        assert_eq!(unusable(ANCHOR, &shown(&system, &user)), None);
+    }
+}
