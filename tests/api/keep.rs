@@ -112,7 +112,10 @@ async fn harness_text_is_neither_the_latest_request_nor_a_rule() {
 #[tokio::test]
 async fn every_summary_fits_its_budget_and_says_how_many_items_it_parked() {
     // A model that writes far too much, and a conversation naming more than fits.
-    let upstream = upstream_writing(&"The agent worked through the backlog and reported progress. ".repeat(400)).await;
+    let far_too_much: String = (0..400)
+        .map(|n| format!("The agent worked through backlog item {n} and reported progress. "))
+        .collect();
+    let upstream = upstream_writing(&far_too_much).await;
     let app = app_with_upstream(&upstream).await;
     app.report("/usage", json!({"conversation_id": "c", "used": 9000, "size": 10000}))
         .await;

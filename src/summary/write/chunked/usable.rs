@@ -18,6 +18,8 @@ const ANCHOR_WORDS_WORTH_KEEPING: usize = 80;
 const SHORTER_BY: usize = 8;
 /// The anchor's own words an answer must carry to count as keeping it.
 const KEPT_WORDS: usize = 2;
+/// The fewest words an answer must have to be told an echo.
+const ECHO_MIN_WORDS: usize = 3;
 /// Word sequences compared for a loop, and how many an answer needs first.
 const LOOP_SPAN: usize = 6;
 const LOOP_MIN_SPANS: usize = 30;
@@ -48,8 +50,12 @@ fn normalized(text: &str) -> String {
 }
 
 /// Every line of the answer is found in the instructions: the system prompt
-/// or the user message outside the anchor and the transcript it fences.
+/// or the user message outside the anchor and the transcript it fences. A
+/// word or two (`Summary.`) is too common to tell an echo by.
 fn echoes(answer: &str, shown: &Shown<'_>) -> bool {
+    if words(answer).count() < ECHO_MIN_WORDS {
+        return false;
+    }
     let instructions = format!(
         "{}\n{}",
         normalized(shown.system),
@@ -168,6 +174,15 @@ mod tests {
     #[test]
     fn a_summary_that_quotes_the_transcript_or_anchor_is_no_echo() {
         let (system, user) = prompt();
+        let first = Shown {
+            anchor: None,
+            ..shown(&system, &user)
+        };
+        assert_eq!(
+            unusable("Summary.", &first),
+            None,
+            "a word is too common to tell an echo by"
+        );
         for summary in [
             "Ported refunds.py; tests pass.",
             "The user is migrating the billing service from Flask to FastAPI.",
