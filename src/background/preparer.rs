@@ -8,19 +8,15 @@ use super::Workers;
 use crate::app::summarize::prepare;
 
 pub(super) async fn run(workers: Workers, slots: usize) {
-    let Workers {
-        services,
-        settings,
-        prepare_within,
-        ..
-    } = workers;
+    let Workers { services, settings, .. } = workers;
+    let prepare_within = settings.prepare_deadline;
     let mut writing = JoinSet::new();
     loop {
         let free = slots.saturating_sub(writing.len());
         let claimed = if free == 0 {
             Vec::new()
         } else {
-            match prepare::claim(&services, free as i64).await {
+            match prepare::claim(&services, free as i64, prepare_within).await {
                 Ok(claimed) => claimed,
                 Err(err) => {
                     tracing::warn!(%err, "cannot claim summaries to prepare");

@@ -21,7 +21,4 @@ pub(crate) struct Workers {
     pub settings: BackgroundSettings,
     /// Upstream calls the service may have in flight at once.
     pub upstream_slots: usize,
-    /// The longest one preparation may take: a summary's own time, which
-    /// the claim's outlasts (`COMPACTD_CLAIM_TIMEOUT_SECS` is checked so).
-    pub prepare_within: std::time::Duration,
 }

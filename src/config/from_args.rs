@@ -41,6 +41,7 @@ impl TryFrom<&ServeArgs> for Settings {
             background: args.background.then(|| BackgroundSettings {
                 idle_sweep_every: (args.idle_sweep_secs > 0).then(|| Duration::from_secs(args.idle_sweep_secs)),
                 retention: (args.retention_days > 0).then(|| Duration::from_secs(args.retention_days * 86_400)),
+                prepare_deadline: Duration::from_secs(args.llm.prepare_deadline_secs),
                 ..BackgroundSettings::default()
             }),
             leases,

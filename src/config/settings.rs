@@ -238,6 +238,9 @@ pub struct BackgroundSettings {
     pub retention: Option<Duration>,
     /// How often conversations past the retention are looked for.
     pub retention_every: Duration,
+    /// What a summary prepared ahead may take across all its upstream calls
+    /// (`COMPACTD_PREPARE_DEADLINE_SECS`).
+    pub prepare_deadline: Duration,
 }
 
 impl Default for BackgroundSettings {
@@ -251,6 +254,7 @@ impl Default for BackgroundSettings {
             lifecycle_every: Duration::from_secs(5),
             retention: None,
             retention_every: Duration::from_secs(600),
+            prepare_deadline: Duration::from_secs(900),
         }
     }
 }

@@ -91,10 +91,9 @@ impl LlmClient {
     pub(crate) async fn complete_by(
         &self,
         request: &CompletionRequest,
-        until: Instant,
+        deadline: Instant,
     ) -> Result<Completion, LlmError> {
         let started = Instant::now();
-        let deadline = until.min(started + self.retry.deadline);
         let attempts = AtomicU32::new(0);
         let run = async {
             let _permit = self.permits.acquire().await.map_err(|_| LlmError::Closed)?;

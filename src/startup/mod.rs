@@ -103,7 +103,6 @@ impl Application {
             services: services.clone(),
             settings: background,
             upstream_slots,
-            prepare_within: settings.timeouts.summarize,
         });
         let state = AppState::new(http::Shared {
             services: services.clone(),

@@ -543,9 +543,12 @@ async fn a_preparation_slower_than_a_summary_may_take_is_dropped_not_taken_again
         .mount(&server)
         .await;
     let mut settings = preparing(&server);
-    // The claim lapses at 2 s, while the upstream still has 2 s to go: a
-    // worker that waited on would see its preparation claimed and asked again.
-    settings.timeouts.summarize = Duration::from_secs(1);
+    // The upstream answers in 4 s, past the preparation's 1 s; the workers'
+    // claims lapse at 2 s, but a preparation's outlasts its own deadline:
+    // it is given up, never claimed again and asked a second time.
+    if let Some(background) = settings.background.as_mut() {
+        background.prepare_deadline = Duration::from_secs(1);
+    }
     settings.daily_token_budget = Some(1_000_000);
     settings.leases.worker = Duration::from_secs(2);
     let app = spawn(settings).await;
@@ -572,4 +575,31 @@ async fn a_preparation_slower_than_a_summary_may_take_is_dropped_not_taken_again
             .unwrap();
     assert_eq!(held, 0, "the hold was given back");
     assert!(charged > 0, "the call was counted");
+}
+
+#[tokio::test]
+async fn a_preparation_waits_for_a_slow_model_longer_than_a_compaction_would() {
+    let server = MockServer::start().await;
+    let calls = Arc::new(AtomicUsize::new(0));
+    Mock::given(method("POST"))
+        .respond_with(Slow(mpsc::unbounded_channel().0, calls.clone(), Duration::from_secs(2)))
+        .mount(&server)
+        .await;
+    // A compaction's upstream call may take 1 s; a preparation, 30 s.
+    let mut settings = Settings {
+        background: Some(BackgroundSettings {
+            prepare_deadline: Duration::from_secs(30),
+            ..background()
+        }),
+        ..upstream_settings(&server.uri(), Duration::from_secs(1))
+    };
+    settings.daily_token_budget = Some(1_000_000);
+    let app = spawn(settings).await;
+
+    grow_past_the_point(&app, "c").await;
+    wait_until_ready(&app, 1).await;
+
+    let (status, reason, _) = preparation(&app, "c").await;
+    assert_eq!((status.as_str(), reason), ("ready", None));
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "asked once, and waited for");
 }

@@ -128,7 +128,7 @@ async fn run(
                 services.budget.reserve(&mut conn, &request.tenant, estimate).await?
             };
             let via = match (&services.summary_model, &reserved) {
-                (Some(model), Ok(_)) => Via::Upstream(model),
+                (Some(model), Ok(_)) => Via::Upstream(model, model.client.deadline()),
                 (_, Err(spent)) => Via::Extractive(spent.reason()),
                 (None, Ok(_)) => Via::Extractive(NO_UPSTREAM),
             };

@@ -46,6 +46,12 @@ pub struct LlmArgs {
     #[arg(long, env = "COMPACTD_LLM_DEADLINE_SECS", default_value_t = 60,
           value_parser = clap::value_parser!(u64).range(1..=600))]
     pub llm_deadline_secs: u64,
+    /// Seconds a summary prepared ahead may take across all its upstream
+    /// calls. Nobody waits for one, and a slow local model needs many
+    /// minutes to fold a long session in chunks.
+    #[arg(long, env = "COMPACTD_PREPARE_DEADLINE_SECS", default_value_t = 900,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub prepare_deadline_secs: u64,
     /// Attempts of one upstream call (retries on 429, 5xx and transport errors).
     #[arg(long, env = "COMPACTD_LLM_MAX_ATTEMPTS", default_value_t = 4,
           value_parser = clap::value_parser!(u32).range(1..=20))]

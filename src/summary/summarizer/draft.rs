@@ -76,7 +76,9 @@ impl Draft {
 /// How the summary is to be written.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Via<'a> {
-    Upstream(&'a UpstreamModel),
+    /// Through the model, all its calls done within this long (a
+    /// compaction's: one call's deadline; a preparation's, its own).
+    Upstream(&'a UpstreamModel, std::time::Duration),
     /// Without a model, for this reason (said in the summary).
     Extractive(&'a str),
 }

@@ -37,59 +37,61 @@ pub(crate) async fn write(
 ) -> Result<Draft, LlmError> {
     let anchor = prior.map(narrative_of).filter(|anchor| !anchor.is_empty());
     match via {
-        Via::Upstream(summary_model) => match chunked::fold(summary_model, anchor, messages, rules.max_tokens).await {
-            Ok(folded) => {
-                if folded.chunked {
-                    metrics::counter!("compactd_chunked_summaries_total").increment(1);
+        Via::Upstream(summary_model, within) => {
+            match chunked::fold(summary_model, within, anchor, messages, rules.max_tokens).await {
+                Ok(folded) => {
+                    if folded.chunked {
+                        metrics::counter!("compactd_chunked_summaries_total").increment(1);
+                    }
+                    let (narrative, invented) = mark_off_thread(folded.narrative, anchor, messages, rules.keep).await;
+                    let mut finished =
+                        finish_off_thread(rules.parts(&narrative, Shape::Prose), rules.keep, rules.max_tokens).await;
+                    let invented = still_marked(&finished.0, &invented);
+                    let invented_total: u64 = invented.values().sum();
+                    if invented_total > 0 {
+                        metrics::counter!("compactd_invented_identifiers_total").increment(invented_total);
+                    }
+                    finished.1.add_invented(&invented);
+                    Ok(Draft {
+                        model: Some(folded.model),
+                        upstream_input_tokens: folded.input_tokens,
+                        upstream_output_tokens: folded.output_tokens,
+                        upstream_calls: folded.calls,
+                        ..Draft::new(Writer::Llm, narrative, finished)
+                    })
                 }
-                let (narrative, invented) = mark_off_thread(folded.narrative, anchor, messages, rules.keep).await;
-                let mut finished =
-                    finish_off_thread(rules.parts(&narrative, Shape::Prose), rules.keep, rules.max_tokens).await;
-                let invented = still_marked(&finished.0, &invented);
-                let invented_total: u64 = invented.values().sum();
-                if invented_total > 0 {
-                    metrics::counter!("compactd_invented_identifiers_total").increment(invented_total);
+                Err(Unfolded::Failed(error)) => Err(error),
+                // An agent whose context is full can always compact.
+                Err(Unfolded::DoesNotFit(why, calls)) => {
+                    metrics::counter!("compactd_summary_fallbacks_total", "reason" => "context_length").increment(1);
+                    let draft = extractive_draft(anchor, messages, rules, why).await;
+                    Ok(Draft {
+                        fallback: Some(why),
+                        upstream_calls: calls,
+                        model: Some(summary_model.model.clone()),
+                        ..draft
+                    })
                 }
-                finished.1.add_invented(&invented);
-                Ok(Draft {
-                    model: Some(folded.model),
-                    upstream_input_tokens: folded.input_tokens,
-                    upstream_output_tokens: folded.output_tokens,
-                    upstream_calls: folded.calls,
-                    ..Draft::new(Writer::Llm, narrative, finished)
-                })
+                // The anchor is never replaced by what is no summary.
+                Err(Unfolded::Unusable {
+                    why,
+                    calls,
+                    input_tokens,
+                    output_tokens,
+                }) => {
+                    metrics::counter!("compactd_summary_fallbacks_total", "reason" => "unusable").increment(1);
+                    let draft = extractive_draft(anchor, messages, rules, why).await;
+                    Ok(Draft {
+                        fallback: Some(why),
+                        upstream_calls: calls,
+                        upstream_input_tokens: input_tokens,
+                        upstream_output_tokens: output_tokens,
+                        model: Some(summary_model.model.clone()),
+                        ..draft
+                    })
+                }
             }
-            Err(Unfolded::Failed(error)) => Err(error),
-            // An agent whose context is full can always compact.
-            Err(Unfolded::DoesNotFit(why, calls)) => {
-                metrics::counter!("compactd_summary_fallbacks_total", "reason" => "context_length").increment(1);
-                let draft = extractive_draft(anchor, messages, rules, why).await;
-                Ok(Draft {
-                    fallback: Some(why),
-                    upstream_calls: calls,
-                    model: Some(summary_model.model.clone()),
-                    ..draft
-                })
-            }
-            // The anchor is never replaced by what is no summary.
-            Err(Unfolded::Unusable {
-                why,
-                calls,
-                input_tokens,
-                output_tokens,
-            }) => {
-                metrics::counter!("compactd_summary_fallbacks_total", "reason" => "unusable").increment(1);
-                let draft = extractive_draft(anchor, messages, rules, why).await;
-                Ok(Draft {
-                    fallback: Some(why),
-                    upstream_calls: calls,
-                    upstream_input_tokens: input_tokens,
-                    upstream_output_tokens: output_tokens,
-                    model: Some(summary_model.model.clone()),
-                    ..draft
-                })
-            }
-        },
+        }
         Via::Extractive(why) => Ok(extractive_draft(anchor, messages, rules, why).await),
     }
 }

@@ -22,11 +22,19 @@ use crate::records::StoredConversation;
 use crate::store::StoreResult;
 use crate::store::preparations::{self, Claimed};
 
-/// Claims up to `batch` planned preparations; a claim older than the
-/// workers' lease was its worker's last and is taken again.
-pub(crate) async fn claim(services: &Services, batch: i64) -> StoreResult<Vec<Claimed>> {
-    claim_within(services, batch, services.leases.worker, None).await
+/// Claims up to `batch` planned preparations, each to be written `within`
+/// this long; a claim older than the workers' lease, and than that with a
+/// margin, was its worker's last and is taken again.
+pub(crate) async fn claim(services: &Services, batch: i64, within: Duration) -> StoreResult<Vec<Claimed>> {
+    let lapsed_after = services
+        .leases
+        .worker
+        .max(within + write::GIVEN_UP_AFTER + CLAIM_MARGIN);
+    claim_within(services, batch, lapsed_after, None).await
 }
+
+/// A preparation's claim outlasts the longest its writing may take by this.
+const CLAIM_MARGIN: Duration = Duration::from_secs(30);
 
 /// Claims up to `batch` planned preparations (of one conversation only,
 /// when `only` names it), taking over claims older than `lapsed_after`.

@@ -15,7 +15,7 @@ use crate::app::Services;
 use crate::app::budget::{Reservation, summary_estimate};
 use crate::app::summarize::read::{Read, ReadFor, read};
 use crate::domain::transcript::Message;
-use crate::llm::UpstreamModel;
+use crate::llm::{LlmError, UpstreamModel};
 use crate::policy::prepare::{self, Covered, Reason};
 use crate::store::preparations::{Claimed, Written};
 use crate::store::{self, StoreResult};
@@ -23,10 +23,15 @@ use crate::summary::Via;
 use crate::summary::summarizer::{self, Draft, Rules};
 use crate::summary::write::prompt::PROMPT_VERSION;
 
-/// Writes the claimed preparation and records it; what became of it.
+/// Past its upstream calls' deadline, what a preparation waits for before
+/// it is given up (the calls end by then; this bounds the rest).
+pub(super) const GIVEN_UP_AFTER: Duration = Duration::from_secs(15);
+
+/// Writes the claimed preparation, its upstream calls done `within` this
+/// long, and records it; what became of it.
 pub(super) async fn write(services: &Services, claimed: &Claimed, within: Duration) -> StoreResult<Outcome> {
     let started = Instant::now();
-    let deadline = tokio::time::Instant::now() + within;
+    let deadline = tokio::time::Instant::now() + within + GIVEN_UP_AFTER;
     let Some(model) = services.summary_model.as_ref() else {
         return dropped(services, claimed, Reason::Upstream).await;
     };
@@ -117,7 +122,7 @@ async fn ask(
             return dropped(services, claimed, Reason::Budget).await.map(Err);
         }
     };
-    let writing = summarizer::write(Via::Upstream(model), prior, messages, rules);
+    let writing = summarizer::write(Via::Upstream(model, within), prior, messages, rules);
     let Ok(written) = tokio::time::timeout_at(deadline, writing).await else {
         // The call may have been answered, and billed, as it was given up:
         // it is charged its estimate, and the hold is given back.
@@ -149,7 +154,12 @@ async fn ask(
         }
         Ok(draft) => draft,
         Err(error) => {
-            services.true_up(&claimed.tenant, reserved, (None, None), 0).await;
+            // A call given up at its deadline may have been answered, and
+            // billed: it is charged its estimate.
+            let given_up = u64::from(matches!(error, LlmError::Deadline { .. }));
+            services
+                .true_up(&claimed.tenant, reserved, (None, None), given_up)
+                .await;
             return failed(services, claimed, model, &error).await.map(Err);
         }
     };

@@ -29,9 +29,11 @@ use crate::llm::{UpstreamModel, tokens};
 const MAX_PLANS: usize = 4;
 
 /// The narrative of `messages` on top of `anchor`, within the model's
-/// context as far as it is known, in at most `budget` tokens.
+/// context as far as it is known, in at most `budget` tokens, every call
+/// done `within` this long.
 pub(crate) async fn fold(
     model: &UpstreamModel,
+    within: Duration,
     anchor: Option<&str>,
     messages: &[Message],
     budget: u64,
@@ -41,7 +43,7 @@ pub(crate) async fn fold(
         output: None,
         calls: 0,
         chunked: false,
-        until: Instant::now() + model.client.deadline(),
+        until: Instant::now() + within,
         slowest: Duration::ZERO,
         answered_by: model.model.clone(),
     };
