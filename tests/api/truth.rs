@@ -102,3 +102,43 @@ async fn a_call_the_user_refused_is_never_shown_as_having_worked() {
     assert!(!summary.contains("workspace` → ok"), "{summary}");
     assert!(!summary.contains("backoff.rs` → ok"), "{summary}");
 }
+
+#[tokio::test]
+async fn a_question_the_user_went_past_and_a_change_no_test_ran_over_stay_open() {
+    let app = spawn_app().await;
+    let mut messages = vec![
+        json!({"role": "user", "content": "Port the invoice routes in billing/api/invoices.py to FastAPI."}),
+        call(
+            "1",
+            "Edit",
+            json!({"file_path": "billing/api/invoices.py", "old_string": "a", "new_string": "b"}),
+        ),
+        result("1", "The file billing/api/invoices.py has been updated."),
+        call("2", "Bash", json!({"command": "pytest tests/test_invoices.py"})),
+        result("2", "12 passed in 0.81s"),
+        json!({"role": "assistant", "content": "Ported; the tests pass. Should the admin routes move in this change too?"}),
+        json!({"role": "user", "content": "Add a --dry-run option to the export script."}),
+        call(
+            "3",
+            "Edit",
+            json!({"file_path": "scripts/export.py", "old_string": "a", "new_string": "b"}),
+        ),
+        result("3", "The file scripts/export.py has been updated."),
+    ];
+    messages.extend(busy_work(3));
+
+    let summary = summarize(&app, messages).await;
+
+    assert!(
+        summary.contains("- Asked, not answered: Should the admin routes move in this change too?"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("Not yet verified: «Add a --dry-run option to the export script.» (changed scripts/export.py"),
+        "{summary}"
+    );
+    assert!(
+        !summary.contains("«Port the invoice routes"),
+        "the invoice routes were tested after their change: {summary}"
+    );
+}

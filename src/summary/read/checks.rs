@@ -49,6 +49,12 @@ fn outcome_of_check(check: &Action, messages: &[Message]) -> String {
     }
 }
 
+/// The check ran and passed: it worked, and no line of its output says it
+/// failed.
+pub(crate) fn passed(check: &Action, messages: &[Message]) -> bool {
+    matches!(check.outcome, Outcome::Ok(_)) && !outcome_of_check(check, messages).starts_with("failed")
+}
+
 /// The checks line: the latest run of each check with what came of it,
 /// and what changed after the last one (`changed`: the files each message
 /// changed); `None` when nothing was changed

@@ -22,6 +22,7 @@ pub(super) mod files;
 mod git_lines;
 pub(super) mod harness;
 pub(super) mod identifiers;
+mod open_ends;
 pub(super) mod outcome;
 pub(super) mod pasted;
 pub(super) mod quantities;

@@ -7,6 +7,7 @@
 
 use super::checks::checks_line;
 use super::commits::commits_line;
+use super::open_ends::{unanswered, unverified};
 use super::outcome::{Action, Outcome, unresolved};
 use super::relied::relied_on;
 use super::request::UserMessage;
@@ -46,6 +47,10 @@ pub struct StateAtCut {
     /// The commits made, how far they were pushed, and what changed since.
     pub commits: Option<String>,
     pub waiting_on_user: Option<String>,
+    /// Questions the agent ended a turn on that the user went past.
+    pub unanswered: Vec<String>,
+    /// Requests whose changes no passing check has run over since.
+    pub unverified: Vec<String>,
     pub unresolved_error: Option<String>,
     /// Lines of tool output a later message of the agent's used a value of,
     /// with the call that showed each.
@@ -76,11 +81,17 @@ impl StateAtCut {
         if let Some(question) = &self.waiting_on_user {
             lines.push(format!("- Waiting on the user: {question}"));
         }
+        if !self.unanswered.is_empty() {
+            lines.push(format!("- Asked, not answered: {}", self.unanswered.join("; ")));
+        }
         if !self.last_actions.is_empty() {
             lines.push(format!("- Last actions: {}", self.last_actions.join("; ")));
         }
         if let Some(checks) = &self.checks {
             lines.push(format!("- Checks: {checks}"));
+        }
+        if !self.unverified.is_empty() {
+            lines.push(format!("- Not yet verified: {}", self.unverified.join("; ")));
         }
         if let Some(commits) = &self.commits {
             lines.push(format!("- Commits: {commits}"));
@@ -172,6 +183,8 @@ pub(super) fn state_at_cut(
         checks: checks_line(messages, changed, all_actions, &shown),
         commits: commits_line(messages, changed, all_actions),
         waiting_on_user,
+        unanswered: unanswered(messages, read),
+        unverified: unverified(messages, read, changed, all_actions),
         unresolved_error,
         relied_on: relied_on(messages, all_actions),
     }

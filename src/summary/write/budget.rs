@@ -68,6 +68,8 @@ impl<'a> Parts<'a> {
             checks: None,
             commits: None,
             waiting_on_user: None,
+            unanswered: Vec::new(),
+            unverified: Vec::new(),
             unresolved_error: None,
         };
         Self {

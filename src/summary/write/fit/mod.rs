@@ -361,6 +361,8 @@ mod tests {
             checks: None,
             commits: None,
             waiting_on_user: None,
+            unanswered: Vec::new(),
+            unverified: Vec::new(),
             unresolved_error: Some(format!("Bash `make` failed: {}", "word ".repeat(40))),
         };
         let parts = Parts {

@@ -1,0 +1,237 @@
+//! What is still open at the cut beyond the last exchange (SPEC §4, *Where
+//! things stand*): questions the agent ended a turn on that the user went
+//! past without answering, and requests whose changes no passing check has
+//! run over since. An agent carrying on must not take either as settled.
+
+use std::collections::HashSet;
+
+use super::check_commands::check_of;
+use super::checks::passed;
+use super::outcome::Action;
+use super::request::UserMessage;
+use super::sentences::{one_line, sentences};
+use crate::domain::transcript::{Message, Role};
+
+/// How many of each are shown (the latest).
+const SHOWN: usize = 2;
+/// How much of a question, or of a request, is quoted.
+const QUOTED_CHARS: usize = 160;
+/// Files named per unverified request.
+const FILES_SHOWN: usize = 3;
+/// A word this long or longer may show that a request answers a question.
+const TELLING_WORD_CHARS: usize = 5;
+
+/// The questions the agent ended a turn on whose user's next words were a
+/// new request that takes none of the question's words up: the user went
+/// past it. A turn ends on the agent's words with no call after them.
+pub(super) fn unanswered(messages: &[Message], read: &[Option<UserMessage>]) -> Vec<String> {
+    let mut open = Vec::new();
+    let mut last_words: Option<usize> = None;
+    for (at, (message, user)) in messages.iter().zip(read).enumerate() {
+        match user {
+            Some(UserMessage::Request(words)) => {
+                if let Some(question) = last_words.and_then(|said| trailing_question(&messages[said].content))
+                    && !takes_up(words, &question)
+                {
+                    open.push(question);
+                }
+                last_words = None;
+            }
+            Some(UserMessage::Answer(_) | UserMessage::Command(_)) => last_words = None,
+            _ if message.role == Role::Assistant
+                && message.tool_calls.is_empty()
+                && !message.content.trim().is_empty() =>
+            {
+                last_words = Some(at);
+            }
+            _ if !message.tool_calls.is_empty() || message.role == Role::Tool => last_words = None,
+            _ => {}
+        }
+    }
+    open.split_off(open.len().saturating_sub(SHOWN))
+}
+
+/// The question `text` ends on, quoted on one line.
+fn trailing_question(text: &str) -> Option<String> {
+    let all = sentences(text);
+    let last = all.last()?.trim_end();
+    (last.ends_with('?') || last.ends_with('？')).then(|| one_line(last, QUOTED_CHARS))
+}
+
+fn telling_words(text: &str) -> HashSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| word.chars().count() >= TELLING_WORD_CHARS)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The request takes up a word of the question: it likely answers it.
+fn takes_up(request: &str, question: &str) -> bool {
+    !telling_words(request).is_disjoint(&telling_words(question))
+}
+
+/// The requests whose files changed after the last passing check (when any
+/// check ran at all), latest last, each with the files it changed.
+pub(super) fn unverified(
+    messages: &[Message],
+    read: &[Option<UserMessage>],
+    changed: &[Vec<String>],
+    actions: &[Action],
+) -> Vec<String> {
+    let checks: Vec<&Action> = actions
+        .iter()
+        .filter(|action| action.command.as_deref().and_then(check_of).is_some())
+        .collect();
+    if checks.is_empty() {
+        // The checks line says none ran after the files changed.
+        return Vec::new();
+    }
+    let verified_through = checks
+        .iter()
+        .rev()
+        .find(|check| passed(check, messages))
+        .map(|check| check.message);
+    let mut open: Vec<(String, Vec<String>)> = Vec::new();
+    let mut request: Option<&str> = None;
+    for (at, (user, files)) in read.iter().zip(changed).enumerate() {
+        if let Some(UserMessage::Request(words)) = user {
+            request = Some(words);
+            continue;
+        }
+        let (Some(words), false) = (request, files.is_empty()) else {
+            continue;
+        };
+        if verified_through.is_some_and(|through| at < through) {
+            continue;
+        }
+        let quoted = one_line(words, QUOTED_CHARS);
+        match open.last_mut() {
+            Some((last, named)) if *last == quoted => named.extend(files.iter().cloned()),
+            _ => open.push((quoted, files.clone())),
+        }
+    }
+    open.split_off(open.len().saturating_sub(SHOWN))
+        .into_iter()
+        .map(|(request, mut files)| {
+            let mut seen = HashSet::new();
+            files.retain(|file| seen.insert(file.clone()));
+            let more = files.len().saturating_sub(FILES_SHOWN);
+            files.truncate(FILES_SHOWN);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            format!("«{request}» (changed {}{more})", files.join(", "))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::transcript::fixtures::{call, result};
+    use crate::summary::read::harness::HarnessPatterns;
+    use crate::summary::read::reading::Reading;
+
+    fn user(text: &str) -> Message {
+        Message::new(Role::User, text)
+    }
+
+    fn agent(text: &str) -> Message {
+        Message::new(Role::Assistant, text)
+    }
+
+    fn bash(id: &str, command: &str) -> Message {
+        call(id, "Bash", &serde_json::json!({ "command": command }).to_string())
+    }
+
+    fn edit(id: &str, path: &str) -> Message {
+        call(
+            id,
+            "Edit",
+            &serde_json::json!({ "file_path": path, "old_string": "a", "new_string": "b" }).to_string(),
+        )
+    }
+
+    fn read(messages: &[Message]) -> Reading {
+        Reading::of(messages, &HarnessPatterns::default(), messages.len())
+    }
+
+    #[test]
+    fn a_question_the_user_went_past_stays_open_and_one_they_took_up_does_not() {
+        let messages = vec![
+            user("Port the invoice routes to FastAPI."),
+            agent("Ported. Should the admin routes move in this change too?"),
+            user("Fix the flaky login test first."),
+            agent("Fixed it. Do you want the retries logged at debug level?"),
+            user("Yes, log the retries at debug."),
+            agent("Done."),
+        ];
+        let reading = read(&messages);
+        assert_eq!(
+            unanswered(&messages, &reading.users),
+            ["Should the admin routes move in this change too?"]
+        );
+    }
+
+    #[test]
+    fn a_question_asked_on_the_way_to_a_tool_call_waits_on_nobody() {
+        let messages = vec![
+            user("Find why the build breaks."),
+            agent("Is it the lockfile? Let me check."),
+            bash("1", "git diff Cargo.lock"),
+            result("1", "no changes"),
+            user("Also bump the version."),
+        ];
+        let reading = read(&messages);
+        assert!(unanswered(&messages, &reading.users).is_empty());
+    }
+
+    #[test]
+    fn requests_changed_after_the_last_passing_check_are_not_yet_verified() {
+        let messages = vec![
+            user("Make the parser accept trailing commas."),
+            edit("1", "src/parser.rs"),
+            result("1", "ok"),
+            bash("2", "cargo test"),
+            result("2", "test result: ok. 12 passed; 0 failed"),
+            user("Now add a --strict flag."),
+            edit("3", "src/cli.rs"),
+            result("3", "ok"),
+            edit("4", "src/main.rs"),
+            result("4", "ok"),
+            user("And document it in the README."),
+            edit("5", "README.md"),
+            result("5", "ok"),
+        ];
+        let reading = read(&messages);
+        let open = unverified(&messages, &reading.users, &reading.changed, &reading.actions);
+        assert_eq!(
+            open,
+            [
+                "«Now add a --strict flag.» (changed src/cli.rs, src/main.rs)",
+                "«And document it in the README.» (changed README.md)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failing_check_verifies_nothing_and_no_check_at_all_is_the_checks_lines_to_say() {
+        let mut messages = vec![
+            user("Make the parser accept trailing commas."),
+            edit("1", "src/parser.rs"),
+            result("1", "ok"),
+            bash("2", "cargo test"),
+            result("2", "test result: FAILED. 11 passed; 1 failed"),
+        ];
+        let reading = read(&messages);
+        assert_eq!(
+            unverified(&messages, &reading.users, &reading.changed, &reading.actions),
+            ["«Make the parser accept trailing commas.» (changed src/parser.rs)"]
+        );
+        messages.truncate(3);
+        let reading = read(&messages);
+        assert!(unverified(&messages, &reading.users, &reading.changed, &reading.actions).is_empty());
+    }
+}
