@@ -70,8 +70,16 @@ fn takes_up(request: &str, question: &str) -> bool {
     !telling_words(request).is_disjoint(&telling_words(question))
 }
 
+/// Prose no test or build checks: a change to it needs no verifying.
+fn is_prose(file: &str) -> bool {
+    let extension = file.rsplit_once('.').map_or("", |(_, extension)| extension);
+    ["md", "txt", "rst", "adoc"].contains(&extension.to_ascii_lowercase().as_str())
+}
+
 /// The requests whose files changed after the last passing check (when any
-/// check ran at all), latest last, each with the files it changed.
+/// check ran at all), latest last, each with the files it changed (prose
+/// left out). The latest request alone is the checks line's to say: it
+/// names what changed since the last check.
 pub(super) fn unverified(
     messages: &[Message],
     read: &[Option<UserMessage>],
@@ -98,6 +106,7 @@ pub(super) fn unverified(
             request = Some(words);
             continue;
         }
+        let files: Vec<String> = files.iter().filter(|file| !is_prose(file)).cloned().collect();
         let (Some(words), false) = (request, files.is_empty()) else {
             continue;
         };
@@ -106,9 +115,18 @@ pub(super) fn unverified(
         }
         let quoted = one_line(words, QUOTED_CHARS);
         match open.last_mut() {
-            Some((last, named)) if *last == quoted => named.extend(files.iter().cloned()),
-            _ => open.push((quoted, files.clone())),
+            Some((last, named)) if *last == quoted => named.extend(files),
+            _ => open.push((quoted, files)),
         }
+    }
+    let latest_request = read.iter().rev().find_map(|user| match user {
+        Some(UserMessage::Request(words)) => Some(one_line(words, QUOTED_CHARS)),
+        _ => None,
+    });
+    if let [(only, _)] = open.as_slice()
+        && Some(only) == latest_request.as_ref()
+    {
+        return Vec::new();
     }
     open.split_off(open.len().saturating_sub(SHOWN))
         .into_iter()
@@ -190,7 +208,7 @@ mod tests {
 
     #[test]
     fn requests_changed_after_the_last_passing_check_are_not_yet_verified() {
-        let messages = vec![
+        let mut messages = vec![
             user("Make the parser accept trailing commas."),
             edit("1", "src/parser.rs"),
             result("1", "ok"),
@@ -201,9 +219,12 @@ mod tests {
             result("3", "ok"),
             edit("4", "src/main.rs"),
             result("4", "ok"),
-            user("And document it in the README."),
-            edit("5", "README.md"),
+            user("Also log the retries."),
+            edit("5", "src/log.rs"),
             result("5", "ok"),
+            user("And document it in the README."),
+            edit("6", "README.md"),
+            result("6", "ok"),
         ];
         let reading = read(&messages);
         let open = unverified(&messages, &reading.users, &reading.changed, &reading.actions);
@@ -211,8 +232,15 @@ mod tests {
             open,
             [
                 "«Now add a --strict flag.» (changed src/cli.rs, src/main.rs)",
-                "«And document it in the README.» (changed README.md)",
-            ]
+                "«Also log the retries.» (changed src/log.rs)",
+            ],
+            "the latest two; prose needs no verifying"
+        );
+        messages.truncate(10);
+        let reading = read(&messages);
+        assert!(
+            unverified(&messages, &reading.users, &reading.changed, &reading.actions).is_empty(),
+            "the latest request alone is the checks line's to say"
         );
     }
 
@@ -224,13 +252,14 @@ mod tests {
             result("1", "ok"),
             bash("2", "cargo test"),
             result("2", "test result: FAILED. 11 passed; 1 failed"),
+            user("What does the lexer do with tabs?"),
         ];
         let reading = read(&messages);
         assert_eq!(
             unverified(&messages, &reading.users, &reading.changed, &reading.actions),
             ["«Make the parser accept trailing commas.» (changed src/parser.rs)"]
         );
-        messages.truncate(3);
+        messages.drain(3..5);
         let reading = read(&messages);
         assert!(unverified(&messages, &reading.users, &reading.changed, &reading.actions).is_empty());
     }

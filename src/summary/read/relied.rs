@@ -76,19 +76,23 @@ fn top(result: &str) -> impl Iterator<Item = &str> {
 /// The lines at the top of tool results that a later message of the
 /// agent's used a value of, each with the call that showed it:
 /// `Read 'crm/contacts.json' showed: "owner: Dana Whitfield"`; the latest
-/// results' last.
-pub(crate) fn relied_on(messages: &[Message], actions: &[Action]) -> Vec<String> {
+/// results' last. A line the reader already has (`shown_elsewhere`: the
+/// last actions, the commits) is not said again.
+pub(crate) fn relied_on(messages: &[Message], actions: &[Action], shown_elsewhere: &[&str]) -> Vec<String> {
     let said: Vec<Option<String>> = messages
         .iter()
         .map(|message| (message.role == Role::Assistant).then(|| said_by(message)))
         .collect();
+    // Anyone's words count as known: a value the user gave is theirs, not
+    // the tool's.
+    let seen: Vec<String> = messages.iter().map(said_by).collect();
     let mut shown: Vec<String> = Vec::new();
     for action in actions {
         let (Some(at), Outcome::Ok(_)) = (action.result, &action.outcome) else {
             continue;
         };
         // What the agent knew before the result is not taken from it.
-        let known_before = said[..at].iter().flatten().map(String::as_str).collect::<Vec<_>>();
+        let known_before = seen[..at].iter().map(String::as_str).collect::<Vec<_>>();
         let used_after: Vec<&str> = said[at + 1..].iter().flatten().map(String::as_str).collect();
         let mut lines: Vec<String> = Vec::new();
         for line in top(&messages[at].content) {
@@ -98,7 +102,7 @@ pub(crate) fn relied_on(messages: &[Message], actions: &[Action]) -> Vec<String>
             });
             if relied {
                 let line = one_line(line.trim(), LINE_CHARS);
-                if !lines.contains(&line) {
+                if !lines.contains(&line) && !shown_elsewhere.iter().any(|text| text.contains(&line)) {
                     lines.push(line);
                 }
             }
@@ -142,7 +146,7 @@ mod tests {
             ),
         ];
 
-        let kept = relied_on(&messages, &actions(&messages));
+        let kept = relied_on(&messages, &actions(&messages), &[]);
 
         assert_eq!(
             kept,
@@ -161,6 +165,27 @@ mod tests {
             result("1", "12:const MAX_RETRIES: u32 = 5;\n13:const BACKOFF_MS: u64 = 250;"),
             Message::new(Role::Assistant, "MAX_RETRIES is there; moving on."),
         ];
-        assert!(relied_on(&messages, &actions(&messages)).is_empty());
+        assert!(relied_on(&messages, &actions(&messages), &[]).is_empty());
+    }
+
+    #[test]
+    fn a_value_the_user_gave_or_a_line_shown_elsewhere_is_not_from_tool_output() {
+        let messages = [
+            Message::new(Role::User, "Work on PROJ-410: the backoff must be 774ms."),
+            call("1", "Bash", r#"{"command":"gh issue view 410"}"#),
+            result(
+                "1",
+                "title: Retries give up early (PROJ-410)\n- Three attempts 774ms apart.",
+            ),
+            call("2", "Bash", r#"{"command":"git commit -am 'backoff'"}"#),
+            result("2", "[fix/retries 9f3c2ab] backoff"),
+            Message::new(Role::Assistant, "PROJ-410: 774ms backoff, committed as 9f3c2ab."),
+        ];
+        let commits = "9f3c2ab backoff (on fix/retries); [fix/retries 9f3c2ab] backoff";
+        assert!(relied_on(&messages, &actions(&messages), &[commits]).is_empty());
+        assert_eq!(
+            relied_on(&messages, &actions(&messages), &[]),
+            ["Bash `git commit -am 'backoff'` showed: \"[fix/retries 9f3c2ab] backoff\""]
+        );
     }
 }

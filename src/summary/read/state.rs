@@ -174,19 +174,28 @@ pub(super) fn state_at_cut(
             (_, Some(UserMessage::Request(words) | UserMessage::Answer(words))) => Some(words.as_str()),
             _ => None,
         });
+    let checks = checks_line(messages, changed, all_actions, &shown);
+    let commits = commits_line(messages, changed, all_actions);
+    let elsewhere: Vec<&str> = last_actions
+        .iter()
+        .map(String::as_str)
+        .chain(checks.as_deref())
+        .chain(commits.as_deref())
+        .collect();
+    let relied_on = relied_on(messages, all_actions, &elsewhere);
     StateAtCut {
         then,
         in_progress,
         task_list: task_list(messages),
         changed_values: changed_values(said),
         last_actions,
-        checks: checks_line(messages, changed, all_actions, &shown),
-        commits: commits_line(messages, changed, all_actions),
+        checks,
+        commits,
         waiting_on_user,
         unanswered: unanswered(messages, read),
         unverified: unverified(messages, read, changed, all_actions),
         unresolved_error,
-        relied_on: relied_on(messages, all_actions),
+        relied_on,
     }
 }
 
