@@ -159,3 +159,20 @@ async fn a_preparation_answered_with_an_echo_prepares_nothing() {
     .unwrap();
     assert_eq!(stored, 0, "no stored summary is an echo of the prompt");
 }
+
+#[tokio::test]
+async fn what_a_model_said_before_it_fell_into_a_loop_is_its_summary_without_the_loop() {
+    let said = "The invoice routes are ported and refunds.py is next. We keep the legacy v1 paths alive \
+        behind a shim until the mobile release ships, and never run migrations against production by hand.";
+    let answer = format!("{said}\n{}", "- The user asked to port the refund routes.\n".repeat(20));
+    let (_app, compaction) = second_compaction_answered(&answer).await;
+
+    assert_eq!(compaction["compaction"]["summarizer"], "llm", "{compaction}");
+    let summary = compaction["summary"].as_str().unwrap();
+    assert!(summary.starts_with(said), "{summary}");
+    assert_eq!(
+        summary.matches("The user asked to port the refund routes.").count(),
+        1,
+        "{summary}"
+    );
+}

@@ -6,7 +6,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::outcome::{OUT_OF_TIME, Step, Unfolded};
-use super::usable::{Shown, unusable};
+use super::usable::{Shown, usable};
 use crate::domain::transcript::clip;
 use crate::llm::evidence::Reading;
 use crate::llm::{CompletionRequest, LlmError, UpstreamModel, tokens};
@@ -102,16 +102,24 @@ impl Call<'_> {
                     user: &self.user,
                     anchor: self.anchor,
                 };
-                if let Some(why) = unusable(&completion.text, &shown) {
-                    tracing::info!(model = %request.model, why, "the upstream's answer is no summary");
-                    return Err(Step::Stop(Unfolded::Unusable {
-                        why,
-                        calls: 0,
-                        input_tokens: None,
-                        output_tokens: None,
-                    }));
+                match usable(&completion.text, &shown) {
+                    Ok(summary) => {
+                        if summary.len() < completion.text.len() {
+                            tracing::info!(model = %request.model, "the upstream's answer fell into a loop: what it said before is kept");
+                        }
+                        Ok(clip(summary, MAX_SUMMARY_BYTES))
+                    }
+                    Err(why) => {
+                        tracing::info!(model = %request.model, why, "the upstream's answer is no summary");
+                        tracing::debug!(answer = %clip(&completion.text, 300), "the answer taken for no summary");
+                        Err(Step::Stop(Unfolded::Unusable {
+                            why,
+                            calls: 0,
+                            input_tokens: None,
+                            output_tokens: None,
+                        }))
+                    }
                 }
-                Ok(clip(&completion.text, MAX_SUMMARY_BYTES))
             }
             Err(LlmError::ContextLength(refusal)) => {
                 tracing::info!(model = %request.model, sent, ?refusal, "the upstream refused the context; planning again in chunks");

@@ -20,6 +20,8 @@ const SHORTER_BY: usize = 8;
 const KEPT_WORDS: usize = 2;
 /// The fewest words an answer must have to be told an echo.
 const ECHO_MIN_WORDS: usize = 3;
+/// What an answer must have said before it looped to be a summary still.
+const SAID_BEFORE_LOOP_WORDS: usize = 25;
 /// Word sequences compared for a loop, and how many an answer needs first.
 const LOOP_SPAN: usize = 6;
 const LOOP_MIN_SPANS: usize = 30;
@@ -31,18 +33,27 @@ pub(super) struct Shown<'a> {
     pub anchor: Option<&'a str>,
 }
 
-/// Why `answer` is no summary of what was `shown`; `None`: it may be one.
-pub(super) fn unusable(answer: &str, shown: &Shown<'_>) -> Option<&'static str> {
+/// What of `answer` may be a summary of what was `shown`: the answer, cut
+/// where it falls into a loop (a small model often says something first);
+/// `Err`: why none of it is one.
+pub(super) fn usable<'a>(answer: &'a str, shown: &Shown<'_>) -> Result<&'a str, &'static str> {
+    let answer = match loop_start(answer) {
+        Some(at) => {
+            let before = answer[..at].trim_end();
+            if words(before).count() < SAID_BEFORE_LOOP_WORDS {
+                return Err(LOOPING);
+            }
+            before
+        }
+        None => answer,
+    };
     if echoes(answer, shown) {
-        return Some(ECHOED);
-    }
-    if loops(answer) {
-        return Some(LOOPING);
+        return Err(ECHOED);
     }
     if shown.anchor.is_some_and(|anchor| drops(answer, anchor, shown.system)) {
-        return Some(TOO_SHORT);
+        return Err(TOO_SHORT);
     }
-    None
+    Ok(answer)
 }
 
 fn normalized(text: &str) -> String {
@@ -99,16 +110,46 @@ fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(str::to_lowercase)
 }
 
-/// The same few words said over and over: most spans of the answer are
-/// repeats of another.
-fn loops(answer: &str) -> bool {
-    let all: Vec<String> = words(answer).collect();
-    if all.len() < LOOP_SPAN + LOOP_MIN_SPANS {
-        return false;
+/// Each word of `text`, lowercased, with where it starts.
+fn words_at(text: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    let mut start: Option<usize> = None;
+    for (at, c) in text.char_indices().chain([(text.len(), ' ')]) {
+        match (c.is_alphanumeric() || c == '_', start) {
+            (true, None) => start = Some(at),
+            (false, Some(from)) => {
+                found.push((from, text[from..at].to_lowercase()));
+                start = None;
+            }
+            _ => {}
+        }
     }
-    let spans: Vec<&[String]> = all.windows(LOOP_SPAN).collect();
-    let distinct: HashSet<&[String]> = spans.iter().copied().collect();
-    distinct.len() * 5 < spans.len() * 2
+    found
+}
+
+/// Where the answer falls into a loop: the first span of words from which
+/// nearly every span to the end repeats one said before (what loops is
+/// kept once). A line or sentence that starts with it goes whole.
+fn loop_start(answer: &str) -> Option<usize> {
+    let (starts, texts): (Vec<usize>, Vec<String>) = words_at(answer).into_iter().unzip();
+    if texts.len() < LOOP_SPAN + LOOP_MIN_SPANS {
+        return None;
+    }
+    let spans = texts.len() - LOOP_SPAN + 1;
+    let mut seen: HashSet<&[String]> = HashSet::new();
+    let repeated: Vec<bool> = (0..spans).map(|at| !seen.insert(&texts[at..at + LOOP_SPAN])).collect();
+    let mut repeats_after = vec![0usize; spans + 1];
+    for at in (0..spans).rev() {
+        repeats_after[at] = repeats_after[at + 1] + usize::from(repeated[at]);
+    }
+    let first = (0..spans).find(|&at| {
+        let rest = spans - at;
+        repeated[at] && rest >= LOOP_MIN_SPANS && repeats_after[at] * 5 >= rest * 4
+    })?;
+    let at = starts[first];
+    let line_start = answer[..at].rfind(['\n', '.', '!', '?']).map_or(0, |end| end + 1);
+    let begun = answer[line_start..at].chars().any(char::is_alphanumeric);
+    Some(if begun { at } else { line_start })
 }
 
 /// A long anchor replaced by a few words that keep none of its own: those
@@ -167,7 +208,7 @@ mod tests {
             "NEW SUMMARY:\nWrite the new summary now.",
             "Describe tool calls and their results in plain prose.",
         ] {
-            assert_eq!(unusable(echo, &shown(&system, &user)), Some(ECHOED), "{echo}");
+            assert_eq!(usable(echo, &shown(&system, &user)), Err(ECHOED), "{echo}");
         }
     }
 
@@ -179,8 +220,8 @@ mod tests {
             ..shown(&system, &user)
         };
         assert_eq!(
-            unusable("Summary.", &first),
-            None,
+            usable("Summary.", &first),
+            Ok("Summary."),
             "a word is too common to tell an echo by"
         );
         for summary in [
@@ -188,7 +229,7 @@ mod tests {
             "The user is migrating the billing service from Flask to FastAPI.",
             "Summary\nThe refund routes of BILL-2291 are ported and their tests pass; the webhook handler is next.",
         ] {
-            assert_eq!(unusable(summary, &shown(&system, &user)), None, "{summary}");
+            assert_eq!(usable(summary, &shown(&system, &user)), Ok(summary), "{summary}");
         }
     }
 
@@ -196,36 +237,52 @@ mod tests {
     fn a_few_words_in_place_of_a_long_anchor_keep_nothing_of_it() {
         let (system, user) = prompt();
         assert_eq!(
-            unusable("All done, nothing else happened.", &shown(&system, &user)),
-            Some(TOO_SHORT)
+            usable("All done, nothing else happened.", &shown(&system, &user)),
+            Err(TOO_SHORT)
         );
+        let short = "Refunds ported for BILL-2291; webhook next.";
         assert_eq!(
-            unusable("Refunds ported for BILL-2291; webhook next.", &shown(&system, &user)),
-            None,
+            usable(short, &shown(&system, &user)),
+            Ok(short),
             "short but it keeps the anchor's own words"
         );
         let first = Shown {
             anchor: None,
             ..shown(&system, &user)
         };
-        assert_eq!(
-            unusable("All done, nothing else happened.", &first),
-            None,
-            "no anchor to lose"
-        );
+        let done = "All done, nothing else happened.";
+        assert_eq!(usable(done, &first), Ok(done), "no anchor to lose");
     }
 
     #[test]
     fn one_sentence_over_and_over_is_a_loop() {
         let (system, user) = prompt();
         let looped = "The user asked to port the refund routes.\n".repeat(12);
-        assert_eq!(unusable(&looped, &shown(&system, &user)), Some(LOOPING));
+        assert_eq!(usable(&looped, &shown(&system, &user)), Err(LOOPING));
         let unbroken = "and then the agent ported the routes ".repeat(20);
-        assert_eq!(unusable(&unbroken, &shown(&system, &user)), Some(LOOPING));
+        assert_eq!(usable(&unbroken, &shown(&system, &user)), Err(LOOPING));
         let list: String = (1..=20)
             .map(|n| format!("- Ported route {n} of billing/api/refunds.py and its test.\n"))
             .collect();
-        assert_eq!(unusable(&list, &shown(&system, &user)), None, "{list}");
-        assert_eq!(unusable(ANCHOR, &shown(&system, &user)), None);
+        assert_eq!(usable(&list, &shown(&system, &user)), Ok(list.as_str()));
+        assert_eq!(usable(ANCHOR, &shown(&system, &user)), Ok(ANCHOR));
+    }
+
+    #[test]
+    fn what_was_said_before_a_loop_is_kept_and_the_loop_cut() {
+        let (system, user) = prompt();
+        let said = "The refund routes of BILL-2291 are ported to FastAPI and their tests pass. \
+            The legacy v1 paths stay behind the shim until the mobile release. Next: the webhook handler, \
+            then Flask leaves requirements.txt.";
+        let answer = format!("{said}\n{}", "- The user asked to port the refund routes.\n".repeat(15));
+        let once = format!("{said}\n- The user asked to port the refund routes.");
+        assert_eq!(
+            usable(&answer, &shown(&system, &user)),
+            Ok(once.as_str()),
+            "what loops is kept once"
+        );
+        let mid_line = format!("{said} {}", "and so on and so forth again ".repeat(12));
+        let once = format!("{said} and so on and so forth again");
+        assert_eq!(usable(&mid_line, &shown(&system, &user)), Ok(once.as_str()));
     }
 }
