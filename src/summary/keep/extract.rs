@@ -15,7 +15,7 @@ use crate::summary::read::harness::{UserText, rejection_words};
 use crate::summary::read::identifiers;
 use crate::summary::read::pasted::own_words;
 use crate::summary::read::quantities::is_lifted_figure;
-use crate::summary::read::request::{UserMessage, is_acknowledgement};
+use crate::summary::read::request::{UserMessage, UserReader, is_acknowledgement};
 use crate::summary::read::tool_calls::Named;
 
 /// How much of one tool result is read for items: an `ls -R` or a log dump
@@ -88,7 +88,11 @@ pub(crate) fn sightings_of(messages: &[Message], read: &Reading) -> Vec<Vec<Sigh
 /// once (read alone: see [`sightings_of`] for a transcript).
 pub fn sightings(message: &Message, harness: &HarnessPatterns) -> Vec<Sighting> {
     let split = (message.role == Role::User).then(|| harness.split(&message.content));
-    sightings_as(message, split.as_ref(), None, &calls_named(message))
+    // Alone, a message is still known for a template by what it holds.
+    let read = split
+        .as_ref()
+        .and_then(|split| UserReader::default().read(message, Some(&split.words)));
+    sightings_as(message, split.as_ref(), read.as_ref(), &calls_named(message))
 }
 
 /// What the user's own words say: their request (unless they only
@@ -124,12 +128,21 @@ fn sightings_as(
     let mut found = Vec::new();
     match (message.role, split) {
         (Role::User, Some(split)) => {
-            let template = read == Some(&UserMessage::Template);
-            if template {
+            // What of the message the user typed: a template's arguments
+            // only, none of a command's expanded file.
+            let own = match read {
+                Some(UserMessage::Template) => "",
+                Some(UserMessage::Request(words) | UserMessage::Repeat(words) | UserMessage::Answer(words)) => {
+                    words.as_str()
+                }
+                _ => split.words.as_str(),
+            };
+            if !own.is_empty() {
+                users_items(own, &mut found);
+            }
+            if own != split.words {
                 // The user's own file, run as a command: named things, no request, no rules.
                 named_in(&split.words, Source::ToolResult, &mut found);
-            } else if !split.words.is_empty() {
-                users_items(&split.words, &mut found);
             }
             for command in split
                 .typed_commands
@@ -388,5 +401,26 @@ mod tests {
         let found = sightings(&message, &HarnessPatterns::default());
         assert_eq!(found.len(), TOOL_RESULT_MAX_ITEMS);
         assert!(found.iter().all(|s| s.source == Source::ToolResult));
+    }
+
+    #[test]
+    fn a_template_sent_as_the_users_message_gives_only_its_arguments_as_the_request() {
+        let template = "---\ndescription: Execute the implementation planning workflow.\n---\n\n## User Input\n\n```text\nUse Postgres 16, not SQLite.\n```\n\nYou **MUST** consider the user input. Never skip the constitution check in memory/constitution.md.";
+        let found = sightings(&Message::new(Role::User, template), &HarnessPatterns::default());
+        assert_eq!(
+            of(&found, KeepKind::Request),
+            [("Use Postgres 16, not SQLite.", Source::User)]
+        );
+        assert!(
+            of(&found, KeepKind::Prohibition).is_empty(),
+            "the template's rules are not the user's: {found:?}"
+        );
+        assert_eq!(
+            of(&found, KeepKind::Path),
+            [("memory/constitution.md", Source::ToolResult)]
+        );
+        let empty = template.replace("Use Postgres 16, not SQLite.", "$ARGUMENTS");
+        let found = sightings(&Message::new(Role::User, empty), &HarnessPatterns::default());
+        assert!(of(&found, KeepKind::Request).is_empty(), "{found:?}");
     }
 }

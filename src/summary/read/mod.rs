@@ -4,7 +4,7 @@
 //! never in a summary's own text. Pure: the same messages always read the
 //! same.
 //!
-//! One concept a file: who said it ([`harness`], [`pasted`]), what names
+//! One concept a file: who said it ([`harness`], [`pasted`], [`template`]), what names
 //! something ([`identifiers`], [`quantities`], [`tool_calls`], [`commands`],
 //! [`shell`]), a message's sentences ([`sentences`]), the files changed
 //! ([`files`]), and what those add up to ([`request`], [`briefs`],
@@ -33,6 +33,7 @@ pub(super) mod sentences;
 pub(super) mod shell;
 pub(crate) mod state;
 mod tasks;
+pub(super) mod template;
 pub(super) mod tool_calls;
 mod values;
 

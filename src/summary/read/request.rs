@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::template::users_part;
 use crate::domain::transcript::{Message, Role};
 
 /// Words that make up an acknowledgement or a menu pick, in the languages
@@ -206,7 +207,11 @@ pub(crate) enum UserMessage {
     Answer(String),
     /// A command run through the harness (`/name args`).
     Command(String),
-    /// The expanded template of the command just run.
+    /// A request sent before, word for word (a plugin loop's prompt sent
+    /// again each round): the same request, not a new one.
+    Repeat(String),
+    /// The expanded template of the command just run, or a template with
+    /// nothing of the user's in it (spec-kit's, run without arguments).
     Template,
     /// Harness text only.
     Harness,
@@ -216,6 +221,8 @@ pub(crate) enum UserMessage {
 #[derive(Debug, Default)]
 pub(crate) struct UserReader {
     after_command: bool,
+    /// The requests read so far, whitespace squeezed: one sent again is a repeat.
+    asked: Vec<String>,
 }
 
 impl UserReader {
@@ -237,14 +244,25 @@ impl UserReader {
             self.after_command = false;
             return Some(UserMessage::Harness);
         }
-        if std::mem::take(&mut self.after_command) {
-            return Some(UserMessage::Template);
+        let after_command = std::mem::take(&mut self.after_command);
+        // A template's own text is not the user's: only the arguments they
+        // gave it are (and those a command already shows with its name).
+        let words = match users_part(words) {
+            Some(_) if after_command => return Some(UserMessage::Template),
+            Some(own) if own.is_empty() => return Some(UserMessage::Template),
+            Some(own) => own,
+            None if after_command => return Some(UserMessage::Template),
+            None => words.to_owned(),
+        };
+        if is_acknowledgement(&words) {
+            return Some(UserMessage::Answer(words));
         }
-        Some(if is_acknowledgement(words) {
-            UserMessage::Answer(words.to_owned())
-        } else {
-            UserMessage::Request(words.to_owned())
-        })
+        let squeezed = words.split_whitespace().collect::<Vec<_>>().join(" ");
+        if self.asked.contains(&squeezed) {
+            return Some(UserMessage::Repeat(words));
+        }
+        self.asked.push(squeezed);
+        Some(UserMessage::Request(words))
     }
 }
 
@@ -372,6 +390,56 @@ mod tests {
                 None,
                 Some(UserMessage::Answer("Great!".into())),
             ]
+        );
+    }
+
+    #[test]
+    fn a_spec_kit_template_is_a_request_only_for_the_arguments_the_user_gave_it() {
+        let template = |arguments: &str| {
+            format!(
+                "---\ndescription: Create or update the feature specification.\n---\n\nUser input:\n\n{arguments}\n\n## Outline\n\n1. Never skip the checklist.\n2. Write the spec to specs/001/spec.md."
+            )
+        };
+        let messages = [
+            Message::new(Role::User, template("$ARGUMENTS")),
+            Message::new(Role::Assistant, "Which feature?"),
+            Message::new(
+                Role::User,
+                template("Build a photo album app that groups photos by date."),
+            ),
+        ];
+        assert_eq!(
+            read_users(&messages, &HarnessPatterns::default()),
+            [
+                Some(UserMessage::Template),
+                None,
+                Some(UserMessage::Request(
+                    "Build a photo album app that groups photos by date.".into()
+                )),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_prompt_sent_again_word_for_word_is_a_repeat_not_a_new_request() {
+        let prompt = "Work through TODO.md one item at a time.\nRun the tests after each item.";
+        let messages = [
+            Message::new(Role::User, prompt),
+            Message::new(Role::Assistant, "Did the first item."),
+            Message::new(Role::User, prompt),
+            Message::new(Role::Assistant, "Did the second item."),
+            Message::new(
+                Role::User,
+                "Work through TODO.md one item at a time. Run the tests after each item.",
+            ),
+        ];
+        let read = read_users(&messages, &HarnessPatterns::default());
+        assert_eq!(read[0], Some(UserMessage::Request(prompt.into())));
+        assert_eq!(read[2], Some(UserMessage::Repeat(prompt.into())));
+        assert!(
+            matches!(read[4], Some(UserMessage::Repeat(_))),
+            "spacing aside, it is the same prompt: {:?}",
+            read[4]
         );
     }
 }

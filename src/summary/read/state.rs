@@ -130,7 +130,7 @@ pub(super) fn state_at_cut(
     let last_user_words = read.iter().rposition(|user| {
         matches!(
             user,
-            Some(UserMessage::Request(_) | UserMessage::Answer(_) | UserMessage::Command(_))
+            Some(UserMessage::Request(_) | UserMessage::Repeat(_) | UserMessage::Answer(_) | UserMessage::Command(_))
         )
     });
     let then = after_the_request(read);
@@ -204,7 +204,7 @@ pub(super) fn state_at_cut(
 fn after_the_request(read: &[Option<UserMessage>]) -> Vec<String> {
     let last_request = read
         .iter()
-        .rposition(|user| matches!(user, Some(UserMessage::Request(_))));
+        .rposition(|user| matches!(user, Some(UserMessage::Request(_) | UserMessage::Repeat(_))));
     let after = last_request.map_or(0, |at| at + 1);
     let then: Vec<String> = read[after..]
         .iter()

@@ -22,6 +22,9 @@ pub(super) struct Exchange {
     pub(super) asked: Vec<String>,
     /// "answered: yes", "ran /review".
     pub(super) then: Vec<String>,
+    /// How many times the request was sent again word for word (a plugin
+    /// loop's prompt): one line says so, not one line a round.
+    pub(super) again: usize,
     pub(super) outcome: Option<String>,
     pub(super) files: Vec<String>,
     pub(super) steps: Vec<String>,
@@ -42,8 +45,14 @@ impl Exchange {
             return Vec::new();
         }
         let mut line = format!("- {}", self.request.as_deref().unwrap_or("(continuing)"));
-        if !self.then.is_empty() {
-            line.push_str(&format!(" [then {}]", self.then.join("; ")));
+        let mut then = self.then.clone();
+        match self.again {
+            0 => {}
+            1 => then.push("sent it again".to_owned()),
+            n => then.push(format!("sent it again {n} times")),
+        }
+        if !then.is_empty() {
+            line.push_str(&format!(" [then {}]", then.join("; ")));
         }
         if let Some(outcome) = &self.outcome {
             line.push_str(&format!(" → {outcome}"));

@@ -208,6 +208,31 @@ mod tests {
     }
 
     #[test]
+    fn a_template_is_never_quoted_as_asked_and_a_loops_prompt_is_one_line() {
+        let template = "---\ndescription: Create or update the feature specification.\n---\n\n\
+                        The user input to you can be provided directly by the agent or as a command argument.\n\n\
+                        User input:\n\n$ARGUMENTS\n\n## Outline\n\nThe text the user typed after `/specify` is the feature description. \
+                        Run the script, then write the specification to SPEC_FILE using the template.";
+        let mut messages = turn("Plan the photo album app.", "Planned it.", None);
+        messages.extend(turn(template, "Wrote specs/001/spec.md.", None));
+        let prompt = "Read TODO.md, pick the next open item, implement it, run the tests, tick it off.";
+        for round in 1..=3 {
+            messages.extend(turn(prompt, &format!("Ticked off item {round}."), None));
+        }
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            [
+                "- Plan the photo album app. → Wrote specs/001/spec.md.",
+                "  · Planned it.",
+                "- Read TODO.md, pick the next open item, implement it, run the tests, tick it off. [then sent it again 2 times] → Ticked off item 3.",
+                "  · Ticked off item 1.",
+                "  · Ticked off item 2.",
+            ]
+        );
+    }
+
+    #[test]
     fn the_work_between_a_request_and_its_conclusion_is_kept_step_by_step() {
         let call = |id: &str, command: &str| Message {
             tool_calls: vec![ToolCall {

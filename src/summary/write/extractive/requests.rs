@@ -84,6 +84,40 @@ fn rest_of_request(words: &str, line: &str) -> Vec<String> {
     rest
 }
 
+/// What the user said, taken into the exchange: a request opens the next
+/// one (the one before it written to `lines`), a repeat, an answer or a
+/// command adds to it. Whether the message was the user's to hear.
+fn heard(user: Option<&UserMessage>, exchange: &mut Exchange, lines: &mut Vec<String>) -> bool {
+    match user {
+        Some(UserMessage::Request(words)) => {
+            lines.extend(exchange.lines());
+            let line = clipped(words, REQUEST_CHARS, Stretch::None);
+            *exchange = Exchange {
+                asked: rest_of_request(words, &line),
+                request: Some(line),
+                ..Exchange::default()
+            };
+        }
+        Some(UserMessage::Repeat(words)) => {
+            if exchange.request.as_deref() == Some(clipped(words, REQUEST_CHARS, Stretch::None).as_str()) {
+                exchange.again += 1;
+            } else {
+                exchange
+                    .then
+                    .push(format!("asked again: {}", clipped(words, 80, Stretch::None)));
+            }
+        }
+        Some(UserMessage::Answer(words)) => {
+            exchange
+                .then
+                .push(format!("answered: {}", clipped(words, 80, Stretch::None)));
+        }
+        Some(UserMessage::Command(command)) => exchange.then.push(format!("ran {command}")),
+        _ => return false,
+    }
+    true
+}
+
 /// One line per user request in `messages`, with its conclusion and the
 /// files it changed, each followed by its work (a delta that opens mid-run
 /// starts with a `(continuing)` line); `read` is their [`Reading`].
@@ -92,28 +126,8 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
     let mut exchange = Exchange::default();
     let mut done = read.actions.iter();
     for ((message, user), changed) in messages.iter().zip(&read.users).zip(&read.changed) {
-        match user {
-            Some(UserMessage::Request(words)) => {
-                lines.extend(exchange.lines());
-                let line = clipped(words, REQUEST_CHARS, Stretch::None);
-                exchange = Exchange {
-                    asked: rest_of_request(words, &line),
-                    request: Some(line),
-                    ..Exchange::default()
-                };
-                continue;
-            }
-            Some(UserMessage::Answer(words)) => {
-                exchange
-                    .then
-                    .push(format!("answered: {}", clipped(words, 80, Stretch::None)));
-                continue;
-            }
-            Some(UserMessage::Command(command)) => {
-                exchange.then.push(format!("ran {command}"));
-                continue;
-            }
-            _ => {}
+        if heard(user.as_ref(), &mut exchange, &mut lines) {
+            continue;
         }
         if message.role != Role::Assistant {
             continue;
