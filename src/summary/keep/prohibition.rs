@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::summary::read::pasted::{outside_quotes, own_words};
+use crate::summary::read::wrapped::unwrapped;
 
 /// A sentence longer than this is a paste or a paragraph with no full
 /// stop, not a rule someone typed: a rule is kept whole or not at all.
@@ -81,7 +82,8 @@ pub(crate) fn forbids(sentence: &str) -> bool {
 /// list markers: the user's own (nothing pasted, no marker inside quotes),
 /// whole, and at most [`MAX_CHARS`] characters.
 pub(crate) fn prohibitions(text: &str) -> Vec<String> {
-    let text = own_words(text);
+    // A rule wrapped over two lines is one rule, not a tail that starts mid-word.
+    let text = unwrapped(&own_words(text));
     let text = text.as_str();
     let mut found = Vec::new();
     let mut start = 0;
@@ -201,5 +203,19 @@ mod tests {
     #[test]
     fn a_repeated_rule_is_found_once() {
         assert_eq!(prohibitions("Don't push. Don't push."), ["Don't push."]);
+    }
+
+    #[test]
+    fn a_rule_a_terminal_wrapped_is_one_rule_from_its_first_word() {
+        assert_eq!(
+            prohibitions("Никогда не сливай эту ветку в main, пока все проверки в CI не стан\nут зелёными. Спасибо."),
+            ["Никогда не сливай эту ветку в main, пока все проверки в CI не стан ут зелёными."]
+        );
+        assert_eq!(
+            prohibitions(
+                "Please tidy the release script and do not push the tag before the changel\nog has an entry for it."
+            ),
+            ["Please tidy the release script and do not push the tag before the changel og has an entry for it."]
+        );
     }
 }

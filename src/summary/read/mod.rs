@@ -6,7 +6,7 @@
 //!
 //! One concept a file: who said it ([`harness`], [`pasted`], [`template`]), what names
 //! something ([`identifiers`], [`quantities`], [`tool_calls`], [`commands`],
-//! [`shell`]), a message's sentences ([`sentences`]), the files changed
+//! [`shell`]), a message's sentences ([`sentences`], [`wrapped`]), the files changed
 //! ([`files`]), and what those add up to ([`request`], [`briefs`],
 //! [`outcome`], [`checks`], [`commits`], [`tasks`], [`state`]); the
 //! one pass a compaction makes over its delta, read once and shared by
@@ -36,6 +36,7 @@ mod tasks;
 pub(super) mod template;
 pub(super) mod tool_calls;
 mod values;
+pub(super) mod wrapped;
 
 pub use harness::HarnessPatterns;
 pub(crate) use harness::users_words;

@@ -14,6 +14,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::wrapped::unwrapped;
+
 /// Abbreviations after which a capital does not start a sentence.
 const ABBREVIATIONS: &[&str] = &[
     "e.g.", "i.e.", "vs.", "cf.", "approx.", "incl.", "mr.", "mrs.", "ms.", "dr.", "prof.", "st.", "no.", "nr.",
@@ -100,7 +102,8 @@ fn is_heading_line(line: &str) -> bool {
 /// trimmed of list markers and heading marks, without code blocks, tables
 /// and rules.
 fn marked_sentences(text: &str) -> Vec<(String, bool)> {
-    let prose = CODE_BLOCK.replace_all(text, "\n");
+    // A wrapped line is no sentence of its own: it may start inside a word.
+    let prose = unwrapped(&CODE_BLOCK.replace_all(text, "\n"));
     let mut found: Vec<(String, bool)> = Vec::new();
     let mut pending = String::new();
     for line in prose.lines().filter(|line| !is_markup(line)) {
@@ -154,8 +157,24 @@ pub(crate) fn one_line(text: &str, max_chars: usize) -> String {
     if line.chars().count() <= max_chars {
         return line;
     }
-    let head: String = line.chars().take(max_chars.saturating_sub(1)).collect();
-    format!("{}…", head.trim_end())
+    format!("{}…", head_of(&line, max_chars.saturating_sub(1)).trim_end())
+}
+
+/// The first `max_chars` characters of `text`, less the word the cut would
+/// split when a space comes late enough before it (scripts without spaces,
+/// and one long token, are cut between characters).
+pub(crate) fn head_of(text: &str, max_chars: usize) -> &str {
+    let Some((cut, after)) = text.char_indices().nth(max_chars) else {
+        return text;
+    };
+    let head = &text[..cut];
+    if !after.is_alphanumeric() || !head.chars().next_back().is_some_and(char::is_alphanumeric) {
+        return head;
+    }
+    match head.rfind(char::is_whitespace) {
+        Some(at) if at >= head.len() / 2 => &head[..at],
+        _ => head,
+    }
 }
 
 /// An exclamation or acknowledgement that says nothing on its own.
@@ -417,6 +436,44 @@ mod tests {
         assert_eq!(
             leading("Perfect! Now I'm adding the close action. Then the tests.", 600).as_deref(),
             Some("Now I'm adding the close action. Then the tests.")
+        );
+    }
+
+    #[test]
+    fn no_sentence_starts_inside_a_word_a_terminal_wrapped() {
+        for (text, tail) in [
+            (
+                "Lägg till en kontroll i pipelinen, för den här grenen som vi jobbar med få\nr inte merges innan alla tester är gröna. Tack!",
+                "r inte merges",
+            ),
+            (
+                "Пожалуйста, добавь проверку в конвейер, чтобы эту ветку нель\nзя было сливать до зелёного CI. Спасибо!",
+                "зя было",
+            ),
+            (
+                "このブランチはすべてのテストが通るまでマージしないでください。そしてCIの設定ファイルを確認してからマー\nジの手順を書いてください。",
+                "ジの手順",
+            ),
+        ] {
+            let found = statements(text);
+            assert!(
+                found.iter().all(|sentence| !sentence.starts_with(tail)),
+                "{tail} starts a sentence: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_line_cut_short_ends_between_words_in_any_script() {
+        assert_eq!(
+            one_line("Den här grenen får inte merges innan CI är grön", 18),
+            "Den här grenen…"
+        );
+        assert_eq!(one_line("Эту ветку нельзя сливать до зелёного CI", 14), "Эту ветку…");
+        assert_eq!(
+            one_line("マージしないでください", 6),
+            "マージしな…",
+            "no spaces: cut between characters"
         );
     }
 }

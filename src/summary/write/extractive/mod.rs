@@ -233,6 +233,36 @@ mod tests {
     }
 
     #[test]
+    fn no_line_starts_inside_a_word_of_a_swedish_russian_or_japanese_request() {
+        for (request, tail) in [
+            (
+                "Skriv ett test som visar att kontrollen i pipelinen stoppar en röd gren, och uppdatera dokumentationen i docs/ci.md \
+                 så att alla i teamet förstår varför vi gör så här. Den här grenen få\nr inte merges innan alla tester är gröna.",
+                "r inte",
+            ),
+            (
+                "Напиши тест, который показывает, что проверка в конвейере останавливает красную ветку, и обнови документацию \
+                 в docs/ci.md, чтобы всей команде было понятно, зачем это нужно. Эту ветку нель\nзя сливать до зелёного CI.",
+                "зя",
+            ),
+            (
+                "赤いブランチがパイプラインで確実に止まることを示す統合テストを書いて、その結果をチーム全員が確認できるように、\
+                 docs/ci.md のドキュメントも最新の手順に合わせて丁寧に更新してください。\
+                 背景や理由もできるだけ詳しく、新しく入ったメンバーでも迷わずに理解できるように、具体的な例を挙げながら書いてください。\
+                 レビューの観点や、失敗したときの対処方法、ロールバックの手順、関係するチームへの連絡の方法についても、それぞれ短くまとめておいてください。\
+                 このブランチはすべてのテストが通るまで絶対にマー\nジしないでください。",
+                "ジし",
+            ),
+        ] {
+            let text = narrative(None, &turn(request, "Done.", None), &HarnessPatterns::default(), "x");
+            for line in text.lines() {
+                let said = line.trim_start_matches([' ', '-', '·']).trim_start_matches("asked: ");
+                assert!(!said.starts_with(tail), "{line:?} starts inside a word:\n{text}");
+            }
+        }
+    }
+
+    #[test]
     fn the_work_between_a_request_and_its_conclusion_is_kept_step_by_step() {
         let call = |id: &str, command: &str| Message {
             tool_calls: vec![ToolCall {

@@ -3,6 +3,7 @@
 
 use super::sections::{ASKED_MARK, BRIEF_MARK, WORK_MARK};
 use super::sentence_cut::cut_at_sentence;
+use crate::summary::read::sentences::head_of;
 
 const EARLIER: &str = "- Earlier: ";
 const EARLIER_ENTRY_CHARS: usize = 60;
@@ -18,11 +19,11 @@ fn entry(line: &str) -> String {
         }
     };
     let text = text.trim();
-    let clipped: String = text.chars().take(limit).collect();
+    let clipped = head_of(text, limit);
     if clipped.len() < text.len() {
-        format!("{clipped}…")
+        format!("{}…", clipped.trim_end())
     } else {
-        clipped
+        clipped.to_owned()
     }
 }
 
