@@ -13,7 +13,7 @@ use crate::summary::read::files::calls_named;
 use crate::summary::read::harness::HarnessPatterns;
 use crate::summary::read::harness::{UserText, rejection_words};
 use crate::summary::read::identifiers;
-use crate::summary::read::pasted::own_words;
+use crate::summary::read::pasted::{own_words, without_output};
 use crate::summary::read::quantities::is_lifted_figure;
 use crate::summary::read::request::{UserMessage, UserReader, is_acknowledgement};
 use crate::summary::read::tool_calls::Named;
@@ -106,14 +106,22 @@ fn users_items(words: &str, found: &mut Vec<Sighting>) {
     }
     let mut named = Vec::new();
     named_in(words, Source::User, &mut named);
-    // A figure in a pasted log line is the log's, not a setting the user named.
-    let own: std::collections::HashSet<String> = identifiers(&own_words(words))
-        .into_iter()
-        .filter(|(kind, _)| *kind == KeepKind::Quantity)
-        .map(|(_, text)| text)
-        .collect();
-    named.retain(|s| s.kind != KeepKind::Quantity || own.contains(&s.text));
-    found.extend(named);
+    // Named only in what the user pasted: a figure in a log line or a table
+    // row is the log's, not a setting they named (their code blocks count
+    // as pasted here), and a name in an error is one the output showed.
+    let mut own = Vec::new();
+    named_in(&own_words(words), Source::User, &mut own);
+    let mut theirs = Vec::new();
+    named_in(&without_output(words), Source::User, &mut theirs);
+    for mut sighting in named {
+        if sighting.kind == KeepKind::Quantity && !own.contains(&sighting) {
+            continue;
+        }
+        if !theirs.contains(&sighting) {
+            sighting.source = Source::ToolResult;
+        }
+        found.push(sighting);
+    }
 }
 
 /// What `message` says, its user's words split from the harness's once
@@ -422,5 +430,36 @@ mod tests {
         let empty = template.replace("Use Postgres 16, not SQLite.", "$ARGUMENTS");
         let found = sightings(&Message::new(Role::User, empty), &HarnessPatterns::default());
         assert!(of(&found, KeepKind::Request).is_empty(), "{found:?}");
+    }
+
+    #[test]
+    fn names_in_a_pasted_error_or_table_are_the_outputs_not_the_users() {
+        let message = Message::new(
+            Role::User,
+            "The worker in src/worker.rs crashes. I get this error:\nE0502 12:01:02.123 server.go:88] failed to bind port 5433: address in use\n\
+             Caused by: java.lang.IllegalStateException: must not be null at app/Main.java:12\n\n\
+             | setting | value |\n|---|---|\n| timeout | 30s |\n| cache | config/cache.toml |\n\n\
+             Run this after the fix:\n```\ncargo test -p worker\n```",
+        );
+        let found = sightings(&message, &HarnessPatterns::default());
+        assert!(of(&found, KeepKind::Prohibition).is_empty(), "{found:?}");
+        assert!(of(&found, KeepKind::Quantity).is_empty(), "{found:?}");
+        let paths = of(&found, KeepKind::Path);
+        assert!(paths.contains(&("src/worker.rs", Source::User)), "{paths:?}");
+        for pasted in ["server.go", "app/Main.java", "config/cache.toml"] {
+            assert!(
+                paths
+                    .iter()
+                    .all(|(path, source)| *path != pasted || *source == Source::ToolResult),
+                "{pasted} was only pasted: {paths:?}"
+            );
+        }
+        assert!(
+            of(&found, KeepKind::Id)
+                .iter()
+                .all(|(_, source)| *source == Source::ToolResult),
+            "{found:?}"
+        );
+        assert_eq!(of(&found, KeepKind::Command), [("cargo test -p worker", Source::User)]);
     }
 }

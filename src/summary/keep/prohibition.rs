@@ -191,6 +191,9 @@ mod tests {
             "Feb 8 21:51:50.720 |DEBU| never retried hook=stop",
             "Traceback (most recent call last):\nValueError: must not be empty",
             "Rename the button \"Don't save\" to \"Discard\".",
+            "Caused by: java.lang.IllegalStateException: must not be null",
+            "Error: Do not call this method twice (at Registry.get)",
+            "limit | note\n---|---\nqueue | do not use more than 3 retries",
         ] {
             assert!(prohibitions(text).is_empty(), "{text}: {:?}", prohibitions(text));
         }
