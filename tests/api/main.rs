@@ -45,6 +45,7 @@ mod observability;
 mod openapi;
 mod outages;
 mod pooler;
+mod precision;
 mod prepared;
 mod private_postgres;
 mod proxy;
