@@ -33,6 +33,8 @@ impl Rules<'_> {
             state: &self.reading.state,
             beside: "",
             conversation: self.conversation,
+            // The extractive writer's lines stay as they are.
+            by_model: shape == Shape::Prose,
         }
     }
 }

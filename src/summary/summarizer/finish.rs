@@ -63,6 +63,7 @@ struct OwnedParts {
     state: StateAtCut,
     beside: String,
     conversation: String,
+    by_model: bool,
 }
 
 impl OwnedParts {
@@ -73,6 +74,7 @@ impl OwnedParts {
             state: &self.state,
             beside: &self.beside,
             conversation: &self.conversation,
+            by_model: self.by_model,
         }
     }
 
@@ -83,6 +85,7 @@ impl OwnedParts {
             state: parts.state.clone(),
             beside: parts.beside.to_owned(),
             conversation: parts.conversation.to_owned(),
+            by_model: parts.by_model,
         }
     }
 }

@@ -3,9 +3,10 @@
 
 use std::collections::HashSet;
 
+use super::layout::{assemble, assemble_before, state_section};
 use super::narrative::Parked;
 use super::presence::Finder;
-use super::render::{Candidate, assemble, render, state_section};
+use super::render::{Candidate, render};
 use crate::summary::keep::KeepItem;
 use crate::summary::keep::figures::{KeepFigures, Outcome};
 use crate::summary::keep::set::Tier;
@@ -18,6 +19,9 @@ pub(super) struct Arrangement<'a> {
     pub(super) admitted: &'a [usize],
     pub(super) narrative: &'a str,
     pub(super) state_lines: &'a [String],
+    /// A model wrote the narrative: the request's line is shown only where
+    /// nothing else holds it, and compactd's sections go before the narrative.
+    pub(super) by_model: bool,
     pub(super) beside: &'a str,
     pub(super) conversation: &'a str,
     /// Files changed that are folders of others: held where one inside is.
@@ -60,7 +64,10 @@ impl Arrangement<'_> {
                 Tier::Request => held_without_request[at],
                 _ => held_by_all[at] || appended_texts.contains(candidate.item.text.as_str()),
             };
-            if candidate.tier == Tier::Request && admitted.contains(&at) && !held_beside[at] {
+            // A model's narrative that quotes the request needs no line
+            // repeating it (issue 41); the guard's own check says whether it does.
+            let shown_anyway = !self.by_model || !held;
+            if candidate.tier == Tier::Request && admitted.contains(&at) && !held_beside[at] && shown_anyway {
                 request = Some(candidate.item.text.as_str());
             }
             let outcome = if held {
@@ -92,7 +99,12 @@ impl Arrangement<'_> {
             figures.count(candidate.item.kind, outcome);
         }
         let state = state_section(request, self.state_lines);
-        let text = assemble(self.narrative, &state, &render(&appended), parked, self.conversation);
+        let appended = render(&appended);
+        let text = if self.by_model {
+            assemble_before(self.narrative, &state, &appended, parked, self.conversation)
+        } else {
+            assemble(self.narrative, &state, &appended, parked, self.conversation)
+        };
         Some((text, figures))
     }
 }

@@ -53,6 +53,10 @@ pub struct Parts<'a> {
     pub beside: &'a str,
     /// The conversation whose keep set and stored turns hold what is parked.
     pub conversation: &'a str,
+    /// A model wrote the narrative (issue 41): where things stand and the
+    /// items kept word for word carry only what it does not already say, and
+    /// come before it, so its own ending (what to do next) is read last.
+    pub by_model: bool,
 }
 
 impl<'a> Parts<'a> {
@@ -78,6 +82,7 @@ impl<'a> Parts<'a> {
             state: &NOTHING,
             beside: "",
             conversation,
+            by_model: false,
         }
     }
 }

@@ -15,10 +15,12 @@ pub(super) mod extractive;
 pub(crate) mod fit;
 mod for_harness;
 mod instructions;
+mod layout;
 pub mod narrative;
 pub(super) mod presence;
 pub mod prompt;
 mod render;
+mod said;
 
 pub use budget::{Parts, Shape, least_room, summary_max_tokens};
 pub use fit::{fit, fit_unless};

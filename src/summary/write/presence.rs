@@ -111,12 +111,18 @@ type Remembered = (std::rc::Rc<str>, std::rc::Rc<Vec<bool>>);
 impl Finder {
     /// A finder for `items`, answering by their order.
     pub(super) fn new<'a>(items: impl IntoIterator<Item = &'a KeepItem>) -> Self {
+        Self::of_names(items.into_iter().map(|item| (item.kind, item.text.as_str())))
+    }
+
+    /// A finder for texts of a kind that are no keep item (the names a line
+    /// of where things stand holds), each standing as an item of its kind.
+    pub(super) fn of_names<'a>(names: impl IntoIterator<Item = (KeepKind, &'a str)>) -> Self {
         let mut ids: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         let mut patterns: Vec<String> = Vec::new();
-        let items = items
+        let items = names
             .into_iter()
-            .map(|item| {
-                let needle = squeezed(&item.text);
+            .map(|(kind, text)| {
+                let needle = squeezed(text);
                 if needle.is_empty() {
                     return None;
                 }
@@ -124,7 +130,7 @@ impl Finder {
                     patterns.push(needle.clone());
                     patterns.len() - 1
                 });
-                Some((id, Standing::of(item.kind)))
+                Some((id, Standing::of(kind)))
             })
             .collect();
         let automaton = (!patterns.is_empty())

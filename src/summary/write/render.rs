@@ -1,15 +1,14 @@
-//! How a summary is laid out (SPEC §4): the narrative; where things stand,
-//! under its pinned heading, opening with the latest request; then what the
-//! keep guard appends under its own — each rule on a line of its own, named
-//! items one line per kind (and one per tier past the narrative), in tier
-//! order; and the parked line.
+//! How the keep guard's items are written (SPEC §4): under its pinned
+//! heading, each rule on a line of its own, named items one line per kind
+//! (and one per tier past the narrative), in tier order; files changed
+//! named from the folder most of them share. Where the sections go is
+//! [`super::layout`]'s.
 
 use std::collections::BTreeMap;
 
-use super::narrative::{KEPT_HEADING, Parked, parked_line};
+use super::narrative::KEPT_HEADING;
 use crate::summary::keep::set::{KeepItem, Tier};
 use crate::summary::kinds::KeepKind;
-use crate::summary::read::state::STATE_HEADING;
 
 /// The line an item is appended on: tier 1 and 2 items each have their
 /// own; named items share one line per kind (or per tier past the narrative).
@@ -217,20 +216,6 @@ pub(super) struct Candidate<'a> {
     pub(super) item: &'a KeepItem,
 }
 
-/// Where things stand: the latest request's line (when there is one to
-/// show) and the state's lines, or "" when both are empty.
-pub(super) fn state_section(request: Option<&str>, lines: &[String]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    if let Some(request) = request {
-        out.push(format!("{}{request}", Line::Request.label()));
-    }
-    out.extend(lines.iter().cloned());
-    if out.is_empty() {
-        return String::new();
-    }
-    format!("{STATE_HEADING}\n{}", out.join("\n"))
-}
-
 /// The appended section for `chosen` (in tier order; the request goes in
 /// the state section instead), or "" when empty.
 pub(super) fn render(chosen: &[&Candidate]) -> String {
@@ -260,19 +245,4 @@ pub(super) fn render(chosen: &[&Candidate]) -> String {
         }
     }));
     out.join("\n")
-}
-
-/// The narrative, where things stand, the appended items and the parked
-/// line, a blank line apart.
-pub(super) fn assemble(narrative: &str, state: &str, appended: &str, parked: Parked, conversation: &str) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for part in [narrative.trim(), state, appended] {
-        if !part.is_empty() {
-            parts.push(part.to_owned());
-        }
-    }
-    if parked.all > 0 {
-        parts.push(parked_line(parked, conversation));
-    }
-    parts.join("\n\n")
 }

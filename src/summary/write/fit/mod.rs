@@ -61,6 +61,7 @@ mod tests {
             state: &state,
             beside,
             conversation: "c",
+            by_model: false,
         };
         fit(parts, set, max_tokens, count)
     }
@@ -371,6 +372,7 @@ mod tests {
             state: &state,
             beside: "",
             conversation: "c",
+            by_model: false,
         };
         let fitted = fit(parts, &set, 200, &words);
         assert_eq!(
@@ -440,6 +442,7 @@ mod tests {
             state: &state,
             beside: "",
             conversation: "c",
+            by_model: false,
         };
         let asked = std::cell::Cell::new(0);
         // Asked before each pass over a text (an item costs a lookup now).
@@ -453,5 +456,118 @@ mod tests {
             fit_unless(parts, &set, 2_000, &words, &|| false),
             Some(fit(parts, &set, 2_000, &words))
         );
+    }
+
+    /// A model's summary of `narrative` beside `state` (issue 41).
+    fn fit_by_model(narrative: &str, state: &StateAtCut, set: &KeepSet, max_tokens: u64) -> Fitted {
+        let parts = Parts {
+            narrative,
+            shape: Shape::Prose,
+            state,
+            beside: "",
+            conversation: "c",
+            by_model: true,
+        };
+        fit(parts, set, max_tokens, &words)
+    }
+
+    fn retry_work() -> (KeepSet, StateAtCut) {
+        let set = set_of(&[
+            (KeepKind::Request, "Fix the retry test in src/retry.rs", Source::User),
+            (KeepKind::Path, "src/retry.rs", Source::User),
+        ]);
+        let state = StateAtCut {
+            in_progress: Some("Raising the backoff in src/retry.rs to 774ms.".into()),
+            last_actions: vec!["Bash `cargo test retry` → failed: backoff too short".into()],
+            ..StateAtCut::default()
+        };
+        (set, state)
+    }
+
+    #[test]
+    fn a_models_narrative_naming_the_request_and_the_file_in_progress_gets_no_state_lines_repeating_them() {
+        let (set, state) = retry_work();
+        let narrative = "The user asked: Fix the retry test in src/retry.rs. The test expects a longer wait.\n\n\
+                         Where it stands: raising the backoff in src/retry.rs to 774ms. Next, run the tests again.";
+        let fitted = fit_by_model(narrative, &state, &set, 300);
+        assert_eq!(
+            fitted.text,
+            format!(
+                "{STATE_HEADING}\n- Last actions: Bash `cargo test retry` → failed: backoff too short\n\n{narrative}"
+            ),
+            "only the line the narrative does not say is added"
+        );
+        let total = fitted.figures.total();
+        assert_eq!(
+            (total.present, total.appended),
+            (2, 0),
+            "the request is held by the narrative"
+        );
+    }
+
+    #[test]
+    fn a_models_narrative_that_lacks_the_request_and_the_file_in_progress_gets_them() {
+        let (mut set, state) = retry_work();
+        set.observe(
+            &[Sighting::new(KeepKind::Prohibition, "Never touch prod.", Source::User)],
+            &place(9),
+        );
+        let narrative = "We looked at the retries.\n\nNext, run the tests again.";
+        let fitted = fit_by_model(narrative, &state, &set, 300);
+        assert_eq!(
+            fitted.text,
+            format!(
+                "{STATE_HEADING}\n- Latest request: Fix the retry test in src/retry.rs\n\
+                 - In progress: Raising the backoff in src/retry.rs to 774ms.\n\
+                 - Last actions: Bash `cargo test retry` → failed: backoff too short\n\n\
+                 {KEPT_HEADING}\n- Rule: Never touch prod.\n\n{narrative}"
+            ),
+            "the path is held where things stand, not repeated under the kept heading"
+        );
+        assert_eq!(fitted.figures.by_kind[&KeepKind::Path].present, 1);
+    }
+
+    #[test]
+    fn a_models_last_paragraph_is_the_last_prose_and_the_parked_line_still_closes() {
+        let mut items: Vec<(KeepKind, String, Source)> = (0..200)
+            .map(|i| (KeepKind::Path, format!("src/module_{i}/file.rs"), Source::Assistant))
+            .collect();
+        items.push((KeepKind::Request, "Finish the migration".into(), Source::User));
+        let items: Vec<(KeepKind, &str, Source)> = items.iter().map(|(k, t, s)| (*k, t.as_str(), *s)).collect();
+        let set = set_of(&items);
+        let (_, state) = retry_work();
+        let narrative = "We moved the tables over.\n\nNext: run the migration on staging.";
+        let fitted = fit_by_model(narrative, &state, &set, 300);
+        assert!(fitted.tokens <= 300, "{} tokens", fitted.tokens);
+        let parked = fitted.figures.total().parked as usize;
+        assert!(parked > 0);
+        let line = parked_line(
+            Parked {
+                all: parked,
+                said: parked,
+            },
+            "c",
+        );
+        let prose = fitted
+            .text
+            .strip_suffix(&line)
+            .expect("the parked line closes the summary");
+        assert!(
+            prose.trim_end().ends_with("Next: run the migration on staging."),
+            "{}",
+            fitted.text
+        );
+        let opening = fitted
+            .text
+            .find("We moved the tables over.")
+            .expect("the narrative is whole");
+        for heading in [STATE_HEADING, KEPT_HEADING] {
+            assert!(
+                fitted.text.find(heading).is_some_and(|at| at < opening),
+                "{}",
+                fitted.text
+            );
+        }
+        assert_eq!(fitted, fit_by_model(narrative, &state, &set, 300), "byte for byte");
     }
 }

@@ -21,11 +21,13 @@ impl<'a> Ranked<'a> {
         let mut state_lines = self.state_lines.clone();
         let candidates = &self.candidates;
         loop {
+            let shown = self.shown_state(&fitted_narrative, &state_lines);
             let arrangement = Arrangement {
                 candidates,
                 admitted: &admitted,
                 narrative: &fitted_narrative,
-                state_lines: &state_lines,
+                state_lines: &shown,
+                by_model: self.parts.by_model,
                 beside: &self.beside,
                 conversation: self.parts.conversation,
                 folders: &self.folders,
@@ -33,8 +35,8 @@ impl<'a> Ranked<'a> {
                 stopped,
             };
             let (text, figures) = arrangement.settle(
-                &self.read(&fitted_narrative, &state_lines),
-                &self.reading(&fitted_narrative, &state_lines, false),
+                &self.read(&fitted_narrative, &shown),
+                &self.reading(&fitted_narrative, &shown, false),
             )?;
             let tokens = (self.count)(&text);
             if tokens <= self.max_tokens {

@@ -53,7 +53,9 @@ impl<'a> Ranked<'a> {
         if stopped() {
             return None;
         }
-        let held = self.finder.held(&self.read(narrative, &self.state_lines));
+        let held = self
+            .finder
+            .held(&self.read(narrative, &self.shown_state(narrative, &self.state_lines)));
         let held_beside = self.finder.held(&self.beside);
         let mut opened = HashSet::new();
         let mut price = 0;
@@ -105,7 +107,9 @@ impl<'a> Ranked<'a> {
         stopped: &dyn Fn() -> bool,
     ) -> Option<()> {
         let mut used = (self.count)(narrative) + self.price_of_missing(narrative, admitted, stopped)?;
-        let held = self.finder.held(&self.read(narrative, &self.state_lines));
+        let held = self
+            .finder
+            .held(&self.read(narrative, &self.shown_state(narrative, &self.state_lines)));
         let (mut by_assistant, mut in_tool_output) = (0_u64, 0_u64);
         for (at, candidate) in self.candidates.iter().enumerate().filter(|(_, c)| !c.tier.is_guarded()) {
             if stopped() {

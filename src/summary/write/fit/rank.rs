@@ -9,6 +9,7 @@ use crate::summary::write::arrangement::folders_of_others;
 use crate::summary::write::budget::{Parts, STATE_SHARE, least_room};
 use crate::summary::write::presence::{Finder, squeezed};
 use crate::summary::write::render::{Candidate, Line, common_root, files_label, from_root};
+use crate::summary::write::said::unsaid;
 
 /// The keep set's items in tier order, and what every arrangement of them
 /// shares: where things stand (within its share), what the reader has
@@ -106,6 +107,17 @@ impl<'a> Ranked<'a> {
 
     pub(super) fn read(&self, narrative: &str, state: &[String]) -> String {
         self.reading(narrative, state, true)
+    }
+
+    /// The lines of where things stand shown beside `narrative`: a model's
+    /// leaves out those it already says (issue 41), asked of the narrative
+    /// as fitted, since a cut one may no longer say them.
+    pub(super) fn shown_state(&self, narrative: &str, lines: &[String]) -> Vec<String> {
+        if self.parts.by_model {
+            unsaid(narrative, lines)
+        } else {
+            lines.to_vec()
+        }
     }
 
     /// What an item costs on its line, whether or not it opens the line.

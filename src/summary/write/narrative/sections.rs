@@ -63,24 +63,79 @@ pub(crate) fn parked_line(parked: Parked, conversation: &str) -> String {
     format!("({all} more {items} {are} parked{whose}: get_keep_set {lists}{search}.)")
 }
 
+/// How the lines of where things stand open (the request's, then
+/// [`StateAtCut::lines`]'s): a heading is compactd's only where one follows it.
+///
+/// [`StateAtCut::lines`]: crate::summary::read::state::StateAtCut
+pub(crate) const STATE_LABELS: &[&str] = &[
+    "- Latest request: ",
+    "- Then: ",
+    "- In progress: ",
+    "- Values now: ",
+    "- Task list: ",
+    "- Waiting on the user: ",
+    "- Last actions: ",
+    "- Checks: ",
+    "- Commits: ",
+    "- Unresolved error: ",
+    "- From tool output: ",
+];
+
+/// Whether `text` opens with one of compactd's sections: its heading, and
+/// under it a line as compactd labels them (a model's own "Where things
+/// stand:" over lines of its own is its narrative).
+fn opens_section(text: &str) -> bool {
+    let under = |heading: &str| {
+        text.strip_prefix(heading)
+            .and_then(|rest| rest.strip_prefix('\n'))
+            .and_then(|rest| rest.lines().next())
+    };
+    if let Some(line) = under(STATE_HEADING) {
+        return STATE_LABELS.iter().any(|label| line.starts_with(label));
+    }
+    // The kept heading is compactd's own words: a labelled line under it will do.
+    under(KEPT_HEADING).is_some_and(|line| line.starts_with("- ") && line.contains(": "))
+}
+
 /// `text` before its last section under `heading`, if it has one.
 fn before_section<'a>(text: &'a str, heading: &str) -> &'a str {
     let marker = format!("\n\n{heading}\n");
     match text.rfind(&marker) {
-        Some(at) => &text[..at],
-        None if text.starts_with(&marker[2..]) => "",
-        None => text,
+        Some(at) if opens_section(&text[at + 2..]) => &text[..at],
+        None if opens_section(text) && text.starts_with(&marker[2..]) => "",
+        _ => text,
     }
+}
+
+/// A model's summary laid out sections first (issue 41): the text after
+/// the paragraphs that open it and are compactd's sections (each closed up
+/// to one paragraph), or `None` when it opens with none.
+fn after_sections(text: &str) -> Option<&str> {
+    if !opens_section(text) {
+        return None;
+    }
+    let mut rest = text;
+    while opens_section(rest) {
+        match rest.find("\n\n") {
+            Some(at) => rest = rest[at..].trim_start_matches('\n'),
+            None => return Some(""),
+        }
+    }
+    Some(rest)
 }
 
 /// The narrative of a stored summary: without where things stood, the
 /// items compactd appended and the parked line (each is built again from
-/// the transcript and the keep set).
+/// the transcript and the keep set), whether they come after it or, in a
+/// model's summary, before it.
 pub fn narrative_of(summary: &str) -> &str {
     let without_parked = match PARKED_LINE.find(summary) {
         Some(found) => &summary[..found.start()],
         None => summary,
     };
+    if let Some(narrative) = after_sections(without_parked) {
+        return narrative.trim();
+    }
     let without_kept = before_section(without_parked, KEPT_HEADING);
     before_section(without_kept, STATE_HEADING).trim()
 }
@@ -130,6 +185,53 @@ mod tests {
             narrative_of("Prose that quotes Kept word for word: here."),
             "Prose that quotes Kept word for word: here."
         );
+    }
+
+    #[test]
+    fn a_models_summary_gives_back_its_narrative_after_the_sections_that_open_it() {
+        let narrative = "We fixed the parser.\n\nWhere things stand:\n- The tests pass; next, release.";
+        let summary = format!(
+            "{STATE_HEADING}\n- Latest request: Fix it.\nThe lexer too.\n- Last actions: Bash `make` → ok\n\n\
+             {KEPT_HEADING}\n- Paths: src/a.rs\n\n{narrative}\n\n{}",
+            parked_line(Parked { all: 3, said: 1 }, "c-1")
+        );
+        assert_eq!(
+            narrative_of(&summary),
+            narrative,
+            "the model's own heading is its narrative"
+        );
+        assert_eq!(
+            narrative_of(narrative),
+            narrative,
+            "with no section added, a model's \"Where things stand:\" over lines of its own stays"
+        );
+        assert_eq!(
+            narrative_of(&format!("{KEPT_HEADING}\n- Paths: a\n\n{narrative}")),
+            narrative
+        );
+    }
+
+    #[test]
+    fn every_line_of_where_things_stand_opens_with_a_label_a_stored_summary_is_read_back_by() {
+        let one = || Some("x".to_owned());
+        let all = || vec!["x".to_owned()];
+        let state = crate::summary::read::state::StateAtCut {
+            then: all(),
+            in_progress: one(),
+            task_list: one(),
+            changed_values: all(),
+            relied_on: all(),
+            last_actions: all(),
+            checks: one(),
+            commits: one(),
+            waiting_on_user: one(),
+            unresolved_error: one(),
+        };
+        let lines = state.lines();
+        assert_eq!(lines.len(), STATE_LABELS.len() - 1, "each but the request's");
+        for line in lines {
+            assert!(STATE_LABELS.iter().any(|label| line.starts_with(label)), "{line}");
+        }
     }
 
     #[test]
