@@ -41,6 +41,7 @@ mod lock_order;
 mod logs;
 mod mcp;
 mod migrations;
+mod model_sections;
 mod observability;
 mod openapi;
 mod outages;

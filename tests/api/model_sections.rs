@@ -1,0 +1,81 @@
+//! A model's summary says each thing once and ends on its own words (issue
+//! 41 item 6): where things stand and the items kept word for word carry
+//! only what the model's narrative lacks, and come before it, so the
+//! narrative's ending (what to do next) is the summary's last paragraph.
+
+use std::time::Duration;
+
+use compactd::summary::read::STATE_HEADING;
+use compactd::summary::write::narrative::narrative_of;
+use serde_json::json;
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::helpers::spawn_app_with_upstream;
+use crate::llm_client::openai_answer;
+
+const REQUEST: &str = "Fix the retry test in src/retry.rs.";
+const DOING: &str = "Raising the backoff in src/retry.rs to 774ms.";
+/// The model's ending: where things stand and the next step.
+const ENDING: &str =
+    "Where things stand: the agent was raising the backoff in src/retry.rs to 774ms; next, run the retry test again.";
+
+#[tokio::test]
+async fn a_narrative_that_says_the_request_and_where_things_stand_is_not_repeated_and_ends_the_summary() {
+    let narrative = format!(
+        "The user asked: {REQUEST} The test expects three attempts before the provider recovers, \
+         and the backoff was too short for that.\n\n{ENDING}"
+    );
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer(&narrative)))
+        .mount(&upstream)
+        .await;
+    let app = spawn_app_with_upstream(&upstream.uri(), Duration::from_secs(5)).await;
+    app.report("/usage", json!({"conversation_id": "m", "used": 20000, "size": 200000}))
+        .await;
+    let messages = json!([
+        {"role": "user", "content": "Never push to main."},
+        {"role": "assistant", "content": "Understood."},
+        {"role": "user", "content": REQUEST},
+        {"role": "assistant", "content": DOING},
+    ]);
+
+    let answer = app
+        .report("/summarize", json!({"conversation_id": "m", "messages": messages}))
+        .await;
+
+    assert_eq!(answer["compaction"]["summarizer"], "llm", "{answer}");
+    let summary = answer["summary"].as_str().unwrap();
+    for repeated in [
+        format!("- Latest request: {REQUEST}"),
+        format!("- In progress: {DOING}"),
+    ] {
+        assert!(
+            !summary.contains(&repeated),
+            "{repeated} repeats the narrative: {summary}"
+        );
+    }
+    let paragraphs: Vec<&str> = summary
+        .split("\n\n")
+        .filter(|paragraph| !(paragraph.starts_with('(') && paragraph.contains(" parked")))
+        .collect();
+    assert_eq!(paragraphs.last(), Some(&ENDING), "{summary}");
+    // What the narrative lacks is still there, before it.
+    let opening = summary.find("The user asked:").unwrap();
+    assert!(
+        summary
+            .find("- Rule: Never push to main.")
+            .is_some_and(|at| at < opening),
+        "{summary}"
+    );
+    if let Some(state) = summary.find(&format!("{STATE_HEADING}\n")) {
+        assert!(state < opening, "{summary}");
+    }
+    assert_eq!(
+        narrative_of(summary),
+        narrative,
+        "the next compaction builds on it whole"
+    );
+    assert_eq!(app.state("m").await["summary"]["text"], summary);
+}
