@@ -20,13 +20,23 @@ impl<'a> Ranked<'a> {
         } = placed;
         let mut state_lines = self.state_lines.clone();
         let candidates = &self.candidates;
+        // Asked again only when the narrative or the lines change: most
+        // turns of the loop only park an item (a keep set may hold thousands).
+        let mut shown_for: Option<(String, usize, Vec<String>)> = None;
         loop {
-            let shown = self.shown_state(&fitted_narrative, &state_lines);
+            if !shown_for
+                .as_ref()
+                .is_some_and(|(narrative, lines, _)| *narrative == fitted_narrative && *lines == state_lines.len())
+            {
+                let shown = self.shown_state(&fitted_narrative, &state_lines);
+                shown_for = Some((fitted_narrative.clone(), state_lines.len(), shown));
+            }
+            let shown = shown_for.as_ref().map_or(&[][..], |(_, _, shown)| shown.as_slice());
             let arrangement = Arrangement {
                 candidates,
                 admitted: &admitted,
                 narrative: &fitted_narrative,
-                state_lines: &shown,
+                state_lines: shown,
                 by_model: self.parts.by_model,
                 beside: &self.beside,
                 conversation: self.parts.conversation,
@@ -35,8 +45,8 @@ impl<'a> Ranked<'a> {
                 stopped,
             };
             let (text, figures) = arrangement.settle(
-                &self.read(&fitted_narrative, &shown),
-                &self.reading(&fitted_narrative, &shown, false),
+                &self.read(&fitted_narrative, shown),
+                &self.reading(&fitted_narrative, shown, false),
             )?;
             let tokens = (self.count)(&text);
             if tokens <= self.max_tokens {
