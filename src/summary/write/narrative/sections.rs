@@ -74,8 +74,10 @@ pub(crate) const STATE_LABELS: &[&str] = &[
     "- Values now: ",
     "- Task list: ",
     "- Waiting on the user: ",
+    "- Asked, not answered: ",
     "- Last actions: ",
     "- Checks: ",
+    "- Not yet verified: ",
     "- Commits: ",
     "- Unresolved error: ",
     "- From tool output: ",
@@ -225,6 +227,8 @@ mod tests {
             checks: one(),
             commits: one(),
             waiting_on_user: one(),
+            unanswered: all(),
+            unverified: all(),
             unresolved_error: one(),
         };
         let lines = state.lines();
