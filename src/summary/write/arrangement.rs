@@ -19,8 +19,7 @@ pub(super) struct Arrangement<'a> {
     pub(super) admitted: &'a [usize],
     pub(super) narrative: &'a str,
     pub(super) state_lines: &'a [String],
-    /// A model wrote the narrative: the request's line is shown only where
-    /// nothing else holds it, and compactd's sections go before the narrative.
+    /// A model wrote the narrative: compactd's sections go before it.
     pub(super) by_model: bool,
     pub(super) beside: &'a str,
     pub(super) conversation: &'a str,
@@ -64,10 +63,9 @@ impl Arrangement<'_> {
                 Tier::Request => held_without_request[at],
                 _ => held_by_all[at] || appended_texts.contains(candidate.item.text.as_str()),
             };
-            // A model's narrative that quotes the request needs no line
-            // repeating it (issue 41); the guard's own check says whether it does.
-            let shown_anyway = !self.by_model || !held;
-            if candidate.tier == Tier::Request && admitted.contains(&at) && !held_beside[at] && shown_anyway {
+            // Shown even where a model's narrative quotes it: every summary
+            // carries where things stand, opened by the request (SPEC §4).
+            if candidate.tier == Tier::Request && admitted.contains(&at) && !held_beside[at] {
                 request = Some(candidate.item.text.as_str());
             }
             let outcome = if held {

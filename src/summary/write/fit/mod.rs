@@ -485,7 +485,8 @@ mod tests {
     }
 
     #[test]
-    fn a_models_narrative_naming_the_request_and_the_file_in_progress_gets_no_state_lines_repeating_them() {
+    fn a_models_narrative_naming_the_file_in_progress_gets_no_state_line_repeating_it_and_the_request_opens_the_section()
+     {
         let (set, state) = retry_work();
         let narrative = "The user asked: Fix the retry test in src/retry.rs. The test expects a longer wait.\n\n\
                          Where it stands: raising the backoff in src/retry.rs to 774ms. Next, run the tests again.";
@@ -493,9 +494,9 @@ mod tests {
         assert_eq!(
             fitted.text,
             format!(
-                "{STATE_HEADING}\n- Last actions: Bash `cargo test retry` → failed: backoff too short\n\n{narrative}"
+                "{STATE_HEADING}\n- Latest request: Fix the retry test in src/retry.rs\n- Last actions: Bash `cargo test retry` → failed: backoff too short\n\n{narrative}"
             ),
-            "only the line the narrative does not say is added"
+            "every summary carries where things stand, opened by the request (SPEC §4); of the rest, only the line the narrative does not say"
         );
         let total = fitted.figures.total();
         assert_eq!(
