@@ -211,7 +211,7 @@ mod tests {
         assert!(tokens::count(&draft.text) <= 500, "{}", draft.text);
         assert_eq!((draft.writer, draft.model.as_deref()), (Writer::Llm, Some("m")));
         assert!(
-            draft.text.starts_with("We hardened the billing retries."),
+            narrative_of(&draft.text).starts_with("We hardened the billing retries."),
             "{}",
             draft.text
         );
