@@ -88,11 +88,16 @@ async fn stalled_export_at(address: &str, key: &str, id: &str) -> (u16, TcpStrea
     (status, stream)
 }
 
-/// Sessions of the app's database in a transaction, as Postgres sees them.
+/// Sessions of the app's database in an export's transaction, as Postgres
+/// sees them: known by the statements only an export runs, so a background
+/// worker's transaction at the same moment is not counted as one.
 async fn transactions_open(pool: &PgPool) -> i64 {
     sqlx::query_scalar(
         "SELECT count(*) FROM pg_stat_activity
-         WHERE datname = current_database() AND xact_start IS NOT NULL AND pid <> pg_backend_pid()",
+         WHERE datname = current_database() AND xact_start IS NOT NULL AND pid <> pg_backend_pid()
+           AND (query LIKE 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY%'
+                OR query LIKE '%idle_in_transaction_session_timeout%'
+                OR query LIKE '%to_jsonb%')",
     )
     .fetch_one(pool)
     .await
