@@ -140,6 +140,12 @@ fn sightings_as(
             // only, none of a command's expanded file.
             let own = match read {
                 Some(UserMessage::Template) => "",
+                // A slash command typed as the message: its arguments name
+                // things, but it is no request and gives no rules.
+                Some(UserMessage::Command(_)) => {
+                    named_in(&split.words, Source::User, &mut found);
+                    return found;
+                }
                 Some(UserMessage::Request(words) | UserMessage::Repeat(words) | UserMessage::Answer(words)) => {
                     words.as_str()
                 }
@@ -303,6 +309,19 @@ mod tests {
         assert!(of(&found[1], KeepKind::Request).is_empty());
         assert!(of(&found[1], KeepKind::Prohibition).is_empty());
         assert_eq!(of(&found[1], KeepKind::Path), [("docs/HANDOFF.md", Source::ToolResult)]);
+    }
+
+    #[test]
+    fn a_slash_command_typed_as_the_message_is_no_request_but_what_it_names_is_the_users() {
+        let messages = [
+            Message::new(Role::User, "/compact"),
+            Message::new(Role::User, "/review docs/HANDOFF.md, never mind the tests"),
+        ];
+        let found = sightings_in(&messages);
+        assert!(found[0].is_empty(), "{:?}", found[0]);
+        assert!(of(&found[1], KeepKind::Request).is_empty());
+        assert!(of(&found[1], KeepKind::Prohibition).is_empty());
+        assert_eq!(of(&found[1], KeepKind::Path), [("docs/HANDOFF.md", Source::User)]);
     }
 
     #[test]

@@ -198,6 +198,65 @@ pub(crate) fn command_run(text: &str) -> Option<String> {
     })
 }
 
+/// A slash command typed as the whole message (newer Claude Code records
+/// `/compact` so, with no `<command-name>`): its name and arguments. A path
+/// (`/usr/lib is empty`) has a second slash in its first word and is not one.
+static TYPED_SLASH_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\A/(?P<name>[A-Za-z][\w:.-]*)(?:[ \t]+(?P<args>[^\n]*))?\z").expect("a valid pattern")
+});
+
+/// Claude Code's built-in commands: none expands into a prompt of its own,
+/// so the message after one is the user's again.
+const BUILT_IN_COMMANDS: &[&str] = &[
+    "add-dir",
+    "agents",
+    "bug",
+    "clear",
+    "compact",
+    "config",
+    "context",
+    "cost",
+    "doctor",
+    "exit",
+    "export",
+    "help",
+    "hooks",
+    "ide",
+    "login",
+    "logout",
+    "mcp",
+    "memory",
+    "model",
+    "permissions",
+    "quit",
+    "release-notes",
+    "resume",
+    "rewind",
+    "status",
+    "statusline",
+    "theme",
+    "todos",
+    "usage",
+    "vim",
+];
+
+/// A slash command typed as the whole message, as `/name args`, and whether
+/// a template of its own may follow it (a custom command's, not a built-in's).
+fn typed_slash_command(words: &str) -> Option<(String, bool)> {
+    let found = TYPED_SLASH_COMMAND.captures(words.trim())?;
+    let name = found.name("name")?.as_str();
+    let arguments = found
+        .name("args")
+        .map(|args| args.as_str().split_whitespace().collect::<Vec<_>>().join(" "))
+        .unwrap_or_default();
+    let command = if arguments.is_empty() {
+        format!("/{name}")
+    } else {
+        format!("/{name} {arguments}")
+    };
+    Some((command, !BUILT_IN_COMMANDS.contains(&name)))
+}
+
 /// What one user-role message is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum UserMessage {
@@ -245,6 +304,10 @@ impl UserReader {
             return Some(UserMessage::Harness);
         }
         let after_command = std::mem::take(&mut self.after_command);
+        if let Some((command, template_may_follow)) = typed_slash_command(words) {
+            self.after_command = template_may_follow;
+            return Some(UserMessage::Command(command));
+        }
         // A template's own text is not the user's: only the arguments they
         // gave it are (and those a command already shows with its name).
         let words = match users_part(words) {
@@ -389,6 +452,42 @@ mod tests {
                 Some(UserMessage::Template),
                 None,
                 Some(UserMessage::Answer("Great!".into())),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_slash_command_typed_as_the_whole_message_is_a_command_run_not_a_request() {
+        let messages = [
+            Message::new(Role::User, "Release v0.16.0 once the last two items are done."),
+            Message::new(Role::Assistant, "Progress saved. Running compact."),
+            Message::new(Role::User, "/compact"),
+            Message::new(Role::User, "/cost"),
+            Message::new(Role::User, "/usr/local/bin is missing from PATH"),
+            Message::new(Role::User, "/review  the retry loop"),
+            Message::new(Role::User, "Review src/retry.rs for races; never change its API."),
+            Message::new(Role::Assistant, "Reviewed."),
+            Message::new(Role::User, "/compact keep the release steps"),
+            Message::new(Role::User, "Now tag the release."),
+        ];
+        let read = read_users(&messages, &HarnessPatterns::default());
+        assert_eq!(
+            read,
+            [
+                Some(UserMessage::Request(
+                    "Release v0.16.0 once the last two items are done.".into()
+                )),
+                None,
+                Some(UserMessage::Command("/compact".into())),
+                Some(UserMessage::Command("/cost".into())),
+                Some(UserMessage::Request("/usr/local/bin is missing from PATH".into())),
+                Some(UserMessage::Command("/review the retry loop".into())),
+                // A custom command's expanded prompt follows it.
+                Some(UserMessage::Template),
+                None,
+                Some(UserMessage::Command("/compact keep the release steps".into())),
+                // A built-in expands into nothing: the next message is the user's.
+                Some(UserMessage::Request("Now tag the release.".into())),
             ]
         );
     }
