@@ -107,6 +107,16 @@ fn read_commits(messages: &[Message], actions: &[Action]) -> Vec<Commit> {
         }
         for found in PUSHED_NEW.captures_iter(result) {
             let branch = local_branch(&found[1], last_branch.as_deref()).to_owned();
+            // A new branch nothing was committed on was made from where the
+            // work stood (`git checkout -b`): its commits went with it, and
+            // that branch is where the work is now.
+            if !commits.iter().any(|c| c.branch == branch)
+                && let Some(from) = &last_branch
+            {
+                for commit in commits.iter_mut().filter(|c| &c.branch == from) {
+                    commit.branch = branch.clone();
+                }
+            }
             for commit in commits.iter_mut().filter(|c| c.branch == branch) {
                 commit.pushed = true;
             }
@@ -208,6 +218,26 @@ mod tests {
                 "99b497c feat: annotations; ceff8c3 feat: annotation state; bb53fb4 feat: review page \
                  (on spotter-gqc; pushed through ceff8c3, not bb53fb4); changed since the last commit: project_review_live.ex"
             )
+        );
+    }
+
+    #[test]
+    fn commits_made_before_a_new_branch_was_pushed_went_with_it() {
+        let messages = vec![
+            bash("1", "git commit -m 'refactor: minimal redesign'"),
+            result("1", "[main 661f0a3] refactor: minimal redesign\n 9 files changed"),
+            bash(
+                "2",
+                "git checkout -b refactor/minimal && git push -u origin refactor/minimal 2>&1",
+            ),
+            result(
+                "2",
+                "Switched to a new branch 'refactor/minimal'\nTo https://github.com/t/me.git\n * [new branch]      refactor/minimal -> refactor/minimal",
+            ),
+        ];
+        assert_eq!(
+            line(&messages).as_deref(),
+            Some("661f0a3 refactor: minimal redesign (on refactor/minimal; all pushed)")
         );
     }
 
