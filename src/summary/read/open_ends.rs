@@ -58,16 +58,82 @@ fn trailing_question(text: &str) -> Option<String> {
     (last.ends_with('?') || last.ends_with('？')).then(|| one_line(last, QUOTED_CHARS))
 }
 
+/// Words long enough to tell, and in scripts written without spaces (or
+/// with particles glued on, as Korean), every pair of letters in a row.
 fn telling_words(text: &str) -> HashSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
+    let mut telling: HashSet<String> = text
+        .split(|c: char| !c.is_alphanumeric())
         .filter(|word| word.chars().count() >= TELLING_WORD_CHARS)
         .map(str::to_lowercase)
-        .collect()
+        .collect();
+    let letters: Vec<char> = text.chars().collect();
+    for pair in letters.windows(2) {
+        if pair.iter().all(|c| is_unspaced(*c)) {
+            telling.insert(pair.iter().collect());
+        }
+    }
+    telling
 }
 
-/// The request takes up a word of the question: it likely answers it.
+/// Han, kana and Hangul: scripts whose words a space does not end.
+fn is_unspaced(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{ac00}'..='\u{d7af}')
+}
+
+/// Words a reply opens with when it picks or decides ("1 does seem like a
+/// decent path", "Yes, but…", "No — first…"): it answers the question.
+const PICKS: &[&str] = &[
+    "yes",
+    "yeah",
+    "yep",
+    "sure",
+    "ok",
+    "okay",
+    "no",
+    "nope",
+    "option",
+    "both",
+    "neither",
+    "either",
+    "first",
+    "second",
+    "go",
+    "да",
+    "нет",
+    "sí",
+    "si",
+    "oui",
+    "non",
+    "ja",
+    "nein",
+    "sim",
+    "não",
+    "はい",
+    "いいえ",
+    "네",
+    "아니요",
+    "好",
+    "是",
+    "不",
+];
+
+/// The request takes up the question: it opens with a pick, or shares a
+/// telling word with it.
 fn takes_up(request: &str, question: &str) -> bool {
-    !telling_words(request).is_disjoint(&telling_words(question))
+    let first = request
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .unwrap_or_default();
+    let picks = PICKS.contains(&first.as_str())
+        || (first.len() <= 2 && first.chars().all(|c| c.is_ascii_digit()))
+        || (first.chars().count() == 1
+            && request
+                .trim_start()
+                .chars()
+                .nth(1)
+                .is_some_and(|c| c == ')' || c == '.'));
+    picks || !telling_words(request).is_disjoint(&telling_words(question))
 }
 
 /// Prose no test or build checks: a change to it needs no verifying.
@@ -190,6 +256,28 @@ mod tests {
         assert_eq!(
             unanswered(&messages, &reading.users),
             ["Should the admin routes move in this change too?"]
+        );
+    }
+
+    #[test]
+    fn a_reply_that_picks_or_shares_a_word_in_any_script_answers_the_question() {
+        let messages = vec![
+            user("Show the email on the profile page."),
+            agent(
+                "Do you want me to just store it client-side from what the user typed, or do you want a proper `/auth/me` endpoint?",
+            ),
+            user("1 does seem like a decent path forward, though we might want to improve this in future."),
+            agent("ログファイルやセッションメタデータをリポジトリにコミットすることになりますが、そのまま進めますか？"),
+            user("コミットして"),
+            agent("커밋/릴리스를 진행할까요, 아니면 다른 항목을 먼저 하시겠습니까?"),
+            user("v0.16.0의 남은 2개 항목 완료 후 릴리스"),
+            agent("Should I proceed with phase 2 now, or would you like to test the backend first?"),
+            user("the panel is missing the system tray applet, but shows the open tasks"),
+        ];
+        let reading = read(&messages);
+        assert_eq!(
+            unanswered(&messages, &reading.users),
+            ["Should I proceed with phase 2 now, or would you like to test the backend first?"]
         );
     }
 
