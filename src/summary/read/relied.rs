@@ -78,6 +78,25 @@ fn top(result: &str) -> impl Iterator<Item = &str> {
 /// `Read 'crm/contacts.json' showed: "owner: Dana Whitfield"`; the latest
 /// results' last. A line the reader already has (`shown_elsewhere`: the
 /// last actions, the commits) is not said again.
+/// A line number a reading tool put before the line (`81→`, `104:`, a
+/// grep's `src/a.rs:104:`): the file's, not the value's.
+static LINE_NUMBER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A\s*(?:[^\s:]+:)?\d+(?:→|:|\t)\s*").expect("a valid pattern"));
+
+fn without_line_number(line: &str) -> &str {
+    let line = line.trim();
+    LINE_NUMBER
+        .find(line)
+        .map_or(line, |number| &line[number.end()..])
+        .trim()
+}
+
+/// A line that only opens a call or a block (`register_middlewares(`): no
+/// value a reader can use on its own.
+fn opens_a_block(line: &str) -> bool {
+    line.ends_with(['(', '[', '{'])
+}
+
 pub(crate) fn relied_on(messages: &[Message], actions: &[Action], shown_elsewhere: &[&str]) -> Vec<String> {
     let said: Vec<Option<String>> = messages
         .iter()
@@ -100,8 +119,9 @@ pub(crate) fn relied_on(messages: &[Message], actions: &[Action], shown_elsewher
                 !known_before.iter().any(|text| text.contains(token))
                     && used_after.iter().any(|text| text.contains(token))
             });
-            if relied {
-                let line = one_line(line.trim(), LINE_CHARS);
+            let line = without_line_number(line);
+            if relied && !opens_a_block(line) {
+                let line = one_line(line, LINE_CHARS);
                 if !lines.contains(&line) && !shown_elsewhere.iter().any(|text| text.contains(&line)) {
                     lines.push(line);
                 }
@@ -110,12 +130,15 @@ pub(crate) fn relied_on(messages: &[Message], actions: &[Action], shown_elsewher
                 break;
             }
         }
+        if lines.is_empty() {
+            continue;
+        }
         let source = format!("{} `{}`", action.tool, action.target.replace('`', "'"));
-        shown.extend(
-            lines
-                .into_iter()
-                .map(|line| format!("{source} showed: \"{}\"", line.replace('"', "'"))),
-        );
+        let quoted: Vec<String> = lines
+            .into_iter()
+            .map(|line| format!("\"{}\"", line.replace('"', "'")))
+            .collect();
+        shown.push(format!("{source} showed: {}", quoted.join("; ")));
     }
     shown.split_off(shown.len().saturating_sub(SHOWN))
 }
@@ -186,6 +209,34 @@ mod tests {
         assert_eq!(
             relied_on(&messages, &actions(&messages), &[]),
             ["Bash `git commit -am 'backoff'` showed: \"[fix/retries 9f3c2ab] backoff\""]
+        );
+    }
+
+    #[test]
+    fn a_line_is_kept_without_the_readers_line_number_and_one_that_only_opens_a_call_is_not() {
+        let messages = [
+            Message::new(Role::User, "Make the bot speak every locale."),
+            call("1", "Grep", r#"{"pattern":"i18n","path":"src/bot.py"}"#),
+            result(
+                "1",
+                "104: from src.middlewares import register_middlewares\n106: register_middlewares(",
+            ),
+            call("2", "Read", r#"{"file_path":"src/config.py"}"#),
+            result(
+                "2",
+                "   223→    default_language: str = 'ru'\n   224→    available_languages: list[str] = Field(default_factory=lambda: ['ru', 'en'])",
+            ),
+            Message::new(
+                Role::Assistant,
+                "register_middlewares sets up i18n, but available_languages defaults to ru and en only.",
+            ),
+        ];
+        assert_eq!(
+            relied_on(&messages, &actions(&messages), &[]),
+            [
+                "Grep `src/bot.py` showed: \"from src.middlewares import register_middlewares\"",
+                "Read `src/config.py` showed: \"available_languages: list[str] = Field(default_factory=lambda: ['ru', 'en'])\"",
+            ]
         );
     }
 }
