@@ -57,6 +57,10 @@ pub struct StateAtCut {
     pub relied_on: Vec<String>,
 }
 
+/// The label of a line that keeps a value the agent used from tool output:
+/// the extractive summary's, since a model read that output itself.
+pub(crate) const FROM_TOOL_OUTPUT: &str = "- From tool output: ";
+
 impl StateAtCut {
     pub fn is_empty(&self) -> bool {
         *self == Self::default()
@@ -100,7 +104,7 @@ impl StateAtCut {
             lines.push(format!("- Unresolved error: {error}"));
         }
         for line in &self.relied_on {
-            lines.push(format!("- From tool output: {line}"));
+            lines.push(format!("{FROM_TOOL_OUTPUT}{line}"));
         }
         lines
     }

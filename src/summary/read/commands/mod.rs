@@ -5,8 +5,9 @@
 //! one command are one item; and never a fragment (unbalanced quotes, a
 //! heredoc opener, a trailing `&&` or `|`, or a line too long to keep whole).
 //! What a command starts with is in `programs`; a command line's simple
-//! commands, in `steps`.
+//! commands, in `steps`; whether it only looks, in `inspection`.
 
+mod inspection;
 mod programs;
 mod steps;
 
@@ -16,6 +17,7 @@ use regex::Regex;
 
 use programs::looks_like_command;
 
+pub(crate) use inspection::only_looks;
 pub(crate) use steps::steps;
 
 /// A command is kept verbatim up to this many characters.

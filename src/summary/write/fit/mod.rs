@@ -305,6 +305,30 @@ mod tests {
     }
 
     #[test]
+    fn the_agents_searches_and_reads_are_parked_and_what_it_ran_to_change_things_is_shown() {
+        let set = set_of(&[
+            (
+                KeepKind::Command,
+                "rg -n \"decision\" src/cli/import_cmds.py",
+                Source::Assistant,
+            ),
+            (KeepKind::Command, "git log --oneline -5", Source::Assistant),
+            (KeepKind::Command, "uv run alembic upgrade head", Source::Assistant),
+        ]);
+        let fitted = fit_beside("Short.", "", Shape::Prose, &set, 200, &words);
+        assert!(
+            fitted
+                .text
+                .contains("- Also named by the agent: uv run alembic upgrade head"),
+            "{}",
+            fitted.text
+        );
+        assert!(!fitted.text.contains("rg -n"), "{}", fitted.text);
+        assert!(!fitted.text.contains("git log"), "{}", fitted.text);
+        assert_eq!(fitted.figures.by_kind[&KeepKind::Command].parked, 2);
+    }
+
+    #[test]
     fn a_narrative_that_holds_every_item_takes_the_room_they_would_have_taken() {
         let set = set_of(&[
             (
@@ -507,6 +531,44 @@ mod tests {
     }
 
     #[test]
+    fn beside_a_models_narrative_the_agents_names_and_values_from_tool_output_are_left_out() {
+        let (mut set, mut state) = retry_work();
+        set.observe(
+            &[
+                Sighting::new(KeepKind::Path, "src/backoff.rs", Source::Assistant),
+                Sighting::new(KeepKind::Command, "uv run alembic upgrade head", Source::Assistant),
+            ],
+            &place(9),
+        );
+        state.relied_on = vec!["Read `config/retry.toml` showed: \"max_wait_ms = 774\"".into()];
+        let narrative = "The user asked: Fix the retry test in src/retry.rs. Raising the backoff to 774ms.";
+        let by_model = fit_by_model(narrative, &state, &set, 400);
+        assert!(!by_model.text.contains("From tool output"), "{}", by_model.text);
+        assert!(!by_model.text.contains("src/backoff.rs"), "{}", by_model.text);
+        assert!(!by_model.text.contains(KEPT_HEADING), "{}", by_model.text);
+        assert_eq!(by_model.figures.total().parked, 2);
+        let extractive = fit(
+            Parts {
+                narrative,
+                shape: Shape::Lines,
+                state: &state,
+                beside: "",
+                conversation: "c",
+                by_model: false,
+            },
+            &set,
+            400,
+            &words,
+        );
+        assert!(
+            extractive.text.contains("- From tool output: Read `config/retry.toml`"),
+            "{}",
+            extractive.text
+        );
+        assert!(extractive.text.contains("src/backoff.rs"), "{}", extractive.text);
+    }
+
+    #[test]
     fn a_models_narrative_that_lacks_the_request_and_the_file_in_progress_gets_them() {
         let (mut set, state) = retry_work();
         set.observe(
@@ -562,13 +624,11 @@ mod tests {
             .text
             .find("We moved the tables over.")
             .expect("the narrative is whole");
-        for heading in [STATE_HEADING, KEPT_HEADING] {
-            assert!(
-                fitted.text.find(heading).is_some_and(|at| at < opening),
-                "{}",
-                fitted.text
-            );
-        }
+        assert!(
+            fitted.text.find(STATE_HEADING).is_some_and(|at| at < opening),
+            "{}",
+            fitted.text
+        );
         assert_eq!(fitted, fit_by_model(narrative, &state, &set, 300), "byte for byte");
     }
 }

@@ -1,10 +1,13 @@
 //! Place, the second step of fitting: tiers 1–4 while they fit, the
-//! narrative in the room they leave, then tiers 6–7 within their caps.
+//! narrative in the room they leave, then tiers 6–7 within their caps
+//! (never a command that only looks).
 
 use std::collections::HashSet;
 
 use super::rank::Ranked;
 use crate::summary::keep::set::Tier;
+use crate::summary::kinds::KeepKind;
+use crate::summary::read::commands::only_looks;
 use crate::summary::write::budget::{NAMED_BY_ASSISTANT_SHARE, SEEN_IN_TOOL_OUTPUT_SHARE};
 use crate::summary::write::narrative::fit_narrative;
 use crate::summary::write::render::Line;
@@ -98,7 +101,8 @@ impl<'a> Ranked<'a> {
     }
 
     /// Tiers 6–7 fill what is left beside `narrative`, each within its cap;
-    /// an item the narrative holds is admitted free.
+    /// an item the narrative holds is admitted free; beside a model's
+    /// narrative nothing else, and a command that only looks never.
     fn fill_unguarded(
         &self,
         narrative: &str,
@@ -117,6 +121,16 @@ impl<'a> Ranked<'a> {
             }
             if held[at] {
                 admitted.push(at);
+                continue;
+            }
+            // A model's narrative says what of the agent's names matters;
+            // a list of the rest beside it is noise (the guard is tiers 1–4's).
+            if self.parts.by_model {
+                continue;
+            }
+            // A search or a read the agent ran told it something then;
+            // named again it tells a reader nothing (it stays parked).
+            if candidate.item.kind == KeepKind::Command && only_looks(&candidate.item.text) {
                 continue;
             }
             let price = self.cost(candidate, !opened.contains(&candidate.line));

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 
 use crate::summary::keep::set::{KeepSet, Tier};
+use crate::summary::read::state::FROM_TOOL_OUTPUT;
 use crate::summary::write::arrangement::folders_of_others;
 use crate::summary::write::budget::{Parts, STATE_SHARE, least_room};
 use crate::summary::write::presence::{Finder, squeezed};
@@ -111,10 +112,18 @@ impl<'a> Ranked<'a> {
 
     /// The lines of where things stand shown beside `narrative`: a model's
     /// leaves out those it already says (issue 41), asked of the narrative
-    /// as fitted, since a cut one may no longer say them.
+    /// as fitted, since a cut one may no longer say them, and the values
+    /// taken from tool output.
     pub(super) fn shown_state(&self, narrative: &str, lines: &[String]) -> Vec<String> {
         if self.parts.by_model {
-            unsaid(narrative, lines)
+            // The model read the tool output itself: the values it used are
+            // its narrative's to say.
+            let lines: Vec<String> = lines
+                .iter()
+                .filter(|line| !line.starts_with(FROM_TOOL_OUTPUT))
+                .cloned()
+                .collect();
+            unsaid(narrative, &lines)
         } else {
             lines.to_vec()
         }

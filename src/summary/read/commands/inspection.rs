@@ -1,0 +1,120 @@
+//! Commands that only look (SPEC §4, *Precision*): an agent's `grep`, `cat`,
+//! `ls` or `git log` told it something then and changes nothing, so naming
+//! it again is not worth a reader's tokens; what it found is the last
+//! actions' and tool output's to say. Such a command stays in the keep set.
+
+use super::steps;
+
+/// Programs that read and print, never write (without a redirection).
+const LOOKING: &[&str] = &[
+    "awk", "basename", "cat", "cd", "column", "cut", "date", "df", "diff", "dirname", "du", "echo", "env", "fd",
+    "file", "find", "grep", "egrep", "fgrep", "head", "jq", "less", "ls", "nl", "printf", "pwd", "readlink",
+    "realpath", "rg", "sort", "stat", "tail", "test", "tree", "true", "type", "uniq", "wc", "which", "xxd", "yq", "[",
+];
+
+/// What `git` does without changing the repository.
+const GIT_LOOKING: &[&str] = &[
+    "blame",
+    "branch",
+    "diff",
+    "grep",
+    "log",
+    "ls-files",
+    "remote",
+    "rev-parse",
+    "show",
+    "status",
+    "describe",
+];
+
+/// Whether every simple command of `command` only looks: a program of
+/// [`LOOKING`] or a looking `git`, with no redirection into a file, no
+/// `sed -i` and no `find -delete`/`-exec`.
+pub(crate) fn only_looks(command: &str) -> bool {
+    let steps = steps(command);
+    !steps.is_empty() && steps.iter().all(|step| step_only_looks(step))
+}
+
+fn step_only_looks(step: &str) -> bool {
+    let words: Vec<&str> = step.split_whitespace().collect();
+    if words.iter().any(|word| writes_a_file(word)) {
+        return false;
+    }
+    let Some(program) = words
+        .iter()
+        .copied()
+        .find(|word| !word.contains('=') || word.starts_with('-'))
+    else {
+        return false;
+    };
+    let program = program.rsplit('/').next().unwrap_or(program);
+    match program {
+        "git" => words
+            .iter()
+            .skip_while(|word| **word != "git")
+            .skip(1)
+            .find(|word| !word.starts_with('-'))
+            .is_some_and(|sub| GIT_LOOKING.contains(sub)),
+        "sed" => !words.iter().any(|word| word.starts_with("-i") || *word == "--in-place"),
+        "find" => !words
+            .iter()
+            .any(|word| matches!(*word, "-delete" | "-exec" | "-execdir" | "-ok")),
+        _ => LOOKING.contains(&program),
+    }
+}
+
+/// A word that sends output into a file (`>`, `>>`, `tee`), not into
+/// another stream (`2>&1`) or nowhere (`>/dev/null`).
+fn writes_a_file(word: &str) -> bool {
+    if word == "tee" {
+        return true;
+    }
+    let Some(at) = word.find('>') else {
+        return false;
+    };
+    let target = word[at..].trim_start_matches('>');
+    !(target.starts_with('&') || target.starts_with("/dev/null") || (target.is_empty() && word.ends_with("&>")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn searches_reads_and_listings_only_look() {
+        for command in [
+            r#"rg -n "decision" src/entirecontext/cli/import_cmds.py"#,
+            "grep -c \"localeCode:\" lib/language_repository.dart",
+            "cat .gitignore | rg -n \"entire|opencode\"",
+            "ls frontend/messages/ | sort && echo \"---\" && ls frontend/messages/ | wc -l",
+            "git log --oneline -5 --format=\"%s\"",
+            "git status --short",
+            "sed -n 1,40p src/main.rs",
+            "find . -name config.ts -path \"*/i18n/*\" 2>/dev/null",
+            "cd frontend && npx eslint src/ 2>&1 | grep no-unused-vars | wc -l",
+        ] {
+            let looks = only_looks(command);
+            // npx runs a program that may write: not a look.
+            assert_eq!(looks, !command.contains("npx"), "{command}");
+        }
+    }
+
+    #[test]
+    fn what_changes_or_runs_something_does_not_only_look() {
+        for command in [
+            "git commit -m \"chore: housekeeping\"",
+            "git add .gitignore docs/adr/0019.md",
+            "sed -i 's/a/b/' src/main.rs",
+            "cat header.md body.md > README.md",
+            "echo done >> log.txt",
+            "grep -l TODO src | tee todo.txt",
+            "find . -name '*.orig' -delete",
+            "cargo test",
+            "uv run pytest -q",
+            "rm -rf target",
+            "",
+        ] {
+            assert!(!only_looks(command), "{command}");
+        }
+    }
+}
