@@ -124,6 +124,46 @@ fn users_items(words: &str, found: &mut Vec<Sighting>) {
     }
 }
 
+/// What a user-role message says: what the user typed (a template's
+/// arguments only, none of a command's expanded file), the shell commands
+/// they typed through the harness and the names in the output it carried.
+fn users_message(split: &UserText, read: Option<&UserMessage>, found: &mut Vec<Sighting>) {
+    let own = match read {
+        Some(UserMessage::Template) => "",
+        // A slash command typed as the message: its arguments name
+        // things, but it is no request and gives no rules.
+        Some(UserMessage::Command(_)) => {
+            named_in(&split.words, Source::User, found);
+            return;
+        }
+        Some(UserMessage::Request(words) | UserMessage::Repeat(words) | UserMessage::Answer(words)) => words.as_str(),
+        _ => split.words.as_str(),
+    };
+    if !own.is_empty() {
+        users_items(own, found);
+    }
+    if own != split.words {
+        // The user's own file, run as a command: named things, no request, no rules.
+        named_in(&split.words, Source::ToolResult, found);
+    }
+    for command in split
+        .typed_commands
+        .iter()
+        .filter_map(|c| crate::summary::read::commands::normalized(c))
+    {
+        found.push(Sighting::new(KeepKind::Command, command, Source::User));
+    }
+    for output in &split.output {
+        let mut from_output = Vec::new();
+        named_in(
+            head(output, TOOL_RESULT_READ_BYTES),
+            Source::ToolResult,
+            &mut from_output,
+        );
+        found.extend(from_output.into_iter().take(TOOL_RESULT_MAX_ITEMS));
+    }
+}
+
 /// What `message` says, its user's words split from the harness's once
 /// (`split`, for a user-role message), what it is in its transcript, and
 /// what each of its tool calls names (`calls`, an assistant message's).
@@ -135,46 +175,7 @@ fn sightings_as(
 ) -> Vec<Sighting> {
     let mut found = Vec::new();
     match (message.role, split) {
-        (Role::User, Some(split)) => {
-            // What of the message the user typed: a template's arguments
-            // only, none of a command's expanded file.
-            let own = match read {
-                Some(UserMessage::Template) => "",
-                // A slash command typed as the message: its arguments name
-                // things, but it is no request and gives no rules.
-                Some(UserMessage::Command(_)) => {
-                    named_in(&split.words, Source::User, &mut found);
-                    return found;
-                }
-                Some(UserMessage::Request(words) | UserMessage::Repeat(words) | UserMessage::Answer(words)) => {
-                    words.as_str()
-                }
-                _ => split.words.as_str(),
-            };
-            if !own.is_empty() {
-                users_items(own, &mut found);
-            }
-            if own != split.words {
-                // The user's own file, run as a command: named things, no request, no rules.
-                named_in(&split.words, Source::ToolResult, &mut found);
-            }
-            for command in split
-                .typed_commands
-                .iter()
-                .filter_map(|c| crate::summary::read::commands::normalized(c))
-            {
-                found.push(Sighting::new(KeepKind::Command, command, Source::User));
-            }
-            for output in &split.output {
-                let mut from_output = Vec::new();
-                named_in(
-                    head(output, TOOL_RESULT_READ_BYTES),
-                    Source::ToolResult,
-                    &mut from_output,
-                );
-                found.extend(from_output.into_iter().take(TOOL_RESULT_MAX_ITEMS));
-            }
-        }
+        (Role::User, Some(split)) => users_message(split, read, &mut found),
         (Role::Assistant, _) => {
             named_in(&message.content, Source::Assistant, &mut found);
             for named in calls {

@@ -31,6 +31,7 @@ mod relied;
 pub(super) mod request;
 pub(super) mod sentences;
 pub(super) mod shell;
+mod slash;
 pub(crate) mod state;
 mod tasks;
 pub(super) mod template;
