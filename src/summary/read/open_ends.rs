@@ -30,8 +30,11 @@ pub(super) fn unanswered(messages: &[Message], read: &[Option<UserMessage>]) -> 
     for (at, (message, user)) in messages.iter().zip(read).enumerate() {
         match user {
             Some(UserMessage::Request(words)) => {
-                if let Some(question) = last_words.and_then(|said| trailing_question(&messages[said].content))
-                    && !takes_up(words, &question)
+                // The reply may take up the options the message offered
+                // before its question, not only the question's words.
+                if let Some(said) = last_words
+                    && let Some(question) = trailing_question(&messages[said].content)
+                    && !takes_up(words, &messages[said].content)
                 {
                     open.push(question);
                 }
@@ -271,6 +274,10 @@ mod tests {
             user("コミットして"),
             agent("커밋/릴리스를 진행할까요, 아니면 다른 항목을 먼저 하시겠습니까?"),
             user("v0.16.0의 남은 2개 항목 완료 후 릴리스"),
+            agent(
+                "Install Rust with rustup (per user) or with pacman (system-wide).\n\nWhich approach sounds better for you?",
+            ),
+            user("Rustup"),
             agent("Should I proceed with phase 2 now, or would you like to test the backend first?"),
             user("the panel is missing the system tray applet, but shows the open tasks"),
         ];
