@@ -8,13 +8,14 @@ use std::sync::Arc;
 use chrono::{DateTime, Utc};
 use sqlx::PgConnection;
 
-use crate::domain::transcript::{Message, Role};
+use super::transcript::messages_of;
+use crate::domain::transcript::Message;
 use crate::domain::{ConversationId, TenantId};
 use crate::store::keep::{self, Marks, StoredKeep};
 use crate::store::turns::{self, Turn};
 use crate::store::{StoreError, StoreResult};
 use crate::summary::keep::extract::sightings_of;
-use crate::summary::keep::{KeepSet, Place, Sighting, sightings};
+use crate::summary::keep::{KeepSet, Place, Sighting};
 use crate::summary::read::{HarnessPatterns, Reading};
 
 /// What one place said.
@@ -41,16 +42,20 @@ pub(crate) async fn of_turns_off_thread(
         .ok()
 }
 
-/// The observations of stored turns, oldest first.
+/// The observations of stored turns, oldest first. The turns are read as
+/// one transcript, as a delta is: a command's expanded template stored as
+/// the next turn's user text is known by the command before it, not taken
+/// for the user's request and rules.
 pub(crate) fn of_turns(conversation: &ConversationId, turns: &[Turn], harness: &HarnessPatterns) -> Vec<Observation> {
+    let (messages, turn_of) = messages_of(turns);
+    let read = Reading::of(&messages, harness, messages.len());
+    let mut per_message = sightings_of(&messages, &read).into_iter().zip(turn_of).peekable();
     turns
         .iter()
         .map(|turn| {
             let mut found = Vec::new();
-            for (role, text) in [(Role::User, &turn.user), (Role::Assistant, &turn.assistant)] {
-                if let Some(text) = text {
-                    found.extend(sightings(&Message::new(role, text.clone()), harness));
-                }
+            while let Some((sightings, _)) = per_message.next_if(|(_, seq)| *seq == turn.seq) {
+                found.extend(sightings);
             }
             Observation {
                 place: Place {

@@ -620,3 +620,31 @@ async fn a_turn_stored_but_missing_from_the_messages_sent_is_still_read() {
         "{summary}"
     );
 }
+
+#[tokio::test]
+async fn a_commands_template_stored_as_the_next_turn_is_neither_the_latest_request_nor_a_rule() {
+    let app = spawn_app().await;
+    turn(&app, "c", "Make the hero title smaller.", "Done: clamp(2rem, 6vw, 4rem).").await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "c", "user": "<command-message>commit-commands:commit</command-message>\n<command-name>/commit-commands:commit</command-name>", "assistant": null}),
+    )
+    .await;
+    turn(
+        &app,
+        "c",
+        "## Context\n\n- Current branch: main\n\n## Your task\n\nBased on the above changes, create a single git commit.\n\nDo not use any other tools or do anything else. Do not send any other text or messages besides these tool calls.",
+        "Committed as 661f0a3.",
+    )
+    .await;
+
+    let summary = summary_of(&summarize(&app, json!({"conversation_id": "c"})).await);
+
+    assert!(
+        summary.contains("- Latest request: Make the hero title smaller."),
+        "{summary}"
+    );
+    assert!(!summary.contains("Do not use any other tools"), "{summary}");
+    let (_, keep) = app.get_json("/conversations/c/keep?kind=prohibition").await;
+    assert_eq!(keep["total"], 0, "{keep}");
+}
