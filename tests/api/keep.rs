@@ -624,7 +624,13 @@ async fn a_turn_stored_but_missing_from_the_messages_sent_is_still_read() {
 #[tokio::test]
 async fn a_commands_template_stored_as_the_next_turn_is_neither_the_latest_request_nor_a_rule() {
     let app = spawn_app().await;
-    turn(&app, "c", "Make the hero title smaller.", "Done: clamp(2rem, 6vw, 4rem).").await;
+    turn(
+        &app,
+        "c",
+        "Make the hero title smaller.",
+        "Done: clamp(2rem, 6vw, 4rem).",
+    )
+    .await;
     app.report(
         "/turn-ended",
         json!({"conversation_id": "c", "user": "<command-message>commit-commands:commit</command-message>\n<command-name>/commit-commands:commit</command-name>", "assistant": null}),

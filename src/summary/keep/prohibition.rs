@@ -28,8 +28,7 @@ static ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)",
         // English
         r"\b(?:don[’']?t|do\s+not|never|must\s+not|mustn[’']?t|shouldn[’']?t|should\s+not|may\s+not|not\s+allowed|forbidden|prohibited|under\s+no\s+circumstances|avoid)\b",
-        // Chinese (别 is checked apart: it also starts 别人, ends 特别…)
-        r"|不要|不准|不許|不许|禁止|勿|不可以|不得|千万不|千萬不|永远不|永遠不|绝不|絕不|決不|决不",
+        r"|禁止",
         // Russian
         r"|\bникогда\b|\bнельзя\b|\bзапрещ\w*|ни\s+в\s+коем\s+случае|\bне\s+(?:надо|нужно|стоит|смей|вздумай)\b",
         r"|\bне\s+\w+(?:ай|яй|ей|уй|ой|йте|ите|ьте)\b",
@@ -48,6 +47,18 @@ static ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("a valid pattern")
 });
+
+/// Chinese markers (别 is checked apart: it also starts 别人, ends 特别…).
+/// In Japanese the same characters mean otherwise (不要 is "not needed").
+static CHINESE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"不要|不准|不許|不许|勿|不可以|不得|千万不|千萬不|永远不|永遠不|绝不|絕不|決不|决不")
+        .expect("a valid pattern")
+});
+
+/// Whether `text` is Japanese: it has kana.
+fn is_japanese(text: &str) -> bool {
+    text.chars().any(|c| matches!(c, '\u{3040}'..='\u{30ff}'))
+}
 
 /// Markers that forbid at a sentence's start only ("No force pushes.",
 /// "Не трогай CI.", "Não mexa…", "Kein Deploy…"): elsewhere they are mere
@@ -73,9 +84,12 @@ fn forbids_in_chinese(sentence: &str) -> bool {
     })
 }
 
-/// Whether one sentence forbids or restricts something.
-pub(crate) fn forbids(sentence: &str) -> bool {
-    ANYWHERE.is_match(sentence) || OPENING.is_match(sentence) || forbids_in_chinese(sentence)
+/// Whether one sentence forbids or restricts something; `japanese`: the
+/// text it stands in is Japanese, where Chinese markers are other words.
+fn forbids(sentence: &str, japanese: bool) -> bool {
+    ANYWHERE.is_match(sentence)
+        || OPENING.is_match(sentence)
+        || (!japanese && (CHINESE.is_match(sentence) || forbids_in_chinese(sentence)))
 }
 
 /// The sentences of `text` that forbid something, in order, each trimmed of
@@ -85,6 +99,7 @@ pub(crate) fn prohibitions(text: &str) -> Vec<String> {
     // A rule wrapped over two lines is one rule, not a tail that starts mid-word.
     let text = unwrapped(&own_words(text));
     let text = text.as_str();
+    let japanese = is_japanese(text);
     let mut found = Vec::new();
     let mut start = 0;
     for end in SENTENCE_END.find_iter(text).map(|m| m.end()).chain([text.len()]) {
@@ -95,7 +110,8 @@ pub(crate) fn prohibitions(text: &str) -> Vec<String> {
         let sentence = LIST_MARKER.replace(sentence, "");
         let sentence = sentence.trim();
         start = end;
-        if !sentence.is_empty() && sentence.chars().count() <= MAX_CHARS && forbids(&outside_quotes(sentence)) {
+        if !sentence.is_empty() && sentence.chars().count() <= MAX_CHARS && forbids(&outside_quotes(sentence), japanese)
+        {
             let kept = sentence.to_owned();
             if !found.contains(&kept) {
                 found.push(kept);
@@ -164,9 +180,13 @@ mod tests {
             "Ich habe es gemacht.",
             "C'est bon.",
             "The cannot-be-blank check passes.",
+            "`stagger` は `fade-up` に統一（CSSでは区別不要）",
+            "- JS実行時間: 大幅短縮（WebGL初期化、RAF loop不要）\n- `stagger` は `fade-up` に統一します。",
         ] {
             assert!(prohibitions(text).is_empty(), "{text}: {:?}", prohibitions(text));
         }
+        // The same characters in Chinese text forbid.
+        assert_eq!(prohibitions("不要删除日志。"), ["不要删除日志。"]);
     }
 
     #[test]
