@@ -55,14 +55,83 @@ fn local_branch<'a>(named: &'a str, last: Option<&'a str>) -> &'a str {
     if named == "HEAD" { last.unwrap_or(named) } else { named }
 }
 
+/// The branch a step makes and switches to (`git checkout -b NEW`, `git
+/// switch -c NEW`), with the start point it names, if any.
+fn branch_made(step: &str) -> Option<(String, Option<String>)> {
+    let verb = git_verb(step)?;
+    let words: Vec<&str> = step.split_whitespace().collect();
+    let flag = match verb {
+        "checkout" => ["-b", "-B"].iter().find(|flag| words.contains(flag))?,
+        "switch" => ["-c", "-C", "--create"].iter().find(|flag| words.contains(flag))?,
+        _ => return None,
+    };
+    let at = words.iter().position(|word| word == flag)?;
+    let new = words.get(at + 1)?.to_string();
+    let start = words
+        .get(at + 2)
+        .filter(|word| !word.starts_with('-'))
+        .map(|word| word.to_string());
+    Some((new, start))
+}
+
+/// The branch a step switches to (`git checkout main`, `git switch main`);
+/// not a path checked out (`git checkout -- src/a.rs`).
+fn branch_switched(step: &str) -> Option<String> {
+    let verb = git_verb(step)?;
+    if !matches!(verb, "checkout" | "switch") || step.contains(" -- ") {
+        return None;
+    }
+    let words: Vec<&str> = step.split_whitespace().collect();
+    let after = words.iter().position(|word| *word == verb)?;
+    let rest: Vec<&str> = words[after + 1..].to_vec();
+    match rest.as_slice() {
+        [branch] if !branch.starts_with('-') => Some((*branch).to_owned()),
+        _ => None,
+    }
+}
+
+/// The branch the work is on, and each new branch's origin: commits made
+/// before a new branch was pushed went with it.
+#[derive(Default)]
+struct Branches {
+    current: Option<String>,
+    made_from: Vec<(String, Option<String>)>,
+}
+
+impl Branches {
+    /// Follows the branches a command line's steps make and switch to.
+    fn follow(&mut self, steps: &[String]) {
+        for step in steps {
+            if let Some((new, start)) = branch_made(step) {
+                self.made_from
+                    .push((new.clone(), start.or_else(|| self.current.clone())));
+                self.current = Some(new);
+            } else if let Some(branch) = branch_switched(step) {
+                self.current = Some(branch);
+            }
+        }
+    }
+
+    /// The branch `branch` was made from, when it was made here.
+    fn origin(&self, branch: &str) -> Option<String> {
+        self.made_from
+            .iter()
+            .rev()
+            .find(|(new, _)| new == branch)
+            .and_then(|(_, from)| from.clone())
+    }
+}
+
 fn read_commits(messages: &[Message], actions: &[Action]) -> Vec<Commit> {
     let mut commits: Vec<Commit> = Vec::new();
+    let mut branches = Branches::default();
     for action in actions {
         let (Some(at), Some(command)) = (action.result, action.command.as_deref()) else {
             continue;
         };
         // Only what git printed for the commits and pushes this line ran.
         let steps = steps(command);
+        branches.follow(&steps);
         let verbs: Vec<&str> = steps.iter().filter_map(|step| git_verb(step)).collect();
         let amends = steps
             .iter()
@@ -79,6 +148,7 @@ fn read_commits(messages: &[Message], actions: &[Action]) -> Vec<Commit> {
                 if amends && let Some(last) = commits.iter().rposition(|c| c.branch == branch) {
                     commits.remove(last);
                 }
+                branches.current = Some(branch.clone());
                 commits.push(Commit {
                     branch,
                     hash,
@@ -107,11 +177,12 @@ fn read_commits(messages: &[Message], actions: &[Action]) -> Vec<Commit> {
         }
         for found in PUSHED_NEW.captures_iter(result) {
             let branch = local_branch(&found[1], last_branch.as_deref()).to_owned();
-            // A new branch nothing was committed on was made from where the
+            // A new branch nothing was committed on, made from where the
             // work stood (`git checkout -b`): its commits went with it, and
             // that branch is where the work is now.
+            let origin = branches.origin(&branch);
             if !commits.iter().any(|c| c.branch == branch)
-                && let Some(from) = &last_branch
+                && let Some(from) = &origin
             {
                 for commit in commits.iter_mut().filter(|c| &c.branch == from) {
                     commit.branch = branch.clone();
@@ -238,6 +309,23 @@ mod tests {
         assert_eq!(
             line(&messages).as_deref(),
             Some("661f0a3 refactor: minimal redesign (on refactor/minimal; all pushed)")
+        );
+    }
+
+    #[test]
+    fn a_new_branch_made_from_elsewhere_takes_no_commits_with_it() {
+        let messages = vec![
+            bash("1", "git commit -m 'wip parser'"),
+            result("1", "[feature-a 1a2b3c4] wip parser"),
+            bash(
+                "2",
+                "git checkout main && git checkout -b hotfix && git push -u origin hotfix",
+            ),
+            result("2", " * [new branch]      hotfix -> hotfix"),
+        ];
+        assert_eq!(
+            line(&messages).as_deref(),
+            Some("1a2b3c4 wip parser (on feature-a; none pushed)")
         );
     }
 
