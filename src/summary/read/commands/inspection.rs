@@ -7,9 +7,9 @@ use super::steps;
 
 /// Programs that read and print, never write (without a redirection).
 const LOOKING: &[&str] = &[
-    "awk", "basename", "cat", "cd", "column", "cut", "date", "df", "diff", "dirname", "du", "echo", "env", "fd",
-    "file", "find", "grep", "egrep", "fgrep", "head", "jq", "less", "ls", "nl", "printf", "pwd", "readlink",
-    "realpath", "rg", "sort", "stat", "tail", "test", "tree", "true", "type", "uniq", "wc", "which", "xxd", "yq", "[",
+    "awk", "basename", "cat", "cd", "column", "cut", "date", "df", "diff", "dirname", "du", "echo", "fd", "file",
+    "find", "grep", "egrep", "fgrep", "head", "jq", "less", "ls", "nl", "printf", "pwd", "readlink", "realpath", "rg",
+    "sort", "stat", "tail", "test", "tree", "true", "type", "uniq", "wc", "which", "xxd", "yq", "[",
 ];
 
 /// What `git` does without changing the repository.
@@ -25,6 +25,46 @@ const GIT_LOOKING: &[&str] = &[
     "show",
     "status",
     "describe",
+];
+
+/// Words that make a looking program write or run something: `sort -o`,
+/// `yq -i`, `fd -x`, `find -fprint`.
+const WRITING_FLAGS: &[(&str, &[&str])] = &[
+    ("sort", &["-o", "--output"]),
+    ("yq", &["-i", "--inplace"]),
+    ("jq", &["--in-place"]),
+    ("fd", &["-x", "-X", "--exec", "--exec-batch"]),
+    (
+        "find",
+        &[
+            "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls",
+        ],
+    ),
+];
+
+/// Words that make a looking `git` verb change something: `git branch -D`,
+/// `git remote add`.
+const GIT_WRITING_WORDS: &[&str] = &[
+    "-d",
+    "-D",
+    "-m",
+    "-M",
+    "-c",
+    "-C",
+    "-u",
+    "--delete",
+    "--move",
+    "--copy",
+    "--set-upstream-to",
+    "--unset-upstream",
+    "add",
+    "remove",
+    "rm",
+    "rename",
+    "set-url",
+    "set-head",
+    "prune",
+    "update",
 ];
 
 /// Whether every simple command of `command` only looks: a program of
@@ -48,17 +88,22 @@ fn step_only_looks(step: &str) -> bool {
         return false;
     };
     let program = program.rsplit('/').next().unwrap_or(program);
+    let writes = WRITING_FLAGS
+        .iter()
+        .find(|(name, _)| *name == program)
+        .is_some_and(|(_, flags)| words.iter().any(|word| flags.contains(word)));
     match program {
-        "git" => words
-            .iter()
-            .skip_while(|word| **word != "git")
-            .skip(1)
-            .find(|word| !word.starts_with('-'))
-            .is_some_and(|sub| GIT_LOOKING.contains(sub)),
-        "sed" => !words.iter().any(|word| word.starts_with("-i") || *word == "--in-place"),
-        "find" => !words
-            .iter()
-            .any(|word| matches!(*word, "-delete" | "-exec" | "-execdir" | "-ok")),
+        _ if writes => false,
+        "git" => {
+            let mut after = words.iter().skip_while(|word| **word != "git").skip(1);
+            after.find(|word| !word.starts_with('-')).is_some_and(|sub| {
+                GIT_LOOKING.contains(sub) && !words.iter().any(|word| GIT_WRITING_WORDS.contains(word))
+            })
+        }
+        // `-i`, `-Ei`, `-ni`, `--in-place=.bak`: sed edits the file.
+        "sed" => !words.iter().any(|word| {
+            word.starts_with("--in-place") || (word.starts_with('-') && !word.starts_with("--") && word.contains('i'))
+        }),
         _ => LOOKING.contains(&program),
     }
 }
@@ -73,7 +118,9 @@ fn writes_a_file(word: &str) -> bool {
         return false;
     };
     let target = word[at..].trim_start_matches('>');
-    !(target.starts_with('&') || target.starts_with("/dev/null") || (target.is_empty() && word.ends_with("&>")))
+    // `2>&1` and `>&2` send it to another stream; `&>` or `>` with the file
+    // as the next word write one.
+    !((target.starts_with('&') && target.len() > 1) || target.starts_with("/dev/null"))
 }
 
 #[cfg(test)]
@@ -109,6 +156,15 @@ mod tests {
             "echo done >> log.txt",
             "grep -l TODO src | tee todo.txt",
             "find . -name '*.orig' -delete",
+            "sed -Ei 's/a/b/' src/main.rs",
+            "sed --in-place=.bak 's/a/b/' src/main.rs",
+            "rg TODO src &> todo.txt",
+            "sort -o out.txt in.txt",
+            "yq -i '.a = 1' config.yaml",
+            "fd -e pyc -x rm",
+            "env RUST_LOG=debug cargo run",
+            "git branch -D feature",
+            "git remote add upstream https://github.com/o/r.git",
             "cargo test",
             "uv run pytest -q",
             "rm -rf target",
