@@ -81,14 +81,15 @@ fn top(result: &str) -> impl Iterator<Item = &str> {
 /// A line number a reading tool put before the line (`81→`, `104:`, a
 /// grep's `src/a.rs:104:`): the file's, not the value's.
 static LINE_NUMBER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\A\s*(?:[^\s:]+:)?\d+(?:→|:|\t)\s*").expect("a valid pattern"));
+    LazyLock::new(|| Regex::new(r"\A\s*(?:[^\s:]*\p{L}[^\s:]*:)?\d+(?:→|:)").expect("a valid pattern"));
 
 fn without_line_number(line: &str) -> &str {
     let line = line.trim();
-    LINE_NUMBER
-        .find(line)
-        .map_or(line, |number| &line[number.end()..])
-        .trim()
+    match LINE_NUMBER.find(line) {
+        // `10:22:13` is a time, not line 10.
+        Some(number) if !line[number.end()..].starts_with(|c: char| c.is_ascii_digit()) => line[number.end()..].trim(),
+        _ => line,
+    }
 }
 
 /// A line that only opens a call or a block (`register_middlewares(`): no
@@ -115,12 +116,14 @@ pub(crate) fn relied_on(messages: &[Message], actions: &[Action], shown_elsewher
         let used_after: Vec<&str> = said[at + 1..].iter().flatten().map(String::as_str).collect();
         let mut lines: Vec<String> = Vec::new();
         for line in top(&messages[at].content) {
+            // Judged without the line number: citing line 142 is no use
+            // of what line 142 holds.
+            let line = without_line_number(line);
             let relied = tokens(line).any(|token| {
                 !known_before.iter().any(|text| text.contains(token))
                     && used_after.iter().any(|text| text.contains(token))
             });
-            let line = without_line_number(line);
-            if relied && !opens_a_block(line) {
+            if relied && !line.is_empty() && !opens_a_block(line) {
                 let line = one_line(line, LINE_CHARS);
                 if !lines.contains(&line) && !shown_elsewhere.iter().any(|text| text.contains(&line)) {
                     lines.push(line);
@@ -238,5 +241,28 @@ mod tests {
                 "Read `src/config.py` showed: \"available_languages: list[str] = Field(default_factory=lambda: ['ru', 'en'])\"",
             ]
         );
+    }
+
+    #[test]
+    fn a_value_at_a_lines_start_is_not_taken_for_its_line_number() {
+        for (line, kept) in [
+            (
+                "4821\tFix retries\tfix/retries\tOPEN",
+                "4821\tFix retries\tfix/retries\tOPEN",
+            ),
+            (
+                "127.0.0.1:8080: bind: address already in use",
+                "127.0.0.1:8080: bind: address already in use",
+            ),
+            ("10:22:13 ERROR timeout after 45s", "10:22:13 ERROR timeout after 45s"),
+            ("   142→    timeout_ms: 45000,", "timeout_ms: 45000,"),
+            ("src/a.rs:104: const MAX: u32 = 5;", "const MAX: u32 = 5;"),
+            (
+                "104: from src.middlewares import setup",
+                "from src.middlewares import setup",
+            ),
+        ] {
+            assert_eq!(without_line_number(line), kept, "{line}");
+        }
     }
 }
