@@ -30,11 +30,9 @@ pub(super) fn unanswered(messages: &[Message], read: &[Option<UserMessage>]) -> 
     for (at, (message, user)) in messages.iter().zip(read).enumerate() {
         match user {
             Some(UserMessage::Request(words)) => {
-                // The reply may take up the options the message offered
-                // before its question, not only the question's words.
                 if let Some(said) = last_words
                     && let Some(question) = trailing_question(&messages[said].content)
-                    && !takes_up(words, &messages[said].content)
+                    && !takes_up(words, &messages[said].content, &question)
                 {
                     open.push(question);
                 }
@@ -62,7 +60,8 @@ fn trailing_question(text: &str) -> Option<String> {
 }
 
 /// Words long enough to tell, and in scripts written without spaces (or
-/// with particles glued on, as Korean), every pair of letters in a row.
+/// with particles glued on, as Korean), every three letters in a row (two
+/// are too common: この, 这个).
 fn telling_words(text: &str) -> HashSet<String> {
     let mut telling: HashSet<String> = text
         .split(|c: char| !c.is_alphanumeric())
@@ -70,9 +69,9 @@ fn telling_words(text: &str) -> HashSet<String> {
         .map(str::to_lowercase)
         .collect();
     let letters: Vec<char> = text.chars().collect();
-    for pair in letters.windows(2) {
-        if pair.iter().all(|c| is_unspaced(*c)) {
-            telling.insert(pair.iter().collect());
+    for run in letters.windows(3) {
+        if run.iter().all(|c| is_unspaced(*c)) {
+            telling.insert(run.iter().collect());
         }
     }
     telling
@@ -83,8 +82,8 @@ fn is_unspaced(c: char) -> bool {
     matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{ac00}'..='\u{d7af}')
 }
 
-/// Words a reply opens with when it picks or decides ("1 does seem like a
-/// decent path", "Yes, but…", "No — first…"): it answers the question.
+/// Words a reply opens with when it decides ("Yes, but…", "No — first…"):
+/// it answers the question.
 const PICKS: &[&str] = &[
     "yes",
     "yeah",
@@ -94,19 +93,12 @@ const PICKS: &[&str] = &[
     "okay",
     "no",
     "nope",
-    "option",
     "both",
     "neither",
-    "either",
-    "first",
-    "second",
-    "go",
     "да",
     "нет",
     "sí",
-    "si",
     "oui",
-    "non",
     "ja",
     "nein",
     "sim",
@@ -115,28 +107,39 @@ const PICKS: &[&str] = &[
     "いいえ",
     "네",
     "아니요",
-    "好",
-    "是",
-    "不",
 ];
 
-/// The request takes up the question: it opens with a pick, or shares a
-/// telling word with it.
-fn takes_up(request: &str, question: &str) -> bool {
-    let first = request
+/// A reply this short that names an option the message offered picks it.
+const PICK_WORDS: usize = 4;
+
+/// The reply takes up the question the agent's `message` ended on: it
+/// opens with a decision, or with the number of an option the message
+/// offered ("1 does seem like a decent path" to "Option 1 is simpler…"),
+/// or shares a telling word with the question, or, short, names an option
+/// the message offered ("Rustup").
+fn takes_up(reply: &str, message: &str, question: &str) -> bool {
+    let first = reply
         .split(|c: char| !c.is_alphanumeric())
         .find(|word| !word.is_empty())
         .map(str::to_lowercase)
         .unwrap_or_default();
-    let picks = PICKS.contains(&first.as_str())
-        || (first.len() <= 2 && first.chars().all(|c| c.is_ascii_digit()))
-        || (first.chars().count() == 1
-            && request
-                .trim_start()
-                .chars()
-                .nth(1)
-                .is_some_and(|c| c == ')' || c == '.'));
-    picks || !telling_words(request).is_disjoint(&telling_words(question))
+    let message_lower = message.to_lowercase();
+    let offered_number = !first.is_empty()
+        && first.len() <= 2
+        && first.chars().all(|c| c.is_ascii_digit())
+        && [
+            format!("option {first}"),
+            format!("\n{first}."),
+            format!("\n{first})"),
+            format!("**{first}"),
+        ]
+        .iter()
+        .any(|offer| message_lower.contains(offer.as_str()));
+    let reply_words = telling_words(reply);
+    PICKS.contains(&first.as_str())
+        || offered_number
+        || !reply_words.is_disjoint(&telling_words(question))
+        || (reply.split_whitespace().count() <= PICK_WORDS && !reply_words.is_disjoint(&telling_words(message)))
 }
 
 /// Prose no test or build checks: a change to it needs no verifying.
@@ -280,11 +283,18 @@ mod tests {
             user("Rustup"),
             agent("Should I proceed with phase 2 now, or would you like to test the backend first?"),
             user("the panel is missing the system tray applet, but shows the open tasks"),
+            agent("I refactored the parser; all tests pass.\n\nShould I also update the changelog?"),
+            user("Some tests in CI still fail on Windows, look into that"),
+            agent("このファイルを削除してもいいですか？"),
+            user("このバグを先に直して"),
         ];
         let reading = read(&messages);
         assert_eq!(
             unanswered(&messages, &reading.users),
-            ["Should I proceed with phase 2 now, or would you like to test the backend first?"]
+            [
+                "Should I also update the changelog?",
+                "このファイルを削除してもいいですか？"
+            ]
         );
     }
 
