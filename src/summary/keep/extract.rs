@@ -128,21 +128,20 @@ fn users_items(words: &str, found: &mut Vec<Sighting>) {
 /// arguments only, none of a command's expanded file), the shell commands
 /// they typed through the harness and the names in the output it carried.
 fn users_message(split: &UserText, read: Option<&UserMessage>, found: &mut Vec<Sighting>) {
+    let command = matches!(read, Some(UserMessage::Command(_)));
     let own = match read {
-        Some(UserMessage::Template) => "",
-        // A slash command typed as the message: its arguments name
-        // things, but it is no request and gives no rules.
-        Some(UserMessage::Command(_)) => {
-            named_in(&split.words, Source::User, found);
-            return;
-        }
+        Some(UserMessage::Template | UserMessage::Command(_)) => "",
         Some(UserMessage::Request(words) | UserMessage::Repeat(words) | UserMessage::Answer(words)) => words.as_str(),
         _ => split.words.as_str(),
     };
     if !own.is_empty() {
         users_items(own, found);
     }
-    if own != split.words {
+    if command {
+        // A slash command typed as the message: its arguments name things,
+        // but are no request and give no rules.
+        named_in(&split.words, Source::User, found);
+    } else if own != split.words {
         // The user's own file, run as a command: named things, no request, no rules.
         named_in(&split.words, Source::ToolResult, found);
     }

@@ -377,6 +377,7 @@ mod tests {
             Message::new(Role::User, "/compact"),
             Message::new(Role::User, "/cost"),
             Message::new(Role::User, "/usr/local/bin is missing from PATH"),
+            Message::new(Role::User, "/tmp is wiped on reboot, keep the cache elsewhere"),
             Message::new(Role::User, "/review  the retry loop"),
             Message::new(Role::User, "Review src/retry.rs for races; never change its API."),
             Message::new(Role::Assistant, "Reviewed."),
@@ -394,6 +395,9 @@ mod tests {
                 Some(UserMessage::Command("/compact".into())),
                 Some(UserMessage::Command("/cost".into())),
                 Some(UserMessage::Request("/usr/local/bin is missing from PATH".into())),
+                Some(UserMessage::Request(
+                    "/tmp is wiped on reboot, keep the cache elsewhere".into()
+                )),
                 Some(UserMessage::Command("/review the retry loop".into())),
                 // A custom command's expanded prompt follows it.
                 Some(UserMessage::Template),

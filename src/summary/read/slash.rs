@@ -77,11 +77,44 @@ const BUILT_IN_COMMANDS: &[&str] = &[
     "vim",
 ];
 
+/// Folders at a file system's root, which a sentence may open with.
+const ROOT_FOLDERS: &[&str] = &[
+    "bin",
+    "boot",
+    "dev",
+    "etc",
+    "home",
+    "lib",
+    "lib64",
+    "media",
+    "mnt",
+    "opt",
+    "private",
+    "proc",
+    "root",
+    "run",
+    "sbin",
+    "srv",
+    "sys",
+    "tmp",
+    "usr",
+    "var",
+    "Applications",
+    "Library",
+    "System",
+    "Users",
+    "Volumes",
+];
+
 /// A slash command typed as the whole message, as `/name args`, and whether
 /// a template of its own may follow it (a custom command's, not a built-in's).
 pub(super) fn typed_slash_command(words: &str) -> Option<(String, bool)> {
     let found = TYPED_SLASH_COMMAND.captures(words.trim())?;
     let name = found.name("name")?.as_str();
+    // `/tmp is wiped on reboot…`: a folder at the root, said in a sentence.
+    if ROOT_FOLDERS.contains(&name) && found.name("args").is_some() {
+        return None;
+    }
     let arguments = found
         .name("args")
         .map(|args| args.as_str().split_whitespace().collect::<Vec<_>>().join(" "))
