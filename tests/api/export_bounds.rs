@@ -95,9 +95,7 @@ async fn transactions_open(pool: &PgPool) -> i64 {
     sqlx::query_scalar(
         "SELECT count(*) FROM pg_stat_activity
          WHERE datname = current_database() AND xact_start IS NOT NULL AND pid <> pg_backend_pid()
-           AND (query LIKE 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY%'
-                OR query LIKE '%idle_in_transaction_session_timeout%'
-                OR query LIKE '%to_jsonb%')",
+           AND (query LIKE '%idle_in_transaction_session_timeout%' OR query LIKE '%to_jsonb%')",
     )
     .fetch_one(pool)
     .await

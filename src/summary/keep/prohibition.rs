@@ -55,9 +55,10 @@ static CHINESE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid pattern")
 });
 
-/// Whether `text` is Japanese: it has kana.
+/// Whether `text` is Japanese: it has hiragana (katakana alone may be a
+/// quoted name in Chinese text).
 fn is_japanese(text: &str) -> bool {
-    text.chars().any(|c| matches!(c, '\u{3040}'..='\u{30ff}'))
+    text.chars().any(|c| matches!(c, '\u{3041}'..='\u{309f}'))
 }
 
 /// Markers that forbid at a sentence's start only ("No force pushes.",
@@ -187,6 +188,7 @@ mod tests {
         }
         // The same characters in Chinese text forbid.
         assert_eq!(prohibitions("不要删除日志。"), ["不要删除日志。"]);
+        assert_eq!(prohibitions("不要删除日志。看「ログ」"), ["不要删除日志。"]);
     }
 
     #[test]
