@@ -59,7 +59,11 @@ fn local_branch<'a>(named: &'a str, last: Option<&'a str>) -> &'a str {
 /// switch -c NEW`), with the start point it names, if any.
 fn branch_made(step: &str) -> Option<(String, Option<String>)> {
     let verb = git_verb(step)?;
-    let words: Vec<&str> = step.split_whitespace().collect();
+    // A redirection (`2>&1`) is the shell's, not a start point.
+    let words: Vec<&str> = step
+        .split_whitespace()
+        .filter(|word| !word.contains(['>', '<']))
+        .collect();
     let flag = match verb {
         "checkout" => ["-b", "-B"].iter().find(|flag| words.contains(flag))?,
         "switch" => ["-c", "-C", "--create"].iter().find(|flag| words.contains(flag))?,
@@ -297,13 +301,12 @@ mod tests {
         let messages = vec![
             bash("1", "git commit -m 'refactor: minimal redesign'"),
             result("1", "[main 661f0a3] refactor: minimal redesign\n 9 files changed"),
-            bash(
-                "2",
-                "git checkout -b refactor/minimal && git push -u origin refactor/minimal 2>&1",
-            ),
+            bash("2", "git checkout -b refactor/minimal 2>&1"),
+            result("2", "Switched to a new branch 'refactor/minimal'"),
+            bash("3", "git push -u origin refactor/minimal 2>&1"),
             result(
-                "2",
-                "Switched to a new branch 'refactor/minimal'\nTo https://github.com/t/me.git\n * [new branch]      refactor/minimal -> refactor/minimal",
+                "3",
+                "To https://github.com/t/me.git\n * [new branch]      refactor/minimal -> refactor/minimal",
             ),
         ];
         assert_eq!(
