@@ -127,6 +127,14 @@ fn add_user_record(parsed: &mut Parsed, record: &Value) {
     if is_summary {
         parsed.summaries.push((parsed.messages.len(), words.clone()));
     }
+    // What Claude Code writes in the user's place (`isMeta`: a command's or
+    // a skill's expanded prompt, a caveat) is the harness's, not the user's:
+    // read as such, it is no request, gives no rules and starts no turn.
+    let words = if record["isMeta"].as_bool() == Some(true) && !is_summary && !words.trim().is_empty() {
+        format!("<command-contents>\n{words}\n</command-contents>")
+    } else {
+        words
+    };
     if !words.trim().is_empty() {
         if is_summary {
             parsed.summary_messages.push(parsed.messages.len());
@@ -232,6 +240,26 @@ mod tests {
         );
         assert_eq!(parsed.messages[2].tool_call_id.as_deref(), Some("t1"));
         assert_eq!(parsed.summaries, [(3, parsed.messages[3].content.clone())]);
+    }
+
+    #[test]
+    fn a_prompt_claude_code_expanded_in_the_users_place_is_the_harnesss() {
+        let text = [
+            r#"{"type":"user","message":{"role":"user","content":"Make the hero title smaller."}}"#,
+            r#"{"type":"assistant","message":{"id":"msg_1","role":"assistant","content":[{"type":"text","text":"Done."}]}}"#,
+            r#"{"type":"user","message":{"role":"user","content":"<command-message>commit-commands:commit</command-message>\n<command-name>/commit-commands:commit</command-name>"}}"#,
+            r#"{"type":"user","isMeta":true,"message":{"role":"user","content":[{"type":"text","text":"Your task:\n\nCreate a single git commit. Do not use any other tools or do anything else."}]}}"#,
+        ]
+        .join("\n");
+        let parsed = parse(&text).unwrap();
+        let harness = crate::summary::read::HarnessPatterns::default();
+        let own: Vec<Option<String>> = parsed
+            .messages
+            .iter()
+            .map(|message| crate::summary::read::users_words(message, &harness))
+            .collect();
+        assert_eq!(own, [Some("Make the hero title smaller.".into()), None, None, None]);
+        assert!(parsed.messages[3].content.contains("Create a single git commit."));
     }
 
     #[test]
