@@ -197,8 +197,8 @@ fn codex_rollout() -> String {
         json!({"type": "session_meta", "payload": {"id": "s", "cwd": "/repo"}}),
         json!({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<environment_context>\n<cwd>/repo</cwd>\n</environment_context>"}]}}),
         json!({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Add a CHANGELOG for v1.4.0. Never touch vendor/."}]}}),
-        json!({"type": "response_item", "payload": {"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"bash\",\"-lc\",\"git log --oneline -5\"]}", "call_id": "c1"}}),
-        json!({"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c1", "output": "{\"output\":\"9f3c2ab fix\\n\"}"}}),
+        json!({"type": "response_item", "payload": {"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"bash\",\"-lc\",\"cargo test --workspace\"]}", "call_id": "c1"}}),
+        json!({"type": "response_item", "payload": {"type": "function_call_output", "call_id": "c1", "output": "{\"output\":\"test result: ok. 12 passed\\n\"}"}}),
         json!({"type": "response_item", "payload": {"type": "custom_tool_call", "name": "apply_patch", "call_id": "c2", "input": "*** Begin Patch\n*** Add File: CHANGELOG.md\n+# v1.4.0\n*** End Patch"}}),
         json!({"type": "response_item", "payload": {"type": "custom_tool_call_output", "call_id": "c2", "output": "Success."}}),
         json!({"type": "compacted", "payload": {"message": "The user wants a changelog."}}),
@@ -266,7 +266,7 @@ async fn codex_aider_and_chat_array_sessions_replay_too() {
         "Now tag it.",
         "Never touch vendor/.",
         "CHANGELOG.md",
-        "git log --oneline -5",
+        "cargo test --workspace",
     ] {
         assert!(codex.final_summary.contains(kept), "{kept}: {}", codex.final_summary);
     }
