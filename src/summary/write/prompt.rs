@@ -12,7 +12,7 @@ use crate::domain::transcript::{Message, fence, neutralize, render};
 use crate::summary::write::KEEP_INSTRUCTIONS;
 
 /// Changes whenever the prompt's text does; stored with every summary.
-pub(crate) const PROMPT_VERSION: &str = "compactd-summary-3";
+pub(crate) const PROMPT_VERSION: &str = "compactd-summary-4";
 
 /// The words asked for when the narrative may take `narrative_tokens`
 /// (English runs about four words to three tokens; asking for fewer leaves
@@ -32,7 +32,7 @@ Write the NEW SUMMARY. It replaces the prior one entirely, so it must keep every
 \n\
 {KEEP_INSTRUCTIONS}\n\
 \n\
-The service appends the user's latest request, their rules and the exact paths, URLs, ids, commands and files changed after your summary by itself: you need not list them, but name the ones your sentences are about. Spend your words on what only a reader of the whole conversation knows: what was decided and why, what was tried and failed, the state of the work, the next step.\n\
+The service sets the user's latest request, their rules, where things stand and the exact paths, URLs, ids, commands and files changed above your summary by itself, leaving out what your text already says: you need not list them, but name the ones your sentences are about, and let your own ending be the last thing the reader reads. Spend your words on what only a reader of the whole conversation knows: what was decided and why, what was tried and failed, the state of the work, the next step.\n\
 \n\
 End with where things stand at the end of the transcript, as the agent must pick it up: what it was doing when the transcript stops (the exact step, and whether it finished), which of its last actions failed and are not yet set right (with the error), what the user is waiting for or what the agent asked the user and is waiting on, and the next step. A reader will carry on from this alone.\n\
 \n\
@@ -73,6 +73,17 @@ mod tests {
         assert!(
             system_prompt(10).contains("at most 60 words"),
             "a floor for tiny budgets"
+        );
+    }
+
+    #[test]
+    fn the_model_is_told_compactds_sections_stand_above_its_text_and_its_ending_comes_last() {
+        let prompt = system_prompt(1_000);
+        assert!(prompt.contains("above your summary"), "{prompt}");
+        assert!(!prompt.contains("after your summary"), "{prompt}");
+        assert!(
+            prompt.contains("your own ending be the last thing the reader reads"),
+            "{prompt}"
         );
     }
 
