@@ -9,18 +9,8 @@ use compactd::summary::read::STATE_HEADING;
 use compactd::summary::write::narrative::KEPT_HEADING;
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, spawn_app};
-use crate::shapes::{call, result, section};
-
-async fn summarize(app: &TestApp, messages: &Value) -> String {
-    app.report("/usage", json!({"conversation_id": "c", "used": 20000, "size": 200000}))
-        .await;
-    let answer = app
-        .report("/summarize", json!({"conversation_id": "c", "messages": messages}))
-        .await;
-    assert_eq!(answer["success"], true, "{answer}");
-    answer["summary"].as_str().unwrap_or_default().to_owned()
-}
+use crate::helpers::spawn_app;
+use crate::shapes::{call, result, section, summarize};
 
 fn bash(id: &str, command: &str) -> Value {
     call(id, "Bash", json!({ "command": command }))

@@ -1,7 +1,23 @@
 //! Messages shaped like an agent's (a tool call, its result) and the parts
-//! of a summary a test reads (the section under a pinned heading).
+//! of a summary a test reads (the section under a pinned heading), and the
+//! summary `/summarize` writes of them.
 
+use serde::Serialize;
 use serde_json::{Value, json};
+
+use crate::helpers::TestApp;
+
+/// What `/summarize` writes for conversation `c` of `messages`, after a
+/// usage report that gives it a 200,000-token window.
+pub async fn summarize(app: &TestApp, messages: impl Serialize) -> String {
+    app.report("/usage", json!({"conversation_id": "c", "used": 20000, "size": 200000}))
+        .await;
+    let answer = app
+        .report("/summarize", json!({"conversation_id": "c", "messages": messages}))
+        .await;
+    assert_eq!(answer["success"], true, "{answer}");
+    answer["summary"].as_str().unwrap_or_default().to_owned()
+}
 
 /// An assistant message that makes one tool call.
 pub fn call(id: &str, name: &str, arguments: Value) -> Value {

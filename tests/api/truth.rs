@@ -6,18 +6,8 @@
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TestApp, spawn_app};
-use crate::shapes::{call, result};
-
-async fn summarize(app: &TestApp, messages: Vec<Value>) -> String {
-    app.report("/usage", json!({"conversation_id": "c", "used": 20000, "size": 200000}))
-        .await;
-    let answer = app
-        .report("/summarize", json!({"conversation_id": "c", "messages": messages}))
-        .await;
-    assert_eq!(answer["success"], true, "{answer}");
-    answer["summary"].as_str().unwrap_or_default().to_owned()
-}
+use crate::helpers::spawn_app;
+use crate::shapes::{call, result, summarize};
 
 /// A medium session's middle: files read and tests run, nothing of which
 /// bears on what comes after.
