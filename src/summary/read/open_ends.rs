@@ -10,6 +10,7 @@ use super::checks::passed;
 use super::outcome::Action;
 use super::request::UserMessage;
 use super::sentences::{one_line, sentences};
+use super::wrapped::is_wide;
 use crate::domain::transcript::{Message, Role};
 
 /// How many of each are shown (the latest).
@@ -70,16 +71,11 @@ fn telling_words(text: &str) -> HashSet<String> {
         .collect();
     let letters: Vec<char> = text.chars().collect();
     for run in letters.windows(3) {
-        if run.iter().all(|c| is_unspaced(*c)) {
+        if run.iter().all(|c| is_wide(*c)) {
             telling.insert(run.iter().collect());
         }
     }
     telling
-}
-
-/// Han, kana and Hangul: scripts whose words a space does not end.
-fn is_unspaced(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{ac00}'..='\u{d7af}')
 }
 
 /// Words a reply opens with when it decides ("Yes, but…", "No — first…"):

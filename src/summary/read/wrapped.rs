@@ -12,7 +12,7 @@ const WRAP_COLUMNS: usize = 60;
 /// A character a terminal shows two columns wide (CJK, kana, Hangul,
 /// full-width forms): those scripts put no space between words, so a line
 /// wrapped among them joins with nothing between.
-fn is_wide(c: char) -> bool {
+pub(super) fn is_wide(c: char) -> bool {
     matches!(
         u32::from(c),
         0x1100..=0x115F | 0x2E80..=0x303E | 0x3041..=0xA4CF | 0xAC00..=0xD7A3 | 0xF900..=0xFAFF | 0xFE30..=0xFE4F
