@@ -18,7 +18,7 @@ use crate::summary::handoff::{Handoff, Request};
 use crate::summary::keep::KeepSet;
 use crate::summary::summarizer::finish;
 use crate::summary::write::narrative::narrative_of;
-use crate::summary::write::{Parts, summary_max_tokens};
+use crate::summary::write::{Parts, Shape, summary_max_tokens};
 
 use super::summarize::prepare::count_wasted;
 
@@ -246,8 +246,11 @@ async fn summary_section(
         ..handoff.clone()
     }
     .render();
+    // A model's anchor keeps the order its compaction gave it: compactd's
+    // sections before the prose, whose ending is read last (issue 41).
     let parts = Parts {
         beside: &beside,
+        by_model: shape == Shape::Prose,
         ..Parts::of(anchor, shape, id.as_str())
     };
     let (summary, _) = finish(parts, keep, budget);

@@ -79,3 +79,62 @@ async fn a_narrative_that_says_where_things_stand_is_not_repeated_and_ends_the_s
     );
     assert_eq!(app.state("m").await["summary"]["text"], summary);
 }
+
+#[tokio::test]
+async fn a_handoff_from_a_models_summary_keeps_its_order() {
+    let narrative = format!("The user asked: {REQUEST} The backoff was too short.\n\n{ENDING}");
+    let upstream = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(openai_answer(&narrative)))
+        .mount(&upstream)
+        .await;
+    let app = spawn_app_with_upstream(&upstream.uri(), Duration::from_secs(5)).await;
+    app.report("/usage", json!({"conversation_id": "h", "used": 20000, "size": 200000}))
+        .await;
+    let messages = json!([
+        {"role": "user", "content": REQUEST},
+        {"role": "assistant", "content": DOING},
+    ]);
+    let compacted = app
+        .report("/summarize", json!({"conversation_id": "h", "messages": messages}))
+        .await;
+    assert_eq!(compacted["compaction"]["summarizer"], "llm", "{compacted}");
+    // Said after the compaction, so only the keep set carries it.
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "h", "user": "Never touch src/backoff_table.rs.", "assistant": "Noted."}),
+    )
+    .await;
+
+    let answer = app
+        .report(
+            "/handoff",
+            json!({
+                "conversation_id": "h",
+                "requests": [{"date": "2026-12-07", "text": "Carry on."}],
+                "reply": "Will do.",
+            }),
+        )
+        .await;
+
+    let text = answer["text"].as_str().unwrap();
+    let section = text
+        .split_once("Summary of the earlier conversation:\n")
+        .and_then(|(_, rest)| rest.split_once("\n\nThe user's latest messages there"))
+        .map(|(section, _)| section)
+        .unwrap_or_else(|| panic!("no summary section: {text}"));
+    let opening = section.find("The user asked:").unwrap();
+    assert!(
+        section.find("src/backoff_table.rs").is_some_and(|at| at < opening),
+        "what the model's text lacks comes before it, as in its compaction: {section}"
+    );
+    let paragraphs: Vec<&str> = section
+        .split("\n\n")
+        .filter(|paragraph| !(paragraph.starts_with('(') && paragraph.contains(" parked")))
+        .collect();
+    assert_eq!(
+        paragraphs.last(),
+        Some(&ENDING),
+        "the model's ending is read last: {section}"
+    );
+}
