@@ -12,6 +12,7 @@
 //! one pass a compaction makes over its delta, read once and shared by
 //! every reader of it ([`Reading`]).
 
+mod announcement;
 pub(super) mod briefs;
 pub(super) mod check_commands;
 mod checks;

@@ -14,6 +14,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use unicode_segmentation::UnicodeSegmentation;
 
+pub(crate) use super::announcement::{is_announcement, is_next_step};
 use super::wrapped::unwrapped;
 
 /// Abbreviations after which a capital does not start a sentence.
@@ -56,14 +57,6 @@ static SAYS_NOTHING: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("a valid pattern")
 });
-/// Sentences that announce the next step rather than state a result.
-static ANNOUNCEMENT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?i)\A(?:now,?\s+|next,?\s+|first,?\s+|ok(?:ay)?,?\s+|then,?\s+)?",
-        r"(?:let me|let's|i'll|i will|i'm going to|i need to|i should|i can now|time to|going to)\b",
-    ))
-    .expect("a valid pattern")
-});
 
 /// Markup lines that are no sentence: a table row, a rule, a lone fence.
 fn is_markup(line: &str) -> bool {
@@ -90,12 +83,25 @@ fn is_bare_marker(piece: &str) -> bool {
 }
 
 /// A line that heads what follows rather than saying something: a
-/// Markdown heading, or a line that is bold from end to end.
+/// Markdown heading, or a line that is bold from end to end, unless it
+/// gives a label its figure or verdict ("**Phase 1: 28/28 done (100%)**",
+/// "**Verdict: ✅ all buttons colored**").
 fn is_heading_line(line: &str) -> bool {
     let line = line.trim();
     let bold = line.trim_end_matches(':');
+    let verdict = |inner: &str| {
+        inner.split_once(": ").is_some_and(|(_, value)| {
+            value
+                .chars()
+                .any(|c| c.is_ascii_digit() || matches!(c, '✅' | '❌' | '⚠' | '✓' | '✗'))
+        })
+    };
     line.starts_with('#')
-        || bold.len() > 4 && bold.starts_with("**") && bold.ends_with("**") && !bold[2..bold.len() - 2].contains("**")
+        || bold.len() > 4
+            && bold.starts_with("**")
+            && bold.ends_with("**")
+            && !bold[2..bold.len() - 2].contains("**")
+            && !verdict(&bold[2..bold.len() - 2])
 }
 
 /// The sentences of `text`, in order, each with whether it is a heading:
@@ -186,11 +192,6 @@ pub(crate) fn is_filler(sentence: &str) -> bool {
         || !words.contains(char::is_whitespace) && words.chars().count() < 20
         || FILLER.is_match(bare)
         || SAYS_NOTHING.is_match(bare)
-}
-
-/// A sentence that only announces what comes next ("Let me check the logs.").
-pub(crate) fn is_announcement(sentence: &str) -> bool {
-    ANNOUNCEMENT.is_match(sentence.trim())
 }
 
 /// A lead-in to a list or a block ("Here's what changed:"), or a heading.

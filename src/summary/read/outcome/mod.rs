@@ -85,7 +85,12 @@ pub(crate) fn actions(messages: &[Message]) -> Vec<Action> {
                 };
                 if let Some(answered) = answered {
                     let (_, action) = open.remove(answered);
-                    found[action].outcome = outcome_of(&message.content);
+                    found[action].outcome = match outcome_of(&message.content) {
+                        // A commit or a tally in what a file read, a search or a
+                        // page gave back is quoted, not something the call did.
+                        Outcome::Ok(Some(_)) if found[action].command.is_none() => Outcome::Ok(None),
+                        outcome => outcome,
+                    };
                     found[action].result = Some(at);
                 }
             }
@@ -168,5 +173,17 @@ mod tests {
         ];
         assert_eq!(unresolved(&actions(&pushed)), None, "pushing another way sets it right");
         assert_eq!(unresolved(&found[..2]).map(|a| a.subject.as_str()), Some("cargo test"));
+    }
+
+    #[test]
+    fn a_tally_or_commit_in_a_file_read_is_quoted_not_done() {
+        let messages = [
+            call("1", "Read", r#"{"file_path":"docs/retro.md"}"#),
+            result(
+                "1",
+                "37 - `uv run pytest -q` — 2297 passed, 1 skipped\n38 - [main 2d6f7eb] chore: tidy",
+            ),
+        ];
+        assert_eq!(actions(&messages)[0].render(), "Read `docs/retro.md` → ok");
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::summary::read::edits::NAMES_PER_FILE;
 use crate::summary::read::files::{file_name, is_inside};
-use crate::summary::read::sentences::{conclusion, is_announcement, is_filler, statements};
+use crate::summary::read::sentences::{conclusion, is_announcement, is_filler, is_next_step, statements};
 use crate::summary::write::narrative::{ASKED_MARK, BRIEF_MARK, WORK_MARK};
 
 /// How much of a request a line quotes (SPEC §4)…
@@ -37,6 +37,8 @@ pub(super) struct Exchange {
     /// The issues, tickets and pull requests the agent read, each as its
     /// title and the sections that bound the work.
     pub(super) briefs: Vec<Vec<String>>,
+    /// The call the last step says failed, and how many times in a row.
+    pub(super) failing: Option<(String, usize)>,
 }
 
 impl Exchange {
@@ -88,7 +90,7 @@ impl Exchange {
         // The plan put to the user: the goal, the approach, what to change.
         if let Some(plan) = &self.plan {
             lines.extend(
-                report_lines(plan, None)
+                told(statements(plan), None)
                     .into_iter()
                     .take(PLAN_SENTENCES)
                     .map(|line| format!("{WORK_MARK}plan: {line}")),
@@ -136,6 +138,25 @@ impl Exchange {
     pub(super) fn step(&mut self, step: String) {
         if !step.is_empty() && !self.steps.contains(&step) {
             self.steps.push(step);
+            self.failing = None;
+        }
+    }
+
+    /// A call that failed: one line however many times in a row it failed,
+    /// with the last error (a build tried again and again is one step).
+    pub(super) fn failed(&mut self, target: &str, error: &str) {
+        if let Some((failing, times)) = self.failing.take()
+            && failing == target
+            && let Some(last) = self.steps.last_mut()
+        {
+            *last = format!("`{target}` failed {} times, last: {error}", times + 1);
+            self.failing = Some((failing, times + 1));
+            return;
+        }
+        let step = format!("`{target}` failed: {error}");
+        if !self.steps.contains(&step) {
+            self.steps.push(step);
+            self.failing = Some((target.to_owned(), 1));
         }
     }
 }
@@ -149,10 +170,49 @@ const REPORT_SENTENCES: usize = 8;
 const PLAN_SENTENCES: usize = 12;
 
 /// The agent's last words past their conclusion: the sentences that say
-/// something (not filler, a heading, a lead-in or "let me…"), whole.
+/// something (not filler, a heading, a lead-in or "let me…"), whole; and
+/// when they close by announcing what the agent does next, that too, as
+/// the next step.
 fn report_lines(report: &str, concluded: Option<&str>) -> Vec<String> {
-    statements(report)
-        .into_iter()
+    let said = statements(report);
+    let next = said
+        .last()
+        .filter(|last| is_next_step(last) && !is_filler(last))
+        .and_then(|last| conclusion(last, STEP_CHARS))
+        .map(|last| format!("next: {last}"));
+    let mut lines = told(said, concluded);
+    lines.extend(flagged_rows(report));
+    lines.extend(next);
+    lines
+}
+
+/// How many of a report's table rows that flag a problem are kept.
+const FLAGGED_ROWS: usize = 6;
+
+/// The rows of a report's tables that flag something missing, failing or
+/// to check (❌, ⚠️, ✗): what is left to do, which a table of ✅ rows hides
+/// among the done. Cells joined by " — ", bold marks dropped.
+fn flagged_rows(report: &str) -> Vec<String> {
+    report
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with('|') && line.contains(['❌', '⚠', '✗', '✘']))
+        .map(|row| {
+            let cells: Vec<&str> = row
+                .split('|')
+                .map(|cell| cell.trim().trim_matches('*').trim())
+                .filter(|cell| !cell.is_empty())
+                .collect();
+            cells.join(" — ")
+        })
+        .filter(|row| !row.is_empty())
+        .take(FLAGGED_ROWS)
+        .collect()
+}
+
+/// [`report_lines`]'s sentences that say something.
+fn told(said: Vec<String>, concluded: Option<&str>) -> Vec<String> {
+    said.into_iter()
         .filter(|sentence| {
             // A heading or a label ("The Problem", "**What we have:**") says nothing alone.
             let says = sentence.split_whitespace().count() >= 4 || sentence.trim_end().ends_with(['.', '!', '?']);
@@ -162,6 +222,12 @@ fn report_lines(report: &str, concluded: Option<&str>) -> Vec<String> {
                 && concluded.is_none_or(|c| !c.starts_with(sentence.as_str()))
         })
         .filter_map(|sentence| conclusion(&sentence, STEP_CHARS))
+        .map(
+            |sentence| match sentence.strip_prefix("**").and_then(|bold| bold.strip_suffix("**")) {
+                Some(inner) if !inner.contains("**") => inner.to_owned(),
+                _ => sentence,
+            },
+        )
         .take(REPORT_SENTENCES)
         .collect()
 }

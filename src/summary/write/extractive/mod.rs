@@ -302,6 +302,55 @@ mod tests {
     }
 
     #[test]
+    fn a_look_that_found_nothing_a_call_never_run_and_a_retried_failure_say_no_more_than_they_must() {
+        let call = |id: &str, command: &str| Message {
+            tool_calls: vec![ToolCall {
+                id: id.into(),
+                name: "Bash".into(),
+                arguments: serde_json::json!({ "command": command }).to_string(),
+            }],
+            ..Message::new(Role::Assistant, "")
+        };
+        let result = |id: &str, text: &str| Message {
+            tool_call_id: Some(id.into()),
+            ..Message::new(Role::Tool, text)
+        };
+        let messages = vec![
+            Message::new(Role::User, "Plan phase 12."),
+            call("1", "ls .planning/phases/12-mfa/*-PLAN.md"),
+            result(
+                "1",
+                "Exit code 1\n(eval):1: no matches found: .planning/phases/12-mfa/*-PLAN.md",
+            ),
+            call("2", "git log --oneline main"),
+            result("2", "<tool_use_error>Sibling tool call errored</tool_use_error>"),
+            call("3", "cargo build"),
+            result(
+                "3",
+                "Exit code 101\nerror[E0433]: failed to resolve: use of unresolved module `iced`",
+            ),
+            call("4", "cargo build"),
+            result(
+                "4",
+                "Exit code 101\nerror[E0425]: cannot find value `mfa` in this scope",
+            ),
+            Message::new(
+                Role::Assistant,
+                "Phase 12 has no plans yet. 계획 파일을 작성하겠습니다.",
+            ),
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            [
+                "- Plan phase 12. → Phase 12 has no plans yet.",
+                "  · `cargo build` failed 2 times, last: error[E0425]: cannot find value `mfa` in this scope",
+                "  · next: 계획 파일을 작성하겠습니다.",
+            ]
+        );
+    }
+
+    #[test]
     fn what_an_edit_defined_is_said_under_its_request() {
         let messages = vec![
             Message::new(Role::User, "Add a close action to annotations."),
@@ -319,6 +368,34 @@ mod tests {
         assert!(
             text.ends_with("  · changed annotation.ex: attribute :state, def close(a)"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_reports_verdicts_and_the_rows_that_flag_a_gap_are_kept() {
+        let report = "All 4 research agents completed. Here is the audit.\n\n\
+            ### Phase 1\n\n\
+            | Area | Task | Status |\n|---|---|---|\n\
+            | **Backend** | BF-1: API alias routes | ✅ Done |\n\n\
+            **Phase 1: 28/28 tasks done (100%)**\n\n\
+            ## Locales\n\n\
+            | Service | Count | Goal met? |\n|---|---|---|\n\
+            | **Telegram Bot** | **39** | ✅ yes |\n\
+            | **Frontend** | **38** | ❌ no (-1) |\n\n\
+            **Summary**\n";
+        let messages = vec![
+            Message::new(Role::User, "Audit every phase and the locales."),
+            Message::new(Role::Assistant, report),
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            [
+                "- Audit every phase and the locales. → All 4 research agents completed.",
+                "  · Here is the audit.",
+                "  · Phase 1: 28/28 tasks done (100%)",
+                "  · Frontend — 38 — ❌ no (-1)",
+            ]
         );
     }
 

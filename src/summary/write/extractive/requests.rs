@@ -9,6 +9,7 @@ use super::exchange::{Exchange, REQUEST_CHARS, STEP_CHARS};
 use crate::domain::transcript::{Message, Role};
 use crate::summary::read::Reading;
 use crate::summary::read::briefs::{briefs, shows_issue};
+use crate::summary::read::commands::only_looks;
 use crate::summary::read::edits::names_defined;
 use crate::summary::read::outcome::Outcome;
 use crate::summary::read::pasted::own_words;
@@ -16,10 +17,16 @@ use crate::summary::read::request::{UserMessage, is_acknowledgement};
 use crate::summary::read::sentences::{Stretch, clipped, conclusion, is_announcement, sentences, statements};
 use crate::summary::read::tool_calls::tool_name;
 
-/// A sentence that gives a reason: with it, a step says why.
+/// A sentence that gives a reason: with it, a step says why (in English,
+/// Russian, Spanish, German and French between words; Korean, Japanese and
+/// Chinese anywhere).
 static REASON: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:because|since|so that|instead|rather than|in order to|which means|otherwise|as a result)\b")
-        .expect("a valid pattern")
+    Regex::new(concat!(
+        r"(?i)\b(?:because|since|so that|instead|rather than|in order to|which means|otherwise|as a result",
+        r"|потому что|поэтому|так как|чтобы|porque|para que|en lugar de|weil|damit|statt|parce que|afin de|au lieu de)\b",
+        r"|때문에|므로|위해|대신|ため|ので|代わりに|因为|所以|以便|而不是",
+    ))
+    .expect("a valid pattern")
 });
 
 /// What one of the agent's messages adds to the work: the first sentence
@@ -32,16 +39,25 @@ fn step_of(text: &str) -> Option<String> {
         return None;
     }
     let all = sentences(text);
+    // Only the sentence right after it says why it: a later one is about
+    // something else.
     let reason = all
         .iter()
         .skip_while(|sentence| **sentence != said)
-        .skip(1)
-        .find(|next| REASON.is_match(next) && next.chars().count() <= STEP_CHARS)
+        .nth(1)
+        .filter(|next| REASON.is_match(next) && next.chars().count() <= STEP_CHARS)
         .filter(|_| !REASON.is_match(&said));
     Some(match reason {
         Some(reason) => format!("{said} {reason}"),
         None => said,
     })
+}
+
+/// A failure the work does not turn on: a command that only looked found
+/// nothing (`ls` of an empty folder, `grep` without a match), or a call
+/// Claude Code never ran because another in its batch failed.
+fn failed_to_no_end(command: Option<&str>, line: &str) -> bool {
+    line.contains("Sibling tool call errored") || command.is_some_and(only_looks)
 }
 
 /// The plan a call puts to the user for approval (Claude Code's `ExitPlanMode`).
@@ -157,7 +173,9 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
             let target = action.target.replace('`', "'");
             match &action.outcome {
                 Outcome::Ok(Some(line)) => exchange.step(format!("`{target}` → {line}")),
-                Outcome::Failed(line) => exchange.step(format!("`{target}` failed: {line}")),
+                Outcome::Failed(line) if !failed_to_no_end(action.command.as_deref(), line) => {
+                    exchange.failed(&target, line);
+                }
                 Outcome::Refused(_) | Outcome::Interrupted => {
                     exchange.step(format!("`{target}` {}", action.outcome.refusal()));
                 }
