@@ -101,6 +101,18 @@ async fn an_upstream_that_echoes_the_prompts_last_line_never_replaces_the_anchor
 }
 
 #[tokio::test]
+async fn an_upstream_that_goes_on_writing_the_prompts_frame_never_replaces_the_anchor() {
+    // What SmolLM2-135M answered on a real session (bench/real_model).
+    let framed = "The refunds are next for the billing service migration.\n\n\
+        TRANSCRIPT (2 messages)\n[1] user:\n    proceed\n[2] assistant:\n    Task 3 next";
+    let (_app, answer) = second_compaction_answered(framed).await;
+
+    assert_written_without_the_model(&answer, "frame");
+    let summary = answer["summary"].as_str().unwrap();
+    assert!(!summary.contains("TRANSCRIPT (2 messages)"), "{summary}");
+}
+
+#[tokio::test]
 async fn an_upstream_that_repeats_one_sentence_never_replaces_the_anchor() {
     let looped = "The user asked to port the refund routes.\n".repeat(15);
     let (_app, answer) = second_compaction_answered(&looped).await;

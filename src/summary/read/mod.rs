@@ -17,6 +17,7 @@ pub(super) mod briefs;
 pub(super) mod check_commands;
 mod checks;
 pub(super) mod commands;
+pub(super) mod commit_message;
 mod commits;
 pub(super) mod edits;
 pub(super) mod files;

@@ -11,6 +11,8 @@ pub(crate) const ECHOED: &str = "the summary model answered with its own instruc
 pub(crate) const TOO_SHORT: &str =
     "the summary model's answer was far shorter than the summary it would replace and kept nothing of it";
 pub(crate) const LOOPING: &str = "the summary model's answer repeated itself in a loop";
+pub(crate) const FRAMED: &str =
+    "the summary model's answer copied the prompt's frame (its fences or headings), not a summary";
 
 /// An anchor shorter than this (in words) may well be replaced by a few.
 const ANCHOR_WORDS_WORTH_KEEPING: usize = 80;
@@ -50,6 +52,9 @@ pub(super) fn usable<'a>(answer: &'a str, shown: &Shown<'_>) -> Result<&'a str, 
     if echoes(answer, shown) {
         return Err(ECHOED);
     }
+    if copies_the_frame(answer, shown.user) {
+        return Err(FRAMED);
+    }
     if shown.anchor.is_some_and(|anchor| drops(answer, anchor, shown.system)) {
         return Err(TOO_SHORT);
     }
@@ -78,6 +83,25 @@ fn echoes(answer: &str, shown: &Shown<'_>) -> bool {
         .filter(|line| !line.is_empty())
         .peekable();
     lines.peek().is_some() && lines.all(|line| instructions.contains(&line))
+}
+
+/// The answer copies the frame the prompt puts around its data (a small
+/// model may go on writing the prompt instead of answering it): a fence's
+/// name, which is the prompt's own, or one of the user message's heading
+/// lines (`PRIOR SUMMARY`, `TRANSCRIPT (2 messages)`) as a line of its own.
+fn copies_the_frame(answer: &str, user: &str) -> bool {
+    let fence_names: Vec<&str> = user
+        .lines()
+        .filter(|line| fence_close(line).is_some())
+        .map(|line| &line[1..line.len() - 1])
+        .collect();
+    let own_lines = instruction_lines(user);
+    let headings: HashSet<&str> = own_lines
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect();
+    fence_names.iter().any(|name| answer.contains(name)) || answer.lines().any(|line| headings.contains(line.trim()))
 }
 
 /// The user message's own lines, the fenced anchor and transcript left out.
@@ -210,6 +234,21 @@ mod tests {
         ] {
             assert_eq!(usable(echo, &shown(&system, &user)), Err(ECHOED), "{echo}");
         }
+    }
+
+    #[test]
+    fn an_answer_that_goes_on_writing_the_prompts_frame_is_no_summary() {
+        let (system, user) = prompt();
+        let fence = user.lines().find(|line| line.starts_with("<transcript-")).unwrap();
+        for framed in [
+            format!("Refunds are next.\n\nTRANSCRIPT (2 messages)\n{fence}\n[1] user:\n    proceed"),
+            format!("The refund routes of BILL-2291 are ported.\n{fence}"),
+            "The refund routes of BILL-2291 are ported.\nPRIOR SUMMARY\nThe user is migrating billing.".to_owned(),
+        ] {
+            assert_eq!(usable(&framed, &shown(&system, &user)), Err(FRAMED), "{framed}");
+        }
+        let quoting = "The transcript shows the refund routes of BILL-2291 ported; the prior summary still holds.";
+        assert_eq!(usable(quoting, &shown(&system, &user)), Ok(quoting));
     }
 
     #[test]

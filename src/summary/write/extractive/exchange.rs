@@ -2,6 +2,10 @@
 //! written as: the request's line, then what else was asked, the issues
 //! read, the work, the plan and the report.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use crate::summary::read::edits::NAMES_PER_FILE;
 use crate::summary::read::files::{file_name, is_inside};
 use crate::summary::read::sentences::{conclusion, is_announcement, is_filler, is_next_step, statements};
@@ -193,7 +197,7 @@ const FLAGGED_ROWS: usize = 6;
 /// to check (❌, ⚠️, ✗): what is left to do, which a table of ✅ rows hides
 /// among the done. Cells joined by " — ", bold marks dropped.
 fn flagged_rows(report: &str) -> Vec<String> {
-    report
+    let rows: Vec<String> = report
         .lines()
         .map(str::trim)
         .filter(|line| line.starts_with('|') && line.contains(['❌', '⚠', '✗', '✘']))
@@ -206,13 +210,25 @@ fn flagged_rows(report: &str) -> Vec<String> {
             cells.join(" — ")
         })
         .filter(|row| !row.is_empty())
-        .take(FLAGGED_ROWS)
-        .collect()
+        .collect();
+    // What is missing or failed before what is only to check.
+    first_in_order(rows, FLAGGED_ROWS, |row| row.contains(['❌', '✗', '✘']))
+}
+
+/// At most `most` of `items`, those that are `first` before the rest,
+/// in their own order.
+fn first_in_order(items: Vec<String>, most: usize, first: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut ranked: Vec<(usize, String)> = items.into_iter().enumerate().collect();
+    ranked.sort_by_key(|(at, item)| (!first(item), *at));
+    ranked.truncate(most);
+    ranked.sort_by_key(|(at, _)| *at);
+    ranked.into_iter().map(|(_, item)| item).collect()
 }
 
 /// [`report_lines`]'s sentences that say something.
 fn told(said: Vec<String>, concluded: Option<&str>) -> Vec<String> {
-    said.into_iter()
+    let saying: Vec<String> = said
+        .into_iter()
         .filter(|sentence| {
             // A heading or a label ("The Problem", "**What we have:**") says nothing alone.
             let says = sentence.split_whitespace().count() >= 4 || sentence.trim_end().ends_with(['.', '!', '?']);
@@ -228,6 +244,19 @@ fn told(said: Vec<String>, concluded: Option<&str>) -> Vec<String> {
                 _ => sentence,
             },
         )
-        .take(REPORT_SENTENCES)
-        .collect()
+        .collect();
+    // A long report keeps what it flags (a gap, a failure, a "but") before
+    // the rest.
+    first_in_order(saying, REPORT_SENTENCES, |sentence| FLAGS.is_match(sentence))
 }
+
+/// A sentence that flags a gap, a failure or a limit, in the languages
+/// agents answer in.
+static FLAGS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)[❌⚠✗✘]|\b(?:not|no|missing|only|but|however|fails?|failed|broken|still|yet)\b",
+        r"|\b(?:не|нет|но|только|отсутству\w*|ошибк\w*)\b|\b(?:pero|solo|falta|nicht|kein\w*|aber|mais|pas)\b",
+        r"|않|없|실패|아직|ない|ません|失敗|未|没有|失败|仍",
+    ))
+    .expect("a valid pattern")
+});

@@ -400,6 +400,51 @@ mod tests {
     }
 
     #[test]
+    fn a_long_report_keeps_what_it_flags_before_the_rest() {
+        let done: String = (1..=10).map(|n| format!("Phase {n} was audited in full.\n")).collect();
+        let checks: String = (1..=7).map(|n| format!("| IS-{n} | ⚠️ to check |\n")).collect();
+        let report = format!(
+            "The audit is complete.\n{done}But the middleware loads only 2 of the 39 locales.\n\n\
+             | Task | Status |\n|---|---|\n{checks}| Frontend zh-Hant | ❌ missing |\n"
+        );
+        let messages = vec![
+            Message::new(Role::User, "Audit the phases."),
+            Message::new(Role::Assistant, &report),
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert!(
+            text.contains("  · But the middleware loads only 2 of the 39 locales."),
+            "{text}"
+        );
+        assert!(text.contains("  · Frontend zh-Hant — ❌ missing"), "{text}");
+        assert!(!text.contains("Phase 10 was audited"), "{text}");
+    }
+
+    #[test]
+    fn a_commits_message_says_what_the_agent_wrote_of_the_work() {
+        let messages = vec![
+            Message::new(Role::User, "Save where we are before compacting."),
+            Message {
+                tool_calls: vec![ToolCall {
+                    id: "1".into(),
+                    name: "Bash".into(),
+                    arguments: serde_json::json!({"command": "git commit --allow-empty -m \"$(cat <<'EOF'\nTODOs: v0.16.0\n\nTask 4 (pending): release, blocked by task 3\nEOF\n)\""}).to_string(),
+                }],
+                ..Message::new(Role::Assistant, "")
+            },
+            Message {
+                tool_call_id: Some("1".into()),
+                ..Message::new(Role::Tool, "[main 302b107] TODOs: v0.16.0")
+            },
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert!(
+            text.ends_with("  · commit message: Task 4 (pending): release, blocked by task 3"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn the_plan_put_to_the_user_is_kept_under_its_request() {
         let plan = "# Plan: initial attribution\n\n## Goal\n\nCalculate line-level attribution at commit time by diffing the checkpoint tree against HEAD.\n\n```json\n{\"agent_lines\": 142}\n```\n\n## Files\n- `checkpoint.go`: add the InitialAttribution struct to CommittedMetadata.";
         let messages = vec![

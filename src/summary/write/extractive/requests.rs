@@ -10,6 +10,7 @@ use crate::domain::transcript::{Message, Role};
 use crate::summary::read::Reading;
 use crate::summary::read::briefs::{briefs, shows_issue};
 use crate::summary::read::commands::only_looks;
+use crate::summary::read::commit_message::commit_body;
 use crate::summary::read::edits::names_defined;
 use crate::summary::read::outcome::Outcome;
 use crate::summary::read::pasted::own_words;
@@ -172,7 +173,13 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
             }
             let target = action.target.replace('`', "'");
             match &action.outcome {
-                Outcome::Ok(Some(line)) => exchange.step(format!("`{target}` → {line}")),
+                Outcome::Ok(Some(line)) => {
+                    exchange.step(format!("`{target}` → {line}"));
+                    // What the agent wrote of the change (or of the work left).
+                    for said in action.command.as_deref().map(commit_body).unwrap_or_default() {
+                        exchange.step(format!("commit message: {said}"));
+                    }
+                }
                 Outcome::Failed(line) if !failed_to_no_end(action.command.as_deref(), line) => {
                     exchange.failed(&target, line);
                 }
