@@ -212,7 +212,28 @@ fn names_in(text: &str, settings: Settings) -> Vec<String> {
     names
 }
 
-/// For each file a tool call changed, the names its added text defines.
+/// The headings of Markdown text (outside code blocks), without their marks.
+fn headings_in(text: &str) -> Vec<String> {
+    let mut in_code = false;
+    let mut headings = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        let Some(heading) = line.strip_prefix('#').filter(|_| !in_code) else {
+            continue;
+        };
+        let heading = heading.trim_start_matches('#').trim().replace("**", "");
+        if !heading.is_empty() && !headings.contains(&heading) {
+            headings.push(heading);
+        }
+    }
+    headings
+}
+
+/// For each file a tool call changed, the names its added text defines
+/// (a Markdown file's: its headings).
 pub(crate) fn names_defined(tool: &str, arguments: &str) -> Vec<(String, Vec<String>)> {
     let files: Vec<String> = called(tool, arguments)
         .items
@@ -225,15 +246,16 @@ pub(crate) fn names_defined(tool: &str, arguments: &str) -> Vec<(String, Vec<Str
         // which file is not said.
         return Vec::new();
     }
-    // A plan or a note in Markdown quotes code; it defines nothing.
-    if files
-        .iter()
-        .any(|file| file.ends_with(".md") || file.ends_with(".markdown") || file.ends_with(".txt"))
-    {
+    let parsed: Value = serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()));
+    // A plan or a note in Markdown quotes code; what it holds is its headings.
+    if files.iter().any(|file| file.ends_with(".txt")) {
         return Vec::new();
     }
-    let parsed: Value = serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()));
-    let names = names_in(&added_text(&parsed), Settings::of(&files[0]));
+    let names = if files[0].ends_with(".md") || files[0].ends_with(".markdown") {
+        headings_in(&added_text(&parsed))
+    } else {
+        names_in(&added_text(&parsed), Settings::of(&files[0]))
+    };
     if names.is_empty() {
         return Vec::new();
     }
@@ -243,6 +265,25 @@ pub(crate) fn names_defined(tool: &str, arguments: &str) -> Vec<(String, Vec<Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_markdown_file_holds_its_headings() {
+        let prompt = serde_json::json!({
+            "file_path": "AGENT_TEAM_PHASE9_PROMPT.md",
+            "content": "# Phase 9: **Locales** to 39\n\nSome text.\n```sh\n# not a heading\n```\n## Tasks\n### LOC-1: add zh-Hant\n"
+        });
+        assert_eq!(
+            names_defined("Write", &prompt.to_string()),
+            [(
+                "AGENT_TEAM_PHASE9_PROMPT.md".to_owned(),
+                vec![
+                    "Phase 9: Locales to 39".to_owned(),
+                    "Tasks".to_owned(),
+                    "LOC-1: add zh-Hant".to_owned()
+                ]
+            )]
+        );
+    }
 
     #[test]
     fn env_files_and_style_sheets_say_what_they_set() {

@@ -8,6 +8,7 @@
 //! then merges the oldest request lines, and the keep set's items are
 //! appended by the same guard as any summary's.
 
+mod choices;
 mod exchange;
 mod requests;
 
@@ -418,6 +419,68 @@ mod tests {
         );
         assert!(text.contains("  · Frontend zh-Hant — ❌ missing"), "{text}");
         assert!(!text.contains("Phase 10 was audited"), "{text}");
+    }
+
+    #[test]
+    fn what_the_user_chose_is_said_as_the_option_not_its_number() {
+        let messages = vec![
+            Message::new(Role::User, "Build a power applet."),
+            Message {
+                tool_calls: vec![ToolCall {
+                    id: "q".into(),
+                    name: "AskUserQuestion".into(),
+                    arguments: r#"{"questions":[]}"#.into(),
+                }],
+                ..Message::new(Role::Assistant, "")
+            },
+            Message {
+                tool_call_id: Some("q".into()),
+                ..Message::new(
+                    Role::Tool,
+                    r#"User has answered your questions: "Applet or tray?"="COSMIC Panel Applet". You can now continue."#,
+                )
+            },
+            Message::new(
+                Role::Assistant,
+                "The plan is written. Would you like me to:\n1. **Start implementing** Phase 1?\n2. Review the plan first?",
+            ),
+            Message::new(Role::User, "1"),
+            Message::new(Role::Assistant, "Phase 1 is built."),
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert!(
+            text.contains("[then answered: 1 (Start implementing Phase 1?)]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  · the user chose \"COSMIC Panel Applet\" for: Applet or tray?"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_server_left_running_in_the_background_is_said() {
+        let messages = vec![
+            Message::new(Role::User, "Start the API against the Docker host."),
+            Message {
+                tool_calls: vec![ToolCall {
+                    id: "b".into(),
+                    name: "Bash".into(),
+                    arguments: serde_json::json!({"command": "DB_HOST=192.168.133.114 pnpm --filter api dev", "run_in_background": true}).to_string(),
+                }],
+                ..Message::new(Role::Assistant, "")
+            },
+            Message {
+                tool_call_id: Some("b".into()),
+                ..Message::new(Role::Tool, "Command running in background with ID: b5f3e7a")
+            },
+            Message::new(Role::Assistant, "The API is up."),
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert!(
+            text.contains("  · `DB_HOST=192.168.133.114 pnpm --filter api dev` → left running in the background"),
+            "{text}"
+        );
     }
 
     #[test]

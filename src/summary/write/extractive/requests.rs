@@ -5,8 +5,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::choices::{chosen, option_named};
 use super::exchange::{Exchange, REQUEST_CHARS, STEP_CHARS};
-use crate::domain::transcript::{Message, Role};
+use crate::domain::transcript::{Message, Role, ToolCall};
 use crate::summary::read::Reading;
 use crate::summary::read::briefs::{briefs, shows_issue};
 use crate::summary::read::commands::only_looks;
@@ -61,6 +62,15 @@ fn failed_to_no_end(command: Option<&str>, line: &str) -> bool {
     line.contains("Sibling tool call errored") || command.is_some_and(only_looks)
 }
 
+/// Whether call `at` of `calls` asked to run in the background (Claude
+/// Code's `run_in_background`).
+fn runs_in_background(calls: &[ToolCall], at: usize) -> bool {
+    calls.get(at).is_some_and(|call| {
+        serde_json::from_str::<serde_json::Value>(&call.arguments)
+            .is_ok_and(|arguments| arguments["run_in_background"] == serde_json::Value::Bool(true))
+    })
+}
+
 /// The plan a call puts to the user for approval (Claude Code's `ExitPlanMode`).
 fn plan_put(tool: &str, arguments: &str) -> Option<String> {
     let name = tool_name(tool).to_ascii_lowercase();
@@ -104,7 +114,7 @@ fn rest_of_request(words: &str, line: &str) -> Vec<String> {
 /// What the user said, taken into the exchange: a request opens the next
 /// one (the one before it written to `lines`), a repeat, an answer or a
 /// command adds to it. Whether the message was the user's to hear.
-fn heard(user: Option<&UserMessage>, exchange: &mut Exchange, lines: &mut Vec<String>) -> bool {
+fn heard(user: Option<&UserMessage>, offered: &str, exchange: &mut Exchange, lines: &mut Vec<String>) -> bool {
     match user {
         Some(UserMessage::Request(words)) => {
             lines.extend(exchange.lines());
@@ -125,9 +135,11 @@ fn heard(user: Option<&UserMessage>, exchange: &mut Exchange, lines: &mut Vec<St
             }
         }
         Some(UserMessage::Answer(words)) => {
-            exchange
-                .then
-                .push(format!("answered: {}", clipped(words, 80, Stretch::None)));
+            let answer = match option_named(words, offered) {
+                Some(option) => format!("answered: {} ({option})", words.trim()),
+                None => format!("answered: {}", clipped(words, 80, Stretch::None)),
+            };
+            exchange.then.push(answer);
         }
         Some(UserMessage::Command(command)) => exchange.then.push(format!("ran {command}")),
         _ => return false,
@@ -142,12 +154,17 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
     let mut lines = Vec::new();
     let mut exchange = Exchange::default();
     let mut done = read.actions.iter();
+    // The agent's last words: where an answer's option number points.
+    let mut offered = "";
     for ((message, user), changed) in messages.iter().zip(&read.users).zip(&read.changed) {
-        if heard(user.as_ref(), &mut exchange, &mut lines) {
+        if heard(user.as_ref(), offered, &mut exchange, &mut lines) {
             continue;
         }
         if message.role != Role::Assistant {
             continue;
+        }
+        if !message.content.trim().is_empty() {
+            offered = &message.content;
         }
         if let Some(said) = step_of(&message.content) {
             exchange.outcome = Some(said.clone());
@@ -171,6 +188,11 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
                     exchange.brief(brief);
                 }
             }
+            if let Some(at) = action.result {
+                for choice in chosen(&action.tool, &messages[at].content) {
+                    exchange.step(choice);
+                }
+            }
             let target = action.target.replace('`', "'");
             match &action.outcome {
                 Outcome::Ok(Some(line)) => {
@@ -179,6 +201,10 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
                     for said in action.command.as_deref().map(commit_body).unwrap_or_default() {
                         exchange.step(format!("commit message: {said}"));
                     }
+                }
+                // A server or a watcher left running is where the work stands.
+                Outcome::Ok(None) if runs_in_background(&message.tool_calls, action.call) => {
+                    exchange.step(format!("`{target}` → left running in the background"));
                 }
                 Outcome::Failed(line) if !failed_to_no_end(action.command.as_deref(), line) => {
                     exchange.failed(&target, line);
