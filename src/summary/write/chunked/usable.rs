@@ -6,6 +6,9 @@
 //! says why.
 
 use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 pub(crate) const ECHOED: &str = "the summary model answered with its own instructions, not a summary";
 pub(crate) const TOO_SHORT: &str =
@@ -101,8 +104,18 @@ fn copies_the_frame(answer: &str, user: &str) -> bool {
         .map(str::trim)
         .filter(|line| !line.is_empty())
         .collect();
-    fence_names.iter().any(|name| answer.contains(name)) || answer.lines().any(|line| headings.contains(line.trim()))
+    fence_names.iter().any(|name| answer.contains(name))
+        || answer
+            .lines()
+            .any(|line| headings.contains(line.trim()) || MESSAGE_HEADER.is_match(line))
 }
+
+/// The header the prompt gives each message of the transcript
+/// (`[5] user:`, `[7] tool result for call c1:`): a summary tells what
+/// happened, it does not lay the transcript out again.
+static MESSAGE_HEADER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\A\s*\[\d+\] (?:user|assistant|system|tool|developer)\b[^\n]{0,80}:\s*\z").expect("a valid pattern")
+});
 
 /// The user message's own lines, the fenced anchor and transcript left out.
 fn instruction_lines(user: &str) -> String {
@@ -244,10 +257,11 @@ mod tests {
             format!("Refunds are next.\n\nTRANSCRIPT (2 messages)\n{fence}\n[1] user:\n    proceed"),
             format!("The refund routes of BILL-2291 are ported.\n{fence}"),
             "The refund routes of BILL-2291 are ported.\nPRIOR SUMMARY\nThe user is migrating billing.".to_owned(),
+            "The new summary is:\n\n[5] user:\n    Port refunds.py next.\n[7] assistant:\n    Ported.".to_owned(),
         ] {
             assert_eq!(usable(&framed, &shown(&system, &user)), Err(FRAMED), "{framed}");
         }
-        let quoting = "The transcript shows the refund routes of BILL-2291 ported; the prior summary still holds.";
+        let quoting = "The transcript shows the refund routes of BILL-2291 ported; the prior summary still holds.\n[1] user: the ask came first.";
         assert_eq!(usable(quoting, &shown(&system, &user)), Ok(quoting));
     }
 
