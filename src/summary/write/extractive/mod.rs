@@ -459,7 +459,7 @@ mod tests {
     }
 
     #[test]
-    fn a_server_left_running_in_the_background_is_said() {
+    fn a_server_started_in_the_background_is_said() {
         let messages = vec![
             Message::new(Role::User, "Start the API against the Docker host."),
             Message {
@@ -478,7 +478,7 @@ mod tests {
         ];
         let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
         assert!(
-            text.contains("  · `DB_HOST=192.168.133.114 pnpm --filter api dev` → left running in the background"),
+            text.contains("  · `DB_HOST=192.168.133.114 pnpm --filter api dev` → started in the background"),
             "{text}"
         );
     }

@@ -202,9 +202,11 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
                         exchange.step(format!("commit message: {said}"));
                     }
                 }
-                // A server or a watcher left running is where the work stands.
-                Outcome::Ok(None) if runs_in_background(&message.tool_calls, action.call) => {
-                    exchange.step(format!("`{target}` → left running in the background"));
+                // A server or a watcher started to keep running is part of where the work stands.
+                Outcome::Ok(None)
+                    if action.command.is_some() && runs_in_background(&message.tool_calls, action.call) =>
+                {
+                    exchange.step(format!("`{target}` → started in the background"));
                 }
                 Outcome::Failed(line) if !failed_to_no_end(action.command.as_deref(), line) => {
                     exchange.failed(&target, line);
