@@ -152,16 +152,46 @@ pub(crate) fn outcome_of(result: &str) -> Outcome {
     }
     // A commit says more than the push after it (`git commit … && git push`).
     let commit = lines.iter().rev().find(|line| is_commit_line(line));
+    // Of several tallies (a crate's tests, then its doc-tests), the last
+    // that counted something.
+    let notable = || lines.iter().rev().filter(|line| is_notable(line));
     Outcome::Ok(
         commit
-            .or_else(|| lines.iter().rev().find(|line| is_notable(line)))
+            .or_else(|| notable().find(|line| counts_something(line)))
+            .or_else(|| notable().next())
             .map(|line| one_line(line, LINE_CHARS)),
     )
 }
 
+/// Whether a line holds a whole number above zero (`7 passed`, not only
+/// `0 passed … finished in 0.00s`).
+fn counts_something(line: &str) -> bool {
+    NUMBER
+        .find_iter(line)
+        .any(|number| !number.as_str().contains('.') && number.as_str().bytes().any(|digit| digit != b'0'))
+}
+
+static NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+(?:\.\d+)?").expect("a valid pattern"));
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn of_several_tallies_the_last_that_counted_something_is_the_result() {
+        let output = "running 7 tests\ntest result: ok. 7 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s\n\n   Doc-tests x\n\nrunning 0 tests\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s";
+        assert_eq!(
+            outcome_of(output),
+            Outcome::Ok(Some(
+                "test result: ok. 7 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s".into()
+            ))
+        );
+        assert_eq!(
+            outcome_of("test result: ok. 0 passed; 0 failed; finished in 0.00s"),
+            Outcome::Ok(Some("test result: ok. 0 passed; 0 failed; finished in 0.00s".into())),
+            "nothing counted: still the tally"
+        );
+    }
 
     #[test]
     fn failures_are_known_by_exit_code_tool_errors_and_error_lines() {
