@@ -43,11 +43,31 @@ static CLOSES_AS_ANNOUNCEMENT: LazyLock<Regex> = LazyLock::new(|| {
 /// sentence carries a finding or a decision before it.
 const CLOSING_ANNOUNCEMENT_CHARS: usize = 60;
 
-/// A sentence that only announces what comes next ("Let me check the logs.").
+/// A short note that work is under way or waited for ("All 4 agents are
+/// still working.", "Two agents done, waiting for the remaining two..."):
+/// what they found is said when they are done.
+static PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\b(?:still (?:working|running|waiting|going|in progress)|waiting for|waiting on",
+        r"|(?:agents?|workers?) (?:are |is )?(?:done|completed|finished|running)\b)",
+    ))
+    .expect("a valid pattern")
+});
+
+/// How many words a progress note has at most.
+const PROGRESS_WORDS: usize = 10;
+
+/// A sentence that only announces what comes next ("Let me check the
+/// logs."), or notes that work is still under way.
 pub(crate) fn is_announcement(sentence: &str) -> bool {
     let sentence = sentence.trim();
     OPENS_AS_ANNOUNCEMENT.is_match(sentence)
         || sentence.chars().count() <= CLOSING_ANNOUNCEMENT_CHARS && CLOSES_AS_ANNOUNCEMENT.is_match(sentence)
+        || is_progress_note(sentence)
+}
+
+fn is_progress_note(sentence: &str) -> bool {
+    sentence.split_whitespace().count() <= PROGRESS_WORDS && PROGRESS.is_match(sentence)
 }
 
 /// An invitation to the user ("Let me know if…"): no step of the agent's.
@@ -58,7 +78,7 @@ static INVITATION: LazyLock<Regex> = LazyLock::new(|| {
 
 /// An announcement of the agent's own next step (not "Let me know if…").
 pub(crate) fn is_next_step(sentence: &str) -> bool {
-    is_announcement(sentence) && !INVITATION.is_match(sentence.trim())
+    is_announcement(sentence) && !is_progress_note(sentence.trim()) && !INVITATION.is_match(sentence.trim())
 }
 
 #[cfg(test)]
@@ -85,6 +105,10 @@ mod tests {
             "Lass mich die Logs prüfen.",
             "Je vais vérifier les journaux.",
             "Vou verificar os logs.",
+            "All 4 agents are still working.",
+            "Two agents done, waiting for the remaining two...",
+            "Three agents done.",
+            "Telegram bot agent completed.",
         ] {
             assert!(is_announcement(sentence), "{sentence}");
         }
@@ -101,6 +125,10 @@ mod tests {
             "配置文件里缺少超时设置。",
             "Логи показывают ошибку таймаута.",
             "Letters were sent.",
+            "Phase 1: 28/28 tasks done (100%)",
+            "Phase 3 done.",
+            "The retry job is still running out of memory on every node after the 774ms backoff change landed.",
+            "Waiting for the user's answer was the blocker, so cleanup went first.",
             "Rightly so, the test fails on the second attempt.",
             // Long: it says what was found before its closing verb.
             "문제 맥락을 다시 확인합니다: feature worktree에서 만든 EC decision이 worktree 제거 시 main DB에 없어서 `ec decision show`가 실패했습니다.",
@@ -114,5 +142,6 @@ mod tests {
         assert!(is_next_step("I'll continue with task 3 after the compaction."));
         assert!(is_next_step("/compact 실행 후 task 3을 이어서 진행하겠습니다."));
         assert!(!is_next_step("Let me know if you want the old flag back."));
+        assert!(!is_next_step("Three agents done, waiting for the last."));
     }
 }

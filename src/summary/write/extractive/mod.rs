@@ -374,7 +374,7 @@ mod tests {
 
     #[test]
     fn a_reports_verdicts_and_the_rows_that_flag_a_gap_are_kept() {
-        let report = "All 4 research agents completed. Here is the audit.\n\n\
+        let report = "The audit is complete. Two gaps remain open.\n\n\
             ### Phase 1\n\n\
             | Area | Task | Status |\n|---|---|---|\n\
             | **Backend** | BF-1: API alias routes | ✅ Done |\n\n\
@@ -392,8 +392,8 @@ mod tests {
         assert_eq!(
             text.lines().skip(1).collect::<Vec<_>>(),
             [
-                "- Audit every phase and the locales. → All 4 research agents completed.",
-                "  · Here is the audit.",
+                "- Audit every phase and the locales. → The audit is complete.",
+                "  · Two gaps remain open.",
                 "  · Phase 1: 28/28 tasks done (100%)",
                 "  · Frontend — 38 — ❌ no (-1)",
             ]

@@ -305,6 +305,18 @@ mod tests {
     }
 
     #[test]
+    fn a_long_series_of_the_agents_numbered_ids_is_parked() {
+        let mut items: Vec<(KeepKind, String, Source)> = (1..=6)
+            .map(|n| (KeepKind::Id, format!("BF-{n}"), Source::Assistant))
+            .collect();
+        items.push((KeepKind::Id, "PROJ-42".to_owned(), Source::Assistant));
+        let items: Vec<(KeepKind, &str, Source)> = items.iter().map(|(k, t, s)| (*k, t.as_str(), *s)).collect();
+        let fitted = fit_beside("Short.", "", Shape::Lines, &set_of(&items), 400, &words);
+        assert!(fitted.text.contains("PROJ-42"), "{}", fitted.text);
+        assert!(!fitted.text.contains("BF-3"), "{}", fitted.text);
+    }
+
+    #[test]
     fn the_agents_searches_and_reads_are_parked_and_what_it_ran_to_change_things_is_shown() {
         let set = set_of(&[
             (

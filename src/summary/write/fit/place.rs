@@ -115,6 +115,7 @@ impl<'a> Ranked<'a> {
             .finder
             .held(&self.read(narrative, &self.shown_state(narrative, &self.state_lines)));
         let (mut by_assistant, mut in_tool_output) = (0_u64, 0_u64);
+        let series = self.long_series();
         for (at, candidate) in self.candidates.iter().enumerate().filter(|(_, c)| !c.tier.is_guarded()) {
             if stopped() {
                 return None;
@@ -133,6 +134,11 @@ impl<'a> Ranked<'a> {
             if candidate.item.kind == KeepKind::Command && only_looks(&candidate.item.text) {
                 continue;
             }
+            // One of many numbered alike (`BF-1`…`BF-6`, `FF-1`…`FF-7`): the
+            // agent's own table's rows; a list of them says nothing.
+            if series_of(&candidate.item.text).is_some_and(|prefix| series.contains(prefix)) {
+                continue;
+            }
             let price = self.cost(candidate, !opened.contains(&candidate.line));
             let (spent, share) = match candidate.tier {
                 Tier::NamedByAssistant => (&mut by_assistant, NAMED_BY_ASSISTANT_SHARE),
@@ -147,4 +153,33 @@ impl<'a> Ranked<'a> {
         }
         Some(())
     }
+
+    /// The prefixes that number more than [`LONG_SERIES`] of tiers 6–7's ids.
+    fn long_series(&self) -> HashSet<&str> {
+        let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for candidate in self.candidates.iter().filter(|c| !c.tier.is_guarded()) {
+            if let Some(prefix) = series_of(&candidate.item.text) {
+                *counts.entry(prefix).or_default() += 1;
+            }
+        }
+        counts
+            .into_iter()
+            .filter(|(_, count)| *count >= LONG_SERIES)
+            .map(|(prefix, _)| prefix)
+            .collect()
+    }
+}
+
+/// How many ids numbered alike make a series.
+const LONG_SERIES: usize = 4;
+
+/// The prefix an id numbers in a series (`BF2` of `BF2-5`, `TMA` of `TMA-10`).
+fn series_of(text: &str) -> Option<&str> {
+    let (prefix, number) = text.rsplit_once('-')?;
+    let numbered = !number.is_empty() && number.len() <= 3 && number.bytes().all(|b| b.is_ascii_digit());
+    let named = !prefix.is_empty()
+        && prefix.len() <= 8
+        && prefix.chars().all(|c| c.is_ascii_alphanumeric())
+        && prefix.chars().any(|c| c.is_ascii_alphabetic());
+    (numbered && named).then_some(prefix)
 }
