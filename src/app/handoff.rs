@@ -250,7 +250,7 @@ async fn summary_section(
     // sections before the prose, whose ending is read last (issue 41).
     let parts = Parts {
         beside: &beside,
-        by_model: shape == Shape::Prose,
+        by_model: stored.summary.is_some() && shape == Shape::Prose,
         ..Parts::of(anchor, shape, id.as_str())
     };
     let (summary, _) = finish(parts, keep, budget);

@@ -138,3 +138,30 @@ async fn a_handoff_from_a_models_summary_keeps_its_order() {
         "the model's ending is read last: {section}"
     );
 }
+
+#[tokio::test]
+async fn a_handoff_before_any_compaction_still_lists_what_the_agent_named() {
+    let app = crate::helpers::spawn_app().await;
+    app.report(
+        "/turn-ended",
+        json!({"conversation_id": "n", "user": "Plan the release.", "assistant": "The plan is in docs/notes/release_plan.md."}),
+    )
+    .await;
+
+    let answer = app
+        .report(
+            "/handoff",
+            json!({
+                "conversation_id": "n",
+                "requests": [{"date": "2026-12-07", "text": "Carry on."}],
+                "reply": "Will do.",
+            }),
+        )
+        .await;
+
+    let text = answer["text"].as_str().unwrap();
+    assert!(
+        text.contains("docs/notes/release_plan.md"),
+        "no anchor, no model's prose to stand beside: {text}"
+    );
+}

@@ -23,7 +23,7 @@ static OPENS_AS_ANNOUNCEMENT: LazyLock<Regex> = LazyLock::new(|| {
         r"|(?:jetzt\s+|zuerst\s+)?(?:lass mich|lassen sie mich|ich werde|ich schaue|ich prüfe)\b",
         r"|(?:maintenant,?\s+|d'abord,?\s+)?(?:je vais|laissez-moi|laisse-moi|voyons)\b",
         // Chinese: "让我…", "我来…", "接下来…".
-        r"|(?:现在|首先|然后)?(?:让我|我来|我先|我将|我会|我需要|接下来|下面我))",
+        r"|(?:现在|首先|然后)?(?:让我|我来|我先|我会|我需要|接下来|下面我))",
     ))
     .expect("a valid pattern")
 });
@@ -32,7 +32,7 @@ static OPENS_AS_ANNOUNCEMENT: LazyLock<Regex> = LazyLock::new(|| {
 /// and the present of looking ("…확인합니다"), Japanese's "…を確認します".
 static CLOSES_AS_ANNOUNCEMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?:겠습니다|(?:확인|파악|조사|검토|분석|탐색|살펴|읽|찾|알아)(?:합니다|봅니다|습니다|보겠습니다)",
+        r"(?:(?:하|보|드리|해 보)겠습니다|(?:확인|파악|조사|검토|분석|탐색|살펴|읽|찾|알아)(?:합니다|봅니다|습니다|보겠습니다)",
         r"|(?:確認|調査|検索|チェック|把握|参照|調べ|見て|読んで|探して|見)(?:します|しましょう|してみます|していきます|みます|いきます|ます))",
         r"[.。!！]?\z",
     ))
@@ -48,7 +48,7 @@ const CLOSING_ANNOUNCEMENT_CHARS: usize = 60;
 /// what they found is said when they are done.
 static PROGRESS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)\b(?:still (?:working|running|waiting|going|in progress)|waiting for|waiting on",
+        r"(?i)\b(?:still (?:working|running|waiting|going|in progress)|waiting (?:for|on) (?:the (?:remaining|rest|other|last)|\w+ (?:agents?|workers?|jobs?|builds?))",
         r"|(?:agents?|workers?) (?:are |is )?(?:done|completed|finished|running)\b)",
     ))
     .expect("a valid pattern")
@@ -72,8 +72,12 @@ fn is_progress_note(sentence: &str) -> bool {
 
 /// An invitation to the user ("Let me know if…"): no step of the agent's.
 static INVITATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\A(?:let me know|let us know|tell me|feel free|lass(?:en sie)? mich wissen|дайте знать)\b")
-        .expect("a valid pattern")
+    Regex::new(concat!(
+        r"(?i)\A(?:(?:sure|great|ok(?:ay)?|right|perfect|alright)\s*[,.!—–-]+\s*)?",
+        r"(?:let me know|let us know|tell me|feel free|lass(?:en sie)? mich wissen|дайте знать|déjame saber|avísame)\b",
+        r"|말씀해 주시면|알려 주시면|알려주시면|お知らせください|告诉我",
+    ))
+    .expect("a valid pattern")
 });
 
 /// An announcement of the agent's own next step (not "Let me know if…").
@@ -124,12 +128,15 @@ mod tests {
             "ROADMAP の該当項目は完了済みでした。",
             "配置文件里缺少超时设置。",
             "Логи показывают ошибку таймаута.",
-            "Letters were sent.",
+            "Letting it run overnight fixed it.",
+            "원인은 아직 모르겠습니다.",
+            "我将超时改为了30秒。",
+            "Tests pass; waiting for your go-ahead to merge.",
             "Phase 1: 28/28 tasks done (100%)",
             "Phase 3 done.",
             "The retry job is still running out of memory on every node after the 774ms backoff change landed.",
             "Waiting for the user's answer was the blocker, so cleanup went first.",
-            "Rightly so, the test fails on the second attempt.",
+            "Right, the test fails on the second attempt.",
             // Long: it says what was found before its closing verb.
             "문제 맥락을 다시 확인합니다: feature worktree에서 만든 EC decision이 worktree 제거 시 main DB에 없어서 `ec decision show`가 실패했습니다.",
         ] {
@@ -142,6 +149,8 @@ mod tests {
         assert!(is_next_step("I'll continue with task 3 after the compaction."));
         assert!(is_next_step("/compact 실행 후 task 3을 이어서 진행하겠습니다."));
         assert!(!is_next_step("Let me know if you want the old flag back."));
+        assert!(!is_next_step("Sure, let me know if you want the old flag."));
+        assert!(!is_next_step("필요하시면 말씀해 주시면 진행하겠습니다."));
         assert!(!is_next_step("Three agents done, waiting for the last."));
     }
 }

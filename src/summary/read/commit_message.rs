@@ -8,14 +8,16 @@ use regex::Regex;
 
 use super::sentences::one_line;
 
-/// A heredoc given as the message (`-m "$(cat <<'EOF' … EOF)"`, `-F - <<EOF`).
-static HEREDOC_MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?s)<<-?\s*['"]?([A-Za-z_]\w*)['"]?[^\n]*\n(.*?)\n\s*([A-Za-z_]\w*)\s*(?:\n|\)|"|\z)"#)
-        .expect("a valid pattern")
-});
-/// Each `-m "…"` or `-m '…'` given after the first (git makes each a paragraph).
+/// A `git commit` (`git -C dir commit`, `git -c k=v commit`) and where its
+/// arguments start.
+static GIT_COMMIT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bgit(?:\s+-[Cc]\s+\S+)*\s+commit\b").expect("a valid pattern"));
+/// A heredoc's opener on the commit's line (`<<'EOF'`, `<<-"END"`).
+static HEREDOC_OPENER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"<<-?\s*['"]?([A-Za-z_]\w*)['"]?"#).expect("a valid pattern"));
+/// Each `-m "…"` or `-m '…'` (git makes each a paragraph).
 static MESSAGE_FLAG: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?:-m|--message)(?:\s+|=)(?:"((?:[^"\\]|\\.)*)"|'([^']*)')"#).expect("a valid pattern")
+    Regex::new(r#"(?:-a?m|--message)(?:\s+|=)(?:"((?:[^"\\]|\\.)*)"|'([^']*)')"#).expect("a valid pattern")
 });
 /// Lines git or a harness adds that say nothing of the change.
 static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
@@ -30,13 +32,24 @@ const BODY_LINE_CHARS: usize = 200;
 /// with one: its lines past the title, without blank lines, list markers and
 /// trailers, each on one line.
 pub(crate) fn commit_body(command: &str) -> Vec<String> {
-    if !command.contains("git commit") && !command.contains("git -c") {
+    let Some(commit) = GIT_COMMIT.find(command) else {
         return Vec::new();
-    }
-    let message = match HEREDOC_MESSAGE.captures(command) {
-        Some(found) if found[1] == found[3] => found[2].to_owned(),
-        _ => MESSAGE_FLAG
-            .captures_iter(command)
+    };
+    let arguments = &command[commit.end()..];
+    // The commit's own line: a heredoc opened there is its message.
+    let first_line = arguments.lines().next().unwrap_or_default();
+    let message = match HEREDOC_OPENER.captures(first_line) {
+        Some(opener) => {
+            let word = &opener[1];
+            arguments
+                .lines()
+                .skip(1)
+                .take_while(|line| line.trim() != word)
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        None => MESSAGE_FLAG
+            .captures_iter(arguments)
             .filter_map(|found| found.get(1).or(found.get(2)))
             .map(|text| text.as_str().replace("\\\"", "\"").replace("\\n", "\n"))
             .collect::<Vec<_>>()
@@ -76,5 +89,22 @@ mod tests {
         );
         assert!(commit_body("git commit -m 'fix: retry'").is_empty(), "a title alone");
         assert!(commit_body("cat <<'EOF'\nnot a commit\nmore\nEOF").is_empty());
+        assert!(
+            commit_body(
+                "cat > CHANGELOG.md <<'EOF'\n# Changelog\n- added MFA\nEOF\ngit add -A && git commit -m 'chore: x'"
+            )
+            .is_empty(),
+            "a heredoc that feeds another command is not the message"
+        );
+        assert_eq!(
+            commit_body("git -C app commit -am \"feat: MFA\" -m \"Use strict mode.\""),
+            ["Use strict mode."]
+        );
+    }
+
+    #[test]
+    fn a_body_line_of_one_word_or_with_quotes_does_not_end_the_message() {
+        let command = "git commit -m \"$(cat <<'EOF'\nfeat: add MFA\n\nNotes\nUse \"strict\" mode for TOTP.\nEOF\n)\"";
+        assert_eq!(commit_body(command), ["Notes", "Use \"strict\" mode for TOTP."]);
     }
 }

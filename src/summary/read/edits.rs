@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
+use super::sentences::one_line;
 use super::tool_calls::called;
 use crate::summary::kinds::KeepKind;
 
@@ -212,19 +213,27 @@ fn names_in(text: &str, settings: Settings) -> Vec<String> {
     names
 }
 
+/// How much of a heading is said.
+const HEADING_CHARS: usize = 80;
+
 /// The headings of Markdown text (outside code blocks), without their marks.
 fn headings_in(text: &str) -> Vec<String> {
     let mut in_code = false;
     let mut headings = Vec::new();
     for line in text.lines() {
-        if line.trim_start().starts_with("```") {
+        if line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~") {
             in_code = !in_code;
             continue;
         }
-        let Some(heading) = line.strip_prefix('#').filter(|_| !in_code) else {
+        // `# Title`, `## Part`; not `#123` or `#!/bin/sh`.
+        let marks = line.len() - line.trim_start_matches('#').len();
+        let Some(heading) = line[marks..]
+            .strip_prefix(' ')
+            .filter(|_| marks > 0 && marks <= 6 && !in_code)
+        else {
             continue;
         };
-        let heading = heading.trim_start_matches('#').trim().replace("**", "");
+        let heading = one_line(&heading.trim().replace("**", ""), HEADING_CHARS);
         if !heading.is_empty() && !headings.contains(&heading) {
             headings.push(heading);
         }
@@ -270,7 +279,7 @@ mod tests {
     fn a_markdown_file_holds_its_headings() {
         let prompt = serde_json::json!({
             "file_path": "AGENT_TEAM_PHASE9_PROMPT.md",
-            "content": "# Phase 9: **Locales** to 39\n\nSome text.\n```sh\n# not a heading\n```\n## Tasks\n### LOC-1: add zh-Hant\n"
+            "content": "# Phase 9: **Locales** to 39\n\nSome text.\n```sh\n# not a heading\n```\n#123 is no heading\n~~~\n## nor this\n~~~\n## Tasks\n### LOC-1: add zh-Hant\n"
         });
         assert_eq!(
             names_defined("Write", &prompt.to_string()),

@@ -92,8 +92,8 @@ fn is_heading_line(line: &str) -> bool {
     let verdict = |inner: &str| {
         inner.split_once(": ").is_some_and(|(_, value)| {
             value
-                .chars()
-                .any(|c| c.is_ascii_digit() || matches!(c, '✅' | '❌' | '⚠' | '✓' | '✗'))
+                .trim_start_matches(['~', '≈', ' '])
+                .starts_with(|c: char| c.is_ascii_digit() || matches!(c, '✅' | '❌' | '⚠' | '✓' | '✗'))
         })
     };
     line.starts_with('#')

@@ -93,11 +93,7 @@ fn echoes(answer: &str, shown: &Shown<'_>) -> bool {
 /// name, which is the prompt's own, or one of the user message's heading
 /// lines (`PRIOR SUMMARY`, `TRANSCRIPT (2 messages)`) as a line of its own.
 fn copies_the_frame(answer: &str, user: &str) -> bool {
-    let fence_names: Vec<&str> = user
-        .lines()
-        .filter(|line| fence_close(line).is_some())
-        .map(|line| &line[1..line.len() - 1])
-        .collect();
+    let fence_names = fences_opened(user);
     let own_lines = instruction_lines(user);
     let headings: HashSet<&str> = own_lines
         .lines()
@@ -116,6 +112,26 @@ fn copies_the_frame(answer: &str, user: &str) -> bool {
 static MESSAGE_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\A\s*\[\d+\] (?:user|assistant|system|tool|developer)\b[^\n]{0,80}:\s*\z").expect("a valid pattern")
 });
+
+/// The names of the fences the user message opens (not fence-like lines
+/// inside what they fence).
+fn fences_opened(user: &str) -> Vec<&str> {
+    let mut fenced_by: Option<String> = None;
+    let mut names = Vec::new();
+    for line in user.lines() {
+        match &fenced_by {
+            Some(close) if line == close => fenced_by = None,
+            Some(_) => {}
+            None => {
+                if let Some(close) = fence_close(line) {
+                    names.push(&line[1..line.len() - 1]);
+                    fenced_by = Some(close);
+                }
+            }
+        }
+    }
+    names
+}
 
 /// The user message's own lines, the fenced anchor and transcript left out.
 fn instruction_lines(user: &str) -> String {

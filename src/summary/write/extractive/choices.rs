@@ -20,19 +20,22 @@ static ANSWERED: LazyLock<Regex> =
 const OPTION_CHARS: usize = 120;
 
 /// The option `answer` picks by its number among those `offered` lists
-/// ("1. **Start implementing** the applet"), without its markup.
+/// ("1. **Start implementing** the applet"), without its markup: in the
+/// last list the message offers (an earlier one may number findings).
 pub(super) fn option_named(answer: &str, offered: &str) -> Option<String> {
     let number = OPTION_NUMBER.captures(answer)?[1].to_owned();
-    offered.lines().find_map(|line| {
+    let delimited = |rest: &str| {
+        rest.strip_prefix(['.', ')', ':'])
+            .filter(|rest| rest.starts_with(char::is_whitespace))
+            .map(str::to_owned)
+    };
+    offered.lines().rev().find_map(|line| {
         let line = line.trim().trim_start_matches(['-', '*', ' ']);
-        let rest = line
-            .strip_prefix(&number)
-            .and_then(|rest| rest.strip_prefix(['.', ')', ':']))
-            .or_else(|| {
-                line.strip_prefix("Option ")
-                    .and_then(|rest| rest.strip_prefix(&number))
-                    .and_then(|rest| rest.strip_prefix([':', '.', ')']))
-            })?;
+        let rest = line.strip_prefix(number.as_str()).and_then(delimited).or_else(|| {
+            line.strip_prefix("Option ")
+                .and_then(|rest| rest.strip_prefix(number.as_str()))
+                .and_then(delimited)
+        })?;
         let option = rest.replace("**", "");
         let option = option.trim();
         (!option.is_empty()).then(|| clipped(option, OPTION_CHARS, Stretch::None))
@@ -79,6 +82,13 @@ mod tests {
             option_named("2", "Option 2: use rustup.").as_deref(),
             Some("use rustup.")
         );
+        let findings_then_options = "I found two problems:\n1. The cache is stale.\n2. The index is missing.\n\nWhich first?\n1. Rebuild the cache\n2. Add the index";
+        assert_eq!(
+            option_named("1", findings_then_options).as_deref(),
+            Some("Rebuild the cache"),
+            "the last list offered"
+        );
+        assert_eq!(option_named("1", "1.2.0 is released."), None, "a version is no option");
     }
 
     #[test]

@@ -36,6 +36,9 @@ pub(super) struct Exchange {
     pub(super) defined: Vec<(String, Vec<String>)>,
     /// The agent's last words in the exchange: its report of what it did.
     pub(super) report: Option<String>,
+    /// Nothing was done after the report (no call of its own, no later
+    /// message): its closing announcement is still to do.
+    pub(super) report_is_last: bool,
     /// The plan the agent put to the user (Claude Code's `ExitPlanMode`).
     pub(super) plan: Option<String>,
     /// The issues, tickets and pull requests the agent read, each as its
@@ -102,7 +105,7 @@ impl Exchange {
         }
         // The rest of the agent's report: what it did, what is left.
         if let Some(report) = &self.report {
-            let told = report_lines(report, self.outcome.as_deref());
+            let told = report_lines(report, self.outcome.as_deref(), self.report_is_last);
             lines.extend(
                 told.iter()
                     .filter(|line| !self.steps.contains(line))
@@ -177,12 +180,13 @@ const PLAN_SENTENCES: usize = 12;
 /// something (not filler, a heading, a lead-in or "let me…"), whole; and
 /// when they close by announcing what the agent does next, that too, as
 /// the next step.
-fn report_lines(report: &str, concluded: Option<&str>) -> Vec<String> {
+fn report_lines(report: &str, concluded: Option<&str>, is_last: bool) -> Vec<String> {
     let said = statements(report);
     let next = said
         .last()
-        .filter(|last| is_next_step(last) && !is_filler(last))
+        .filter(|last| is_last && is_next_step(last) && !is_filler(last))
         .and_then(|last| conclusion(last, STEP_CHARS))
+        .filter(|last| concluded != Some(last.as_str()))
         .map(|last| format!("next: {last}"));
     let mut lines = told(said, concluded);
     lines.extend(flagged_rows(report));
@@ -197,10 +201,16 @@ const FLAGGED_ROWS: usize = 6;
 /// to check (❌, ⚠️, ✗): what is left to do, which a table of ✅ rows hides
 /// among the done. Cells joined by " — ", bold marks dropped.
 fn flagged_rows(report: &str) -> Vec<String> {
+    let mut in_code = false;
     let rows: Vec<String> = report
         .lines()
         .map(str::trim)
-        .filter(|line| line.starts_with('|') && line.contains(['❌', '⚠', '✗', '✘']))
+        .filter(|line| {
+            if line.starts_with("```") || line.starts_with("~~~") {
+                in_code = !in_code;
+            }
+            !in_code && line.starts_with('|') && still_flagged(line)
+        })
         .map(|row| {
             let cells: Vec<&str> = row
                 .split('|')
@@ -213,6 +223,15 @@ fn flagged_rows(report: &str) -> Vec<String> {
         .collect();
     // What is missing or failed before what is only to check.
     first_in_order(rows, FLAGGED_ROWS, |row| row.contains(['❌', '✗', '✘']))
+}
+
+/// Whether a table row's last mark flags a gap (`| Build | ❌ failing |
+/// ✅ passing |` was set right).
+fn still_flagged(row: &str) -> bool {
+    row.chars()
+        .filter(|c| matches!(c, '❌' | '⚠' | '✗' | '✘' | '✅' | '✓' | '✔'))
+        .last()
+        .is_some_and(|mark| matches!(mark, '❌' | '⚠' | '✗' | '✘'))
 }
 
 /// At most `most` of `items`, those that are `first` before the rest,

@@ -325,6 +325,11 @@ mod tests {
             ),
             call("2", "git log --oneline main"),
             result("2", "<tool_use_error>Sibling tool call errored</tool_use_error>"),
+            call("5", "jq . package.json"),
+            result(
+                "5",
+                "Exit code 5\nparse error: Invalid numeric literal at line 1, column 4",
+            ),
             call("3", "cargo build"),
             result(
                 "3",
@@ -345,6 +350,7 @@ mod tests {
             text.lines().skip(1).collect::<Vec<_>>(),
             [
                 "- Plan phase 12. → Phase 12 has no plans yet.",
+                "  · `jq . package.json` failed: parse error: Invalid numeric literal at line 1, column 4",
                 "  · `cargo build` failed 2 times, last: error[E0425]: cannot find value `mfa` in this scope",
                 "  · next: 계획 파일을 작성하겠습니다.",
             ]
@@ -481,6 +487,31 @@ mod tests {
             text.contains("  · `DB_HOST=192.168.133.114 pnpm --filter api dev` → started in the background"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn an_announcement_already_carried_out_is_no_next_step_and_a_row_set_right_is_no_gap() {
+        let messages = vec![
+            Message::new(Role::User, "Fix the build."),
+            Message {
+                tool_calls: vec![ToolCall {
+                    id: "e".into(),
+                    name: "Edit".into(),
+                    arguments: r#"{"file_path":"Cargo.toml","old_string":"a","new_string":"b"}"#.into(),
+                }],
+                ..Message::new(
+                    Role::Assistant,
+                    "The build fails because `iced` is missing from Cargo.toml.\n\n| Check | Before | After |\n|---|---|---|\n| Build | ❌ failing | ✅ passing |\n\nLet me add it.",
+                )
+            },
+            Message {
+                tool_call_id: Some("e".into()),
+                ..Message::new(Role::Tool, "The file Cargo.toml has been updated.")
+            },
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert!(!text.contains("next:"), "{text}");
+        assert!(!text.contains("❌"), "{text}");
     }
 
     #[test]

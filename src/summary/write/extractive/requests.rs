@@ -32,9 +32,9 @@ static REASON: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// What one of the agent's messages adds to the work: the first sentence
-/// that says something, with the first after it that gives a reason (a
-/// decision and its why), unless it only announces what it will look at
-/// next.
+/// that says something, with the sentence right after it when that gives a
+/// reason (a decision and its why), unless it only announces what it will
+/// look at next.
 fn step_of(text: &str) -> Option<String> {
     let said = conclusion(text, STEP_CHARS)?;
     if is_announcement(&said) && !REASON.is_match(&said) {
@@ -57,10 +57,19 @@ fn step_of(text: &str) -> Option<String> {
 
 /// A failure the work does not turn on: a command that only looked found
 /// nothing (`ls` of an empty folder, `grep` without a match), or a call
-/// Claude Code never ran because another in its batch failed.
+/// Claude Code never ran because another in its batch failed. A look that
+/// failed otherwise (`jq` on broken JSON) is a finding.
 fn failed_to_no_end(command: Option<&str>, line: &str) -> bool {
-    line.contains("Sibling tool call errored") || command.is_some_and(only_looks)
+    line.contains("Sibling tool call errored") || command.is_some_and(only_looks) && FOUND_NOTHING.is_match(line)
 }
+
+/// What a look says when it found nothing.
+static FOUND_NOTHING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)no matches found|\Aexit code 1\z|no such file or directory|cannot access|no files? found|not found\z",
+    )
+    .expect("a valid pattern")
+});
 
 /// Whether call `at` of `calls` asked to run in the background (Claude
 /// Code's `run_in_background`).
@@ -170,6 +179,9 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
             exchange.outcome = Some(said.clone());
             exchange.step(said);
             exchange.report = Some(message.content.clone());
+            exchange.report_is_last = message.tool_calls.is_empty();
+        } else if !message.tool_calls.is_empty() || !message.content.trim().is_empty() {
+            exchange.report_is_last = false;
         }
         for call in &message.tool_calls {
             for (file, names) in names_defined(&call.name, &call.arguments) {
