@@ -229,8 +229,7 @@ fn flagged_rows(report: &str) -> Vec<String> {
 /// ✅ passing |` was set right).
 fn still_flagged(row: &str) -> bool {
     row.chars()
-        .filter(|c| matches!(c, '❌' | '⚠' | '✗' | '✘' | '✅' | '✓' | '✔'))
-        .last()
+        .rfind(|c| matches!(c, '❌' | '⚠' | '✗' | '✘' | '✅' | '✓' | '✔'))
         .is_some_and(|mark| matches!(mark, '❌' | '⚠' | '✗' | '✘'))
 }
 
