@@ -258,6 +258,11 @@ pub(crate) fn conclusion(text: &str, max_chars: usize) -> Option<String> {
         .filter(|s| !is_filler(s) && !is_lead_in(s))
         .collect();
     let chosen = saying.iter().find(|s| !is_announcement(s)).or(saying.first())?;
+    // A verdict in bold from end to end reads the same without the marks.
+    let chosen = match chosen.strip_prefix("**").and_then(|bold| bold.strip_suffix("**")) {
+        Some(inner) if !inner.contains("**") => inner,
+        _ => chosen,
+    };
     within(&[chosen], max_chars, Stretch::Double)
 }
 
@@ -330,6 +335,14 @@ mod tests {
         assert_eq!(
             sentences("## Summary\n\n| a | b |\n|---|---|\n```rust\nfn x() { y.z(); }\n```\nAll 373 tests pass."),
             ["Summary", "All 373 tests pass."]
+        );
+    }
+
+    #[test]
+    fn a_bold_verdict_concludes_without_its_marks() {
+        assert_eq!(
+            conclusion("**Phase 1: 28/28 tasks done (100%)**\n\nMore.", 160).as_deref(),
+            Some("Phase 1: 28/28 tasks done (100%)")
         );
     }
 
