@@ -1,7 +1,7 @@
 //! A fake OpenAI-compatible upstream for bench/fidelity: it answers every
 //! summary request with a random half of the lines it was shown (the prior
-//! summary and the transcript), cut at the `max_tokens` it was asked for,
-//! as a careless model would. The half is chosen by a seed drawn from the
+//! summary and the transcript, not the prompt's frame around them), cut at
+//! the `max_tokens` it was asked for, as a careless model would. The half is chosen by a seed drawn from the
 //! request itself, so the same request always gets the same answer and two
 //! replays can be compared byte for byte.
 //!
@@ -30,7 +30,7 @@ async fn complete(Json(request): Json<Value>) -> Json<Value> {
     let seen: Vec<&str> = prompt
         .lines()
         .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with('<') && !line.starts_with("</"))
+        .filter(|line| !line.is_empty() && !line.starts_with('<') && !line.starts_with("</") && !is_frame(line))
         .collect();
     let mut kept = String::new();
     for line in seen {
@@ -50,6 +50,17 @@ async fn complete(Json(request): Json<Value>) -> Json<Value> {
         "choices": [{"message": {"role": "assistant", "content": kept}, "finish_reason": "stop"}],
         "usage": {"prompt_tokens": prompt.len() / CHARS_PER_TOKEN, "completion_tokens": kept.len() / CHARS_PER_TOKEN},
     }))
+}
+
+/// A line of the prompt's own frame (its headings, its last line, a
+/// message's header): a careless model loses half of what it reads, but
+/// does not write the prompt back, which compactd refuses as no summary.
+fn is_frame(line: &str) -> bool {
+    let header = line
+        .strip_prefix('[')
+        .and_then(|rest| rest.split_once("] "))
+        .is_some_and(|(number, rest)| number.bytes().all(|b| b.is_ascii_digit()) && rest.ends_with(':'));
+    header || line == "PRIOR SUMMARY" || line.starts_with("TRANSCRIPT (") || line == "Write the new summary now."
 }
 
 #[tokio::main]
