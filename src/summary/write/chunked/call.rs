@@ -105,7 +105,7 @@ impl Call<'_> {
                 match usable(&completion.text, &shown) {
                     Ok(summary) => {
                         if summary.len() < completion.text.len() {
-                            tracing::info!(model = %request.model, "the upstream's answer fell into a loop: what it said before is kept");
+                            tracing::info!(model = %request.model, "the upstream's answer went on past its summary (a loop, or the prompt's frame): what it said before is kept");
                         }
                         Ok(clip(summary, MAX_SUMMARY_BYTES))
                     }

@@ -55,9 +55,18 @@ pub(super) fn usable<'a>(answer: &'a str, shown: &Shown<'_>) -> Result<&'a str, 
     if echoes(answer, shown) {
         return Err(ECHOED);
     }
-    if copies_the_frame(answer, shown.user) {
-        return Err(FRAMED);
-    }
+    // A model that summarized first and then went on writing the prompt
+    // keeps its summary; one that wrote the prompt back from the start has none.
+    let answer = match frame_start(answer, shown.user) {
+        Some(at) => {
+            let before = answer[..at].trim_end();
+            if words(before).count() < SAID_BEFORE_LOOP_WORDS {
+                return Err(FRAMED);
+            }
+            before
+        }
+        None => answer,
+    };
     if shown.anchor.is_some_and(|anchor| drops(answer, anchor, shown.system)) {
         return Err(TOO_SHORT);
     }
@@ -88,11 +97,14 @@ fn echoes(answer: &str, shown: &Shown<'_>) -> bool {
     lines.peek().is_some() && lines.all(|line| instructions.contains(&line))
 }
 
-/// The answer copies the frame the prompt puts around its data (a small
-/// model may go on writing the prompt instead of answering it): a fence's
-/// name, which is the prompt's own, or one of the user message's heading
-/// lines (`PRIOR SUMMARY`, `TRANSCRIPT (2 messages)`) as a line of its own.
-fn copies_the_frame(answer: &str, user: &str) -> bool {
+/// The frame the prompt puts around its data, which a small model may go on
+/// writing instead of answering: a fence's name, which is the prompt's own,
+/// or one of the user message's heading lines (`PRIOR SUMMARY`,
+/// `TRANSCRIPT (2 messages)`) as a line of its own.
+/// Where the answer starts copying that frame: the start of the first line
+/// that holds a fence's name, is a heading line of the user message, or is
+/// a transcript message's header.
+fn frame_start(answer: &str, user: &str) -> Option<usize> {
     let fence_names = fences_opened(user);
     let own_lines = instruction_lines(user);
     let headings: HashSet<&str> = own_lines
@@ -100,10 +112,17 @@ fn copies_the_frame(answer: &str, user: &str) -> bool {
         .map(str::trim)
         .filter(|line| !line.is_empty())
         .collect();
-    fence_names.iter().any(|name| answer.contains(name))
-        || answer
-            .lines()
-            .any(|line| headings.contains(line.trim()) || MESSAGE_HEADER.is_match(line))
+    let mut at = 0;
+    for line in answer.split_inclusive('\n') {
+        let framed = fence_names.iter().any(|name| line.contains(name))
+            || headings.contains(line.trim())
+            || MESSAGE_HEADER.is_match(line.trim_end_matches('\n'));
+        if framed {
+            return Some(at);
+        }
+        at += line.len();
+    }
+    None
 }
 
 /// The header the prompt gives each message of the transcript
@@ -272,6 +291,7 @@ mod tests {
         for framed in [
             format!("Refunds are next.\n\nTRANSCRIPT (2 messages)\n{fence}\n[1] user:\n    proceed"),
             format!("The refund routes of BILL-2291 are ported.\n{fence}"),
+            "The new summary is:\n\n[5] user:\n    Port refunds.py next.".to_owned(),
             "The refund routes of BILL-2291 are ported.\nPRIOR SUMMARY\nThe user is migrating billing.".to_owned(),
             "The new summary is:\n\n[5] user:\n    Port refunds.py next.\n[7] assistant:\n    Ported.".to_owned(),
         ] {
@@ -279,6 +299,15 @@ mod tests {
         }
         let quoting = "The transcript shows the refund routes of BILL-2291 ported; the prior summary still holds.\n[1] user: the ask came first.";
         assert_eq!(usable(quoting, &shown(&system, &user)), Ok(quoting));
+        let said = "The refund routes of BILL-2291 are ported to FastAPI and their tests pass. \
+            The legacy v1 paths stay behind the shim until the mobile release. Next: the webhook handler, \
+            then Flask leaves requirements.txt.";
+        let went_on = format!("{said}\n\nTRANSCRIPT (2 messages)\n[1] user:\n    Port refunds.py next.");
+        assert_eq!(
+            usable(&went_on, &shown(&system, &user)),
+            Ok(said),
+            "what it summarized before it went on writing the prompt is its summary"
+        );
     }
 
     #[test]
