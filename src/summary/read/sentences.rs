@@ -339,6 +339,22 @@ mod tests {
     }
 
     #[test]
+    fn a_bold_label_heads_what_follows_unless_its_value_is_a_figure_or_a_verdict() {
+        assert_eq!(
+            conclusion(
+                "**Step 2: Add the TOTP column (migration 0042)**\nI added the column.",
+                160
+            )
+            .as_deref(),
+            Some("I added the column.")
+        );
+        assert_eq!(
+            statements("**Verdict: ✅ all buttons colored**\n**Phase 8: ~17/23 confirmed**\n**Summary**"),
+            ["Verdict: ✅ all buttons colored", "Phase 8: ~17/23 confirmed"].map(|s| format!("**{s}**"))
+        );
+    }
+
+    #[test]
     fn a_bold_verdict_concludes_without_its_marks() {
         assert_eq!(
             conclusion("**Phase 1: 28/28 tasks done (100%)**\n\nMore.", 160).as_deref(),
