@@ -124,7 +124,10 @@ pub(crate) fn outcome_of(result: &str) -> Outcome {
         let words = rejection_words(&text).map(|words| one_line(words, LINE_CHARS));
         return Outcome::Refused(words);
     }
-    if INTERRUPTION.is_match(&text) {
+    // Claude Code writes the exit code of a command it stopped first
+    // ("Exit code 137\n[Request interrupted by user for tool use]").
+    let after_exit_code = text.trim_start().lines().skip_while(|line| EXIT_CODE.is_match(line));
+    if INTERRUPTION.is_match(&text) || INTERRUPTION.is_match(&after_exit_code.collect::<Vec<_>>().join("\n")) {
         return Outcome::Interrupted;
     }
     if let Some(found) = TOOL_ERROR.captures(&text) {
@@ -176,6 +179,14 @@ static NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+(?:\.\d+)?").e
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_stopped_by_the_user_is_interrupted_whatever_its_exit_code() {
+        assert_eq!(
+            outcome_of("Exit code 137\n[Request interrupted by user for tool use]"),
+            Outcome::Interrupted
+        );
+    }
 
     #[test]
     fn of_several_tallies_the_last_that_counted_something_is_the_result() {
