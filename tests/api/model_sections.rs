@@ -106,18 +106,7 @@ async fn a_handoff_from_a_models_summary_keeps_its_order() {
     )
     .await;
 
-    let answer = app
-        .report(
-            "/handoff",
-            json!({
-                "conversation_id": "h",
-                "requests": [{"date": "2026-12-07", "text": "Carry on."}],
-                "reply": "Will do.",
-            }),
-        )
-        .await;
-
-    let text = answer["text"].as_str().unwrap();
+    let text = handed_off(&app, "h").await;
     let section = text
         .split_once("Summary of the earlier conversation:\n")
         .and_then(|(_, rest)| rest.split_once("\n\nThe user's latest messages there"))
@@ -148,20 +137,25 @@ async fn a_handoff_before_any_compaction_still_lists_what_the_agent_named() {
     )
     .await;
 
+    let text = handed_off(&app, "n").await;
+    assert!(
+        text.contains("docs/notes/release_plan.md"),
+        "no anchor, no model's prose to stand beside: {text}"
+    );
+}
+
+/// The handoff of `id`, told its request and reply so that the stored
+/// turns are quoted only where the summary section carries them.
+async fn handed_off(app: &crate::helpers::TestApp, id: &str) -> String {
     let answer = app
         .report(
             "/handoff",
             json!({
-                "conversation_id": "n",
+                "conversation_id": id,
                 "requests": [{"date": "2026-12-07", "text": "Carry on."}],
                 "reply": "Will do.",
             }),
         )
         .await;
-
-    let text = answer["text"].as_str().unwrap();
-    assert!(
-        text.contains("docs/notes/release_plan.md"),
-        "no anchor, no model's prose to stand beside: {text}"
-    );
+    answer["text"].as_str().unwrap().to_owned()
 }

@@ -42,35 +42,30 @@ pub(super) struct Shown<'a> {
 /// where it falls into a loop (a small model often says something first);
 /// `Err`: why none of it is one.
 pub(super) fn usable<'a>(answer: &'a str, shown: &Shown<'_>) -> Result<&'a str, &'static str> {
-    let answer = match loop_start(answer) {
-        Some(at) => {
-            let before = answer[..at].trim_end();
-            if words(before).count() < SAID_BEFORE_LOOP_WORDS {
-                return Err(LOOPING);
-            }
-            before
-        }
-        None => answer,
-    };
+    let answer = said_before(answer, loop_start(answer), LOOPING)?;
     if echoes(answer, shown) {
         return Err(ECHOED);
     }
     // A model that summarized first and then went on writing the prompt
     // keeps its summary; one that wrote the prompt back from the start has none.
-    let answer = match frame_start(answer, shown.user) {
-        Some(at) => {
-            let before = answer[..at].trim_end();
-            if words(before).count() < SAID_BEFORE_LOOP_WORDS {
-                return Err(FRAMED);
-            }
-            before
-        }
-        None => answer,
-    };
+    let answer = said_before(answer, frame_start(answer, shown.user), FRAMED)?;
     if shown.anchor.is_some_and(|anchor| drops(answer, anchor, shown.system)) {
         return Err(TOO_SHORT);
     }
     Ok(answer)
+}
+
+/// `answer` up to where it went wrong (`at`), if enough came before it;
+/// else `why` none of it is a summary.
+fn said_before<'a>(answer: &'a str, at: Option<usize>, why: &'static str) -> Result<&'a str, &'static str> {
+    let Some(at) = at else {
+        return Ok(answer);
+    };
+    let before = answer[..at].trim_end();
+    if words(before).count() < SAID_BEFORE_LOOP_WORDS {
+        return Err(why);
+    }
+    Ok(before)
 }
 
 fn normalized(text: &str) -> String {
@@ -105,8 +100,7 @@ fn echoes(answer: &str, shown: &Shown<'_>) -> bool {
 /// that holds a fence's name, is a heading line of the user message, or is
 /// a transcript message's header.
 fn frame_start(answer: &str, user: &str) -> Option<usize> {
-    let fence_names = fences_opened(user);
-    let own_lines = instruction_lines(user);
+    let (fence_names, own_lines) = walk_fences(user);
     let headings: HashSet<&str> = own_lines
         .lines()
         .map(str::trim)
@@ -132,41 +126,31 @@ static MESSAGE_HEADER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\A\s*\[\d+\] (?:user|assistant|system|tool|developer)\b[^\n]{0,80}:\s*\z").expect("a valid pattern")
 });
 
-/// The names of the fences the user message opens (not fence-like lines
-/// inside what they fence).
-fn fences_opened(user: &str) -> Vec<&str> {
+/// The user message walked fence by fence: the names of the fences it
+/// opens, and its own lines (the fenced anchor and transcript left out;
+/// a fence-like line inside what a fence holds is data).
+fn walk_fences(user: &str) -> (Vec<&str>, String) {
     let mut fenced_by: Option<String> = None;
-    let mut names = Vec::new();
-    for line in user.lines() {
-        match &fenced_by {
-            Some(close) if line == close => fenced_by = None,
-            Some(_) => {}
-            None => {
-                if let Some(close) = fence_close(line) {
-                    names.push(&line[1..line.len() - 1]);
-                    fenced_by = Some(close);
-                }
-            }
-        }
-    }
-    names
-}
-
-/// The user message's own lines, the fenced anchor and transcript left out.
-fn instruction_lines(user: &str) -> String {
-    let mut fenced_by: Option<String> = None;
-    let mut kept = Vec::new();
+    let (mut names, mut kept) = (Vec::new(), Vec::new());
     for line in user.lines() {
         match &fenced_by {
             Some(close) if line == close => fenced_by = None,
             Some(_) => {}
             None => match fence_close(line) {
-                Some(close) => fenced_by = Some(close),
+                Some(close) => {
+                    names.push(&line[1..line.len() - 1]);
+                    fenced_by = Some(close);
+                }
                 None => kept.push(line),
             },
         }
     }
-    kept.join("\n")
+    (names, kept.join("\n"))
+}
+
+/// The user message's own lines, the fenced anchor and transcript left out.
+fn instruction_lines(user: &str) -> String {
+    walk_fences(user).1
 }
 
 /// The closing line of a fence `line` opens (`<anchor-…>`, `<transcript-…>`).

@@ -255,13 +255,8 @@ fn told(said: Vec<String>, concluded: Option<&str>) -> Vec<String> {
                 && !is_announcement(sentence)
                 && concluded.is_none_or(|c| !c.starts_with(sentence.as_str()))
         })
+        // `conclusion` takes a verdict's bold marks off.
         .filter_map(|sentence| conclusion(&sentence, STEP_CHARS))
-        .map(
-            |sentence| match sentence.strip_prefix("**").and_then(|bold| bold.strip_suffix("**")) {
-                Some(inner) if !inner.contains("**") => inner.to_owned(),
-                _ => sentence,
-            },
-        )
         .collect();
     // A long report keeps what it flags (a gap, a failure, a "but") before
     // the rest.

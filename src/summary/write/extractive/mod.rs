@@ -83,6 +83,26 @@ mod tests {
         super::narrative(prior, messages, &Reading::of(messages, harness, messages.len()), why)
     }
 
+    /// The agent running `command` in a shell, as call `id`…
+    fn call(id: &str, command: &str) -> Message {
+        Message {
+            tool_calls: vec![ToolCall {
+                id: id.into(),
+                name: "Bash".into(),
+                arguments: serde_json::json!({ "command": command }).to_string(),
+            }],
+            ..Message::new(Role::Assistant, "")
+        }
+    }
+
+    /// …and what call `id` gave back.
+    fn result(id: &str, text: &str) -> Message {
+        Message {
+            tool_call_id: Some(id.into()),
+            ..Message::new(Role::Tool, text)
+        }
+    }
+
     fn turn(request: &str, answer: &str, file: Option<&str>) -> Vec<Message> {
         let mut messages = vec![Message::new(Role::User, request)];
         if let Some(file) = file {
@@ -265,18 +285,6 @@ mod tests {
 
     #[test]
     fn the_work_between_a_request_and_its_conclusion_is_kept_step_by_step() {
-        let call = |id: &str, command: &str| Message {
-            tool_calls: vec![ToolCall {
-                id: id.into(),
-                name: "Bash".into(),
-                arguments: serde_json::json!({ "command": command }).to_string(),
-            }],
-            ..Message::new(Role::Assistant, "")
-        };
-        let result = |id: &str, text: &str| Message {
-            tool_call_id: Some(id.into()),
-            ..Message::new(Role::Tool, text)
-        };
         let messages = vec![
             Message::new(Role::User, "Implement spotter-gqc."),
             Message::new(Role::Assistant, "Let me look."),
@@ -304,18 +312,6 @@ mod tests {
 
     #[test]
     fn a_look_that_found_nothing_a_call_never_run_and_a_retried_failure_say_no_more_than_they_must() {
-        let call = |id: &str, command: &str| Message {
-            tool_calls: vec![ToolCall {
-                id: id.into(),
-                name: "Bash".into(),
-                arguments: serde_json::json!({ "command": command }).to_string(),
-            }],
-            ..Message::new(Role::Assistant, "")
-        };
-        let result = |id: &str, text: &str| Message {
-            tool_call_id: Some(id.into()),
-            ..Message::new(Role::Tool, text)
-        };
         let messages = vec![
             Message::new(Role::User, "Plan phase 12."),
             call("1", "ls .planning/phases/12-mfa/*-PLAN.md"),
