@@ -18,7 +18,7 @@ const TOP_BYTES: usize = 4096;
 /// How many lines one result gives at most…
 const PER_RESULT: usize = 2;
 /// …and how many the summary shows (the latest results').
-const SHOWN: usize = 5;
+const SHOWN: usize = 3;
 /// The most of a line shown.
 const LINE_CHARS: usize = 160;
 
@@ -52,6 +52,23 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> {
         .find_iter(text)
         .map(|m| m.as_str().trim_end_matches(['.', ',', ':']))
         .filter(|token| is_distinctive(token))
+}
+
+/// A token that names a file or a folder: a tool's listing, which the
+/// agent goes on to open; no value it took.
+fn is_path_like(token: &str) -> bool {
+    token.contains(['/', '\\'])
+        || token.rsplit_once('.').is_some_and(|(stem, extension)| {
+            stem.chars().any(char::is_alphabetic)
+                && (1..=5).contains(&extension.len())
+                && extension.chars().all(|c| c.is_ascii_alphabetic())
+        })
+}
+
+/// Whether `token` passed to a later call is a value the agent took (a
+/// port, a PR number, a setting), not a file it went on to open.
+fn passes_a_value(token: &str) -> bool {
+    !is_path_like(token)
 }
 
 /// What an assistant message says and passes to its calls.
@@ -99,9 +116,15 @@ fn opens_a_block(line: &str) -> bool {
 }
 
 pub(crate) fn relied_on(messages: &[Message], actions: &[Action], shown_elsewhere: &[&str]) -> Vec<String> {
-    let said: Vec<Option<String>> = messages
+    // What the agent wrote, and what it passed to its calls.
+    let said: Vec<Option<(&str, String)>> = messages
         .iter()
-        .map(|message| (message.role == Role::Assistant).then(|| said_by(message)))
+        .map(|message| {
+            (message.role == Role::Assistant).then(|| {
+                let passed: Vec<&str> = message.tool_calls.iter().map(|call| call.arguments.as_str()).collect();
+                (message.content.as_str(), passed.join("\n"))
+            })
+        })
         .collect();
     // Anyone's words count as known: a value the user gave is theirs, not
     // the tool's.
@@ -113,7 +136,7 @@ pub(crate) fn relied_on(messages: &[Message], actions: &[Action], shown_elsewher
         };
         // What the agent knew before the result is not taken from it.
         let known_before = seen[..at].iter().map(String::as_str).collect::<Vec<_>>();
-        let used_after: Vec<&str> = said[at + 1..].iter().flatten().map(String::as_str).collect();
+        let used_after = &said[at + 1..];
         let mut lines: Vec<String> = Vec::new();
         for line in top(&messages[at].content) {
             // Judged without the line number: citing line 142 is no use
@@ -121,9 +144,16 @@ pub(crate) fn relied_on(messages: &[Message], actions: &[Action], shown_elsewher
             let line = without_line_number(line);
             let relied = tokens(line).any(|token| {
                 !known_before.iter().any(|text| text.contains(token))
-                    && used_after.iter().any(|text| text.contains(token))
+                    && used_after.iter().flatten().any(|(wrote, passed)| {
+                        wrote.contains(token) || (passes_a_value(token) && passed.contains(token))
+                    })
             });
-            if relied && !line.is_empty() && !opens_a_block(line) {
+            // A listing's line that is only a path names what the agent
+            // opened next; the path is in the keep set already.
+            let only_a_path = is_path_like(line)
+                && !line.contains("://")
+                && line.chars().all(|c| c.is_alphanumeric() || "/\\._-~".contains(c));
+            if relied && !line.is_empty() && !opens_a_block(line) && !only_a_path {
                 let line = one_line(line, LINE_CHARS);
                 if !lines.contains(&line) && !shown_elsewhere.iter().any(|text| text.contains(&line)) {
                     lines.push(line);
@@ -180,6 +210,28 @@ mod tests {
                 "Read `crm/accounts/acme.json` showed: \"'owner': 'Dana Whitfield',\"",
                 "Bash `gh pr list --search renewal` showed: \"4821 Renewal reminder template feature/renewal OPEN\"",
             ]
+        );
+    }
+
+    #[test]
+    fn a_path_the_agent_opened_next_is_no_value_taken() {
+        let messages = [
+            Message::new(Role::User, "Why do uploads fail?"),
+            call("1", "Glob", r#"{"pattern":"src/**/ipfs*.ts"}"#),
+            result("1", "/repo/src/ipfs/ipfs.controller.ts"),
+            Message::new(
+                Role::Assistant,
+                "The upload goes through /repo/src/ipfs/ipfs.controller.ts.",
+            ),
+            call("2", "Read", r#"{"file_path":"/repo/src/ipfs/ipfs.controller.ts"}"#),
+            result("2", "const apiHost = 'localhost';\nconst apiPort = 5001;"),
+            call("3", "Bash", r#"{"command":"nc -z host 5001"}"#),
+            result("3", ""),
+        ];
+        assert_eq!(
+            relied_on(&messages, &actions(&messages), &[]),
+            ["Read `/repo/src/ipfs/ipfs.controller.ts` showed: \"const apiPort = 5001;\""],
+            "the port passed on is a value taken; the path the listing showed and the agent opened is not"
         );
     }
 

@@ -58,6 +58,8 @@ static SAYS_NOTHING: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid pattern")
 });
 
+static ANSI_ESCAPE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\x1b\[[0-9;?]*[A-Za-z]").expect("a valid pattern"));
+
 /// Markup lines that are no sentence: a table row, a rule, a lone fence.
 fn is_markup(line: &str) -> bool {
     let line = line.trim();
@@ -159,6 +161,8 @@ pub(crate) fn statements(text: &str) -> Vec<String> {
 /// for a name, a command or an error line, where there is no sentence to
 /// end at.
 pub(crate) fn one_line(text: &str, max_chars: usize) -> String {
+    // A terminal's colours (`\x1b[33m`) are no part of what a line says.
+    let text = ANSI_ESCAPE.replace_all(text, "");
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.chars().count() <= max_chars {
         return line;
@@ -294,6 +298,19 @@ pub(crate) fn clipped(text: &str, max_chars: usize, stretch: Stretch) -> String 
 
 #[cfg(test)]
 mod tests {
+
+    use super::one_line as line_of;
+
+    #[test]
+    fn a_terminals_colours_are_no_part_of_a_line() {
+        assert_eq!(
+            line_of(
+                "\x1b[33m[Nest] 79324  - \x1b[39m WARN \x1b[38;5;3m[EmailOtpService]\x1b[39m DEV OTP: 933660",
+                200
+            ),
+            "[Nest] 79324 - WARN [EmailOtpService] DEV OTP: 933660"
+        );
+    }
     use super::*;
 
     #[test]

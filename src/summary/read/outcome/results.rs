@@ -162,8 +162,40 @@ pub(crate) fn outcome_of(result: &str) -> Outcome {
         commit
             .or_else(|| notable().find(|line| counts_something(line)))
             .or_else(|| notable().next())
-            .map(|line| one_line(line, LINE_CHARS)),
+            .map(|line| one_line(line, LINE_CHARS))
+            .or_else(|| labelled(&lines)),
     )
+}
+
+/// A heading an agent's own check printed before each answer (`echo "===
+/// console.warn ==="`, `--- Bot locales ---`).
+static LABEL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A\s*(?:={3,}|-{3,})\s*(\S.*?)\s*(?:={3,}|-{3,})\s*\z").expect("a valid pattern"));
+
+/// How much of one labelled answer is shown.
+const ANSWER_CHARS: usize = 60;
+
+/// The answers of a result made of labelled checks, each as `label: first
+/// line` (`console.warn: 0; Bot zh-Hant: MISSING`): what the checks found,
+/// which "ok" alone hides. At least two labels, each with an answer.
+fn labelled(lines: &[&str]) -> Option<String> {
+    let mut answers: Vec<String> = Vec::new();
+    let mut label: Option<&str> = None;
+    for line in lines {
+        if let Some(found) = LABEL.captures(line) {
+            if let Some(unanswered) = label.replace(found.get(1).map_or("", |m| m.as_str())) {
+                answers.push(format!("{unanswered}: (nothing)"));
+            }
+        } else if line.chars().any(char::is_alphanumeric)
+            && let Some(asked) = label.take()
+        {
+            answers.push(format!("{asked}: {}", one_line(line.trim(), ANSWER_CHARS)));
+        }
+    }
+    if let Some(unanswered) = label {
+        answers.push(format!("{unanswered}: (nothing)"));
+    }
+    (answers.len() >= 2).then(|| one_line(&answers.join("; "), LINE_CHARS * 2))
 }
 
 /// Whether a line holds a whole number above zero (`7 passed`, not only
@@ -260,6 +292,23 @@ mod tests {
             outcome_of("aborted: 3 jobs left behind"),
             Outcome::Ok(None),
             "a word at the start of output is not the harness's answer"
+        );
+    }
+
+    #[test]
+    fn a_result_of_labelled_checks_says_what_each_found() {
+        assert_eq!(
+            outcome_of(
+                "=== ESLint unused vars ===\n0\n=== console.warn ===\n3\n=== backup script ===\nscripts/backup.sh\nEXISTS\n=== zh-Hant ===\n"
+            ),
+            Outcome::Ok(Some(
+                "ESLint unused vars: 0; console.warn: 3; backup script: scripts/backup.sh; zh-Hant: (nothing)".into()
+            ))
+        );
+        assert_eq!(
+            outcome_of("=== only one ===\n0\n"),
+            Outcome::Ok(None),
+            "one label is a heading, not a set of checks"
         );
     }
 

@@ -92,7 +92,10 @@ impl Exchange {
                 .map(|brief| format!("{BRIEF_MARK}{}", brief.join(" — "))),
         );
         // The last step is the conclusion already on the line.
-        let steps = self.steps.iter().filter(|step| Some(*step) != self.outcome.as_ref());
+        let steps = self
+            .steps
+            .iter()
+            .filter(|step| Some(*step) != self.outcome.as_ref() && !says_little(step));
         lines.extend(steps.map(|step| format!("{WORK_MARK}{step}")));
         // The plan put to the user: the goal, the approach, what to change.
         if let Some(plan) = &self.plan {
@@ -166,6 +169,18 @@ impl Exchange {
             self.failing = Some((target.to_owned(), 1));
         }
     }
+}
+
+/// A step of the agent's prose too short to tell a reader anything of its
+/// own: an exclamation ("You're absolutely right!", "I can see the
+/// screenshot!") or a remark of three words ("Logged in.", "결정이 명확합니다.")
+/// that names nothing, counts nothing and flags nothing. Calls, commits and
+/// choices are never such a step.
+fn says_little(step: &str) -> bool {
+    let words = step.split_whitespace().count();
+    let names_or_counts = step.contains(['`', '/', '_', '=', '@', '#']) || step.chars().any(|c| c.is_ascii_digit());
+    let exclaims = step.trim_end_matches(['*', ' ']).ends_with('!');
+    !names_or_counts && ((exclaims && words <= 5) || (words <= 3 && !FLAGS.is_match(step)))
 }
 
 /// How many of the issues an exchange read are said under it.
@@ -258,16 +273,28 @@ fn told(said: Vec<String>, concluded: Option<&str>) -> Vec<String> {
         // `conclusion` takes a verdict's bold marks off.
         .filter_map(|sentence| conclusion(&sentence, STEP_CHARS))
         .collect();
+    // Of questions in a row (a list of what the user might see), the first
+    // says the rest's subject.
+    let saying: Vec<String> = saying
+        .iter()
+        .enumerate()
+        .filter(|(at, sentence)| !(is_question(sentence) && *at > 0 && is_question(&saying[at - 1])))
+        .map(|(_, sentence)| sentence.clone())
+        .collect();
     // A long report keeps what it flags (a gap, a failure, a "but") before
     // the rest.
     first_in_order(saying, REPORT_SENTENCES, |sentence| FLAGS.is_match(sentence))
+}
+
+fn is_question(sentence: &str) -> bool {
+    sentence.trim_end_matches(['*', ' ']).ends_with(['?', '？'])
 }
 
 /// A sentence that flags a gap, a failure or a limit, in the languages
 /// agents answer in.
 static FLAGS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)[❌⚠✗✘]|\b(?:not|no|missing|only|but|however|fails?|failed|broken|still|yet)\b",
+        r"(?i)[❌⚠✗✘]|n't\b|\b(?:not|no|missing|only|but|however|fails?|failed|broken|still|yet)\b",
         r"|\b(?:не|нет|но|только|отсутству\w*|ошибк\w*)\b|\b(?:pero|solo|falta|nicht|kein\w*|aber|mais|pas)\b",
         r"|않|없|실패|아직|ない|ません|失敗|未|没有|失败|仍",
     ))

@@ -234,7 +234,7 @@ mod tests {
                         The user input to you can be provided directly by the agent or as a command argument.\n\n\
                         User input:\n\n$ARGUMENTS\n\n## Outline\n\nThe text the user typed after `/specify` is the feature description. \
                         Run the script, then write the specification to SPEC_FILE using the template.";
-        let mut messages = turn("Plan the photo album app.", "Planned it.", None);
+        let mut messages = turn("Plan the photo album app.", "Planned it in three phases.", None);
         messages.extend(turn(template, "Wrote specs/001/spec.md.", None));
         let prompt = "Read TODO.md, pick the next open item, implement it, run the tests, tick it off.";
         for round in 1..=3 {
@@ -245,7 +245,7 @@ mod tests {
             text.lines().skip(1).collect::<Vec<_>>(),
             [
                 "- Plan the photo album app. → Wrote specs/001/spec.md.",
-                "  · Planned it.",
+                "  · Planned it in three phases.",
                 "- Read TODO.md, pick the next open item, implement it, run the tests, tick it off. [then sent it again 2 times] → Ticked off item 3.",
                 "  · Ticked off item 1.",
                 "  · Ticked off item 2.",
@@ -424,6 +424,37 @@ mod tests {
     }
 
     #[test]
+    fn remarks_that_say_nothing_a_list_of_questions_and_a_lead_in_are_not_steps() {
+        let messages = vec![
+            Message::new(Role::User, "Why is the applet blank?"),
+            Message::new(Role::Assistant, "You're absolutely right!"),
+            call("1", "ps aux"),
+            result("1", "mischa 1158115 cosmic-panel"),
+            Message::new(Role::Assistant, "Logged in."),
+            Message::new(
+                Role::Assistant,
+                "The subscription is created on every view. The blank rectangle might be because:\n1. no text yet",
+            ),
+            Message::new(Role::Assistant, "PostgreSQL isn't running."),
+            Message::new(Role::Assistant, "I can see the screenshot!"),
+            Message::new(
+                Role::Assistant,
+                "I moved the subscription out of view().\n\nWhat do you see now?\n- Still a blank rectangle?\n- Text like \"C:--W\"?\n- Nothing at all?",
+            ),
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            [
+                "- Why is the applet blank? → I moved the subscription out of view().",
+                "  · The subscription is created on every view.",
+                "  · PostgreSQL isn't running.",
+                "  · What do you see now?",
+            ]
+        );
+    }
+
+    #[test]
     fn what_the_user_chose_is_said_as_the_option_not_its_number() {
         let messages = vec![
             Message::new(Role::User, "Build a power applet."),
@@ -561,7 +592,7 @@ mod tests {
 
     #[test]
     fn the_rest_of_a_request_is_quoted_under_it_without_what_was_pasted() {
-        let request = "let's add a few things to the implementation:\n\n - make sure to add an AGENTS.md file with all the engineering decisions we have made and the constraints we have defined\n - make sure to add debugging logs that can be turned off and on with an env var\n - Postgres\n\n```\nnever paste this\n```\n[Tech Stack](#8-tech-stack)";
+        let request = "let's add a few things to the implementation:\n\n - make sure to add an AGENTS.md file with all the engineering decisions we have made and the constraints we have defined\n - make sure to add debugging logs that can be turned off and on with an env var\n - Postgres\n - `src/scripts/smooth-scroll.ts`\n - **File:** `src/layouts/Layout.astro`\n\n```\nnever paste this\n```\n[Tech Stack](#8-tech-stack)";
         let text = narrative(
             None,
             &turn(request, "Added both to the plan.", None),

@@ -48,6 +48,8 @@ fn step_of(text: &str) -> Option<String> {
         .skip_while(|sentence| **sentence != said)
         .nth(1)
         .filter(|next| REASON.is_match(next) && next.chars().count() <= STEP_CHARS)
+        // "…might be because:" leads into a list the step cannot hold.
+        .filter(|next| !next.trim_end().trim_end_matches('*').ends_with(':'))
         .filter(|_| !REASON.is_match(&said));
     Some(match reason {
         Some(reason) => format!("{said} {reason}"),
@@ -94,6 +96,12 @@ fn plan_put(tool: &str, arguments: &str) -> Option<String> {
 static LINK_ALONE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\A\[[^\]]*\]\([^)]*\)[.,;:]?\z").expect("a valid pattern"));
 
+/// A list item that only names a file or a span of code (`src/a.ts`,
+/// "**File:** `src/layouts/Layout.astro`"): a pasted plan's list, whose
+/// files the keep set holds, says nothing asked of its own.
+static CODE_ALONE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\A(?:\*\*[^*]{1,40}\*\*\s*)?(?:`[^`]+`[\s,;:.]*)+\z").expect("a valid pattern"));
+
 /// How much more of a request than its line is quoted under it.
 const REQUEST_REST_CHARS: usize = 600;
 
@@ -107,7 +115,11 @@ fn rest_of_request(words: &str, line: &str) -> Vec<String> {
         let sentence = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
         // The user's words are theirs even in one word ("- Postgres"); only a
         // bare acknowledgement says nothing more.
-        if line.contains(&sentence) || is_acknowledgement(&sentence) || LINK_ALONE.is_match(&sentence) {
+        if line.contains(&sentence)
+            || is_acknowledgement(&sentence)
+            || LINK_ALONE.is_match(&sentence)
+            || CODE_ALONE.is_match(&sentence)
+        {
             continue;
         }
         let length = sentence.chars().count();

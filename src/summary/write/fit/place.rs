@@ -116,6 +116,12 @@ impl<'a> Ranked<'a> {
             .held(&self.read(narrative, &self.shown_state(narrative, &self.state_lines)));
         let (mut by_assistant, mut in_tool_output) = (0_u64, 0_u64);
         let series = self.long_series();
+        let tabled = self
+            .candidates
+            .iter()
+            .filter(|c| !c.tier.is_guarded() && series_of(&c.item.text).is_some())
+            .count()
+            >= TABLED_IDS;
         for (at, candidate) in self.candidates.iter().enumerate().filter(|(_, c)| !c.tier.is_guarded()) {
             if stopped() {
                 return None;
@@ -134,9 +140,14 @@ impl<'a> Ranked<'a> {
             if candidate.item.kind == KeepKind::Command && only_looks(&candidate.item.text) {
                 continue;
             }
-            // One of many numbered alike (`BF-1`…`BF-6`, `FF-1`…`FF-7`): the
-            // agent's own table's rows; a list of them says nothing.
-            if series_of(&candidate.item.text).is_some_and(|prefix| series.contains(prefix)) {
+            // One of many numbered alike (`BF-1`…`BF-6`, `FF-1`…`FF-7`), or
+            // of a table numbering its rows by many prefixes (`BH-1`, `CL-2`,
+            // `IC-4`…): the agent's own table's rows; a list of them says
+            // nothing.
+            if series_of(&candidate.item.text).is_some_and(|prefix| series.contains(prefix) || tabled) {
+                continue;
+            }
+            if says_nothing_alone(candidate.item.kind, &candidate.item.text) {
                 continue;
             }
             let price = self.cost(candidate, !opened.contains(&candidate.line));
@@ -170,8 +181,41 @@ impl<'a> Ranked<'a> {
     }
 }
 
-/// How many ids numbered alike make a series.
+/// How many ids numbered alike make a series…
 const LONG_SERIES: usize = 4;
+/// …and how many, whatever their prefixes, a table's numbering.
+const TABLED_IDS: usize = 8;
+
+/// An item of the agent's or a tool's that a list word for word cannot
+/// make useful: a bare percentage (`74%`: of what?), a process id, or a
+/// one-off shell line of several commands (`sleep 3 && tail -5 …`), which
+/// the narrative shows with its outcome where it mattered.
+fn says_nothing_alone(kind: KeepKind, text: &str) -> bool {
+    match kind {
+        KeepKind::Quantity => {
+            let bare = text.trim();
+            bare.strip_suffix('%').is_some_and(|number| {
+                number
+                    .trim()
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+            }) || bare
+                .strip_prefix("PID ")
+                .is_some_and(|number| number.chars().all(|c| c.is_ascii_digit()))
+        }
+        KeepKind::Command => {
+            let joined = ["&&", "||", ";", "|"]
+                .iter()
+                .map(|joint| text.matches(joint).count())
+                .sum::<usize>();
+            joined >= 2 || text.chars().count() > ONE_OFF_CHARS
+        }
+        _ => false,
+    }
+}
+
+/// A command longer than this is a one-off, not one to run again by name.
+const ONE_OFF_CHARS: usize = 100;
 
 /// The prefix an id numbers in a series (`BF2` of `BF2-5`, `TMA` of `TMA-10`).
 fn series_of(text: &str) -> Option<&str> {
