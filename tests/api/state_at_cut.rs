@@ -82,7 +82,8 @@ async fn every_summary_says_where_things_stand_at_the_cut_whoever_wrote_it() {
         - Last actions: Bash `cargo test` → failed: error[E0599]: no method named `retry` found for struct `Client`; \
         Edit `src/client.rs` → ok; Bash `git tag v0.1.1` → ok\n\
         - Checks: `cargo test` → failed: error[E0599]: no method named `retry` found for struct `Client`; \
-        then changed, not checked since: client.rs";
+        then changed, not checked since: client.rs\n\
+        - Commits: none made; changed, not committed: client.rs";
     for answer in [&written, &extractive] {
         let summary = summary_of(answer);
         assert_eq!(section(summary, STATE_HEADING), expected, "{summary}");

@@ -206,7 +206,9 @@ fn read_commits(messages: &[Message], actions: &[Action]) -> Vec<Commit> {
 /// made no commit.
 pub(crate) fn commits_line(messages: &[Message], changed: &[Vec<String>], actions: &[Action]) -> Option<String> {
     let commits = read_commits(messages, actions);
-    let last = commits.last()?;
+    let Some(last) = commits.last() else {
+        return nothing_committed(changed, actions);
+    };
     let earlier = commits.len().saturating_sub(SHOWN);
     let mut shown: Vec<String> = commits[earlier..]
         .iter()
@@ -240,6 +242,23 @@ pub(crate) fn commits_line(messages: &[Message], changed: &[Vec<String>], action
         shown.join("; "),
         branches.join(", ")
     ))
+}
+
+/// No commit made by an agent that worked with git: what it changed is
+/// not committed, as far as the transcript shows (a reader would otherwise
+/// take edits shown beside a pull request for part of it).
+fn nothing_committed(changed: &[Vec<String>], actions: &[Action]) -> Option<String> {
+    let uses_git = actions
+        .iter()
+        .filter_map(|action| action.command.as_deref())
+        .any(|command| steps(command).iter().any(|step| git_verb(step).is_some()));
+    let changed = names_changed(changed);
+    (uses_git && !changed.is_empty()).then(|| {
+        format!(
+            "none made; changed, not committed: {}",
+            some_of(&changed, UNCOMMITTED_SHOWN)
+        )
+    })
 }
 
 #[cfg(test)]
@@ -346,6 +365,28 @@ mod tests {
         let text = line(&messages).unwrap();
         assert!(text.starts_with("2 earlier; 2222abc feat: part 2;"), "{text}");
         assert!(text.ends_with("9999abc feat: part 9 (on main; none pushed)"), "{text}");
+    }
+
+    #[test]
+    fn files_changed_in_a_repository_with_no_commit_after_are_said_not_committed() {
+        let mut messages = vec![
+            bash("1", "git checkout feat/phase-12"),
+            result("1", "Switched to branch 'feat/phase-12'"),
+        ];
+        messages.push(call(
+            "2",
+            "Edit",
+            r#"{"file_path":"apps/web/src/stores/auth.store.ts","old_string":"a","new_string":"b"}"#,
+        ));
+        messages.push(result(
+            "2",
+            "The file apps/web/src/stores/auth.store.ts has been updated.",
+        ));
+        assert_eq!(
+            line(&messages).as_deref(),
+            Some("none made; changed, not committed: auth.store.ts")
+        );
+        assert_eq!(line(&messages[2..]), None, "without git, nothing is said of commits");
     }
 
     #[test]

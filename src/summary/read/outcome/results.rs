@@ -172,6 +172,11 @@ pub(crate) fn outcome_of(result: &str) -> Outcome {
 static LABEL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\A\s*(?:={3,}|-{3,})\s*(\S.*?)\s*(?:={3,}|-{3,})\s*\z").expect("a valid pattern"));
 
+/// A line saying what a check looked at is not there (`ls: cannot access
+/// 'frontend/messages/': No such file or directory`).
+static MISSING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)cannot access|no such file or directory").expect("a valid pattern"));
+
 /// How much of one labelled answer is shown.
 const ANSWER_CHARS: usize = 60;
 
@@ -195,7 +200,15 @@ fn labelled(lines: &[&str]) -> Option<String> {
     if let Some(unanswered) = label {
         answers.push(format!("{unanswered}: (nothing)"));
     }
-    (answers.len() >= 2).then(|| one_line(&answers.join("; "), LINE_CHARS * 2))
+    // An error among the answers (a folder that is not there from where the
+    // checks ran) puts the zeros beside it in doubt: it is never cut off.
+    let doubt = lines
+        .iter()
+        .find(|line| ERROR_LINE.is_match(line) || MISSING.is_match(line))
+        .map(|error| format!("; but: {}", one_line(error.trim(), ANSWER_CHARS * 2)))
+        .unwrap_or_default();
+    let room = LINE_CHARS * 2 - doubt.chars().count();
+    (answers.len() >= 2).then(|| format!("{}{doubt}", one_line(&answers.join("; "), room)))
 }
 
 /// Whether a line holds a whole number above zero (`7 passed`, not only
@@ -304,6 +317,13 @@ mod tests {
             Outcome::Ok(Some(
                 "ESLint unused vars: 0; console.warn: 3; backup script: scripts/backup.sh; zh-Hant: (nothing)".into()
             ))
+        );
+        assert_eq!(
+            outcome_of("=== Frontend locales ===\n0\n=== Frontend zh-Hant ===\nMISSING\nls: cannot access 'frontend/messages/': No such file or directory"),
+            Outcome::Ok(Some(
+                "Frontend locales: 0; Frontend zh-Hant: MISSING; but: ls: cannot access 'frontend/messages/': No such file or directory".into()
+            )),
+            "what failed beside the answers puts them in doubt"
         );
         assert_eq!(
             outcome_of("=== only one ===\n0\n"),

@@ -180,8 +180,13 @@ fn says_little(step: &str) -> bool {
     let words = step.split_whitespace().count();
     let names_or_counts = step.contains(['`', '/', '_', '=', '@', '#']) || step.chars().any(|c| c.is_ascii_digit());
     let exclaims = step.trim_end_matches(['*', ' ']).ends_with('!');
-    !names_or_counts && ((exclaims && words <= 5) || (words <= 3 && !FLAGS.is_match(step)))
+    // Korean and Japanese say a whole sentence in three words: short in characters too.
+    let remark = words <= 3 && step.chars().count() <= REMARK_CHARS;
+    !names_or_counts && ((exclaims && words <= 5) || (remark && !FLAGS.is_match(step)))
 }
+
+/// How long a remark that says nothing may be.
+const REMARK_CHARS: usize = 18;
 
 /// How many of the issues an exchange read are said under it.
 const BRIEFS_PER_EXCHANGE: usize = 8;
