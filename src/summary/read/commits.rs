@@ -207,7 +207,7 @@ fn read_commits(messages: &[Message], actions: &[Action]) -> Vec<Commit> {
 pub(crate) fn commits_line(messages: &[Message], changed: &[Vec<String>], actions: &[Action]) -> Option<String> {
     let commits = read_commits(messages, actions);
     let Some(last) = commits.last() else {
-        return nothing_committed(changed, actions);
+        return nothing_committed(messages, changed, actions);
     };
     let earlier = commits.len().saturating_sub(SHOWN);
     let mut shown: Vec<String> = commits[earlier..]
@@ -244,16 +244,50 @@ pub(crate) fn commits_line(messages: &[Message], changed: &[Vec<String>], action
     ))
 }
 
+fn is_scratch(file: &str) -> bool {
+    ["/tmp/", "/private/tmp/", "/var/folders/"]
+        .iter()
+        .any(|scratch| file.starts_with(scratch))
+        || file.contains("/.claude/")
+        || file.starts_with("~/.")
+}
+
 /// No commit made by an agent that worked with git: what it changed is
 /// not committed, as far as the transcript shows (a reader would otherwise
 /// take edits shown beside a pull request for part of it).
-fn nothing_committed(changed: &[Vec<String>], actions: &[Action]) -> Option<String> {
-    let uses_git = actions
+fn nothing_committed(messages: &[Message], changed: &[Vec<String>], actions: &[Action]) -> Option<String> {
+    let verbs: Vec<&str> = actions
         .iter()
         .filter_map(|action| action.command.as_deref())
-        .any(|command| steps(command).iter().any(|step| git_verb(step).is_some()));
-    let changed = names_changed(changed);
-    (uses_git && !changed.is_empty()).then(|| {
+        .flat_map(|command| {
+            steps(command)
+                .into_iter()
+                .filter_map(|step| git_verb(&step).map(str::to_owned))
+        })
+        .map(|verb| {
+            if COMMITTING.contains(&verb.as_str()) {
+                "commit"
+            } else {
+                "other"
+            }
+        })
+        .collect();
+    // A commit that printed nothing (`git commit -q`, one still running) or
+    // was made another way (`gt create`, a release script, which print git's
+    // line too), or a tree git called clean: then nothing is said.
+    let may_have_committed = verbs.contains(&"commit")
+        || actions.iter().filter_map(|action| action.result).any(|at| {
+            let printed = &messages[at].content;
+            COMMIT_LINE.is_match(printed) || printed.contains("nothing to commit")
+        });
+    // Scratch files and the harness's own (`/tmp/…`, `~/.claude/plans/…`)
+    // are no part of the repository.
+    let in_the_work: Vec<Vec<String>> = changed
+        .iter()
+        .map(|files| files.iter().filter(|file| !is_scratch(file)).cloned().collect())
+        .collect();
+    let changed = names_changed(&in_the_work);
+    (!verbs.is_empty() && !may_have_committed && !changed.is_empty()).then(|| {
         format!(
             "none made; changed, not committed: {}",
             some_of(&changed, UNCOMMITTED_SHOWN)
@@ -387,6 +421,13 @@ mod tests {
             Some("none made; changed, not committed: auth.store.ts")
         );
         assert_eq!(line(&messages[2..]), None, "without git, nothing is said of commits");
+        messages.push(bash("3", "gt create -m 'feat: email'"));
+        messages.push(result("3", "[feat/phase-12 1a2b3c4] feat: email\n 1 file changed"));
+        assert_eq!(line(&messages), None, "a commit made another way is no 'none made'");
+        messages.truncate(4);
+        messages.push(bash("3", "git commit -qam 'feat: email'"));
+        messages.push(result("3", ""));
+        assert_eq!(line(&messages), None, "a quiet commit may have been made");
     }
 
     #[test]

@@ -57,6 +57,10 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> {
 /// A token that names a file or a folder: a tool's listing, which the
 /// agent goes on to open; no value it took.
 fn is_path_like(token: &str) -> bool {
+    // An address or a URL is a value, whatever its slashes and dots.
+    if token.contains('@') || token.contains("://") {
+        return false;
+    }
     token.contains(['/', '\\'])
         || token.rsplit_once('.').is_some_and(|(stem, extension)| {
             stem.chars().any(char::is_alphabetic)
@@ -218,19 +222,19 @@ mod tests {
         let messages = [
             Message::new(Role::User, "Why do uploads fail?"),
             call("1", "Glob", r#"{"pattern":"src/**/ipfs*.ts"}"#),
-            result("1", "/repo/src/ipfs/ipfs.controller.ts"),
+            result("1", "/repo/src/v2/ipfs.controller.ts"),
             Message::new(
                 Role::Assistant,
-                "The upload goes through /repo/src/ipfs/ipfs.controller.ts.",
+                "The upload goes through /repo/src/v2/ipfs.controller.ts.",
             ),
-            call("2", "Read", r#"{"file_path":"/repo/src/ipfs/ipfs.controller.ts"}"#),
+            call("2", "Read", r#"{"file_path":"/repo/src/v2/ipfs.controller.ts"}"#),
             result("2", "const apiHost = 'localhost';\nconst apiPort = 5001;"),
             call("3", "Bash", r#"{"command":"nc -z host 5001"}"#),
             result("3", ""),
         ];
         assert_eq!(
             relied_on(&messages, &actions(&messages), &[]),
-            ["Read `/repo/src/ipfs/ipfs.controller.ts` showed: \"const apiPort = 5001;\""],
+            ["Read `/repo/src/v2/ipfs.controller.ts` showed: \"const apiPort = 5001;\""],
             "the port passed on is a value taken; the path the listing showed and the agent opened is not"
         );
     }

@@ -32,7 +32,9 @@ static FILLER: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\A(?:(?:perfect|great|excellent|good|done|ok|okay|alright|all right|got it|now|sure|understood|",
         r"interesting|hmm+|right|yes|no|nice|cool|awesome|amazing|wonderful|fantastic|thanks|thank you|oops|ah|oh|",
         r"i see|makes sense|good news|good catch|found it|there we go|here we go|let's go|all set|that's it|",
-        r"looks good|that works|it works|success|all green|all good|all done|all passing|clean compile|clean)[\s,.!:;—-]*)+\z",
+        r"looks good|that works|it works|success|all green|all good|all done|all passing|clean compile|clean|",
+        r"了解(?:しました|です)?|承知(?:しました|いたしました)|(?:わ|分)かりました|完璧(?:です)?|いいですね|好的|明白了?|完美|太好了|没问题)",
+        r"[\s,.!:;—。、！-]*)+\z",
     ))
     .expect("a valid pattern")
 });
@@ -191,12 +193,23 @@ pub(crate) fn head_of(text: &str, max_chars: usize) -> &str {
 pub(crate) fn is_filler(sentence: &str) -> bool {
     let words = sentence.trim().trim_matches(|c: char| !c.is_alphanumeric());
     let bare = sentence.trim().trim_matches(['*', '_']);
-    // One word alone ("Looking.", "Done!") concludes nothing.
+    // One word alone ("Looking.", "Done!") concludes nothing; Chinese and
+    // Japanese write a sentence without spaces ("已修复登录问题。"), so there
+    // only a few characters are one word ("好的。", "完了。").
+    let han = words
+        .chars()
+        .any(|c| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}'));
+    let one_word = if han { HAN_WORD_CHARS } else { WORD_CHARS };
     words.is_empty()
-        || !words.contains(char::is_whitespace) && words.chars().count() < 20
+        || !words.contains(char::is_whitespace) && words.chars().count() < one_word
         || FILLER.is_match(bare)
         || SAYS_NOTHING.is_match(bare)
 }
+
+/// How many characters one word alone has at most, in scripts written
+/// with spaces and without.
+const WORD_CHARS: usize = 20;
+const HAN_WORD_CHARS: usize = 5;
 
 /// A lead-in to a list or a block ("Here's what changed:"), or a heading.
 fn is_lead_in(sentence: &str) -> bool {
@@ -476,6 +489,16 @@ mod tests {
             cut.starts_with("Keep the retries at three, never more than five"),
             "{cut}"
         );
+    }
+
+    #[test]
+    fn a_short_sentence_without_spaces_is_a_sentence_and_an_acknowledgement_is_filler() {
+        for said in ["已修复登录问题。", "認証ミドルウェアを修正しました。"] {
+            assert!(!is_filler(said), "{said}");
+        }
+        for filler in ["了解しました。", "好的！", "完了。", "Done!"] {
+            assert!(is_filler(filler), "{filler}");
+        }
     }
 
     #[test]

@@ -187,7 +187,10 @@ fn labelled(lines: &[&str]) -> Option<String> {
     let mut answers: Vec<String> = Vec::new();
     let mut label: Option<&str> = None;
     for line in lines {
-        if let Some(found) = LABEL.captures(line) {
+        if let Some(found) = LABEL
+            .captures(line)
+            .filter(|found| found[1].chars().any(char::is_alphanumeric))
+        {
             if let Some(unanswered) = label.replace(found.get(1).map_or("", |m| m.as_str())) {
                 answers.push(format!("{unanswered}: (nothing)"));
             }
@@ -207,7 +210,7 @@ fn labelled(lines: &[&str]) -> Option<String> {
         .find(|line| ERROR_LINE.is_match(line) || MISSING.is_match(line))
         .map(|error| format!("; but: {}", one_line(error.trim(), ANSWER_CHARS * 2)))
         .unwrap_or_default();
-    let room = LINE_CHARS * 2 - doubt.chars().count();
+    let room = (LINE_CHARS * 2).saturating_sub(doubt.chars().count());
     (answers.len() >= 2).then(|| format!("{}{doubt}", one_line(&answers.join("; "), room)))
 }
 

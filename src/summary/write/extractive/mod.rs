@@ -437,6 +437,10 @@ mod tests {
             ),
             Message::new(Role::Assistant, "PostgreSQL isn't running."),
             Message::new(Role::Assistant, "I can see the screenshot!"),
+            Message::new(Role::Assistant, "Tests still fail!"),
+            Message::new(Role::Assistant, "Fixed the login."),
+            Message::new(Role::Assistant, "已修复登录问题。"),
+            Message::new(Role::Assistant, "결정이 명확합니다."),
             Message::new(
                 Role::Assistant,
                 "I moved the subscription out of view().\n\nWhat do you see now?\n- Still a blank rectangle?\n- Text like \"C:--W\"?\n- Nothing at all?",
@@ -449,6 +453,9 @@ mod tests {
                 "- Why is the applet blank? → I moved the subscription out of view().",
                 "  · The subscription is created on every view.",
                 "  · PostgreSQL isn't running.",
+                "  · Tests still fail!",
+                "  · Fixed the login.",
+                "  · 已修复登录问题。",
                 "  · What do you see now?",
             ]
         );

@@ -99,8 +99,13 @@ static LINK_ALONE: LazyLock<Regex> =
 /// A list item that only names a file or a span of code (`src/a.ts`,
 /// "**File:** `src/layouts/Layout.astro`"): a pasted plan's list, whose
 /// files the keep set holds, says nothing asked of its own.
-static CODE_ALONE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\A(?:\*\*[^*]{1,40}\*\*\s*)?(?:`[^`]+`[\s,;:.]*)+\z").expect("a valid pattern"));
+static CODE_ALONE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\A(?:\*\*(?:files?|paths?|ファイル|파일|файлы?|archivos?|dateien?|fichiers?)\s*[:：]?\*\*\s*[:：]?\s*)?",
+        r"(?:`[^`\s]*[/.][^`\s]*`[\s,;:.]*)+\z",
+    ))
+    .expect("a valid pattern")
+});
 
 /// How much more of a request than its line is quoted under it.
 const REQUEST_REST_CHARS: usize = 600;

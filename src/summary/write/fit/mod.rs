@@ -317,6 +317,60 @@ mod tests {
     }
 
     #[test]
+    fn a_tables_numbering_by_many_prefixes_is_parked_but_lone_ids_like_it_are_not() {
+        let items: Vec<(KeepKind, &str, Source)> = ["BH-1", "BH-2", "CL-1", "CL-3", "IC-2", "IC-4", "UTF-8", "PROJ-42"]
+            .into_iter()
+            .map(|id| (KeepKind::Id, id, Source::Assistant))
+            .collect();
+        let fitted = fit_beside("Short.", "", Shape::Lines, &set_of(&items), 400, &words);
+        assert!(
+            fitted.text.contains("UTF-8") && fitted.text.contains("PROJ-42"),
+            "{}",
+            fitted.text
+        );
+        assert!(
+            !fitted.text.contains("BH-1") && !fitted.text.contains("IC-4"),
+            "{}",
+            fitted.text
+        );
+        let two_prefixes: Vec<(KeepKind, &str, Source)> =
+            items.into_iter().filter(|(_, id, _)| !id.starts_with("IC")).collect();
+        let fitted = fit_beside("Short.", "", Shape::Lines, &set_of(&two_prefixes), 400, &words);
+        assert!(
+            fitted.text.contains("BH-1"),
+            "two prefixes make no table: {}",
+            fitted.text
+        );
+    }
+
+    #[test]
+    fn a_bare_percentage_a_process_id_and_a_one_off_shell_line_are_not_listed() {
+        let set = set_of(&[
+            (KeepKind::Quantity, "74%", Source::Assistant),
+            (KeepKind::Quantity, "PID 72315", Source::Assistant),
+            (KeepKind::Quantity, "30 s timeout", Source::Assistant),
+            (
+                KeepKind::Command,
+                "sleep 3 && tail -5 out.log | grep ERROR",
+                Source::Assistant,
+            ),
+            (
+                KeepKind::Command,
+                "find . -name '*.rs' -exec wc -l {} \\;",
+                Source::Assistant,
+            ),
+            (KeepKind::Command, "cargo build && cargo test", Source::Assistant),
+        ]);
+        let fitted = fit_beside("Short.", "", Shape::Lines, &set, 400, &words);
+        for shown in ["30 s timeout", "cargo build && cargo test", "find . -name"] {
+            assert!(fitted.text.contains(shown), "{shown}: {}", fitted.text);
+        }
+        for parked in ["74%", "PID 72315", "sleep 3"] {
+            assert!(!fitted.text.contains(parked), "{parked}: {}", fitted.text);
+        }
+    }
+
+    #[test]
     fn the_agents_searches_and_reads_are_parked_and_what_it_ran_to_change_things_is_shown() {
         let set = set_of(&[
             (

@@ -116,12 +116,7 @@ impl<'a> Ranked<'a> {
             .held(&self.read(narrative, &self.shown_state(narrative, &self.state_lines)));
         let (mut by_assistant, mut in_tool_output) = (0_u64, 0_u64);
         let series = self.long_series();
-        let tabled = self
-            .candidates
-            .iter()
-            .filter(|c| !c.tier.is_guarded() && series_of(&c.item.text).is_some())
-            .count()
-            >= TABLED_IDS;
+        let tabled = self.table_numbering();
         for (at, candidate) in self.candidates.iter().enumerate().filter(|(_, c)| !c.tier.is_guarded()) {
             if stopped() {
                 return None;
@@ -144,7 +139,8 @@ impl<'a> Ranked<'a> {
             // of a table numbering its rows by many prefixes (`BH-1`, `CL-2`,
             // `IC-4`…): the agent's own table's rows; a list of them says
             // nothing.
-            if series_of(&candidate.item.text).is_some_and(|prefix| series.contains(prefix) || tabled) {
+            if series_of(&candidate.item.text).is_some_and(|prefix| series.contains(prefix) || tabled.contains(prefix))
+            {
                 continue;
             }
             if says_nothing_alone(candidate.item.kind, &candidate.item.text) {
@@ -165,6 +161,29 @@ impl<'a> Ranked<'a> {
         Some(())
     }
 
+    /// The prefixes of a table that numbers its rows by many of them (`BH-1`,
+    /// `BH-2`, `CL-1`, `CL-3`, `IC-4`, `IC-5`…): each prefix that numbers
+    /// two or more of tiers 6–7's ids, when [`TABLE_PREFIXES`] or more do.
+    /// `UTF-8`, `SHA-256` and one ticket make no table.
+    fn table_numbering(&self) -> HashSet<&str> {
+        let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for candidate in self.candidates.iter().filter(|c| !c.tier.is_guarded()) {
+            if let Some(prefix) = series_of(&candidate.item.text) {
+                *counts.entry(prefix).or_default() += 1;
+            }
+        }
+        let numbered: HashSet<&str> = counts
+            .into_iter()
+            .filter(|(_, count)| *count >= 2)
+            .map(|(prefix, _)| prefix)
+            .collect();
+        if numbered.len() >= TABLE_PREFIXES {
+            numbered
+        } else {
+            HashSet::new()
+        }
+    }
+
     /// The prefixes that number more than [`LONG_SERIES`] of tiers 6–7's ids.
     fn long_series(&self) -> HashSet<&str> {
         let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
@@ -183,13 +202,14 @@ impl<'a> Ranked<'a> {
 
 /// How many ids numbered alike make a series…
 const LONG_SERIES: usize = 4;
-/// …and how many, whatever their prefixes, a table's numbering.
-const TABLED_IDS: usize = 8;
+/// …and how many prefixes numbering two or more make a table's numbering.
+const TABLE_PREFIXES: usize = 3;
 
 /// An item of the agent's or a tool's that a list word for word cannot
 /// make useful: a bare percentage (`74%`: of what?), a process id, or a
-/// one-off shell line of several commands (`sleep 3 && tail -5 …`), which
-/// the narrative shows with its outcome where it mattered.
+/// one-off shell line (three commands or more, `sleep 3 && tail -5 … |
+/// grep x`, or longer than [`ONE_OFF_CHARS`]), which the narrative shows
+/// with its outcome where it mattered.
 fn says_nothing_alone(kind: KeepKind, text: &str) -> bool {
     match kind {
         KeepKind::Quantity => {
@@ -204,10 +224,10 @@ fn says_nothing_alone(kind: KeepKind, text: &str) -> bool {
                 .is_some_and(|number| number.chars().all(|c| c.is_ascii_digit()))
         }
         KeepKind::Command => {
-            let joined = ["&&", "||", ";", "|"]
-                .iter()
-                .map(|joint| text.matches(joint).count())
-                .sum::<usize>();
+            let joined = text
+                .split_whitespace()
+                .filter(|word| matches!(*word, "&&" | "||" | "|" | ";") || (word.ends_with(';') && *word != "\\;"))
+                .count();
             joined >= 2 || text.chars().count() > ONE_OFF_CHARS
         }
         _ => false,
