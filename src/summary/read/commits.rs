@@ -256,7 +256,14 @@ fn is_scratch(file: &str) -> bool {
 /// not committed, as far as the transcript shows (a reader would otherwise
 /// take edits shown beside a pull request for part of it).
 fn nothing_committed(messages: &[Message], changed: &[Vec<String>], actions: &[Action]) -> Option<String> {
-    let verbs: Vec<&str> = actions
+    // Only what came after the first change can have committed it.
+    let first_change = changed.iter().position(|files| !files.is_empty())?;
+    let after: Vec<&Action> = actions.iter().filter(|action| action.message >= first_change).collect();
+    let uses_git = actions
+        .iter()
+        .filter_map(|action| action.command.as_deref())
+        .any(|command| steps(command).iter().any(|step| git_verb(step).is_some()));
+    let verbs: Vec<&str> = after
         .iter()
         .filter_map(|action| action.command.as_deref())
         .flat_map(|command| {
@@ -276,7 +283,7 @@ fn nothing_committed(messages: &[Message], changed: &[Vec<String>], actions: &[A
     // was made another way (`gt create`, a release script, which print git's
     // line too), or a tree git called clean: then nothing is said.
     let may_have_committed = verbs.contains(&"commit")
-        || actions.iter().filter_map(|action| action.result).any(|at| {
+        || after.iter().filter_map(|action| action.result).any(|at| {
             let printed = &messages[at].content;
             COMMIT_LINE.is_match(printed) || printed.contains("nothing to commit")
         });
@@ -287,7 +294,7 @@ fn nothing_committed(messages: &[Message], changed: &[Vec<String>], actions: &[A
         .map(|files| files.iter().filter(|file| !is_scratch(file)).cloned().collect())
         .collect();
     let changed = names_changed(&in_the_work);
-    (!verbs.is_empty() && !may_have_committed && !changed.is_empty()).then(|| {
+    (uses_git && !may_have_committed && !changed.is_empty()).then(|| {
         format!(
             "none made; changed, not committed: {}",
             some_of(&changed, UNCOMMITTED_SHOWN)

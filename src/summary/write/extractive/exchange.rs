@@ -180,12 +180,12 @@ fn says_little(step: &str) -> bool {
     let words = step.split_whitespace().count();
     let names_or_counts = step.contains(['`', '/', '_', '=', '@', '#']) || step.chars().any(|c| c.is_ascii_digit());
     let exclaims = step.trim_end_matches(['*', ' ']).ends_with('!');
-    // Korean says a whole sentence in three words, Chinese and Japanese in
-    // one: short in characters too.
+    // Korean says a whole sentence in three words, and Chinese and Japanese
+    // without spaces in one: short in characters too.
     let written_in_han = step
         .chars()
         .any(|c| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}'));
-    let remark = if written_in_han {
+    let remark = if written_in_han && !step.trim().contains(char::is_whitespace) {
         step.chars().count() <= HAN_REMARK_CHARS
     } else {
         words <= 3 && step.chars().count() <= REMARK_CHARS

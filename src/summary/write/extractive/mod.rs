@@ -439,7 +439,6 @@ mod tests {
             Message::new(Role::Assistant, "I can see the screenshot!"),
             Message::new(Role::Assistant, "Tests still fail!"),
             Message::new(Role::Assistant, "Fixed the login."),
-            Message::new(Role::Assistant, "已修复登录问题。"),
             Message::new(Role::Assistant, "결정이 명확합니다."),
             Message::new(
                 Role::Assistant,
@@ -455,7 +454,6 @@ mod tests {
                 "  · PostgreSQL isn't running.",
                 "  · Tests still fail!",
                 "  · Fixed the login.",
-                "  · 已修复登录问题。",
                 "  · What do you see now?",
             ]
         );
