@@ -1,5 +1,6 @@
 //! The lines git prints for a commit it made and for a push: what tells a
-//! tool result that work was committed or pushed, and what it was.
+//! tool result that work was committed or pushed, and what it was; and
+//! which of git's verbs a command line's step runs.
 
 use std::sync::LazyLock;
 
@@ -27,3 +28,25 @@ pub(crate) fn is_commit_line(line: &str) -> bool {
 pub(crate) fn is_push_line(line: &str) -> bool {
     PUSHED_RANGE.is_match(line) || PUSHED_NEW.is_match(line)
 }
+
+/// What a `git` step does (`commit` of `git -C repo commit -m …`), or `None`
+/// when the step is not git's.
+pub(super) fn git_verb(step: &str) -> Option<&str> {
+    let mut words = step.split_whitespace();
+    if words.next()? != "git" {
+        return None;
+    }
+    while let Some(word) = words.next() {
+        match word {
+            "-C" | "-c" | "--git-dir" | "--work-tree" => {
+                words.next();
+            }
+            flag if flag.starts_with('-') => {}
+            verb => return Some(verb),
+        }
+    }
+    None
+}
+
+/// Git verbs that make a commit and print it.
+pub(super) const COMMITTING: &[&str] = &["commit", "cherry-pick", "revert"];

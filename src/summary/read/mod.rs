@@ -24,6 +24,7 @@ pub(super) mod files;
 mod git_lines;
 pub(super) mod harness;
 pub(super) mod identifiers;
+mod one_line;
 mod open_ends;
 pub(super) mod outcome;
 pub(super) mod pasted;
@@ -38,6 +39,7 @@ pub(crate) mod state;
 mod tasks;
 pub(super) mod template;
 pub(super) mod tool_calls;
+mod uncommitted;
 mod values;
 pub(super) mod wrapped;
 

@@ -2,10 +2,7 @@
 //! written as: the request's line, then what else was asked, the issues
 //! read, the work, the plan and the report.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
-
+use super::remarks::{FLAGS, is_question, says_little};
 use crate::summary::read::edits::NAMES_PER_FILE;
 use crate::summary::read::files::{file_name, is_inside};
 use crate::summary::read::sentences::{conclusion, is_announcement, is_filler, is_next_step, statements};
@@ -171,42 +168,6 @@ impl Exchange {
     }
 }
 
-/// A step of the agent's prose too short to tell a reader anything of its
-/// own: an exclamation ("You're absolutely right!", "I can see the
-/// screenshot!") or a remark of three words ("Logged in.", "결정이 명확합니다.")
-/// that names nothing, counts nothing and flags nothing. Calls, commits and
-/// choices are never such a step.
-fn says_little(step: &str) -> bool {
-    let words = step.split_whitespace().count();
-    let names_or_counts = step.contains(['`', '/', '_', '=', '@', '#']) || step.chars().any(|c| c.is_ascii_digit());
-    let exclaims = step.trim_end_matches(['*', ' ']).ends_with('!');
-    // Korean says a whole sentence in three words, and Chinese and Japanese
-    // without spaces in one: short in characters too.
-    let written_in_han = step
-        .chars()
-        .any(|c| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}'));
-    let remark = if written_in_han && !step.trim().contains(char::is_whitespace) {
-        step.chars().count() <= HAN_REMARK_CHARS
-    } else {
-        words <= 3 && step.chars().count() <= REMARK_CHARS
-    };
-    !names_or_counts && !FLAGS.is_match(step) && !DID.is_match(step) && ((exclaims && words <= 5) || remark)
-}
-
-/// How long a remark that says nothing may be…
-const REMARK_CHARS: usize = 18;
-/// …written in Han or kana ("決定が明確です。" is one).
-const HAN_REMARK_CHARS: usize = 6;
-
-/// A short sentence that says what the agent did ("Fixed the login.") is
-/// a result, however short.
-static DID: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:fixed|added|removed|created|updated|changed|deleted|renamed|moved|merged|pushed|committed|installed|reverted|restored|wrote|built)\b",
-    )
-    .expect("a valid pattern")
-});
-
 /// How many of the issues an exchange read are said under it.
 const BRIEFS_PER_EXCHANGE: usize = 8;
 
@@ -309,18 +270,3 @@ fn told(said: Vec<String>, concluded: Option<&str>) -> Vec<String> {
     // the rest.
     first_in_order(saying, REPORT_SENTENCES, |sentence| FLAGS.is_match(sentence))
 }
-
-fn is_question(sentence: &str) -> bool {
-    sentence.trim_end_matches(['*', ' ']).ends_with(['?', '？'])
-}
-
-/// A sentence that flags a gap, a failure or a limit, in the languages
-/// agents answer in.
-static FLAGS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?i)[❌⚠✗✘]|n['’]t\b|\b(?:not|no|missing|only|but|however|fails?|failed|broken|still|yet)\b",
-        r"|\b(?:не|нет|но|только|отсутству\w*|ошибк\w*)\b|\b(?:pero|solo|falta|nicht|kein\w*|aber|mais|pas)\b",
-        r"|않|없|실패|아직|ない|ません|失敗|未|没有|失败|仍",
-    ))
-    .expect("a valid pattern")
-});

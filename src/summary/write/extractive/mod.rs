@@ -10,6 +10,7 @@
 
 mod choices;
 mod exchange;
+mod remarks;
 mod requests;
 
 pub(crate) use requests::request_lines;
