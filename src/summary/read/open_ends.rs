@@ -9,7 +9,7 @@ use super::check_commands::check_of;
 use super::checks::passed;
 use super::outcome::Action;
 use super::request::UserMessage;
-use super::sentences::{one_line, sentences};
+use super::sentences::{is_question, one_line, sentences};
 use super::wrapped::is_wide;
 use crate::domain::transcript::{Message, Role};
 
@@ -57,7 +57,7 @@ pub(super) fn unanswered(messages: &[Message], read: &[Option<UserMessage>]) -> 
 fn trailing_question(text: &str) -> Option<String> {
     let all = sentences(text);
     let last = all.last()?.trim_end();
-    (last.ends_with('?') || last.ends_with('？')).then(|| one_line(last, QUOTED_CHARS))
+    is_question(last).then(|| one_line(last, QUOTED_CHARS))
 }
 
 /// Words long enough to tell, and in scripts written without spaces (or

@@ -172,6 +172,15 @@ pub(crate) fn is_filler(sentence: &str) -> bool {
         || SAYS_NOTHING.is_match(bare)
 }
 
+/// Whether `sentence` asks (`?`, `？`, in bold or not).
+pub(crate) fn is_question(sentence: &str) -> bool {
+    sentence
+        .trim_end()
+        .trim_end_matches('*')
+        .trim_end()
+        .ends_with(['?', '？'])
+}
+
 /// How many characters one word alone has at most.
 const WORD_CHARS: usize = 20;
 

@@ -19,6 +19,16 @@ fn is_scratch(file: &str) -> bool {
         || file.starts_with("~/.")
 }
 
+/// Whether any of `actions` ran git with a verb that is `wanted`.
+fn runs_git<'a>(mut actions: impl Iterator<Item = &'a Action>, wanted: impl Fn(&str) -> bool) -> bool {
+    actions.any(|action| {
+        action
+            .command
+            .as_deref()
+            .is_some_and(|command| steps(command).iter().any(|step| git_verb(step).is_some_and(&wanted)))
+    })
+}
+
 /// No commit made by an agent that worked with git: what it changed is
 /// not committed, as far as the transcript shows (a reader would otherwise
 /// take edits shown beside a pull request for part of it).
@@ -26,30 +36,12 @@ pub(super) fn nothing_committed(messages: &[Message], changed: &[Vec<String>], a
     // Only what came after the first change can have committed it.
     let first_change = changed.iter().position(|files| !files.is_empty())?;
     let after: Vec<&Action> = actions.iter().filter(|action| action.message >= first_change).collect();
-    let uses_git = actions
-        .iter()
-        .filter_map(|action| action.command.as_deref())
-        .any(|command| steps(command).iter().any(|step| git_verb(step).is_some()));
-    let verbs: Vec<&str> = after
-        .iter()
-        .filter_map(|action| action.command.as_deref())
-        .flat_map(|command| {
-            steps(command)
-                .into_iter()
-                .filter_map(|step| git_verb(&step).map(str::to_owned))
-        })
-        .map(|verb| {
-            if COMMITTING.contains(&verb.as_str()) {
-                "commit"
-            } else {
-                "other"
-            }
-        })
-        .collect();
+    let uses_git = runs_git(actions.iter(), |_| true);
     // A commit that printed nothing (`git commit -q`, one still running) or
     // was made another way (`gt create`, a release script, which print git's
     // line too), or a tree git called clean: then nothing is said.
-    let may_have_committed = verbs.contains(&"commit")
+    let commit_ran = runs_git(after.iter().copied(), |verb| COMMITTING.contains(&verb));
+    let may_have_committed = commit_ran
         || after.iter().filter_map(|action| action.result).any(|at| {
             let printed = &messages[at].content;
             COMMIT_LINE.is_match(printed) || printed.contains("nothing to commit")

@@ -172,11 +172,6 @@ pub(crate) fn outcome_of(result: &str) -> Outcome {
 static LABEL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\A\s*(?:={3,}|-{3,})\s*(\S.*?)\s*(?:={3,}|-{3,})\s*\z").expect("a valid pattern"));
 
-/// A line saying what a check looked at is not there (`ls: cannot access
-/// 'frontend/messages/': No such file or directory`).
-static MISSING: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)cannot access|no such file or directory").expect("a valid pattern"));
-
 /// How much of one labelled answer is shown.
 const ANSWER_CHARS: usize = 60;
 
@@ -207,7 +202,7 @@ fn labelled(lines: &[&str]) -> Option<String> {
     // checks ran) puts the zeros beside it in doubt: it is never cut off.
     let doubt = lines
         .iter()
-        .find(|line| ERROR_LINE.is_match(line) || MISSING.is_match(line))
+        .find(|line| ERROR_LINE.is_match(line))
         .map(|error| format!("; but: {}", one_line(error.trim(), ANSWER_CHARS * 2)))
         .unwrap_or_default();
     let room = (LINE_CHARS * 2).saturating_sub(doubt.chars().count());

@@ -2,10 +2,10 @@
 //! written as: the request's line, then what else was asked, the issues
 //! read, the work, the plan and the report.
 
-use super::remarks::{FLAGS, is_question, says_little};
+use super::remarks::{FLAGS, says_little};
 use crate::summary::read::edits::NAMES_PER_FILE;
 use crate::summary::read::files::{file_name, is_inside};
-use crate::summary::read::sentences::{conclusion, is_announcement, is_filler, is_next_step, statements};
+use crate::summary::read::sentences::{conclusion, is_announcement, is_filler, is_next_step, is_question, statements};
 use crate::summary::write::narrative::{ASKED_MARK, BRIEF_MARK, WORK_MARK};
 
 /// How much of a request a line quotes (SPEC §4)…

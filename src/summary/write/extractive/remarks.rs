@@ -42,10 +42,6 @@ static DID: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid pattern")
 });
 
-pub(super) fn is_question(sentence: &str) -> bool {
-    sentence.trim_end_matches(['*', ' ']).ends_with(['?', '？'])
-}
-
 /// A sentence that flags a gap, a failure or a limit, in the languages
 /// agents answer in.
 pub(super) static FLAGS: LazyLock<Regex> = LazyLock::new(|| {

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use super::rank::Ranked;
 use crate::summary::keep::set::Tier;
 use crate::summary::kinds::KeepKind;
-use crate::summary::read::commands::only_looks;
+use crate::summary::read::commands::{only_looks, steps};
 use crate::summary::write::budget::{NAMED_BY_ASSISTANT_SHARE, SEEN_IN_TOOL_OUTPUT_SHARE};
 use crate::summary::write::narrative::fit_narrative;
 use crate::summary::write::render::Line;
@@ -223,18 +223,14 @@ fn says_nothing_alone(kind: KeepKind, text: &str) -> bool {
                 .strip_prefix("PID ")
                 .is_some_and(|number| number.chars().all(|c| c.is_ascii_digit()))
         }
-        KeepKind::Command => {
-            let joined = text
-                .split_whitespace()
-                .filter(|word| matches!(*word, "&&" | "||" | "|" | ";") || (word.ends_with(';') && *word != "\\;"))
-                .count();
-            joined >= 2 || text.chars().count() > ONE_OFF_CHARS
-        }
+        KeepKind::Command => steps(text).len() >= ONE_OFF_STEPS || text.chars().count() > ONE_OFF_CHARS,
         _ => false,
     }
 }
 
-/// A command longer than this is a one-off, not one to run again by name.
+/// A command of this many steps or more, or longer than this, is a
+/// one-off, not one to run again by name.
+const ONE_OFF_STEPS: usize = 3;
 const ONE_OFF_CHARS: usize = 100;
 
 /// The prefix an id numbers in a series (`BF2` of `BF2-5`, `TMA` of `TMA-10`).
