@@ -26,7 +26,7 @@ static TRAILER: LazyLock<Regex> = LazyLock::new(|| {
 
 /// How many lines of a message's body are kept, and how long each may be.
 pub(crate) const BODY_LINES: usize = 10;
-const BODY_LINE_CHARS: usize = 200;
+const BODY_LINE_CHARS: usize = 320;
 
 /// The body of the message `command` commits with, if it is a `git commit`
 /// with one: its lines past the title, without blank lines, list markers and
@@ -55,14 +55,33 @@ pub(crate) fn commit_body(command: &str) -> Vec<String> {
             .collect::<Vec<_>>()
             .join("\n\n"),
     };
-    message
-        .lines()
-        .skip(1)
-        .map(|line| line.trim().trim_start_matches(['-', '*', '•']).trim())
+    unwrapped(message.lines().skip(1))
+        .iter()
+        .map(|line| line.trim_start_matches(['-', '*', '•']).trim())
         .filter(|line| !line.is_empty() && !TRAILER.is_match(line))
         .take(BODY_LINES)
         .map(|line| one_line(line, BODY_LINE_CHARS))
         .collect()
+}
+
+/// A message's lines with the ones git's 72-column habit wrapped joined
+/// again: a line that goes on in lower case, with no list marker, ends the
+/// sentence the line above began (a fragment alone says nothing).
+fn unwrapped<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut joined: Vec<String> = Vec::new();
+    let mut open = false;
+    for line in lines.map(str::trim) {
+        let goes_on = line.chars().next().is_some_and(char::is_lowercase);
+        match joined.last_mut() {
+            Some(last) if open && goes_on => {
+                last.push(' ');
+                last.push_str(line);
+            }
+            _ => joined.push(line.to_owned()),
+        }
+        open = !line.is_empty();
+    }
+    joined
 }
 
 #[cfg(test)]
@@ -99,6 +118,20 @@ mod tests {
         assert_eq!(
             commit_body("git -C app commit -am \"feat: MFA\" -m \"Use strict mode.\""),
             ["Use strict mode."]
+        );
+    }
+
+    #[test]
+    fn a_body_wrapped_at_72_columns_is_one_line_a_sentence() {
+        let command = "git commit -m \"$(cat <<'EOF'\nchore: housekeeping\n\nAdd gitignore entries for .entire/ and .opencode/ external\ntool state directories. Commit the solution doc, the\nmcp-serve plan.\n\n- Task 3 (in_progress): verify-docs\n- Task 4 (pending): release\nBlocked by task 3\nEOF\n)\"";
+        assert_eq!(
+            commit_body(command),
+            [
+                "Add gitignore entries for .entire/ and .opencode/ external tool state directories. Commit the solution doc, the mcp-serve plan.",
+                "Task 3 (in_progress): verify-docs",
+                "Task 4 (pending): release",
+                "Blocked by task 3",
+            ]
         );
     }
 

@@ -13,7 +13,7 @@ use target::target_of;
 use super::tool_calls::tool_name;
 use crate::domain::transcript::{Message, Role};
 
-pub(crate) use results::{LINE_CHARS, Outcome};
+pub(crate) use results::{LINE_CHARS, Outcome, is_labelled_script};
 
 /// One tool call and what came of it.
 #[derive(Debug, Clone, PartialEq, Eq)]

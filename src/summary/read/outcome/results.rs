@@ -172,6 +172,17 @@ pub(crate) fn outcome_of(result: &str) -> Outcome {
 static LABEL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\A\s*(?:={3,}|-{3,})\s*(\S.*?)\s*(?:={3,}|-{3,})\s*\z").expect("a valid pattern"));
 
+/// A script of such checks: a shell command that echoes a label before
+/// what it prints.
+static LABEL_ECHO: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"\becho\s+(?:-e\s+)?["']?\s*(?:={3,}|-{3,})\s*\S"#).expect("a valid pattern"));
+
+/// Whether `command` is a script of labelled checks, whose answers say what
+/// it looked at (the command beside them is only how).
+pub(crate) fn is_labelled_script(command: &str) -> bool {
+    LABEL_ECHO.find_iter(command).count() >= 2
+}
+
 /// How much of one labelled answer is shown.
 const ANSWER_CHARS: usize = 60;
 
@@ -304,6 +315,15 @@ mod tests {
             Outcome::Ok(None),
             "a word at the start of output is not the harness's answer"
         );
+    }
+
+    #[test]
+    fn a_script_echoing_two_labels_is_one_of_labelled_checks() {
+        assert!(is_labelled_script(
+            r#"echo "=== console.warn ===" && grep -rn console.warn src | wc -l; echo '--- Bot locales ---'; ls"#
+        ));
+        assert!(!is_labelled_script(r#"echo "=== done ===""#), "one label");
+        assert!(!is_labelled_script("grep -c '===' notes.md; echo ok; echo ---"));
     }
 
     #[test]

@@ -548,6 +548,26 @@ mod tests {
     }
 
     #[test]
+    fn a_script_of_labelled_checks_is_said_by_what_it_found_not_by_its_command() {
+        let mut messages = vec![
+            Message::new(Role::User, "Audit the locales."),
+            call(
+                "1",
+                r#"echo "=== console.warn ===" && grep -rn console.warn src | wc -l; echo "=== Bot locales ===" && ls bot/locales | wc -l"#,
+            ),
+            result("1", "=== console.warn ===\n0\n=== Bot locales ===\n39"),
+        ];
+        messages.push(Message::new(Role::Assistant, "The bot has all 39 locales."));
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert!(
+            text.contains("\n  · checks found: console.warn: 0; Bot locales: 39\n")
+                || text.ends_with("  · checks found: console.warn: 0; Bot locales: 39"),
+            "{text}"
+        );
+        assert!(!text.contains("grep -rn"), "{text}");
+    }
+
+    #[test]
     fn a_commits_message_says_what_the_agent_wrote_of_the_work() {
         let messages = vec![
             Message::new(Role::User, "Save where we are before compacting."),

@@ -13,7 +13,7 @@ use crate::summary::read::briefs::{briefs, shows_issue};
 use crate::summary::read::commands::only_looks;
 use crate::summary::read::commit_message::commit_body;
 use crate::summary::read::edits::names_defined;
-use crate::summary::read::outcome::Outcome;
+use crate::summary::read::outcome::{Outcome, is_labelled_script};
 use crate::summary::read::pasted::own_words;
 use crate::summary::read::request::{UserMessage, is_acknowledgement};
 use crate::summary::read::sentences::{Stretch, clipped, conclusion, is_announcement, sentences, statements};
@@ -224,6 +224,9 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
             }
             let target = action.target.replace('`', "'");
             match &action.outcome {
+                Outcome::Ok(Some(line)) if action.command.as_deref().is_some_and(is_labelled_script) => {
+                    exchange.step(format!("checks found: {line}"));
+                }
                 Outcome::Ok(Some(line)) => {
                     exchange.step(format!("`{target}` → {line}"));
                     // What the agent wrote of the change (or of the work left).
