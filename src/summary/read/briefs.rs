@@ -187,6 +187,15 @@ fn brief(text: &str) -> Vec<String> {
     out
 }
 
+/// What a Markdown document the agent wrote holds, read as an issue is:
+/// its title (its first `# ` heading) and the sections that bound the work
+/// (a prompt's or a plan's goal, scope, acceptance), when it has any.
+pub(crate) fn document_brief(text: &str) -> Option<Vec<String>> {
+    // The title's marks off, the rest as it is.
+    let said = brief(text.trim_start().strip_prefix("# ")?);
+    (said.len() >= 2).then_some(said)
+}
+
 /// Whether a line only separates the issues a command printed (`===`;
 /// a `---` is a rule inside an issue's own text).
 fn is_separator(line: &str) -> bool {
@@ -258,6 +267,24 @@ pub(crate) fn briefs(result: &str) -> Vec<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_document_the_agent_wrote_says_its_title_and_goal() {
+        let prompt = "# Phase 9 — Locale Sync\n\n> Requires `AGENT_TEAMS=1`.\n\n## Goal\n\nThis is **Phase 9**. It closes the last gap:\n\n1. **39 locales everywhere** — Frontend misses zh-Hant.\n2. **Bot middleware** — load all 39.\n\n## Task Summary\n\n| # | Task |\n|---|---|\n| 1 | Add zh-Hant |\n";
+        assert_eq!(
+            document_brief(prompt).unwrap(),
+            [
+                "Phase 9 — Locale Sync",
+                "Goal: 39 locales everywhere — Frontend misses zh-Hant; Bot middleware — load all 39"
+            ]
+        );
+        assert_eq!(document_brief("Some notes.\n## Goal\nx"), None, "no title");
+        assert_eq!(
+            document_brief("# Notes\n\n## Ideas\n- one"),
+            None,
+            "nothing that bounds work"
+        );
+    }
 
     const EPIC: &str = "○ spotter-fum [EPIC] · Improve Session Transcript Readability   [● P2 · OPEN]
 Owner: Marco Rotili · Type: epic

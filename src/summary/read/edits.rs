@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
+use super::briefs::document_brief;
 use super::sentences::one_line;
 use super::tool_calls::called;
 use crate::summary::kinds::KeepKind;
@@ -261,7 +262,21 @@ pub(crate) fn names_defined(tool: &str, arguments: &str) -> Vec<(String, Vec<Str
         return Vec::new();
     }
     let names = if files[0].ends_with(".md") || files[0].ends_with(".markdown") {
-        headings_in(&added_text(&parsed))
+        let text = added_text(&parsed);
+        let headings = headings_in(&text);
+        match document_brief(&text) {
+            // A whole document written (a prompt, a plan): what it is for
+            // first, then its other headings.
+            Some(brief) => std::iter::once(brief.join(" — "))
+                .chain(
+                    headings
+                        .into_iter()
+                        .skip(1)
+                        .filter(|heading| !brief.iter().any(|line| line.starts_with(heading.as_str()))),
+                )
+                .collect(),
+            None => headings,
+        }
     } else {
         names_in(&added_text(&parsed), Settings::of(&files[0]))
     };
@@ -289,6 +304,26 @@ mod tests {
                     "Phase 9: Locales to 39".to_owned(),
                     "Tasks".to_owned(),
                     "LOC-1: add zh-Hant".to_owned()
+                ]
+            )]
+        );
+    }
+
+    #[test]
+    fn a_document_written_whole_says_what_it_is_for_then_its_other_headings() {
+        let arguments = serde_json::json!({
+            "file_path": "PHASE9_PROMPT.md",
+            "content": "# Phase 9 — Locale Sync\n\n## Goal\n\nThis is **Phase 9**.\n\n1. **39 locales everywhere** — Frontend misses zh-Hant.\n\n## Task Summary\n\n| # | Task |\n\n## What REMAINS\n\n### ISSUE-1: Frontend\n"
+        });
+        assert_eq!(
+            names_defined("Write", &arguments.to_string()),
+            [(
+                "PHASE9_PROMPT.md".to_owned(),
+                vec![
+                    "Phase 9 — Locale Sync — Goal: 39 locales everywhere — Frontend misses zh-Hant".to_owned(),
+                    "Task Summary".to_owned(),
+                    "What REMAINS".to_owned(),
+                    "ISSUE-1: Frontend".to_owned(),
                 ]
             )]
         );

@@ -53,6 +53,16 @@ fn is_hex_id(token: &str) -> bool {
     token.chars().any(|c| c.is_ascii_digit()) && token.chars().any(|c| c.is_ascii_alphabetic())
 }
 
+/// Whether `text[start..end]` is only part of a longer run of dotted
+/// numbers (`192.168.133` of the address `192.168.133.114`): a fragment.
+fn inside_dotted_numbers(text: &str, start: usize, end: usize) -> bool {
+    let after = text[end..].as_bytes();
+    let before = text[..start].as_bytes();
+    let goes_on = after.first() == Some(&b'.') && after.get(1).is_some_and(u8::is_ascii_digit);
+    let went_on = before.last() == Some(&b'.') && before.len() >= 2 && before[before.len() - 2].is_ascii_digit();
+    goes_on || went_on
+}
+
 /// Where ids may stand in `text`, overlapping as found.
 pub(super) fn candidates(text: &str) -> Vec<(usize, usize)> {
     let mut ids: Vec<(usize, usize)> = Vec::new();
@@ -65,6 +75,7 @@ pub(super) fn candidates(text: &str) -> Vec<(usize, usize)> {
                     .split_once('-')
                     .is_some_and(|(prefix, _)| !NOT_TICKETS.contains(&prefix)),
                 p if std::ptr::eq(p, &*ERROR_CODE) => !is_standard(token),
+                p if std::ptr::eq(p, &*VERSION) => !inside_dotted_numbers(text, id.start(), id.end()),
                 _ => true,
             };
             if keep {

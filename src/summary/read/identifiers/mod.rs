@@ -211,7 +211,8 @@ mod tests {
     #[test]
     fn junk_is_not_an_id() {
         let text = "d=\"M12 2C6.48 2 2 6.48 2 12s4.48 10 10 10 10-4.48 10-10S17.52 2 12 2z\" class=\"grid-cols-3 text-gray-500\" \
-                    abc12 deadbee 1018 42 UTF-8 SHA-256 SHA256 HMAC-SHA256 ISO8601 snake_case_name gpt-4o";
+                    abc12 deadbee 1018 42 UTF-8 SHA-256 SHA256 HMAC-SHA256 ISO8601 snake_case_name gpt-4o \
+                    the database at 192.168.133.114 and 10.0.0.1";
         assert!(of(text, KeepKind::Id).is_empty(), "{:?}", of(text, KeepKind::Id));
         assert!(of(text, KeepKind::Path).is_empty(), "{:?}", of(text, KeepKind::Path));
     }

@@ -355,6 +355,31 @@ mod tests {
     }
 
     #[test]
+    fn commands_that_failed_with_one_error_are_one_step_said_at_the_last() {
+        let busy = "cp: cannot create regular file '/home/m/.local/bin/applet': Text file busy";
+        let messages = vec![
+            Message::new(Role::User, "Install the applet."),
+            call("1", "./install.sh"),
+            result("1", &format!("Exit code 1\n{busy}")),
+            call("2", "./install.sh"),
+            result("2", &format!("Exit code 1\n{busy}")),
+            call("3", "cargo build --release"),
+            result("3", "Finished `release` profile"),
+            call("4", "killall applet; ./install.sh"),
+            result("4", &format!("Exit code 1\n{busy}")),
+            Message::new(Role::Assistant, "The old applet still holds the file."),
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            [
+                "- Install the applet. → The old applet still holds the file.",
+                &format!("  · `killall applet; ./install.sh` failed, as 2 earlier commands did: {busy}"),
+            ]
+        );
+    }
+
+    #[test]
     fn what_an_edit_defined_is_said_under_its_request() {
         let messages = vec![
             Message::new(Role::User, "Add a close action to annotations."),
@@ -565,6 +590,32 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("grep -rn"), "{text}");
+    }
+
+    #[test]
+    fn a_commit_of_changes_keeps_two_lines_of_its_message_an_empty_one_all() {
+        let commit = |flags: &str| {
+            format!(
+                "git commit {flags} -m \"$(cat <<'EOF'\nrefactor: minimal redesign\n\n- Remove three.js\n- Remove GSAP\n- Remove Lenis\n- Flatten the card\nEOF\n)\""
+            )
+        };
+        let session = |command: String| {
+            vec![
+                Message::new(Role::User, "Commit it."),
+                call("1", &command),
+                result("1", "[main 5d6e7f8] refactor: minimal redesign"),
+            ]
+        };
+        let text = narrative(None, &session(commit("")), &HarnessPatterns::default(), "x");
+        assert_eq!(text.matches("commit message:").count(), 2, "{text}");
+        assert!(text.ends_with("  · commit message: Remove GSAP"), "{text}");
+        let text = narrative(
+            None,
+            &session(commit("--allow-empty")),
+            &HarnessPatterns::default(),
+            "x",
+        );
+        assert_eq!(text.matches("commit message:").count(), 4, "{text}");
     }
 
     #[test]

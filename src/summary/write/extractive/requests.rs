@@ -173,6 +173,21 @@ fn heard(user: Option<&UserMessage>, offered: &str, exchange: &mut Exchange, lin
     true
 }
 
+/// How many lines of a commit's message past its title are kept when the
+/// commit holds changes: the steps and the files said what they are, so its
+/// message is mostly a repeat; an empty commit's (`--allow-empty`, progress
+/// saved before a compaction) is all it holds, and is kept as written.
+const BODY_OF_CHANGES: usize = 2;
+
+/// What the agent wrote in a commit's message past its title.
+fn told_in_commit(command: &str) -> Vec<String> {
+    let mut body = commit_body(command);
+    if !command.contains("--allow-empty") {
+        body.truncate(BODY_OF_CHANGES);
+    }
+    body
+}
+
 /// One line per user request in `messages`, with its conclusion and the
 /// files it changed, each followed by its work (a delta that opens mid-run
 /// starts with a `(continuing)` line); `read` is their [`Reading`].
@@ -230,7 +245,7 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
                 Outcome::Ok(Some(line)) => {
                     exchange.step(format!("`{target}` → {line}"));
                     // What the agent wrote of the change (or of the work left).
-                    for said in action.command.as_deref().map(commit_body).unwrap_or_default() {
+                    for said in action.command.as_deref().map(told_in_commit).unwrap_or_default() {
                         exchange.step(format!("commit message: {said}"));
                     }
                 }
