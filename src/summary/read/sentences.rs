@@ -45,7 +45,7 @@ static FILLER: LazyLock<Regex> = LazyLock::new(|| {
 /// "Good additions.", "That's a crucial distinction!".
 static SAYS_NOTHING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
-        r"(?i)\A(?:",
+        r"(?i)\A(?:(?:good|great|perfect|excellent|alright|ok(?:ay)?)[,!.]?\s+)?(?:",
         r"(?:now,?\s+|ok(?:ay)?,?\s+)?i\s+(?:now\s+)?(?:have|see|understand|know|got)\s+(?:a\s+|the\s+)?(?:very\s+)?",
         r"(?:clear|full|good|complete|better|solid|much better)?\s*(?:picture|context|understanding|overview|idea|view|sense)\b[^.!?:]{0,40}",
         r"|(?:now,?\s+)?i\s+(?:now\s+)?(?:have|understand|see|know)\s+(?:all|everything|enough)\b[^.!?:]{0,40}",
@@ -396,6 +396,7 @@ mod tests {
         for remark in [
             "I have a clear picture.",
             "Now I have a clear picture of everything.",
+            "Good, now I have the complete picture.",
             "I have full context now.",
             "Now I have all the patterns.",
             "Now I understand the flow.",

@@ -1,7 +1,8 @@
 //! How a summary's parts are laid out (SPEC §4, issue 41): where things
 //! stand opening with the latest request, the items the keep guard
-//! appends, the narrative and the parked line, a blank line apart — after
-//! the narrative, or before a model's so its own ending is read last.
+//! appends, the narrative and the parked line, a blank line apart: where
+//! things stand always first, the appended items after the narrative, or
+//! before a model's so its own ending is read last.
 
 use super::narrative::{Parked, parked_line};
 use super::render::Line;
@@ -21,10 +22,24 @@ pub(super) fn state_section(request: Option<&str>, lines: &[String]) -> String {
     format!("{STATE_HEADING}\n{}", out.join("\n"))
 }
 
-/// The narrative, where things stand, the appended items and the parked
-/// line, a blank line apart.
+/// Where things stand, the narrative, the appended items and the parked
+/// line, a blank line apart: a reader who carries on learns where the work
+/// is before how it got there (graders of issue 41 had to dig through the
+/// history first). Where things stand is closed up to one paragraph, as
+/// [`narrative_of`] reads it back.
+///
+/// [`narrative_of`]: super::narrative::narrative_of
 pub(super) fn assemble(narrative: &str, state: &str, appended: &str, parked: Parked, conversation: &str) -> String {
-    joined([narrative.trim(), state, appended], parked, conversation)
+    joined([&closed_up(state), narrative.trim(), appended], parked, conversation)
+}
+
+/// A section as one paragraph: a request's blank lines do not end it.
+fn closed_up(section: &str) -> String {
+    section
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A model's summary (issue 41): where things stand and the appended items
@@ -41,13 +56,6 @@ pub(super) fn assemble_before(
     parked: Parked,
     conversation: &str,
 ) -> String {
-    let closed_up = |section: &str| {
-        section
-            .lines()
-            .filter(|line| !line.trim().is_empty())
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
     joined(
         [&closed_up(state), &closed_up(appended), narrative.trim()],
         parked,

@@ -136,7 +136,8 @@ pub fn narrative_of(summary: &str) -> &str {
         None => summary,
     };
     if let Some(narrative) = after_sections(without_parked) {
-        return narrative.trim();
+        // An extractive narrative has its appended items after it.
+        return before_section(narrative, KEPT_HEADING).trim();
     }
     let without_kept = before_section(without_parked, KEPT_HEADING);
     before_section(without_kept, STATE_HEADING).trim()
@@ -211,6 +212,17 @@ mod tests {
             narrative_of(&format!("{KEPT_HEADING}\n- Paths: a\n\n{narrative}")),
             narrative
         );
+    }
+
+    #[test]
+    fn an_extractive_summary_gives_back_its_lines_between_where_things_stand_and_the_kept_items() {
+        let narrative = "Written by compactd without a model (x).\n- Fix the parser. → Fixed.\n  · `make` → ok";
+        let summary = format!(
+            "{STATE_HEADING}\n- Latest request: Fix the parser.\n- Last actions: Bash `make` → ok\n\n\
+             {narrative}\n\n{KEPT_HEADING}\n- Paths: src/a.rs\n\n{}",
+            parked_line(Parked { all: 3, said: 1 }, "c-1")
+        );
+        assert_eq!(narrative_of(&summary), narrative);
     }
 
     #[test]
