@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::layout::{assemble, assemble_before, state_section};
+use super::layout::{assemble, assemble_before, assemble_lines, state_section};
 use super::narrative::Parked;
 use super::presence::Finder;
 use super::render::{Candidate, render};
@@ -21,6 +21,9 @@ pub(super) struct Arrangement<'a> {
     pub(super) state_lines: &'a [String],
     /// A model wrote the narrative: compactd's sections go before it.
     pub(super) by_model: bool,
+    /// The narrative is the extractive summarizer's lines: where things
+    /// stand goes before them.
+    pub(super) lines: bool,
     pub(super) beside: &'a str,
     pub(super) conversation: &'a str,
     /// Files changed that are folders of others: held where one inside is.
@@ -100,6 +103,8 @@ impl Arrangement<'_> {
         let appended = render(&appended);
         let text = if self.by_model {
             assemble_before(self.narrative, &state, &appended, parked, self.conversation)
+        } else if self.lines {
+            assemble_lines(self.narrative, &state, &appended, parked, self.conversation)
         } else {
             assemble(self.narrative, &state, &appended, parked, self.conversation)
         };

@@ -1,8 +1,9 @@
 //! How a summary's parts are laid out (SPEC §4, issue 41): where things
 //! stand opening with the latest request, the items the keep guard
 //! appends, the narrative and the parked line, a blank line apart: where
-//! things stand always first, the appended items after the narrative, or
-//! before a model's so its own ending is read last.
+//! things stand before the extractive lines and a model's narrative (the
+//! appended items too, before a model's, so its own ending is read last),
+//! after a harness's own prose.
 
 use super::narrative::{Parked, parked_line};
 use super::render::Line;
@@ -22,14 +23,26 @@ pub(super) fn state_section(request: Option<&str>, lines: &[String]) -> String {
     format!("{STATE_HEADING}\n{}", out.join("\n"))
 }
 
-/// Where things stand, the narrative, the appended items and the parked
-/// line, a blank line apart: a reader who carries on learns where the work
-/// is before how it got there (graders of issue 41 had to dig through the
-/// history first). Where things stand is closed up to one paragraph, as
-/// [`narrative_of`] reads it back.
+/// A narrative in prose its caller wrote (a harness's own summary), where
+/// things stand, the appended items and the parked line, a blank line apart.
+pub(super) fn assemble(narrative: &str, state: &str, appended: &str, parked: Parked, conversation: &str) -> String {
+    joined([narrative.trim(), state, appended], parked, conversation)
+}
+
+/// The extractive summary: where things stand, the narrative's lines, the
+/// appended items and the parked line, a blank line apart. A reader who
+/// carries on learns where the work is before how it got there (graders of
+/// issue 41 had to dig through the history first). Where things stand is
+/// closed up to one paragraph, as [`narrative_of`] reads it back.
 ///
 /// [`narrative_of`]: super::narrative::narrative_of
-pub(super) fn assemble(narrative: &str, state: &str, appended: &str, parked: Parked, conversation: &str) -> String {
+pub(super) fn assemble_lines(
+    narrative: &str,
+    state: &str,
+    appended: &str,
+    parked: Parked,
+    conversation: &str,
+) -> String {
     joined([&closed_up(state), narrative.trim(), appended], parked, conversation)
 }
 

@@ -56,8 +56,8 @@ fn is_hex_id(token: &str) -> bool {
 /// Whether `text[start..end]` is only part of a longer run of dotted
 /// numbers (`192.168.133` of the address `192.168.133.114`): a fragment.
 fn inside_dotted_numbers(text: &str, start: usize, end: usize) -> bool {
-    let after = text[end..].as_bytes();
-    let before = text[..start].as_bytes();
+    let after = &text.as_bytes()[end..];
+    let before = &text.as_bytes()[..start];
     let goes_on = after.first() == Some(&b'.') && after.get(1).is_some_and(u8::is_ascii_digit);
     let went_on = before.last() == Some(&b'.') && before.len() >= 2 && before[before.len() - 2].is_ascii_digit();
     goes_on || went_on

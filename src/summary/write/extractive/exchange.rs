@@ -2,7 +2,7 @@
 //! written as: the request's line, then what else was asked, the issues
 //! read, the work, the plan and the report.
 
-use super::remarks::{FLAGS, says_little};
+use super::remarks::{FLAGS, only_announces, says_little};
 use crate::summary::read::edits::NAMES_PER_FILE;
 use crate::summary::read::files::{file_name, is_inside};
 use crate::summary::read::sentences::{conclusion, is_announcement, is_filler, is_next_step, is_question, statements};
@@ -92,7 +92,7 @@ impl Exchange {
         let steps = self
             .steps
             .iter()
-            .filter(|step| Some(*step) != self.outcome.as_ref() && !says_little(step));
+            .filter(|step| Some(*step) != self.outcome.as_ref() && !says_little(step) && !only_announces(step));
         lines.extend(steps.map(|step| format!("{WORK_MARK}{step}")));
         // The plan put to the user: the goal, the approach, what to change.
         if let Some(plan) = &self.plan {

@@ -486,6 +486,37 @@ mod tests {
     }
 
     #[test]
+    fn a_korean_or_japanese_announcement_is_no_step_unless_it_names_or_explains() {
+        let messages = vec![
+            Message::new(Role::User, "v0.16.0 릴리스"),
+            Message::new(Role::Assistant, "Working tree 정리부터 시작합니다."),
+            Message::new(Role::Assistant, "EC decision도 기록합니다."),
+            Message::new(Role::Assistant, "次に、IntersectionObserver スクリプトを作成します。"),
+            Message::new(Role::Assistant, "ROADMAP에서 `py.typed` 항목을 완료 처리합니다."),
+            Message::new(Role::Assistant, "Header.astro から検索ボタンを削除します。"),
+            Message::new(
+                Role::Assistant,
+                "응답 대기 시간이 초과했으므로 자연스러운 순서대로 진행합니다.",
+            ),
+            Message::new(Role::Assistant, "아직 테스트를 실행하지 않습니다."),
+            Message::new(Role::Assistant, "Task 1 완료."),
+            Message::new(Role::Assistant, "진행 상태를 저장했습니다. compact를 실행합니다."),
+        ];
+        let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
+        assert_eq!(
+            text.lines().skip(1).collect::<Vec<_>>(),
+            [
+                "- v0.16.0 릴리스 → 진행 상태를 저장했습니다. compact를 실행합니다.",
+                "  · ROADMAP에서 `py.typed` 항목을 완료 처리합니다.",
+                "  · Header.astro から検索ボタンを削除します。",
+                "  · 응답 대기 시간이 초과했으므로 자연스러운 순서대로 진행합니다.",
+                "  · 아직 테스트를 실행하지 않습니다.",
+                "  · Task 1 완료.",
+            ]
+        );
+    }
+
+    #[test]
     fn what_the_user_chose_is_said_as_the_option_not_its_number() {
         let messages = vec![
             Message::new(Role::User, "Build a power applet."),

@@ -6,6 +6,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::requests::REASON;
+use crate::summary::read::sentences::sentences;
+
 /// A step of the agent's prose too short to tell a reader anything of its
 /// own: an exclamation ("You're absolutely right!", "I can see the
 /// screenshot!") or a remark of three words ("Logged in.", "결정이 명확합니다.")
@@ -26,6 +29,30 @@ pub(super) fn says_little(step: &str) -> bool {
         words <= 3 && step.chars().count() <= REMARK_CHARS
     };
     !names_or_counts && !FLAGS.is_match(step) && !DID.is_match(step) && ((exclaims && words <= 5) || remark)
+}
+
+/// A Korean or Japanese sentence in the polite form of what the agent does
+/// now or will ("Working tree 정리부터 시작합니다.", "次に、…スクリプトを作成します。"),
+/// which English says with "Let me…".
+static DOING_NOW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?:합니다|하겠습니다|겠습니다|します|しましょう|していきます|始めます|進めます|行います)[.。!！]?\z")
+        .expect("a valid pattern")
+});
+
+/// A name of a file or a span of code in a sentence (`global.css`, `` `dark:` ``).
+static NAMED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"[`/_=@#"0-9]|\w\.\w"#).expect("a valid pattern"));
+
+/// Whether a step only announces, in Korean's or Japanese's polite form,
+/// what the agent turns to, and names, counts and flags nothing ("EC
+/// decision도 기록합니다."). Said of a named thing ("ROADMAP에서 `py.typed`
+/// 항목을 완료 처리합니다.") it is the only record of what an edit did, and stays.
+pub(super) fn only_announces(step: &str) -> bool {
+    let said = sentences(step);
+    !said.is_empty()
+        && said.iter().all(|sentence| DOING_NOW.is_match(sentence.trim()))
+        && !NAMED.is_match(step)
+        && !FLAGS.is_match(step)
+        && !REASON.is_match(step)
 }
 
 /// How long a remark that says nothing may be…

@@ -22,7 +22,7 @@ use crate::summary::read::tool_calls::tool_name;
 /// A sentence that gives a reason: with it, a step says why (in English,
 /// Russian, Spanish, German and French between words; Korean, Japanese and
 /// Chinese anywhere).
-static REASON: LazyLock<Regex> = LazyLock::new(|| {
+pub(super) static REASON: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?i)\b(?:because|since|so that|instead|rather than|in order to|which means|otherwise|as a result",
         r"|потому что|поэтому|так как|чтобы|porque|para que|en lugar de|weil|damit|statt|parce que|afin de|au lieu de)\b",

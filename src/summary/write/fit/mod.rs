@@ -192,7 +192,7 @@ mod tests {
         assert_eq!(
             fitted.text,
             format!(
-                "{STATE_HEADING}\n- Latest request: Deploy 4711 to staging\n\nWe edited src/lib.rs and deployed.\n\n{KEPT_HEADING}\n- Rule: Never force-push to main.\n- Paths: /srv/app"
+                "We edited src/lib.rs and deployed.\n\n{STATE_HEADING}\n- Latest request: Deploy 4711 to staging\n\n{KEPT_HEADING}\n- Rule: Never force-push to main.\n- Paths: /srv/app"
             )
         );
         let total = fitted.figures.total();
@@ -218,7 +218,7 @@ mod tests {
         );
         assert_eq!(
             fitted.text,
-            format!("{STATE_HEADING}\n- Latest request: Ship it\n\nThe user said: Ship it, in src/a.rs.")
+            format!("The user said: Ship it, in src/a.rs.\n\n{STATE_HEADING}\n- Latest request: Ship it")
         );
         assert_eq!(fitted.figures.total().present, 2);
     }
@@ -410,7 +410,7 @@ mod tests {
         assert_eq!(
             fitted.text,
             format!("{STATE_HEADING}\n- Latest request: Rotate key KEY-2231 in /etc/app/keys now\n\n{narrative}"),
-            "nothing appended, nothing parked"
+            "nothing appended, nothing parked; where things stand before the extractive lines"
         );
         assert_eq!(fitted.figures.total().present, 3);
     }
@@ -436,7 +436,7 @@ mod tests {
     }
 
     #[test]
-    fn where_things_stand_comes_before_the_narrative_within_its_share() {
+    fn where_things_stand_comes_after_the_narrative_within_its_share() {
         let set = set_of(&[
             (KeepKind::Request, "Fix the retry test", Source::User),
             (KeepKind::Prohibition, "Never touch prod.", Source::User),
@@ -468,9 +468,9 @@ mod tests {
         assert_eq!(
             fitted.text,
             format!(
-                "{STATE_HEADING}\n- Latest request: Fix the retry test\n- Then: answered: Great!\n\
+                "We looked at the retries.\n\n{STATE_HEADING}\n- Latest request: Fix the retry test\n- Then: answered: Great!\n\
                  - In progress: Raising the backoff in src/retry.rs to 774ms.\n- Last actions: Bash `cargo test` → failed: backoff too short\n\n\
-                 We looked at the retries.\n\n{KEPT_HEADING}\n- Rule: Never touch prod."
+                 {KEPT_HEADING}\n- Rule: Never touch prod."
             ),
             "the path is held where things stand; the long error is over the section's 15%"
         );

@@ -7,7 +7,7 @@ use super::rank::Ranked;
 use crate::summary::keep::set::Tier;
 use crate::summary::write::arrangement::Arrangement;
 use crate::summary::write::budget::Fitted;
-use crate::summary::write::narrative::fit_narrative;
+use crate::summary::write::narrative::{Shape, fit_narrative};
 
 impl<'a> Ranked<'a> {
     /// Park: assemble, and give way until the whole, counted exactly, fits:
@@ -38,6 +38,7 @@ impl<'a> Ranked<'a> {
                 narrative: &fitted_narrative,
                 state_lines: shown,
                 by_model: self.parts.by_model,
+                lines: self.parts.shape == Shape::Lines,
                 beside: &self.beside,
                 conversation: self.parts.conversation,
                 folders: &self.folders,
