@@ -2,7 +2,7 @@
 //! written as: the request's line, then what else was asked, the issues
 //! read, the work, the plan and the report.
 
-use super::remarks::{FLAGS, only_announces, says_little};
+use super::remarks::{FLAGS, only_announces, says_little, still_flagged};
 use crate::summary::read::edits::NAMES_PER_FILE;
 use crate::summary::read::files::{file_name, is_inside};
 use crate::summary::read::sentences::{conclusion, is_announcement, is_filler, is_next_step, is_question, statements};
@@ -253,14 +253,6 @@ fn flagged_rows(report: &str) -> Vec<String> {
         .collect();
     // What is missing or failed before what is only to check.
     first_in_order(rows, FLAGGED_ROWS, |row| row.contains(['❌', '✗', '✘']))
-}
-
-/// Whether a table row's last mark flags a gap (`| Build | ❌ failing |
-/// ✅ passing |` was set right).
-fn still_flagged(row: &str) -> bool {
-    row.chars()
-        .rfind(|c| matches!(c, '❌' | '⚠' | '✗' | '✘' | '✅' | '✓' | '✔'))
-        .is_some_and(|mark| matches!(mark, '❌' | '⚠' | '✗' | '✘'))
 }
 
 /// At most `most` of `items`, those that are `first` before the rest,

@@ -6,7 +6,6 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::requests::REASON;
 use crate::summary::read::sentences::sentences;
 
 /// A step of the agent's prose too short to tell a reader anything of its
@@ -60,6 +59,18 @@ const REMARK_CHARS: usize = 18;
 /// …written in Han or kana ("決定が明確です。" is one).
 const HAN_REMARK_CHARS: usize = 6;
 
+/// A sentence that gives a reason: with it, a step says why (in English,
+/// Russian, Spanish, German and French between words; Korean, Japanese and
+/// Chinese anywhere).
+pub(super) static REASON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        r"(?i)\b(?:because|since|so that|instead|rather than|in order to|which means|otherwise|as a result",
+        r"|потому что|поэтому|так как|чтобы|porque|para que|en lugar de|weil|damit|statt|parce que|afin de|au lieu de)\b",
+        r"|때문에|므로|위해|대신|ため|ので|代わりに|因为|所以|以便|而不是",
+    ))
+    .expect("a valid pattern")
+});
+
 /// A short sentence that says what the agent did ("Fixed the login.") is
 /// a result, however short.
 static DID: LazyLock<Regex> = LazyLock::new(|| {
@@ -79,3 +90,11 @@ pub(super) static FLAGS: LazyLock<Regex> = LazyLock::new(|| {
     ))
     .expect("a valid pattern")
 });
+
+/// Whether a table row's last mark flags a gap (`| Build | ❌ failing |
+/// ✅ passing |` was set right).
+pub(super) fn still_flagged(row: &str) -> bool {
+    row.chars()
+        .rfind(|c| matches!(c, '❌' | '⚠' | '✗' | '✘' | '✅' | '✓' | '✔'))
+        .is_some_and(|mark| matches!(mark, '❌' | '⚠' | '✗' | '✘'))
+}

@@ -7,29 +7,18 @@ use regex::Regex;
 
 use super::choices::{chosen, option_named};
 use super::exchange::{Exchange, REQUEST_CHARS, STEP_CHARS};
+use super::remarks::REASON;
 use crate::domain::transcript::{Message, Role, ToolCall};
 use crate::summary::read::Reading;
 use crate::summary::read::briefs::{briefs, shows_issue};
 use crate::summary::read::commands::only_looks;
 use crate::summary::read::commit_message::commit_body;
 use crate::summary::read::edits::names_defined;
-use crate::summary::read::outcome::{Outcome, is_labelled_script};
+use crate::summary::read::outcome::{Action, Outcome, is_labelled_script};
 use crate::summary::read::pasted::own_words;
 use crate::summary::read::request::{UserMessage, is_acknowledgement};
 use crate::summary::read::sentences::{Stretch, clipped, conclusion, is_announcement, sentences, statements};
 use crate::summary::read::tool_calls::tool_name;
-
-/// A sentence that gives a reason: with it, a step says why (in English,
-/// Russian, Spanish, German and French between words; Korean, Japanese and
-/// Chinese anywhere).
-pub(super) static REASON: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        r"(?i)\b(?:because|since|so that|instead|rather than|in order to|which means|otherwise|as a result",
-        r"|потому что|поэтому|так как|чтобы|porque|para que|en lugar de|weil|damit|statt|parce que|afin de|au lieu de)\b",
-        r"|때문에|므로|위해|대신|ため|ので|代わりに|因为|所以|以便|而不是",
-    ))
-    .expect("a valid pattern")
-});
 
 /// What one of the agent's messages adds to the work: the first sentence
 /// that says something, with the sentence right after it when that gives a
@@ -237,32 +226,7 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
                     exchange.step(choice);
                 }
             }
-            let target = action.target.replace('`', "'");
-            match &action.outcome {
-                Outcome::Ok(Some(line)) if action.command.as_deref().is_some_and(is_labelled_script) => {
-                    exchange.step(format!("checks found: {line}"));
-                }
-                Outcome::Ok(Some(line)) => {
-                    exchange.step(format!("`{target}` → {line}"));
-                    // What the agent wrote of the change (or of the work left).
-                    for said in action.command.as_deref().map(told_in_commit).unwrap_or_default() {
-                        exchange.step(format!("commit message: {said}"));
-                    }
-                }
-                // A server or a watcher started to keep running is part of where the work stands.
-                Outcome::Ok(None)
-                    if action.command.is_some() && runs_in_background(&message.tool_calls, action.call) =>
-                {
-                    exchange.step(format!("`{target}` → started in the background"));
-                }
-                Outcome::Failed(line) if !failed_to_no_end(action.command.as_deref(), line) => {
-                    exchange.failed(&target, line);
-                }
-                Outcome::Refused(_) | Outcome::Interrupted => {
-                    exchange.step(format!("`{target}` {}", action.outcome.refusal()));
-                }
-                _ => {}
-            }
+            exchange.outcome_of(action, &message.tool_calls);
         }
         for file in changed {
             if !exchange.files.contains(file) {
@@ -272,4 +236,36 @@ pub(crate) fn request_lines(messages: &[Message], read: &Reading) -> Vec<String>
     }
     lines.extend(exchange.lines());
     lines
+}
+
+impl Exchange {
+    /// What a call came to, as a step: what it printed that says something
+    /// (a commit and what its message said, a tally, what labelled checks
+    /// found), that it started in the background, failed or was refused.
+    fn outcome_of(&mut self, action: &Action, calls: &[ToolCall]) {
+        let target = action.target.replace('`', "'");
+        match &action.outcome {
+            Outcome::Ok(Some(line)) if action.command.as_deref().is_some_and(is_labelled_script) => {
+                self.step(format!("checks found: {line}"));
+            }
+            Outcome::Ok(Some(line)) => {
+                self.step(format!("`{target}` → {line}"));
+                // What the agent wrote of the change (or of the work left).
+                for said in action.command.as_deref().map(told_in_commit).unwrap_or_default() {
+                    self.step(format!("commit message: {said}"));
+                }
+            }
+            // A server or a watcher started to keep running is part of where the work stands.
+            Outcome::Ok(None) if action.command.is_some() && runs_in_background(calls, action.call) => {
+                self.step(format!("`{target}` → started in the background"));
+            }
+            Outcome::Failed(line) if !failed_to_no_end(action.command.as_deref(), line) => {
+                self.failed(&target, line);
+            }
+            Outcome::Refused(_) | Outcome::Interrupted => {
+                self.step(format!("`{target}` {}", action.outcome.refusal()));
+            }
+            _ => {}
+        }
+    }
 }
