@@ -67,6 +67,23 @@ const GIT_WRITING_WORDS: &[&str] = &[
     "update",
 ];
 
+/// Programs that search: printing nothing, they found nothing.
+const SEARCHING: &[&str] = &["rg", "grep", "egrep", "fgrep", "ag", "ack", "find", "fd"];
+
+/// Whether `command` only looks, and searches (`rg -n "decision" src/ |
+/// head -20`, `git grep x`): what it printed is what it found.
+pub(crate) fn only_searches(command: &str) -> bool {
+    only_looks(command)
+        && steps(command).first().is_some_and(|first| {
+            let words: Vec<&str> = first.split_whitespace().filter(|word| !word.contains('=')).collect();
+            match words.as_slice() {
+                ["git", "grep", ..] => true,
+                [program, ..] => SEARCHING.contains(&program.rsplit('/').next().unwrap_or(program)),
+                [] => false,
+            }
+        })
+}
+
 /// Whether every simple command of `command` only looks: a program of
 /// [`LOOKING`] or a looking `git`, with no redirection into a file, no
 /// `sed -i` and no `find -delete`/`-exec`.
@@ -126,6 +143,16 @@ fn writes_a_file(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_search_is_a_look_that_searches() {
+        assert!(only_searches("rg -n \"decision\" src/ 2>/dev/null | head -20"));
+        assert!(only_searches("LC_ALL=C grep -rn x src/"));
+        assert!(only_searches("git grep -n retry"));
+        assert!(!only_searches("cat src/a.rs"), "a read");
+        assert!(!only_searches("find . -name '*.tmp' -delete"), "a deletion");
+        assert!(!only_searches("cargo test"));
+    }
 
     #[test]
     fn searches_reads_and_listings_only_look() {

@@ -17,7 +17,7 @@ use regex::Regex;
 
 use programs::looks_like_command;
 
-pub(crate) use inspection::only_looks;
+pub(crate) use inspection::{only_looks, only_searches};
 pub(crate) use steps::steps;
 
 /// A command is kept verbatim up to this many characters.

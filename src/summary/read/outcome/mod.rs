@@ -10,6 +10,7 @@ mod target;
 use results::{is_interruption, outcome_of};
 use target::target_of;
 
+use super::commands::only_searches;
 use super::tool_calls::tool_name;
 use crate::domain::transcript::{Message, Role};
 
@@ -55,6 +56,23 @@ impl Action {
     }
 }
 
+/// What a search that printed nothing found.
+pub(crate) const FOUND_NOTHING: &str = "found nothing";
+
+/// Whether a shell call printed nothing: no text, a harness's note that
+/// there was none (Claude Code's "(Bash completed with no output)"), or
+/// only the exit code a search gives when nothing matched.
+fn printed_nothing(result: &str) -> bool {
+    let result = result.trim();
+    result.is_empty()
+        || result.eq_ignore_ascii_case("exit code 1")
+        || result
+            .trim_matches(['(', ')'])
+            .to_ascii_lowercase()
+            .ends_with("completed with no output")
+        || result.eq_ignore_ascii_case("(no output)")
+}
+
 /// Every tool call in `messages`, in order, with what came of it (a result
 /// is found by its call's id, else it is the next tool message).
 pub(crate) fn actions(messages: &[Message]) -> Vec<Action> {
@@ -85,7 +103,13 @@ pub(crate) fn actions(messages: &[Message]) -> Vec<Action> {
                 };
                 if let Some(answered) = answered {
                     let (_, action) = open.remove(answered);
+                    let searched = found[action].command.as_deref().is_some_and(only_searches);
                     found[action].outcome = match outcome_of(&message.content) {
+                        // A search that printed nothing found nothing, which
+                        // "ok" or "exit code 1" hides.
+                        _ if searched && printed_nothing(&message.content) => {
+                            Outcome::Ok(Some(FOUND_NOTHING.to_owned()))
+                        }
                         // A commit or a tally in what a file read, a search or a
                         // page gave back is quoted, not something the call did.
                         Outcome::Ok(Some(_)) if found[action].command.is_none() => Outcome::Ok(None),
@@ -173,6 +197,37 @@ mod tests {
         ];
         assert_eq!(unresolved(&actions(&pushed)), None, "pushing another way sets it right");
         assert_eq!(unresolved(&found[..2]).map(|a| a.subject.as_str()), Some("cargo test"));
+    }
+
+    #[test]
+    fn a_search_that_printed_nothing_found_nothing() {
+        let messages = [
+            call(
+                "1",
+                "Bash",
+                r#"{"command":"rg -n \"decision\" src/cli/import_cmds.py 2>/dev/null | head -20"}"#,
+            ),
+            result("1", "(Bash completed with no output)"),
+            call(
+                "2",
+                "Bash",
+                r#"{"command":"grep -rn 'CREATE TABLE decisions' src/db/"}"#,
+            ),
+            result("2", "Exit code 1"),
+            call("3", "Bash", r#"{"command":"cargo fmt"}"#),
+            result("3", "(Bash completed with no output)"),
+            call("4", "Bash", r#"{"command":"rg -n decision src/"}"#),
+            result("4", "src/core.py:12: def decision():"),
+        ];
+        assert_eq!(
+            actions(&messages).iter().map(Action::render).collect::<Vec<_>>(),
+            [
+                "Bash `rg -n \"decision\" src/cli/import_cmds.py` → ok: found nothing",
+                "Bash `grep -rn 'CREATE TABLE decisions' src/db/` → ok: found nothing",
+                "Bash `cargo fmt` → ok",
+                "Bash `rg -n decision src/` → ok",
+            ]
+        );
     }
 
     #[test]

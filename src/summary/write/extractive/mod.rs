@@ -322,6 +322,8 @@ mod tests {
             ),
             call("2", "git log --oneline main"),
             result("2", "<tool_use_error>Sibling tool call errored</tool_use_error>"),
+            call("6", "rg -n mfa src/ | head -20"),
+            result("6", "(Bash completed with no output)"),
             call("5", "jq . package.json"),
             result(
                 "5",

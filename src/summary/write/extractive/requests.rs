@@ -14,7 +14,7 @@ use crate::summary::read::briefs::{briefs, shows_issue};
 use crate::summary::read::commands::only_looks;
 use crate::summary::read::commit_message::commit_body;
 use crate::summary::read::edits::names_defined;
-use crate::summary::read::outcome::{Action, Outcome, is_labelled_script};
+use crate::summary::read::outcome::{self, Action, Outcome, is_labelled_script};
 use crate::summary::read::pasted::own_words;
 use crate::summary::read::request::{UserMessage, is_acknowledgement};
 use crate::summary::read::sentences::{Stretch, clipped, conclusion, is_announcement, sentences, statements};
@@ -245,6 +245,8 @@ impl Exchange {
     fn outcome_of(&mut self, action: &Action, calls: &[ToolCall]) {
         let target = action.target.replace('`', "'");
         match &action.outcome {
+            // A look that found nothing is where things stand's to say, as a failed one is.
+            Outcome::Ok(Some(line)) if line == outcome::FOUND_NOTHING => {}
             Outcome::Ok(Some(line)) if action.command.as_deref().is_some_and(is_labelled_script) => {
                 self.step(format!("checks found: {line}"));
             }
