@@ -150,14 +150,15 @@ pub(super) fn state_at_cut(
     let last_words = last_said
         .filter(|_| agent_spoke_last)
         .map(|at| messages[at].content.as_str());
-    // Calls made after its last words: those words are not the latest news.
-    let calls_after: usize = last_said.map_or(0, |at| messages[at + 1..].iter().map(|m| m.tool_calls.len()).sum());
+    // Calls made with or after its last words: those words are not the
+    // latest news, and the user has not heard what came of them.
+    let calls_since: usize = last_said.map_or(0, |at| messages[at..].iter().map(|m| m.tool_calls.len()).sum());
     let in_progress = last_words
         .and_then(|text| leading(text, IN_PROGRESS_CHARS))
-        .map(|doing| match calls_after {
+        .map(|doing| match calls_since {
             0 => doing,
-            1 => format!("{doing} (then 1 more tool call: see the last actions)"),
-            n => format!("{doing} (then {n} more tool calls: see the last actions)"),
+            1 => format!("{doing} (then 1 tool call, and nothing said to the user since: see the last actions)"),
+            n => format!("{doing} (then {n} tool calls, and nothing said to the user since: see the last actions)"),
         });
     let waiting_on_user = waiting_on_user(messages, read, last_said, agent_spoke_last);
     // Keeping the task list is not an action on the work: it has its own line.
@@ -357,7 +358,29 @@ mod tests {
             state_at_cut(&messages, &HarnessPatterns::default())
                 .in_progress
                 .as_deref(),
-            Some("Now add the field to CommittedMetadata. (then 2 more tool calls: see the last actions)")
+            Some(
+                "Now add the field to CommittedMetadata. (then 2 tool calls, and nothing said to the user since: see the last actions)"
+            )
+        );
+        let announced_with_its_call = vec![
+            Message::new(Role::User, "Write the prompt."),
+            Message {
+                tool_calls: vec![crate::domain::transcript::ToolCall {
+                    id: "1".into(),
+                    name: "Write".into(),
+                    arguments: r#"{"file_path":"PROMPT.md","content":"x"}"#.into(),
+                }],
+                ..Message::new(Role::Assistant, "Let me write the prompt.")
+            },
+            result("1", "File created successfully"),
+        ];
+        assert_eq!(
+            state_at_cut(&announced_with_its_call, &HarnessPatterns::default())
+                .in_progress
+                .as_deref(),
+            Some(
+                "Let me write the prompt. (then 1 tool call, and nothing said to the user since: see the last actions)"
+            )
         );
     }
 
