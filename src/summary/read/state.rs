@@ -157,8 +157,8 @@ pub(super) fn state_at_cut(
         .and_then(|text| leading(text, IN_PROGRESS_CHARS))
         .map(|doing| match calls_since {
             0 => doing,
-            1 => format!("{doing} (then 1 tool call, and nothing said to the user since: see the last actions)"),
-            n => format!("{doing} (then {n} tool calls, and nothing said to the user since: see the last actions)"),
+            1 => format!("{doing} (then 1 tool call; nothing said to the user since)"),
+            n => format!("{doing} (then {n} tool calls; nothing said to the user since)"),
         });
     let waiting_on_user = waiting_on_user(messages, read, last_said, agent_spoke_last);
     // Keeping the task list is not an action on the work: it has its own line.
@@ -358,9 +358,7 @@ mod tests {
             state_at_cut(&messages, &HarnessPatterns::default())
                 .in_progress
                 .as_deref(),
-            Some(
-                "Now add the field to CommittedMetadata. (then 2 tool calls, and nothing said to the user since: see the last actions)"
-            )
+            Some("Now add the field to CommittedMetadata. (then 2 tool calls; nothing said to the user since)")
         );
         let announced_with_its_call = vec![
             Message::new(Role::User, "Write the prompt."),
@@ -378,9 +376,7 @@ mod tests {
             state_at_cut(&announced_with_its_call, &HarnessPatterns::default())
                 .in_progress
                 .as_deref(),
-            Some(
-                "Let me write the prompt. (then 1 tool call, and nothing said to the user since: see the last actions)"
-            )
+            Some("Let me write the prompt. (then 1 tool call; nothing said to the user since)")
         );
     }
 
