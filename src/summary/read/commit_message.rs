@@ -64,6 +64,10 @@ pub(crate) fn commit_body(command: &str) -> Vec<String> {
         .collect()
 }
 
+/// A line that is an item of a list written without markers: `fix: null
+/// check`, `docs: readme`.
+static ITEM: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\A[\w-]+(?:\([^)]*\))?!?:\s").expect("a valid pattern"));
+
 /// A message's lines with the ones git's 72-column habit wrapped joined
 /// again: a line that goes on in lower case, with no list marker, ends the
 /// sentence the line above began (a fragment alone says nothing).
@@ -71,9 +75,10 @@ fn unwrapped<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut joined: Vec<String> = Vec::new();
     let mut open = false;
     for line in lines.map(str::trim) {
-        let goes_on = line.chars().next().is_some_and(char::is_lowercase);
+        // Not an item of its own (`docs: readme`), nor after a line that ended.
+        let goes_on = line.chars().next().is_some_and(char::is_lowercase) && !ITEM.is_match(line);
         match joined.last_mut() {
-            Some(last) if open && goes_on => {
+            Some(last) if open && goes_on && !last.ends_with(['.', ':', ';']) => {
                 last.push(' ');
                 last.push_str(line);
             }
@@ -131,6 +136,20 @@ mod tests {
                 "Task 3 (in_progress): verify-docs",
                 "Task 4 (pending): release",
                 "Blocked by task 3",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_list_without_markers_is_not_joined() {
+        let command = "git commit -m \"$(cat <<'EOF'\nchore: squash\n\nfix: null check\nrefactor(core): rename y\ndocs: readme.\nmore notes\nEOF\n)\"";
+        assert_eq!(
+            commit_body(command),
+            [
+                "fix: null check",
+                "refactor(core): rename y",
+                "docs: readme.",
+                "more notes"
             ]
         );
     }

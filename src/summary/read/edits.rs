@@ -214,6 +214,9 @@ fn names_in(text: &str, settings: Settings) -> Vec<String> {
     names
 }
 
+/// How much of a document's title and goal is said.
+const BRIEF_CHARS: usize = 400;
+
 /// How much of a heading is said.
 const HEADING_CHARS: usize = 80;
 
@@ -264,17 +267,23 @@ pub(crate) fn names_defined(tool: &str, arguments: &str) -> Vec<(String, Vec<Str
     let names = if files[0].ends_with(".md") || files[0].ends_with(".markdown") {
         let text = added_text(&parsed);
         let headings = headings_in(&text);
-        match document_brief(&text) {
-            // A whole document written (a prompt, a plan): what it is for
-            // first, then its other headings.
-            Some(brief) => std::iter::once(brief.join(" — "))
-                .chain(
-                    headings
-                        .into_iter()
-                        .skip(1)
-                        .filter(|heading| !brief.iter().any(|line| line.starts_with(heading.as_str()))),
-                )
-                .collect(),
+        // A whole document written (a prompt, a plan): what it is for
+        // first, then its other headings.
+        let whole = ["content", "file_text"].iter().any(|key| parsed.get(*key).is_some());
+        match document_brief(&text).filter(|_| whole) {
+            Some(brief) => {
+                let title = brief.first().cloned().unwrap_or_default();
+                let sections: Vec<String> = brief[1..].iter().map(|line| line.to_lowercase()).collect();
+                let said = |heading: &String| {
+                    *heading == title
+                        || sections
+                            .iter()
+                            .any(|line| line.starts_with(&format!("{}:", heading.to_lowercase())))
+                };
+                std::iter::once(one_line(&brief.join(" — "), BRIEF_CHARS))
+                    .chain(headings.into_iter().filter(|heading| !said(heading)))
+                    .collect()
+            }
             None => headings,
         }
     } else {
@@ -326,6 +335,25 @@ mod tests {
                     "ISSUE-1: Frontend".to_owned(),
                 ]
             )]
+        );
+        let caps = serde_json::json!({
+            "file_path": "PLAN.md",
+            "content": "# Phase 9 — Sync\n\n## GOAL\n\n- Sync the locales\n\n## Phase\n"
+        });
+        assert_eq!(
+            names_defined("Write", &caps.to_string())[0].1,
+            ["Phase 9 — Sync — Goal: Sync the locales", "Phase"],
+            "a heading the title begins with is its own"
+        );
+        let edit = serde_json::json!({
+            "file_path": "PLAN.md",
+            "old_string": "x",
+            "new_string": "# Phase 9 — Sync\n\n## Goal\n\n- Sync the locales\n"
+        });
+        assert_eq!(
+            names_defined("Edit", &edit.to_string())[0].1,
+            ["Phase 9 — Sync", "Goal"],
+            "an edit's text is part of a document: its headings"
         );
     }
 

@@ -21,7 +21,7 @@ pub(super) mod commit_message;
 mod commits;
 pub(super) mod edits;
 pub(super) mod files;
-mod git_lines;
+pub(crate) mod git_lines;
 pub(super) mod harness;
 pub(super) mod identifiers;
 mod one_line;

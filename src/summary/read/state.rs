@@ -110,6 +110,28 @@ impl StateAtCut {
     }
 }
 
+/// What the agent was doing: its last words' first sentences, and, when
+/// calls came with or after them, that the user has heard nothing since.
+fn in_progress(messages: &[Message], last_said: Option<usize>, last_words: Option<&str>) -> Option<String> {
+    // Calls made with or after its last words: those words are not the
+    // latest news, and the user has not heard what came of them.
+    // Keeping the task list is not work the user waits to hear of.
+    let calls_since: usize = last_said.map_or(0, |at| {
+        messages[at..]
+            .iter()
+            .flat_map(|m| &m.tool_calls)
+            .filter(|call| !is_task_tool(&call.name))
+            .count()
+    });
+    last_words
+        .and_then(|text| leading(text, IN_PROGRESS_CHARS))
+        .map(|doing| match calls_since {
+            0 => doing,
+            1 => format!("{doing} (then 1 tool call; nothing said to the user since)"),
+            n => format!("{doing} (then {n} tool calls; nothing said to the user since)"),
+        })
+}
+
 /// The question a message ends on: its last sentences that ask.
 fn open_question(text: &str) -> Option<String> {
     let all = sentences(text);
@@ -150,16 +172,7 @@ pub(super) fn state_at_cut(
     let last_words = last_said
         .filter(|_| agent_spoke_last)
         .map(|at| messages[at].content.as_str());
-    // Calls made with or after its last words: those words are not the
-    // latest news, and the user has not heard what came of them.
-    let calls_since: usize = last_said.map_or(0, |at| messages[at..].iter().map(|m| m.tool_calls.len()).sum());
-    let in_progress = last_words
-        .and_then(|text| leading(text, IN_PROGRESS_CHARS))
-        .map(|doing| match calls_since {
-            0 => doing,
-            1 => format!("{doing} (then 1 tool call; nothing said to the user since)"),
-            n => format!("{doing} (then {n} tool calls; nothing said to the user since)"),
-        });
+    let in_progress = in_progress(messages, last_said, last_words);
     let waiting_on_user = waiting_on_user(messages, read, last_said, agent_spoke_last);
     // Keeping the task list is not an action on the work: it has its own line.
     let shown: Vec<&Action> = all_actions
@@ -377,6 +390,24 @@ mod tests {
                 .in_progress
                 .as_deref(),
             Some("Let me write the prompt. (then 1 tool call; nothing said to the user since)")
+        );
+        let reported_with_its_task_list = vec![
+            Message::new(Role::User, "Fix it."),
+            Message {
+                tool_calls: vec![crate::domain::transcript::ToolCall {
+                    id: "1".into(),
+                    name: "TodoWrite".into(),
+                    arguments: r#"{"todos":[]}"#.into(),
+                }],
+                ..Message::new(Role::Assistant, "All 41 tests pass.")
+            },
+            result("1", "Todos have been modified successfully"),
+        ];
+        assert_eq!(
+            state_at_cut(&reported_with_its_task_list, &HarnessPatterns::default())
+                .in_progress
+                .as_deref(),
+            Some("All 41 tests pass.")
         );
     }
 

@@ -74,14 +74,17 @@ const SEARCHING: &[&str] = &["rg", "grep", "egrep", "fgrep", "ag", "ack", "find"
 /// head -20`, `git grep x`): what it printed is what it found.
 pub(crate) fn only_searches(command: &str) -> bool {
     only_looks(command)
-        && steps(command).first().is_some_and(|first| {
-            let words: Vec<&str> = first.split_whitespace().filter(|word| !word.contains('=')).collect();
-            match words.as_slice() {
-                ["git", "grep", ..] => true,
-                [program, ..] => SEARCHING.contains(&program.rsplit('/').next().unwrap_or(program)),
-                [] => false,
-            }
-        })
+        && steps(command)
+            .iter()
+            .find(|step| !step.starts_with("cd "))
+            .is_some_and(|first| {
+                let words: Vec<&str> = first.split_whitespace().filter(|word| !word.contains('=')).collect();
+                match words.as_slice() {
+                    ["git", "grep", ..] => true,
+                    [program, ..] => SEARCHING.contains(&program.rsplit('/').next().unwrap_or(program)),
+                    [] => false,
+                }
+            })
 }
 
 /// Whether every simple command of `command` only looks: a program of
@@ -149,6 +152,7 @@ mod tests {
         assert!(only_searches("rg -n \"decision\" src/ 2>/dev/null | head -20"));
         assert!(only_searches("LC_ALL=C grep -rn x src/"));
         assert!(only_searches("git grep -n retry"));
+        assert!(only_searches("cd /repo && rg -n retry src/"), "after a cd");
         assert!(!only_searches("cat src/a.rs"), "a read");
         assert!(!only_searches("find . -name '*.tmp' -delete"), "a deletion");
         assert!(!only_searches("cargo test"));

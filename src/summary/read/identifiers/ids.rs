@@ -53,14 +53,27 @@ fn is_hex_id(token: &str) -> bool {
     token.chars().any(|c| c.is_ascii_digit()) && token.chars().any(|c| c.is_ascii_alphabetic())
 }
 
-/// Whether `text[start..end]` is only part of a longer run of dotted
-/// numbers (`192.168.133` of the address `192.168.133.114`): a fragment.
-fn inside_dotted_numbers(text: &str, start: usize, end: usize) -> bool {
-    let after = &text.as_bytes()[end..];
-    let before = &text.as_bytes()[..start];
-    let goes_on = after.first() == Some(&b'.') && after.get(1).is_some_and(u8::is_ascii_digit);
-    let went_on = before.last() == Some(&b'.') && before.len() >= 2 && before[before.len() - 2].is_ascii_digit();
-    goes_on || went_on
+/// Whether `text[start..end]` is part of an IPv4 address (`192.168.133`
+/// of `192.168.133.114`): four numbers up to 255, no `v`; a fragment, not a
+/// version. A longer version (`v2.3.4.1`, `120.0.6099.109`) keeps its head.
+fn inside_an_address(text: &str, start: usize, end: usize) -> bool {
+    let bytes = text.as_bytes();
+    let is_run = |b: u8| b.is_ascii_digit() || b == b'.';
+    let mut from = start;
+    while from > 0 && is_run(bytes[from - 1]) {
+        from -= 1;
+    }
+    let mut to = end;
+    while to < bytes.len() && is_run(bytes[to]) {
+        to += 1;
+    }
+    let run = text[from..to].trim_matches('.');
+    let parts: Vec<&str> = run.split('.').collect();
+    let prefixed = from > 0 && matches!(bytes[from - 1], b'v' | b'V');
+    !prefixed
+        && (from < start || to > end)
+        && parts.len() == 4
+        && parts.iter().all(|part| part.parse::<u16>().is_ok_and(|n| n <= 255))
 }
 
 /// Where ids may stand in `text`, overlapping as found.
@@ -75,7 +88,7 @@ pub(super) fn candidates(text: &str) -> Vec<(usize, usize)> {
                     .split_once('-')
                     .is_some_and(|(prefix, _)| !NOT_TICKETS.contains(&prefix)),
                 p if std::ptr::eq(p, &*ERROR_CODE) => !is_standard(token),
-                p if std::ptr::eq(p, &*VERSION) => !inside_dotted_numbers(text, id.start(), id.end()),
+                p if std::ptr::eq(p, &*VERSION) => !inside_an_address(text, id.start(), id.end()),
                 _ => true,
             };
             if keep {

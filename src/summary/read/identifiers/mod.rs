@@ -189,7 +189,7 @@ mod tests {
     #[test]
     fn ids_are_hashes_uuids_tickets_issues_versions_and_codes() {
         let text = "Commit 9f3c2ab fixes PROJ-118 and #42 (see INC-4471), session 123e4567-e89b-12d3-a456-426614174000, \
-                    request req_8f3a2, build_4711, bumped to v2.3.1 and 1.80.0, error E0382 and TS2345.";
+                    request req_8f3a2, build_4711, bumped to v2.3.1 and 1.80.0, error E0382 and TS2345, Chrome v2.3.4.1.";
         assert_eq!(
             of(text, KeepKind::Id),
             [
@@ -203,7 +203,8 @@ mod tests {
                 "v2.3.1",
                 "1.80.0",
                 "E0382",
-                "TS2345"
+                "TS2345",
+                "v2.3.4"
             ]
         );
     }

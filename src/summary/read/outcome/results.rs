@@ -174,8 +174,9 @@ static LABEL: LazyLock<Regex> =
 
 /// A script of such checks: a shell command that echoes a label before
 /// what it prints.
-static LABEL_ECHO: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"\becho\s+(?:-e\s+)?["']?\s*(?:={3,}|-{3,})\s*\S"#).expect("a valid pattern"));
+static LABEL_ECHO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"\becho\s+(?:-e\s+)?["']?\s*(?:={3,}|-{3,})\s*[\p{L}\p{N}]"#).expect("a valid pattern")
+});
 
 /// Whether `command` is a script of labelled checks, whose answers say what
 /// it looked at (the command beside them is only how).
@@ -324,6 +325,12 @@ mod tests {
         ));
         assert!(!is_labelled_script(r#"echo "=== done ===""#), "one label");
         assert!(!is_labelled_script("grep -c '===' notes.md; echo ok; echo ---"));
+        assert!(
+            !is_labelled_script(
+                r#"git commit -m "feat: x" && echo "=====" && git log --oneline -3 && echo "=====" && git status"#
+            ),
+            "separators are no labels"
+        );
     }
 
     #[test]

@@ -43,6 +43,9 @@ pub(super) struct Exchange {
     pub(super) briefs: Vec<Vec<String>>,
     /// The call the last step says failed, and how many times in a row.
     pub(super) failing: Option<(String, usize)>,
+    /// The steps that say a shell command failed: the ones a later
+    /// command's same error merges with.
+    pub(super) failed_commands: Vec<String>,
 }
 
 impl Exchange {
@@ -148,54 +151,6 @@ impl Exchange {
             self.failing = None;
         }
     }
-
-    /// A call that failed: one line however many times in a row it failed,
-    /// with the last error (a build tried again and again is one step).
-    pub(super) fn failed(&mut self, target: &str, error: &str) {
-        if let Some((failing, times)) = self.failing.take()
-            && failing == target
-            && let Some(last) = self.steps.last_mut()
-        {
-            *last = format!("`{target}` failed {} times, last: {error}", times + 1);
-            self.failing = Some((failing, times + 1));
-            return;
-        }
-        let step = format!("`{target}` failed: {error}");
-        if self.steps.contains(&step) {
-            return;
-        }
-        // Other commands that failed with this same error (a copy onto a
-        // busy file tried three ways) are one step, said at the last.
-        let ending = format!(": {error}");
-        let earlier: Vec<usize> = (0..self.steps.len())
-            .filter(|at| self.steps[*at].starts_with('`') && self.steps[*at].ends_with(&ending))
-            .collect();
-        let tries: usize = earlier.iter().map(|at| tries_in(&self.steps[*at])).sum();
-        for at in earlier.into_iter().rev() {
-            self.steps.remove(at);
-        }
-        self.steps.push(match tries {
-            0 => step,
-            n => format!(
-                "`{target}` failed, as {n} earlier {} did: {error}",
-                if n == 1 { "command" } else { "commands" }
-            ),
-        });
-        self.failing = Some((target.to_owned(), 1));
-    }
-}
-
-/// How many tries a failure's step stands for: `… failed 3 times, last: …`
-/// three, `… as 2 earlier commands did: …` three, any other one.
-fn tries_in(step: &str) -> usize {
-    let count_after = |marker: &str| {
-        step.split_once(marker)
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .and_then(|n| n.parse::<usize>().ok())
-    };
-    count_after("` failed ")
-        .or_else(|| count_after("` failed, as ").map(|n| n + 1))
-        .unwrap_or(1)
 }
 
 /// How many of the issues an exchange read are said under it.

@@ -10,6 +10,7 @@
 
 mod choices;
 mod exchange;
+mod failures;
 mod remarks;
 mod requests;
 
@@ -359,6 +360,15 @@ mod tests {
     #[test]
     fn commands_that_failed_with_one_error_are_one_step_said_at_the_last() {
         let busy = "cp: cannot create regular file '/home/m/.local/bin/applet': Text file busy";
+        let not_found = "<tool_use_error>String to replace not found in file.</tool_use_error>";
+        let edit = |id: &str, file: &str| Message {
+            tool_calls: vec![ToolCall {
+                id: id.into(),
+                name: "Edit".into(),
+                arguments: serde_json::json!({"file_path": file, "old_string": "a", "new_string": "b"}).to_string(),
+            }],
+            ..Message::new(Role::Assistant, "")
+        };
         let messages = vec![
             Message::new(Role::User, "Install the applet."),
             call("1", "./install.sh"),
@@ -367,8 +377,18 @@ mod tests {
             result("2", &format!("Exit code 1\n{busy}")),
             call("3", "cargo build --release"),
             result("3", "Finished `release` profile"),
+            edit("e1", "src/a.rs"),
+            result("e1", not_found),
+            edit("e2", "src/b.rs"),
+            result("e2", not_found),
+            call("5", "./lint.sh"),
+            result("5", "Exit code 1"),
+            call("6", "make dist"),
+            result("6", "Exit code 1"),
             call("4", "killall applet; ./install.sh"),
             result("4", &format!("Exit code 1\n{busy}")),
+            call("7", "killall applet; ./install.sh"),
+            result("7", &format!("Exit code 1\n{busy}")),
             Message::new(Role::Assistant, "The old applet still holds the file."),
         ];
         let text = narrative(None, &messages, &HarnessPatterns::default(), "x");
@@ -376,7 +396,11 @@ mod tests {
             text.lines().skip(1).collect::<Vec<_>>(),
             [
                 "- Install the applet. → The old applet still holds the file.",
-                &format!("  · `killall applet; ./install.sh` failed, as 2 earlier commands did: {busy}"),
+                "  · `src/a.rs` failed: String to replace not found in file.",
+                "  · `src/b.rs` failed: String to replace not found in file.",
+                "  · `./lint.sh` failed: exit code 1",
+                "  · `make dist` failed: exit code 1",
+                &format!("  · `killall applet; ./install.sh` failed 4 times, last: {busy}"),
             ]
         );
     }
@@ -501,6 +525,10 @@ mod tests {
                 "응답 대기 시간이 초과했으므로 자연스러운 순서대로 진행합니다.",
             ),
             Message::new(Role::Assistant, "아직 테스트를 실행하지 않습니다."),
+            Message::new(Role::Assistant, "배포 전에 DB 마이그레이션을 먼저 실행해야 합니다."),
+            Message::new(Role::Assistant, "이 서비스에는 Redis 연결 설정이 반드시 필요합니다."),
+            Message::new(Role::Assistant, "キャッシュキーが Redis のキーと一致します。"),
+            Message::new(Role::Assistant, "AboutSection のコメントも更新します。"),
             Message::new(Role::Assistant, "Task 1 완료."),
             Message::new(Role::Assistant, "진행 상태를 저장했습니다. compact를 실행합니다."),
         ];
@@ -513,6 +541,9 @@ mod tests {
                 "  · Header.astro から検索ボタンを削除します。",
                 "  · 응답 대기 시간이 초과했으므로 자연스러운 순서대로 진행합니다.",
                 "  · 아직 테스트를 실행하지 않습니다.",
+                "  · 배포 전에 DB 마이그레이션을 먼저 실행해야 합니다.",
+                "  · 이 서비스에는 Redis 연결 설정이 반드시 필요합니다.",
+                "  · キャッシュキーが Redis のキーと一致します。",
                 "  · Task 1 완료.",
             ]
         );
@@ -623,13 +654,26 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("grep -rn"), "{text}");
+        let committed = vec![
+            Message::new(Role::User, "Commit it."),
+            call(
+                "1",
+                r#"echo "=== Status ===" && git status -s; echo "=== Commit ===" && git commit -qam 'fix: x'"#,
+            ),
+            result("1", "=== Status ===\n M a.rs\n=== Commit ===\n[main abc1234] fix: x"),
+        ];
+        let text = narrative(None, &committed, &HarnessPatterns::default(), "x");
+        assert!(
+            text.ends_with("→ [main abc1234] fix: x"),
+            "a commit is said as one: {text}"
+        );
     }
 
     #[test]
     fn a_commit_of_changes_keeps_two_lines_of_its_message_an_empty_one_all() {
         let commit = |flags: &str| {
             format!(
-                "git commit {flags} -m \"$(cat <<'EOF'\nrefactor: minimal redesign\n\n- Remove three.js\n- Remove GSAP\n- Remove Lenis\n- Flatten the card\nEOF\n)\""
+                "git commit {flags} -m \"$(cat <<'EOF'\nrefactor: minimal redesign\n\n- Remove three.js\n- Remove GSAP\n- Remove Lenis\n- Flatten the card\n- Dark mode: still to do\nEOF\n)\""
             )
         };
         let session = |command: String| {
@@ -640,15 +684,29 @@ mod tests {
             ]
         };
         let text = narrative(None, &session(commit("")), &HarnessPatterns::default(), "x");
-        assert_eq!(text.matches("commit message:").count(), 2, "{text}");
-        assert!(text.ends_with("  · commit message: Remove GSAP"), "{text}");
+        assert_eq!(text.matches("commit message:").count(), 3, "{text}");
+        assert!(
+            text.ends_with("  · commit message: Remove GSAP\n  · commit message: Dark mode: still to do"),
+            "what is left is kept: {text}"
+        );
         let text = narrative(
             None,
             &session(commit("--allow-empty")),
             &HarnessPatterns::default(),
             "x",
         );
-        assert_eq!(text.matches("commit message:").count(), 4, "{text}");
+        assert_eq!(text.matches("commit message:").count(), 5, "{text}");
+        let text = narrative(
+            None,
+            &session(commit("--allow-empty-message")),
+            &HarnessPatterns::default(),
+            "x",
+        );
+        assert_eq!(
+            text.matches("commit message:").count(),
+            3,
+            "not an empty commit: {text}"
+        );
     }
 
     #[test]

@@ -34,8 +34,17 @@ pub(super) fn says_little(step: &str) -> bool {
 /// now or will ("Working tree 정리부터 시작합니다.", "次に、…スクリプトを作成します。"),
 /// which English says with "Let me…".
 static DOING_NOW: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?:합니다|하겠습니다|겠습니다|します|しましょう|していきます|始めます|進めます|行います)[.。!！]?\z")
-        .expect("a valid pattern")
+    Regex::new(concat!(
+        // Korean: a verb of the work in the present ("…을 추가합니다"), or
+        // anything in the future ("…세우겠습니다"); not what must be done
+        // ("실행해야 합니다") nor what is ("필요합니다", "동일합니다").
+        r"(?:(?:기록|시작|진행|확인|작성|실행|수정|정리|처리|추가|분류|삭제|제거|변경|업데이트|생성|구현|검토|분석|조사|파악|적용|반영|커밋|설치|빌드|테스트)합니다",
+        r"|[^야]\s?겠습니다",
+        // Japanese: a verb of the work in the polite present.
+        r"|(?:作成|確認|実行|修正|削除|除去|追加|更新|変更|処理|実装|変換|統一|開始|調査|検索|記録|コミット|インストール|ビルド|テスト)(?:します|しましょう|していきます)",
+        r"|(?:始め|進め|行い)ます)[.。!！]?\z",
+    ))
+    .expect("a valid pattern")
 });
 
 /// A name of a file or a span of code in a sentence (`global.css`, `` `dark:` ``).
@@ -46,6 +55,10 @@ static NAMED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"[`/_=@#"0-9]|\w\.
 /// decision도 기록합니다."). Said of a named thing ("ROADMAP에서 `py.typed`
 /// 항목을 완료 처리합니다.") it is the only record of what an edit did, and stays.
 pub(super) fn only_announces(step: &str) -> bool {
+    // What a commit's message or a check said is quoted, not announced.
+    if step.starts_with("commit message:") || step.starts_with("checks found:") {
+        return false;
+    }
     let said = sentences(step);
     !said.is_empty()
         && said.iter().all(|sentence| DOING_NOW.is_match(sentence.trim()))

@@ -14,6 +14,7 @@ use crate::summary::read::briefs::{briefs, shows_issue};
 use crate::summary::read::commands::only_looks;
 use crate::summary::read::commit_message::commit_body;
 use crate::summary::read::edits::names_defined;
+use crate::summary::read::git_lines::is_commit_line;
 use crate::summary::read::outcome::{self, Action, Outcome, is_labelled_script};
 use crate::summary::read::pasted::own_words;
 use crate::summary::read::request::{UserMessage, is_acknowledgement};
@@ -168,14 +169,25 @@ fn heard(user: Option<&UserMessage>, offered: &str, exchange: &mut Exchange, lin
 /// saved before a compaction) is all it holds, and is kept as written.
 const BODY_OF_CHANGES: usize = 2;
 
-/// What the agent wrote in a commit's message past its title.
+/// What the agent wrote in a commit's message past its title: of a
+/// commit of changes, its first lines and any that say what is left.
 fn told_in_commit(command: &str) -> Vec<String> {
-    let mut body = commit_body(command);
-    if !command.contains("--allow-empty") {
-        body.truncate(BODY_OF_CHANGES);
+    let body = commit_body(command);
+    if command.split_whitespace().any(|word| word == "--allow-empty") {
+        return body;
     }
-    body
+    body.into_iter()
+        .enumerate()
+        .filter(|(at, line)| *at < BODY_OF_CHANGES || STILL_TO_DO.is_match(line))
+        .map(|(_, line)| line)
+        .collect()
 }
+
+/// A line of a commit's message that says what is left.
+static STILL_TO_DO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:todo|pending|blocked|in[ _-]progress|remaining|not yet|follow[ -]?up|still to)\b")
+        .expect("a valid pattern")
+});
 
 /// One line per user request in `messages`, with its conclusion and the
 /// files it changed, each followed by its work (a delta that opens mid-run
@@ -247,7 +259,9 @@ impl Exchange {
         match &action.outcome {
             // A look that found nothing is where things stand's to say, as a failed one is.
             Outcome::Ok(Some(line)) if line == outcome::FOUND_NOTHING => {}
-            Outcome::Ok(Some(line)) if action.command.as_deref().is_some_and(is_labelled_script) => {
+            Outcome::Ok(Some(line))
+                if action.command.as_deref().is_some_and(is_labelled_script) && !is_commit_line(line) =>
+            {
                 self.step(format!("checks found: {line}"));
             }
             Outcome::Ok(Some(line)) => {
@@ -262,7 +276,7 @@ impl Exchange {
                 self.step(format!("`{target}` → started in the background"));
             }
             Outcome::Failed(line) if !failed_to_no_end(action.command.as_deref(), line) => {
-                self.failed(&target, line);
+                self.failed(&target, line, action.command.is_some());
             }
             Outcome::Refused(_) | Outcome::Interrupted => {
                 self.step(format!("`{target}` {}", action.outcome.refusal()));

@@ -128,8 +128,9 @@ fn after_sections(text: &str) -> Option<&str> {
 
 /// The narrative of a stored summary: without where things stood, the
 /// items compactd appended and the parked line (each is built again from
-/// the transcript and the keep set), whether they come after it or, in a
-/// model's summary, before it.
+/// the transcript and the keep set), whether they come after it (a
+/// harness's own prose), before it (a model's) or around it (where things
+/// stand before the extractive lines, the appended items after them).
 pub fn narrative_of(summary: &str) -> &str {
     let without_parked = match PARKED_LINE.find(summary) {
         Some(found) => &summary[..found.start()],
