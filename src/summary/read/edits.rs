@@ -272,10 +272,11 @@ pub(crate) fn names_defined(tool: &str, arguments: &str) -> Vec<(String, Vec<Str
         let whole = ["content", "file_text"].iter().any(|key| parsed.get(*key).is_some());
         match document_brief(&text).filter(|_| whole) {
             Some(brief) => {
-                let title = brief.first().cloned().unwrap_or_default();
+                // The title as a heading (clipped as headings are).
+                let title = headings_in(text.trim_start().lines().next().unwrap_or_default());
                 let sections: Vec<String> = brief[1..].iter().map(|line| line.to_lowercase()).collect();
                 let said = |heading: &String| {
-                    *heading == title
+                    title.contains(heading)
                         || sections
                             .iter()
                             .any(|line| line.starts_with(&format!("{}:", heading.to_lowercase())))
@@ -338,11 +339,14 @@ mod tests {
         );
         let caps = serde_json::json!({
             "file_path": "PLAN.md",
-            "content": "# Phase 9 — Sync\n\n## GOAL\n\n- Sync the locales\n\n## Phase\n"
+            "content": "# Phase 9 — Sync, with a title longer than a heading is ever shown, so that it is clipped\n\n## GOAL\n\n- Sync the locales\n\n## Phase\n"
         });
         assert_eq!(
             names_defined("Write", &caps.to_string())[0].1,
-            ["Phase 9 — Sync — Goal: Sync the locales", "Phase"],
+            [
+                "Phase 9 — Sync, with a title longer than a heading is ever shown, so that it is clipped — Goal: Sync the locales",
+                "Phase"
+            ],
             "a heading the title begins with is its own"
         );
         let edit = serde_json::json!({
