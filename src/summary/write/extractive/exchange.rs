@@ -45,7 +45,15 @@ pub(super) struct Exchange {
     pub(super) failing: Option<(String, usize)>,
     /// The steps that say a shell command failed: the ones a later
     /// command's same error merges with.
-    pub(super) failed_commands: Vec<String>,
+    pub(super) failed_commands: Vec<FailedCommand>,
+}
+
+/// A step that says a shell command failed: its error, and how many tries
+/// (of one command or several) the step stands for.
+pub(super) struct FailedCommand {
+    pub(super) step: String,
+    pub(super) error: String,
+    pub(super) tries: usize,
 }
 
 impl Exchange {

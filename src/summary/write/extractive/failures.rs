@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::exchange::Exchange;
+use super::exchange::{Exchange, FailedCommand};
 
 impl Exchange {
     /// A call that failed: one line however many times in a row it failed,
@@ -18,8 +18,9 @@ impl Exchange {
             && let Some(last) = self.steps.last_mut()
         {
             let again = format!("`{target}` failed {} times, last: {error}", times + 1);
-            if let Some(known) = self.failed_commands.iter_mut().find(|known| **known == *last) {
-                known.clone_from(&again);
+            if let Some(known) = self.failed_commands.iter_mut().find(|known| known.step == *last) {
+                known.step.clone_from(&again);
+                known.tries = times + 1;
             }
             *last = again;
             self.failing = Some((failing, times + 1));
@@ -32,16 +33,14 @@ impl Exchange {
         // Other commands that failed with this same error (a copy onto a
         // busy file tried three ways) are one step, said at the last; not
         // a bare exit code, nor a tool's error, which every file shares.
-        let ending = format!(": {error}");
-        let merges = command && !GENERIC_ERROR.is_match(error);
-        let earlier: Vec<usize> = (0..self.steps.len())
-            .filter(|at| {
-                merges && self.failed_commands.contains(&self.steps[*at]) && self.steps[*at].ends_with(&ending)
-            })
-            .collect();
-        let tries: usize = earlier.iter().map(|at| tries_in(&self.steps[*at])).sum();
-        for at in earlier.into_iter().rev() {
-            self.steps.remove(at);
+        let mut tries = 0;
+        if command && !GENERIC_ERROR.is_match(error) {
+            let (same, other): (Vec<FailedCommand>, Vec<FailedCommand>) = std::mem::take(&mut self.failed_commands)
+                .into_iter()
+                .partition(|known| known.error == error);
+            self.failed_commands = other;
+            tries = same.iter().map(|known| known.tries).sum();
+            self.steps.retain(|step| !same.iter().any(|known| known.step == *step));
         }
         let step = match tries {
             0 => step,
@@ -49,7 +48,11 @@ impl Exchange {
             n => format!("`{target}` failed, as {n} earlier tries did: {error}"),
         };
         if command {
-            self.failed_commands.push(step.clone());
+            self.failed_commands.push(FailedCommand {
+                step: step.clone(),
+                error: error.to_owned(),
+                tries: tries + 1,
+            });
         }
         self.steps.push(step);
         self.failing = Some((target.to_owned(), tries + 1));
@@ -59,16 +62,3 @@ impl Exchange {
 /// An error too general to say two failures were one: an exit code alone.
 static GENERIC_ERROR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\A(?:exit code \d+|command failed|error)\z").expect("a valid pattern"));
-
-/// How many tries a failure's step stands for: `… failed 3 times, last: …`
-/// three, `… as 2 earlier tries did: …` three, any other one.
-fn tries_in(step: &str) -> usize {
-    let count_after = |marker: &str| {
-        step.split_once(marker)
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .and_then(|n| n.parse::<usize>().ok())
-    };
-    count_after("` failed ")
-        .or_else(|| count_after("` failed, as ").map(|n| n + 1))
-        .unwrap_or(1)
-}
