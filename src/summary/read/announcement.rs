@@ -43,6 +43,32 @@ static CLOSES_AS_ANNOUNCEMENT: LazyLock<Regex> = LazyLock::new(|| {
 /// sentence carries a finding or a decision before it.
 const CLOSING_ANNOUNCEMENT_CHARS: usize = 60;
 
+/// A Korean or Japanese sentence in the polite form of what the agent does
+/// now or will ("Working tree 정리부터 시작합니다.", "次に、…スクリプトを作成します。"),
+/// which English says with "Let me…".
+static DOING_WORK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(concat!(
+        // Korean: a verb of the work in the present ("…을 추가합니다"), or
+        // anything in the future ("…세우겠습니다"); not what must be done
+        // ("실행해야 합니다") nor what is ("필요합니다", "동일합니다").
+        r"(?:(?:기록|시작|진행|확인|작성|실행|수정|정리|처리|추가|분류|삭제|제거|변경|업데이트|생성|구현|검토|분석|조사|파악|적용|반영|커밋|설치|빌드|테스트)합니다",
+        r"|[^야]\s?겠습니다",
+        // Japanese: a verb of the work in the polite present.
+        r"|(?:作成|確認|実行|修正|削除|除去|追加|更新|変更|処理|実装|変換|統一|開始|調査|検索|記録|コミット|インストール|ビルド|テスト)(?:します|しましょう|していきます)",
+        r"|(?:始め|進め|行い)ます)[.。!！]?\z",
+    ))
+    .expect("a valid pattern")
+});
+
+/// Whether a Korean or Japanese sentence says, in the polite form, the work
+/// the agent turns to now or will ("EC decision도 기록합니다.",
+/// "AboutSection のコメントも更新します。"). Unlike [`is_announcement`], the
+/// sentence may say what an edit did: the caller keeps it when it names
+/// something.
+pub(crate) fn announces_work(sentence: &str) -> bool {
+    DOING_WORK.is_match(sentence.trim())
+}
+
 /// A short note that work is under way or waited for ("All 4 agents are
 /// still working.", "Two agents done, waiting for the remaining two..."):
 /// what they found is said when they are done.

@@ -16,7 +16,7 @@ use unicode_segmentation::UnicodeSegmentation;
 
 pub(crate) use super::one_line::{head_of, one_line};
 
-pub(crate) use super::announcement::{is_announcement, is_next_step};
+pub(crate) use super::announcement::{announces_work, is_announcement, is_next_step};
 use super::wrapped::unwrapped;
 
 /// Abbreviations after which a capital does not start a sentence.

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::summary::read::sentences::sentences;
+use crate::summary::read::sentences::{announces_work, sentences};
 
 /// A step of the agent's prose too short to tell a reader anything of its
 /// own: an exclamation ("You're absolutely right!", "I can see the
@@ -15,7 +15,7 @@ use crate::summary::read::sentences::sentences;
 /// choices are never such a step.
 pub(super) fn says_little(step: &str) -> bool {
     let words = step.split_whitespace().count();
-    let names_or_counts = step.contains(['`', '/', '_', '=', '@', '#']) || step.chars().any(|c| c.is_ascii_digit());
+    let names_or_counts = NAMED.is_match(step);
     let exclaims = step.trim_end_matches(['*', ' ']).ends_with('!');
     // Korean says a whole sentence in three words, and Chinese and Japanese
     // without spaces in one: short in characters too.
@@ -30,24 +30,8 @@ pub(super) fn says_little(step: &str) -> bool {
     !names_or_counts && !FLAGS.is_match(step) && !DID.is_match(step) && ((exclaims && words <= 5) || remark)
 }
 
-/// A Korean or Japanese sentence in the polite form of what the agent does
-/// now or will ("Working tree 정리부터 시작합니다.", "次に、…スクリプトを作成します。"),
-/// which English says with "Let me…".
-static DOING_NOW: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(concat!(
-        // Korean: a verb of the work in the present ("…을 추가합니다"), or
-        // anything in the future ("…세우겠습니다"); not what must be done
-        // ("실행해야 합니다") nor what is ("필요합니다", "동일합니다").
-        r"(?:(?:기록|시작|진행|확인|작성|실행|수정|정리|처리|추가|분류|삭제|제거|변경|업데이트|생성|구현|검토|분석|조사|파악|적용|반영|커밋|설치|빌드|테스트)합니다",
-        r"|[^야]\s?겠습니다",
-        // Japanese: a verb of the work in the polite present.
-        r"|(?:作成|確認|実行|修正|削除|除去|追加|更新|変更|処理|実装|変換|統一|開始|調査|検索|記録|コミット|インストール|ビルド|テスト)(?:します|しましょう|していきます)",
-        r"|(?:始め|進め|行い)ます)[.。!！]?\z",
-    ))
-    .expect("a valid pattern")
-});
-
-/// A name of a file or a span of code in a sentence (`global.css`, `` `dark:` ``).
+/// A name of a file, a span of code or a value in a sentence (`global.css`,
+/// `` `dark:` ``, `774ms`).
 static NAMED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"[`/_=@#"0-9]|\w\.\w"#).expect("a valid pattern"));
 
 /// Whether a step only announces, in Korean's or Japanese's polite form,
@@ -61,7 +45,7 @@ pub(super) fn only_announces(step: &str) -> bool {
     }
     let said = sentences(step);
     !said.is_empty()
-        && said.iter().all(|sentence| DOING_NOW.is_match(sentence.trim()))
+        && said.iter().all(|sentence| announces_work(sentence))
         && !NAMED.is_match(step)
         && !FLAGS.is_match(step)
         && !REASON.is_match(step)

@@ -15,7 +15,7 @@ use crate::summary::read::commands::only_looks;
 use crate::summary::read::commit_message::commit_body;
 use crate::summary::read::edits::names_defined;
 use crate::summary::read::git_lines::is_commit_line;
-use crate::summary::read::outcome::{self, Action, Outcome, is_labelled_script};
+use crate::summary::read::outcome::{Action, FOUND_NOTHING, Outcome, is_labelled_script};
 use crate::summary::read::pasted::own_words;
 use crate::summary::read::request::{UserMessage, is_acknowledgement};
 use crate::summary::read::sentences::{Stretch, clipped, conclusion, is_announcement, sentences, statements};
@@ -52,11 +52,11 @@ fn step_of(text: &str) -> Option<String> {
 /// Claude Code never ran because another in its batch failed. A look that
 /// failed otherwise (`jq` on broken JSON) is a finding.
 fn failed_to_no_end(command: Option<&str>, line: &str) -> bool {
-    line.contains("Sibling tool call errored") || command.is_some_and(only_looks) && FOUND_NOTHING.is_match(line)
+    line.contains("Sibling tool call errored") || command.is_some_and(only_looks) && SAYS_NOTHING_FOUND.is_match(line)
 }
 
 /// What a look says when it found nothing.
-static FOUND_NOTHING: LazyLock<Regex> = LazyLock::new(|| {
+static SAYS_NOTHING_FOUND: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)no matches found|\Aexit code 1\z|no such file or directory|cannot access|no files? found|not found\z",
     )
@@ -258,7 +258,7 @@ impl Exchange {
         let target = action.target.replace('`', "'");
         match &action.outcome {
             // A look that found nothing is where things stand's to say, as a failed one is.
-            Outcome::Ok(Some(line)) if line == outcome::FOUND_NOTHING => {}
+            Outcome::Ok(Some(line)) if line == FOUND_NOTHING => {}
             Outcome::Ok(Some(line))
                 if action.command.as_deref().is_some_and(is_labelled_script) && !is_commit_line(line) =>
             {
